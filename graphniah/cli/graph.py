@@ -1,0 +1,3 @@
+"""CLI commands for the graph stage."""
+
+from graphniah.cli.app import app  # noqa: F401
