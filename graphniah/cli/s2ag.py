@@ -1,3 +1,157 @@
-"""CLI commands for the s2ag stage."""
+"""``graphniah s2ag releases | download | diffs``: the S2AG Datasets API from the command line.
 
-from graphniah.cli.app import app  # noqa: F401
+The API key comes only from the ``S2_API_KEY`` environment variable — never from an option, so
+it stays out of shell history and process listings — and is never printed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
+
+from graphniah.cli.app import app
+from graphniah.errors import GraphNIAHError
+from graphniah.s2ag.api import DEFAULT_BASE, DEFAULT_DATASETS, S2AGClient
+
+s2ag_app = typer.Typer(
+    name="s2ag",
+    help="Semantic Scholar (S2AG) Datasets API: list releases, download a release or its diffs.",
+    no_args_is_help=True,
+)
+app.add_typer(s2ag_app, name="s2ag")
+
+KEY_ENV = "S2_API_KEY"
+
+ApiBase = Annotated[
+    str,
+    typer.Option("--api-base", envvar="S2_API_BASE", help="Datasets API base URL.", show_default=True),
+]
+Root = Annotated[Path, typer.Option("--root", help="Folder that holds releases/ and diffs/.")]
+Datasets = Annotated[
+    list[str] | None,
+    typer.Option("--dataset", help="Dataset to fetch (repeatable). Default: papers, citations, publication-venues, authors."),
+]
+
+
+class _RichProgress:
+    """Renders ``DownloadProgress`` events as one rich progress bar per file."""
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+        self._bars = Progress(
+            TextColumn("{task.description}", markup=False),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        )
+        self._tasks: dict[str, TaskID] = {}
+        self.files = 0
+        self.bytes = 0
+
+    def __enter__(self) -> _RichProgress:
+        self._bars.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._bars.stop()
+
+    def start(self, label: str, total: int, done: int) -> None:
+        if label in self._tasks:
+            self._bars.update(self._tasks[label], total=total, completed=done)
+        else:
+            self._tasks[label] = self._bars.add_task(label, total=total, completed=done)
+
+    def advance(self, label: str, n: int) -> None:
+        self.bytes += n
+        if label in self._tasks:
+            self._bars.advance(self._tasks[label], n)
+
+    def finish(self, label: str) -> None:
+        self.files += 1
+        if label in self._tasks:
+            # A finished bar has nothing more to say; dropping it keeps thousands of shards readable.
+            self._bars.remove_task(self._tasks.pop(label))
+
+    def note(self, text: str) -> None:
+        self._bars.console.print(text, markup=False, highlight=False, style="yellow")
+
+    def say(self, text: str) -> None:
+        self._console.print(text, markup=False, highlight=False)
+
+
+def _key(required: bool) -> str | None:
+    key = os.environ.get(KEY_ENV) or None
+    if key is None and required:
+        raise GraphNIAHError(
+            f"no S2AG API key: set the {KEY_ENV} environment variable (request a key at "
+            "https://www.semanticscholar.org/product/api), or use the demo release instead"
+        )
+    return key
+
+
+def _datasets(values: list[str] | None) -> tuple[str, ...]:
+    return tuple(values) if values else DEFAULT_DATASETS
+
+
+@contextlib.contextmanager
+def _downloading(api_base: str) -> Iterator[tuple[S2AGClient, _RichProgress]]:
+    """A keyed client whose downloads draw rich progress bars on stderr."""
+    key = _key(required=True)
+    with _RichProgress(Console(stderr=True)) as progress, S2AGClient(key, api_base, progress=progress) as client:
+        yield client, progress
+
+
+@s2ag_app.command("releases")
+def releases(api_base: ApiBase = DEFAULT_BASE) -> None:
+    """List the release ids the API offers, oldest first."""
+    with S2AGClient(_key(required=False), api_base) as client:
+        ids = client.releases()
+    for rid in ids:
+        typer.echo(rid)
+
+
+@s2ag_app.command("download")
+def download(
+    root: Root,
+    release: Annotated[str, typer.Option("--release", help="Release id, or 'latest'.")] = "latest",
+    dataset: Datasets = None,
+    api_base: ApiBase = DEFAULT_BASE,
+) -> None:
+    """Download a release to ROOT/releases/<id>/ (resumes and skips what is already complete)."""
+    with _downloading(api_base) as (client, progress):
+        folder = client.download_release(release, root, _datasets(dataset))
+    progress.say(f"release complete: {folder}  ({progress.files} files checked, {progress.bytes:,} bytes fetched)")
+
+
+@s2ag_app.command("diffs")
+def diffs(
+    root: Root,
+    since: Annotated[str, typer.Option("--since", help="Release you have now.")],
+    to: Annotated[str, typer.Option("--to", help="Release to reach, or 'latest'.")] = "latest",
+    dataset: Datasets = None,
+    api_base: ApiBase = DEFAULT_BASE,
+) -> None:
+    """Download the diffs SINCE → TO into ROOT/diffs/<from>_to_<to>/, one folder per step."""
+    with _downloading(api_base) as (client, progress):
+        folders = client.download_diffs(since, to, root, _datasets(dataset))
+    for folder in folders:
+        typer.echo(str(folder))
+    progress.say(f"{len(folders)} diff steps complete ({progress.bytes:,} bytes fetched)")
