@@ -78,8 +78,9 @@ class Faults:
 
 @dataclass(frozen=True)
 class LoggedRequest:
-    """One request as the server saw it. ``key`` is "ok", "missing", "wrong" or "" (file requests
-    need none); the key itself is never stored. ``file`` is the served file's relative path,
+    """One request as the server saw it. ``key`` is "ok", "missing" or "wrong" for API requests
+    (or "" when the server needs no key), and "sent" or "" for file requests, which need none and
+    should never carry one; the key itself is never stored. ``file`` is the served file's relative path,
     ``first_byte`` the offset its body started at and ``body_bytes`` how many bytes the server
     set out to send (the real body, not the overstated length). Entries are logged before the
     answer goes out, so a client that has its answer finds the request in the log."""
@@ -387,10 +388,15 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {"Content-Type": "application/json", **self._fault_headers(status)}
         self._send(status, data, headers, LoggedRequest("GET", path, "api", status, key=key, body_bytes=len(data)))
 
+    def _carried_key(self) -> str:
+        return "sent" if self.headers.get("x-api-key") is not None else ""
+
     def _refuse(self, status: int, rel: str, reason: str, extra: Mapping[str, str] | None = None) -> None:
         code = "AccessDenied" if status == 403 else str(status)
         body = f"<Error><Code>{code}</Code><Message>{reason}</Message></Error>".encode()
-        entry = LoggedRequest("GET", FILE_PREFIX + rel, "file", status, file=rel, range=self.headers.get("range"))
+        entry = LoggedRequest(
+            "GET", FILE_PREFIX + rel, "file", status, key=self._carried_key(), file=rel, range=self.headers.get("range")
+        )
         self._send(status, body, {"Content-Type": "application/xml", **(extra or {})}, entry)
 
     def _serve_file(self, rel: str, query: Mapping[str, list[str]]) -> None:
@@ -434,7 +440,15 @@ class _Handler(BaseHTTPRequestHandler):
         status = 206 if partial else 200
         srv._record(
             LoggedRequest(
-                "GET", FILE_PREFIX + rel, "file", status, file=rel, range=range_header, first_byte=first, body_bytes=stop - first
+                "GET",
+                FILE_PREFIX + rel,
+                "file",
+                status,
+                key=self._carried_key(),
+                file=rel,
+                range=range_header,
+                first_byte=first,
+                body_bytes=stop - first,
             )
         )
         sent = 0

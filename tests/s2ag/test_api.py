@@ -421,6 +421,7 @@ def test_the_key_never_reaches_a_file_log_or_error(
                 c.releases()
             texts += [str(bad.value), repr(bad.value)]
         texts.append(repr(srv.requests))
+        assert {r.key for r in _files(srv)} == {""}  # the pre-signed file host never sees the key
     with S2AGClient(KEY, "http://127.0.0.1:9/datasets/v1", max_retries=1, backoff_s=0.001) as c:
         with pytest.raises(GraphNIAHError) as down:  # nothing listens on port 9
             c.releases()
