@@ -1,3 +1,110 @@
-"""CLI commands for the graph stage."""
+"""CLI commands for the graph stage: ``graphniah prune`` and ``graphniah paths``.
 
-from graphniah.cli.app import app  # noqa: F401
+``--depth`` takes one or more values (``--depth 4 8 16 32`` or ``--depth 4 --depth 8``): click has
+no variadic options, so the numbers after the first one arrive as extra arguments and are parsed
+here; anything else left over is an error.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from graphniah.cli.app import app
+from graphniah.errors import GraphNIAHError
+from graphniah.graph.citation_graph import CitationGraph
+from graphniah.graph.paths import DEFAULT_CAP, DEFAULT_STEP_BUDGET, explain_short
+from graphniah.graph.store import build_path_pools, prune_snapshot
+from graphniah.snapshot import Snapshot, newest_snapshot
+
+_EXTRA = {"allow_extra_args": True, "ignore_unknown_options": False}
+
+SnapshotOpt = Annotated[Path | None, typer.Option(help="Snapshot folder (default: the newest under --root).")]
+RootOpt = Annotated[Path, typer.Option(help="Where snapshots live (used when --snapshot is not given).")]
+DepthOpt = Annotated[list[int], typer.Option(help="Question depth(s) k; paths have 3k-2 papers. Several: --depth 4 8 16 32.")]
+
+
+def _depths(ctx: typer.Context, depth: list[int]) -> list[int]:
+    extra: list[int] = []
+    for arg in ctx.args:
+        try:
+            extra.append(int(arg))
+        except ValueError:
+            raise GraphNIAHError(f"unexpected argument {arg!r} (depths are integers: --depth 4 8 16 32)") from None
+    out = list(dict.fromkeys([*depth, *extra]))
+    bad = [d for d in out if d < 1]
+    if bad:
+        raise GraphNIAHError(f"depth must be >= 1, got {bad[0]}")
+    return out
+
+
+def _snapshot(snapshot: Path | None, root: Path) -> Snapshot:
+    return Snapshot.open(snapshot) if snapshot is not None else newest_snapshot(root)
+
+
+def _load(snap: Snapshot, console: Console) -> CitationGraph:
+    t0 = time.perf_counter()
+    g = CitationGraph.load(snap)
+    console.print(f"loaded {snap.path}: {g.n:,} papers, {g.citing.size:,} citations ({time.perf_counter() - t0:.1f}s)", highlight=False)
+    return g
+
+
+@app.command("prune", context_settings=_EXTRA)
+def prune_cmd(
+    ctx: typer.Context,
+    depth: DepthOpt,
+    snapshot: SnapshotOpt = None,
+    root: RootOpt = Path("snapshots"),
+) -> None:
+    """Remove papers that cannot lie on a simple path of 3k-2 papers; write pruned/depth=K.parquet."""
+    depths = _depths(ctx, depth)
+    console = Console()
+    snap = _snapshot(snapshot, root)
+    g = _load(snap, console)
+    results = prune_snapshot(snap, depths, graph=g, log=lambda m: console.print(m, markup=False, highlight=False))
+    table = Table("depth", "path papers", "papers in", "kept", "rounds", "removed per round")
+    for d, r in results.items():
+        table.add_row(str(d), str(r.length), f"{r.papers_allowed:,}", f"{r.n_kept:,}", str(len(r.rounds)), " ".join(f"{x.removed:,}" for x in r.rounds))
+    console.print(table)
+
+
+@app.command("paths", context_settings=_EXTRA)
+def paths_cmd(
+    ctx: typer.Context,
+    depth: DepthOpt,
+    seed: Annotated[int, typer.Option(help="Seed; each depth uses SeedSequence([seed, depth]).")],
+    pool: Annotated[int, typer.Option(help="Paths per depth.")] = 1000,
+    snapshot: SnapshotOpt = None,
+    root: RootOpt = Path("snapshots"),
+    allow_short: Annotated[bool, typer.Option("--allow-short", help="Write and accept pools with fewer paths than --pool.")] = False,
+    cap: Annotated[int, typer.Option(help="Most paths any one paper may be in.")] = DEFAULT_CAP,
+    steps: Annotated[int, typer.Option(help="DFS step budget per start paper.")] = DEFAULT_STEP_BUDGET,
+) -> None:
+    """Sample a pool of distinct simple paths per depth; write paths/depth=K.parquet and .json."""
+    depths = _depths(ctx, depth)
+    if pool < 1:
+        raise GraphNIAHError(f"--pool must be >= 1, got {pool}")
+    console = Console()
+    snap = _snapshot(snapshot, root)
+    g = _load(snap, console)
+    outcomes = build_path_pools(
+        snap, depths, pool, seed, allow_short=allow_short, graph=g, cap=cap, step_budget=steps,
+        log=lambda m: console.print(m, markup=False, highlight=False),
+    )
+    table = Table("depth", "path papers", "pruned papers", "paths", "searches", "steps", "rejects", "seconds", "file")
+    for o in outcomes:
+        st = o.pool.stats
+        rej = ", ".join(f"{k} {v}" for k, v in st.rejects.as_dict().items() if v)
+        table.add_row(
+            str(o.depth), str(o.pool.length), f"{o.pruned.n_kept:,}" if o.pruned else "(reused)", f"{o.pool.size:,}",
+            f"{st.attempts:,}", f"{st.steps:,}", rej or "-", f"{o.seconds:.1f}", str(o.written) if o.written else "(short: not written)",
+        )
+    console.print(table)
+    short = [o for o in outcomes if not o.pool.complete]
+    for o in short:
+        console.print(f"[yellow]short pool[/] {explain_short(o.pool, o.pruned)}", highlight=False)

@@ -1,0 +1,290 @@
+"""Path pools: distinct simple paths of ``L = 3k - 2`` papers, sampled by randomized DFS.
+
+The search (``sample_path_pool``) follows the method's rules:
+
+* a search starts at a paper drawn uniformly from those that can end an ``L``-path (sound test:
+  ``end_bound >= L`` on the pruned graph, see ``block_cut_bounds``);
+* each step moves to a neighbour drawn uniformly among those that are not on the path and can
+  still complete it; when none is left the search backtracks; after ``step_budget`` steps
+  (moves forward or back) the search is abandoned and a new start is drawn;
+* a found path is kept only if neither it nor its reverse is already in the pool, and no paper
+  may be in more than ``cap`` pooled paths; papers without usable metadata are never used
+  (pruning already removed them).
+
+"Can still complete it" is a cheap *necessary* condition, so it never hides a completion: a
+neighbour ``w`` entered with ``r`` papers still missing (``w`` included) must be in the pruned
+graph, not in ``cap`` pooled paths already, and have ``end_bound[w] >= r`` — the rest of the path
+is a simple path starting at ``w`` in the pruned graph minus the current path, and removing
+vertices can only shorten the longest such path. The exact test (longest path from ``w`` avoiding
+the path) is NP-hard; dead ends it misses cost backtracking steps, not correctness.
+
+Candidate lists are computed once when the search enters a paper and visited in a random order:
+the path above that paper does not change until the search backtracks out of it, so the list stays
+exactly the set of admissible neighbours, and walking a uniform permutation is the same as drawing
+uniformly among the untried ones at each step.
+
+A search that runs out of candidates at its start has proved that no admissible path starts there
+(caps only grow), so that start is retired; so is a start already at the cap. When no start is
+left, or ``max_attempts`` searches were made, the pool is returned short with the reason.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphniah.graph.citation_graph import CitationGraph
+from graphniah.graph.prune import PruneResult, prune
+
+DEFAULT_CAP = 100
+DEFAULT_STEP_BUDGET = 100_000
+
+
+@dataclass(frozen=True)
+class Rejects:
+    """Why searches did not add a path."""
+
+    duplicate: int = 0
+    """found a path already in the pool (same or reversed)"""
+    cap: int = 0
+    """the drawn start paper was already in ``cap`` pooled paths"""
+    budget: int = 0
+    """no path within the step budget"""
+    exhausted: int = 0
+    """the search tried every admissible continuation: no path starts at that paper"""
+
+    def as_dict(self) -> dict[str, int]:
+        return {"duplicate": self.duplicate, "cap": self.cap, "budget": self.budget, "exhausted": self.exhausted}
+
+
+@dataclass(frozen=True)
+class PoolParams:
+    """The sampling parameters (recorded in the pool manifest)."""
+
+    cap: int = DEFAULT_CAP
+    step_budget: int = DEFAULT_STEP_BUDGET
+    max_attempts: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {"cap": self.cap, "step_budget": self.step_budget, "max_attempts": self.max_attempts}
+
+
+@dataclass(frozen=True)
+class PoolStats:
+    attempts: int
+    """start papers drawn"""
+    steps: int
+    """DFS moves (forward and backtrack) over all searches"""
+    rejects: Rejects
+    start_candidates: int
+    """papers that passed the start test (``end_bound >= L``)"""
+    papers_at_cap: int
+    stop_reason: str | None
+    """why the pool is short (``None`` when complete)"""
+    seconds: float = field(default=0.0, compare=False)
+
+    def as_dict(self) -> dict:
+        return {
+            "attempts": self.attempts,
+            "steps": self.steps,
+            "rejects": self.rejects.as_dict(),
+            "start_candidates": self.start_candidates,
+            "papers_at_cap": self.papers_at_cap,
+            "stop_reason": self.stop_reason,
+            "seconds": round(self.seconds, 3),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> PoolStats:
+        return cls(
+            attempts=int(d["attempts"]),
+            steps=int(d["steps"]),
+            rejects=Rejects(**{k: int(v) for k, v in d["rejects"].items()}),
+            start_candidates=int(d["start_candidates"]),
+            papers_at_cap=int(d["papers_at_cap"]),
+            stop_reason=d.get("stop_reason"),
+            seconds=float(d.get("seconds", 0.0)),
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class PathPool:
+    """A pool of paths for one depth: ``paths[i]`` is a row of ``length`` corpus ids."""
+
+    depth: int
+    length: int
+    requested: int
+    paths: np.ndarray
+    """int64 array (n_paths, length) of corpus ids, in the order the paths were found"""
+    params: PoolParams
+    stats: PoolStats
+
+    @property
+    def size(self) -> int:
+        return int(self.paths.shape[0])
+
+    @property
+    def complete(self) -> bool:
+        return self.size >= self.requested
+
+
+def _restricted_csr(g: CitationGraph, alive: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CSR of the undirected graph induced on ``alive`` (same vertex ids, dead rows empty)."""
+    ptr, idx = g.neighbor_csr
+    rows = np.repeat(np.arange(g.n), np.diff(ptr))
+    keep = alive[rows] & alive[idx]
+    new_ptr = np.zeros(g.n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows[keep], minlength=g.n), out=new_ptr[1:])
+    return new_ptr, idx[keep]
+
+
+def _path_key(path: list[int]) -> bytes:
+    """The same key for a path and its reverse (orient it so the smaller end comes first)."""
+    arr = np.asarray(path, dtype=np.int64)
+    if arr[0] > arr[-1]:
+        arr = arr[::-1]
+    return arr.tobytes()
+
+
+def sample_path_pool(
+    g: CitationGraph,
+    depth: int,
+    pool_size: int,
+    rng: np.random.Generator,
+    *,
+    pruned: PruneResult | None = None,
+    cap: int = DEFAULT_CAP,
+    step_budget: int = DEFAULT_STEP_BUDGET,
+    max_attempts: int | None = None,
+) -> PathPool:
+    """Sample up to ``pool_size`` distinct paths of ``3*depth - 2`` papers (see the module doc).
+
+    ``pruned`` is ``prune(g, depth)`` (computed here when not given). ``max_attempts`` defaults to
+    ``20 * pool_size + 1000`` searches. Deterministic given the generator's state.
+    """
+    if pool_size < 0 or cap < 1 or step_budget < 1:
+        raise ValueError("pool_size must be >= 0, cap and step_budget >= 1")
+    t0 = time.perf_counter()
+    if pruned is None:
+        pruned = prune(g, depth)
+    if pruned.depth != depth or pruned.kept.shape != (g.n,):
+        raise ValueError("pruned result is for another depth or graph")
+    length = pruned.length
+    if max_attempts is None:
+        max_attempts = 20 * pool_size + 1000
+    alive = pruned.kept & g.has_usable_metadata
+    end = np.where(alive, pruned.end_bound, 0)
+    ptr, idx = _restricted_csr(g, alive)
+    starts = np.flatnonzero(end >= length)
+    start_candidates = int(starts.size)
+    n_starts = start_candidates  # starts[:n_starts] are the live ones (retired ones swapped out)
+
+    uses = np.zeros(g.n, dtype=np.int64)
+    on_path = np.zeros(g.n, dtype=bool)
+    seen: set[bytes] = set()
+    found: list[list[int]] = []
+    attempts = steps = 0
+    dup = capped = over_budget = exhausted = 0
+    stop_reason: str | None = None
+
+    def admissible(u: int, missing: int) -> np.ndarray:
+        nb = idx[ptr[u] : ptr[u + 1]]
+        ok = ~on_path[nb] & (uses[nb] < cap) & (end[nb] >= missing)
+        return rng.permutation(nb[ok])
+
+    while len(found) < pool_size:
+        if n_starts == 0:
+            stop_reason = "no_start" if start_candidates == 0 else "starts_used_up"
+            break
+        if attempts >= max_attempts:
+            stop_reason = "max_attempts"
+            break
+        attempts += 1
+        j = int(rng.integers(n_starts))
+        s = int(starts[j])
+        if uses[s] >= cap:
+            capped += 1
+            n_starts -= 1
+            starts[j], starts[n_starts] = starts[n_starts], starts[j]
+            continue
+
+        # Randomized DFS with backtracking from s.
+        path = [s]
+        on_path[s] = True
+        cands = [admissible(s, length - 1)] if length > 1 else []
+        pos = [0]
+        budget = step_budget
+        result: list[int] | None = None
+        while True:
+            if len(path) == length:
+                result = list(path)
+                break
+            if budget == 0:
+                over_budget += 1
+                break
+            top = cands[-1]
+            i = pos[-1]
+            budget -= 1
+            if i < top.size:
+                pos[-1] = i + 1
+                w = int(top[i])
+                path.append(w)
+                on_path[w] = True
+                if len(path) < length:
+                    cands.append(admissible(w, length - len(path)))
+                    pos.append(0)
+            else:
+                if len(path) == 1:
+                    exhausted += 1
+                    n_starts -= 1
+                    starts[j], starts[n_starts] = starts[n_starts], starts[j]
+                    break
+                on_path[path.pop()] = False
+                cands.pop()
+                pos.pop()
+        steps += step_budget - budget
+        on_path[path] = False
+        if result is None:
+            continue
+        key = _path_key(result)
+        if key in seen:
+            dup += 1
+            continue
+        seen.add(key)
+        found.append(result)
+        uses[result] += 1
+
+    verts = np.array(found, dtype=np.int64).reshape(len(found), length)
+    stats = PoolStats(
+        attempts=attempts,
+        steps=steps,
+        rejects=Rejects(duplicate=dup, cap=capped, budget=over_budget, exhausted=exhausted),
+        start_candidates=start_candidates,
+        papers_at_cap=int(np.count_nonzero(uses >= cap)),
+        stop_reason=stop_reason,
+        seconds=time.perf_counter() - t0,
+    )
+    params = PoolParams(cap=cap, step_budget=step_budget, max_attempts=max_attempts)
+    return PathPool(depth, length, pool_size, g.corpusids[verts], params, stats)
+
+
+def explain_short(pool: PathPool, pruned: PruneResult | None = None) -> str:
+    """A one-paragraph reason why ``pool`` has fewer paths than requested."""
+    st = pool.stats
+    head = f"depth {pool.depth}: found {pool.size} of {pool.requested} paths of {pool.length} papers"
+    kept = f"pruning kept {pruned.n_kept} of {pruned.papers_allowed} papers" if pruned is not None else "pruned graph is empty"
+    reasons = {
+        "no_start": f"no paper can end a simple path of {pool.length} papers ({kept}); the graph is too small or too sparse for this depth",
+        "starts_used_up": (
+            f"every start paper was retired: {st.rejects.exhausted} searches proved no path starts there, "
+            f"{st.rejects.cap} starts were already in the per-paper cap of paths"
+        ),
+        "max_attempts": (
+            f"gave up after {st.attempts} searches ({st.rejects.duplicate} found duplicates, "
+            f"{st.rejects.budget} ran out of steps, {st.rejects.exhausted} dead ends, {st.rejects.cap} capped starts)"
+        ),
+    }
+    why = reasons.get(st.stop_reason or "", st.stop_reason or "")
+    return f"{head}: {why}"

@@ -1,0 +1,315 @@
+"""Pruning: remove the papers that cannot lie on a simple path of ``L = 3k - 2`` papers.
+
+Longest simple path is NP-hard, so pruning uses upper bounds and iterates to a fixed point:
+
+1. a connected component with fewer than ``L`` papers holds no ``L``-path;
+2. the biconnected components (blocks) and their block-cut tree bound the number of papers of any
+   simple path through a paper (``block_cut_bounds``); papers whose bound is below ``L`` go.
+
+Removing papers can split blocks and components, which lowers other bounds, hence the repetition.
+
+Soundness of the iteration: by ``block_cut_bounds``, a paper on an ``L``-path of the current graph
+has bound ``>= L``, so no paper of that path is removed; the path therefore survives in the next,
+smaller graph, and by induction in the final one. Every paper on an ``L``-path of the starting
+graph is kept.
+
+The starting graph is the snapshot graph induced on the *allowed* papers (by default those with
+usable metadata: a pooled path never contains any other paper, so removing them first loses no
+path and tightens the bounds).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import igraph as ig
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
+
+from graphniah.graph.citation_graph import CitationGraph
+
+_NEG = np.iinfo(np.int64).min // 4
+
+
+def path_length(depth: int) -> int:
+    """Papers on the backbone path of question depth ``k``: ``3k - 2``."""
+    if depth < 1:
+        raise ValueError(f"depth must be >= 1, got {depth}")
+    return 3 * depth - 2
+
+
+def _top2(keys: np.ndarray, values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per key in ``0..size-1``: largest value, second largest (ties count twice), index of the largest.
+
+    Missing values are 0 (all values here are non-negative arm lengths, and an absent arm is an
+    arm of length 0). The index is into ``keys``/``values``; -1 where a key has no value.
+    """
+    top1 = np.zeros(size, dtype=np.int64)
+    top2 = np.zeros(size, dtype=np.int64)
+    arg = np.full(size, -1, dtype=np.int64)
+    if keys.size == 0:
+        return top1, top2, arg
+    order = np.lexsort((-values, keys))
+    sk, sv = keys[order], values[order]
+    first = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
+    top1[sk[first]] = sv[first]
+    arg[sk[first]] = order[first]
+    nxt = first + 1
+    has2 = nxt < sk.size
+    has2[has2] = sk[nxt[has2]] == sk[first[has2]]
+    top2[sk[first[has2]]] = sv[nxt[has2]]
+    return top1, top2, arg
+
+
+def _pointer_jump(parent: np.ndarray, sentinel: int, step) -> None:
+    """Call ``step(anc)`` with ``anc`` = the 2^j-th ancestors for j = 0, 1, ... until all hit ``sentinel``.
+
+    O(N log depth) vectorised work, independent of the tree's shape (a long chain costs ~20
+    rounds, not a million Python iterations).
+    """
+    anc = parent.copy()
+    while np.any(anc[:sentinel] != sentinel):
+        step(anc)
+        anc = anc[anc]
+
+
+def block_cut_bounds(n: int, block_sizes: np.ndarray, block_members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Upper bounds from the block-cut tree: papers on a simple path through / ending at each vertex.
+
+    ``block_members`` lists the vertices of block 0, then block 1, ... (``block_sizes`` of them
+    each); blocks are the biconnected components including bridges (size 2). Returns int64 arrays
+    ``(through, end)``: ``through[v]`` >= the number of vertices of any simple path containing ``v``,
+    ``end[v]`` >= that of any simple path with ``v`` as an end. Vertices in no block are isolated
+    (bounds 1).
+
+    Definitions. The block-cut tree T has a node per block B and per cut vertex c, with B–c
+    adjacent iff c ∈ B. Block nodes weigh w(B) = |B| − 1, cut nodes 0. For a tree edge x→y,
+    ``F(x→y) = w(y) + max(0, max over neighbours z ≠ x of y of F(y→z))`` is the heaviest tree path
+    leaving x through y. Then
+
+        through(B) = |B| + top1 + top2 of {F(B→c) : c ∈ B cut}        (0 for a missing arm)
+        through(v) = through(B) for v in one block, max over its blocks for a cut vertex
+        end(v)     = |B| + top1 of {F(B→c)} for v in one block B;  1 + max_B F(v→B) for a cut v.
+
+    Proof of soundness. Let P be a simple path with at least one edge. Every edge lies in exactly
+    one block. (i) P meets each block in one contiguous run of edges: if P left a block B at a
+    vertex c and re-entered it first at u ≠ c, the part of P from c to u (outside B apart from its
+    ends) plus a c–u path inside B would form a cycle with edges inside and outside B, but every
+    cycle lies in a single block. (ii) So P's edges split into runs in distinct blocks
+    B_1, ..., B_r; consecutive runs meet at a vertex c_i ∈ B_i ∩ B_{i+1}, which is a cut vertex,
+    and the c_i are distinct because P is simple. B_1 c_1 B_2 ... B_r is thus a walk without
+    repeated nodes in the tree T, i.e. a tree path. (iii) Every vertex of P lies in some B_i, and
+    B_i, B_{i+1} share c_i, so |P| ≤ |B_1| + Σ_{i≥2} (|B_i| − 1) = 1 + Σ_i w(B_i). (iv) For v on P
+    pick j with v ∈ B_j. The tree path splits at B_j into an arm through c_{j−1} and one through
+    c_j (distinct cuts of B_j, each possibly absent), bounded by F(B_j→c_{j−1}) and F(B_j→c_j), so
+    |P| ≤ |B_j| + top1 + top2 = through(B_j) ≤ through(v). (v) If v is an end of P, take j = 1:
+    |P| ≤ |B_1| + F(B_1→c_1). For v in only one block this is ≤ end(v); for a cut vertex v, c_1 ≠ v
+    (v is already P's first vertex), so |B_1| + F(B_1→c_1) ≤ 1 + F(v→B_1) ≤ end(v). A path
+    without edges is a single vertex and every bound is ≥ 1. ∎
+
+    Computation (all vectorised): root every tree of the forest (BFS from a virtual super-root),
+    let D(x) be the weight of the root→x path; then F(parent→x) = max of D over x's subtree −
+    D(parent), and F(x→parent) = D(parent) + max over the chain from x up to (excluding) the root
+    of [w(parent(y)) + best sibling arm of y − D(parent(y))]. Subtree maxima and chain maxima are
+    computed by pointer jumping, so the cost is O((n + blocks) log depth).
+    """
+    block_sizes = np.asarray(block_sizes, dtype=np.int64)
+    block_members = np.asarray(block_members, dtype=np.int64)
+    b = block_sizes.size
+    through_v = np.ones(n, dtype=np.int64)
+    end_v = np.ones(n, dtype=np.int64)
+    if b == 0:
+        return through_v, end_v
+    bid = np.repeat(np.arange(b, dtype=np.int64), block_sizes)
+    is_cut = np.bincount(block_members, minlength=n) >= 2
+    cut_ids = np.flatnonzero(is_cut)
+    node_of_cut = np.full(n, -1, dtype=np.int64)
+    node_of_cut[cut_ids] = b + np.arange(cut_ids.size)
+    N = b + cut_ids.size  # tree nodes: blocks 0..b-1, cuts b..N-1; N is the super-root / sentinel
+    sel = is_cut[block_members]
+    te_b, te_c = bid[sel], node_of_cut[block_members[sel]]  # block-cut tree edges
+
+    w = np.zeros(N + 1, dtype=np.int64)
+    w[:b] = block_sizes - 1
+
+    # Root each tree at its first block, all hanging from the super-root N.
+    tree = sp.coo_matrix((np.ones(te_b.size, np.int8), (te_b, te_c)), shape=(N, N)).tocsr()
+    _, label = csgraph.connected_components(tree, directed=False)
+    _, roots = np.unique(label[:b], return_index=True)
+    rows = np.concatenate([te_b, np.full(roots.size, N)])
+    cols = np.concatenate([te_c, roots])
+    full = sp.coo_matrix((np.ones(rows.size, np.int8), (rows, cols)), shape=(N + 1, N + 1)).tocsr()
+    _, pred = csgraph.breadth_first_order(full, N, directed=False, return_predecessors=True)
+    parent = pred.astype(np.int64)
+    parent[N] = N
+
+    # D(x): weight of the root..x path (inclusive); the super-root weighs 0.
+    depth_w = w.copy()
+
+    def add_ancestor(anc: np.ndarray) -> None:
+        depth_w[:] = depth_w + depth_w[anc]
+
+    _pointer_jump(parent, N, add_ancestor)
+
+    # M(x): max of D over x's subtree (D grows downwards since weights are >= 0).
+    sub_max = depth_w.copy()
+
+    def push_up(anc: np.ndarray) -> None:
+        live = np.flatnonzero(anc != N)
+        new = sub_max.copy()
+        np.maximum.at(new, anc[live], sub_max[live])
+        sub_max[:] = new
+
+    _pointer_jump(parent, N, push_up)
+
+    nr = np.flatnonzero(parent[:N] != N)  # non-root tree nodes
+    par = parent[nr]
+    down = np.zeros(N + 1, dtype=np.int64)
+    down[nr] = sub_max[nr] - depth_w[par]  # F(parent -> x)
+
+    c_top1, c_top2, c_arg = _top2(par, down[nr], N + 1)
+    best_child = np.full(N + 1, -1, dtype=np.int64)
+    has_child = c_arg >= 0
+    best_child[has_child] = nr[c_arg[has_child]]
+    sibling = np.where(best_child[par] == nr, c_top2[par], c_top1[par])
+    chain = np.full(N + 1, _NEG, dtype=np.int64)
+    chain[nr] = w[par] + sibling - depth_w[par]
+
+    def chain_max(anc: np.ndarray) -> None:
+        chain[:] = np.maximum(chain, chain[anc])
+
+    _pointer_jump(parent, N, chain_max)
+    up = np.zeros(N + 1, dtype=np.int64)
+    up[nr] = depth_w[par] + chain[nr]  # F(x -> parent)
+
+    n_top1, n_top2, _ = _top2(np.concatenate([par, nr]), np.concatenate([down[nr], up[nr]]), N + 1)
+    through_b = block_sizes + n_top1[:b] + n_top2[:b]
+    end_b = block_sizes + n_top1[:b]
+
+    plain = ~sel
+    through_v[block_members[plain]] = through_b[bid[plain]]
+    end_v[block_members[plain]] = end_b[bid[plain]]
+    through_c = np.zeros(N + 1, dtype=np.int64)
+    np.maximum.at(through_c, te_c, through_b[te_b])
+    through_v[cut_ids] = through_c[b:N]
+    end_v[cut_ids] = 1 + n_top1[b:N]
+    return through_v, end_v
+
+
+def graph_blocks(n: int, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Biconnected components (igraph) of the simple undirected graph with edges ``a[i]–b[i]``.
+
+    Returns ``(block_sizes, block_members)`` in the flat layout ``block_cut_bounds`` takes.
+    """
+    g = ig.Graph(n=n, edges=memoryview(np.ascontiguousarray(np.column_stack([a, b]), dtype=np.int64)))
+    cover = g.biconnected_components(return_articulation_points=False)
+    sizes = np.fromiter(map(len, cover), dtype=np.int64, count=len(cover))
+    members = np.fromiter(itertools.chain.from_iterable(cover), dtype=np.int64, count=int(sizes.sum()))
+    return sizes, members
+
+
+@dataclass(frozen=True)
+class PruneRound:
+    """What one round removed."""
+
+    papers_before: int
+    removed_small_components: int
+    removed_by_bound: int
+
+    @property
+    def removed(self) -> int:
+        return self.removed_small_components + self.removed_by_bound
+
+
+@dataclass(frozen=True, eq=False)
+class PruneResult:
+    """The fixed point of pruning for one depth, over the vertices of a ``CitationGraph``.
+
+    ``kept``, ``path_bound`` and ``end_bound`` are per-vertex arrays; the bounds are those of the
+    final (pruned) graph and 0 for removed papers. ``end_bound[v] >= L`` is the sound test for
+    "``v`` can end an ``L``-path" that path sampling uses to choose start papers.
+    """
+
+    depth: int
+    length: int
+    kept: np.ndarray
+    path_bound: np.ndarray
+    end_bound: np.ndarray
+    rounds: tuple[PruneRound, ...]
+    papers_total: int
+    papers_allowed: int
+
+    @property
+    def n_kept(self) -> int:
+        return int(np.count_nonzero(self.kept))
+
+    @property
+    def kept_vertices(self) -> np.ndarray:
+        return np.flatnonzero(self.kept)
+
+    def summary(self) -> dict:
+        """JSON-ready counts for manifests."""
+        return {
+            "depth": self.depth,
+            "path_length": self.length,
+            "papers_total": self.papers_total,
+            "papers_excluded_metadata_or_not_allowed": self.papers_total - self.papers_allowed,
+            "papers_in": self.papers_allowed,
+            "papers_kept": self.n_kept,
+            "rounds": [
+                {
+                    "papers_before": r.papers_before,
+                    "removed_small_components": r.removed_small_components,
+                    "removed_by_bound": r.removed_by_bound,
+                }
+                for r in self.rounds
+            ],
+        }
+
+
+def _induced_edges(g: CitationGraph, alive: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(vertex ids, relabelled edge ends a, b) of the subgraph induced on ``alive``."""
+    ids = np.flatnonzero(alive)
+    new = np.full(g.n, -1, dtype=np.int64)
+    new[ids] = np.arange(ids.size)
+    a, b = g.undirected_edges
+    keep = alive[a] & alive[b]
+    return ids, new[a[keep]], new[b[keep]]
+
+
+def prune(g: CitationGraph, depth: int, *, allowed: np.ndarray | None = None) -> PruneResult:
+    """Prune ``g`` for question depth ``depth`` (paths of ``3*depth - 2`` papers) to a fixed point.
+
+    ``allowed`` (bool per vertex) is the starting vertex set; default: papers with usable metadata.
+    Passing a previous result's ``kept`` resumes from it (one round confirms a fixed point).
+    """
+    length = path_length(depth)
+    alive = np.array(g.has_usable_metadata if allowed is None else allowed, dtype=bool, copy=True)
+    if alive.shape != (g.n,):
+        raise ValueError(f"allowed must be a bool array of {g.n} vertices")
+    papers_allowed = int(np.count_nonzero(alive))
+    rounds: list[PruneRound] = []
+    while True:
+        before = int(np.count_nonzero(alive))
+        ids, a, b = _induced_edges(g, alive)
+        adj = sp.coo_matrix((np.ones(a.size, np.int8), (a, b)), shape=(ids.size, ids.size))
+        _, label = csgraph.connected_components(adj, directed=False)
+        small = np.bincount(label)[label] < length
+        n_small = int(np.count_nonzero(small))
+        if n_small:
+            alive[ids[small]] = False
+            ids, a, b = _induced_edges(g, alive)
+        through, end = block_cut_bounds(ids.size, *graph_blocks(ids.size, a, b))
+        low = through < length
+        n_low = int(np.count_nonzero(low))
+        alive[ids[low]] = False
+        rounds.append(PruneRound(before, n_small, n_low))
+        if n_small == 0 and n_low == 0:
+            break
+    path_bound = np.zeros(g.n, dtype=np.int64)
+    end_bound = np.zeros(g.n, dtype=np.int64)
+    path_bound[ids] = through
+    end_bound[ids] = end
+    return PruneResult(depth, length, alive, path_bound, end_bound, tuple(rounds), g.n, papers_allowed)

@@ -1,0 +1,272 @@
+"""Pruned sets and path pools on disk, and the per-snapshot drivers the CLI and ``refresh`` call.
+
+Layout under a snapshot folder (all files written atomically, the manifest last, so a manifest
+that exists describes a complete Parquet file, which it also names by sha256):
+
+    pruned/depth=K.parquet   column ``corpusid`` (ascending): the papers kept for depth K
+    pruned/depth=K.json      snapshot hash, depth, per-round removal counts, package version
+    paths/depth=K.parquet    column ``path``: list<int64> of 3K-2 corpus ids per row
+    paths/depth=K.json       snapshot hash, seed, parameters, attempts, steps, rejects by reason
+
+A pool is sampled with ``numpy.random.default_rng(SeedSequence([seed, K]))``, so the pool of a
+depth depends only on (snapshot, seed, K, parameters), not on which other depths were requested.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from graphniah import __version__
+from graphniah.errors import GraphNIAHError
+from graphniah.graph.citation_graph import CitationGraph
+from graphniah.graph.paths import (
+    DEFAULT_CAP,
+    DEFAULT_STEP_BUDGET,
+    PathPool,
+    PoolParams,
+    PoolStats,
+    explain_short,
+    sample_path_pool,
+)
+from graphniah.graph.prune import PruneResult, path_length, prune
+from graphniah.io import atomic_path, read_json, sha256_file, write_json
+from graphniah.snapshot import Snapshot
+
+Log = Callable[[str], None]
+
+PRUNED_SCHEMA = pa.schema([("corpusid", pa.int64())])
+POOL_SCHEMA = pa.schema([("path", pa.list_(pa.int64()))])
+
+
+def pruned_file(snapshot: Snapshot, depth: int) -> Path:
+    return snapshot.path / "pruned" / f"depth={depth}.parquet"
+
+
+def pool_file(snapshot: Snapshot, depth: int) -> Path:
+    return snapshot.path / "paths" / f"depth={depth}.parquet"
+
+
+def _manifest_of(parquet: Path) -> Path:
+    return parquet.with_suffix(".json")
+
+
+def _write_parquet(table: pa.Table, target: Path) -> str:
+    with atomic_path(target) as tmp:
+        pq.write_table(table, tmp)
+    return sha256_file(target)
+
+
+def _base_manifest(snapshot: Snapshot, kind: str) -> dict:
+    m = snapshot.manifest
+    return {
+        "kind": kind,
+        "snapshot": str(snapshot.path),
+        "snapshot_hash": m["snapshot_hash"],
+        "synthetic": bool(m.get("synthetic", False)),
+        "package_version": __version__,
+        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
+
+
+def _read_checked_manifest(snapshot: Snapshot, parquet: Path, what: str) -> dict:
+    """The manifest of ``parquet`` if it is complete and made from this snapshot, else an error."""
+    man = _manifest_of(parquet)
+    if not man.is_file() or not parquet.is_file():
+        raise GraphNIAHError(f"{parquet} (or its manifest) does not exist: run `graphniah {what} --snapshot {snapshot.path}`")
+    m = read_json(man)
+    if m.get("snapshot_hash") != snapshot.content_hash:
+        raise GraphNIAHError(f"{parquet} was made from another snapshot (hash {m.get('snapshot_hash')!r}); rebuild it with `graphniah {what}`")
+    if m.get("sha256") != sha256_file(parquet):
+        raise GraphNIAHError(f"{parquet} does not match the sha256 in {man}: it was changed after it was written; rebuild it")
+    return m
+
+
+# ---- pruned sets --------------------------------------------------------------------------------
+
+
+def write_pruned(snapshot: Snapshot, g: CitationGraph, result: PruneResult, *, seconds: float | None = None) -> Path:
+    """Write ``pruned/depth=K.parquet`` (kept corpus ids, ascending) and its manifest."""
+    target = pruned_file(snapshot, result.depth)
+    table = pa.table({"corpusid": pa.array(g.corpusids[result.kept], pa.int64())}, schema=PRUNED_SCHEMA)
+    sha = _write_parquet(table, target)
+    manifest = _base_manifest(snapshot, "graphniah.pruned") | result.summary() | {"sha256": sha}
+    if seconds is not None:
+        manifest["seconds"] = round(seconds, 3)
+    write_json(_manifest_of(target), manifest)
+    return target
+
+
+def load_pruned(snapshot: Snapshot, depth: int) -> np.ndarray:
+    """Corpus ids kept for ``depth`` (checked against the snapshot hash and the file's sha256)."""
+    target = pruned_file(snapshot, depth)
+    _read_checked_manifest(snapshot, target, "prune")
+    return np.asarray(pq.read_table(target, columns=["corpusid"]).column("corpusid"), dtype=np.int64)
+
+
+# ---- path pools ---------------------------------------------------------------------------------
+
+
+def write_pool(snapshot: Snapshot, pool: PathPool, *, seed: int, pruned: PruneResult | None = None) -> Path:
+    """Write ``paths/depth=K.parquet`` (column ``path``) and its manifest ``paths/depth=K.json``."""
+    target = pool_file(snapshot, pool.depth)
+    flat = pa.array(pool.paths.reshape(-1), pa.int64())
+    offsets = pa.array(np.arange(pool.size + 1, dtype=np.int32) * pool.length, pa.int32())
+    table = pa.table({"path": pa.ListArray.from_arrays(offsets, flat)}, schema=POOL_SCHEMA)
+    sha = _write_parquet(table, target)
+    manifest = _base_manifest(snapshot, "graphniah.path_pool") | {
+        "depth": pool.depth,
+        "path_length": pool.length,
+        "seed": seed,
+        "rng": "numpy.random.default_rng(numpy.random.SeedSequence([seed, depth]))",
+        "requested": pool.requested,
+        "found": pool.size,
+        "complete": pool.complete,
+        "parameters": pool.params.as_dict(),
+        "stats": pool.stats.as_dict(),
+        "sha256": sha,
+    }
+    if pruned is not None:
+        manifest["pruning"] = pruned.summary()
+    write_json(_manifest_of(target), manifest)
+    return target
+
+
+def load_pool(snapshot: Snapshot, depth: int) -> PathPool:
+    """Read a pool written by ``write_pool`` (checked against the snapshot hash and its sha256)."""
+    target = pool_file(snapshot, depth)
+    m = _read_checked_manifest(snapshot, target, "paths")
+    length = int(m["path_length"])
+    col = pq.read_table(target, columns=["path"]).column("path").combine_chunks()
+    values = np.asarray(col.flatten(), dtype=np.int64)
+    if values.size != len(col) * length or np.any(np.diff(np.asarray(col.offsets)) != length):
+        raise GraphNIAHError(f"{target}: every path must have {length} papers")
+    params = PoolParams(**{k: int(v) for k, v in m["parameters"].items()})
+    return PathPool(depth, length, int(m["requested"]), values.reshape(len(col), length), params, PoolStats.from_dict(m["stats"]))
+
+
+def rng_for(seed: int, depth: int) -> np.random.Generator:
+    """The generator a pool of ``depth`` is sampled with."""
+    return np.random.default_rng(np.random.SeedSequence([seed, depth]))
+
+
+# ---- drivers (CLI, refresh) ---------------------------------------------------------------------
+
+
+def _allowed_from_file(snapshot: Snapshot, g: CitationGraph, depth: int) -> np.ndarray | None:
+    """Start pruning from a stored fixed point when there is a valid one (one round confirms it)."""
+    try:
+        kept = load_pruned(snapshot, depth)
+    except GraphNIAHError:
+        return None
+    allowed = np.zeros(g.n, dtype=bool)
+    allowed[g.vertex_of(kept, source=str(pruned_file(snapshot, depth)))] = True
+    return allowed & g.has_usable_metadata
+
+
+def prune_snapshot(
+    snapshot: Snapshot, depths: Sequence[int], *, graph: CitationGraph | None = None, reuse: bool = True, log: Log | None = None
+) -> dict[int, PruneResult]:
+    """Prune for each depth and write ``pruned/depth=K`` (kept as is when already valid and ``reuse``)."""
+    g = graph if graph is not None else CitationGraph.load(snapshot)
+    out: dict[int, PruneResult] = {}
+    for depth in depths:
+        path_length(depth)
+        t0 = time.perf_counter()
+        allowed = _allowed_from_file(snapshot, g, depth) if reuse else None
+        result = prune(g, depth, allowed=allowed)
+        secs = time.perf_counter() - t0
+        if allowed is None or result.n_kept != int(allowed.sum()):
+            write_pruned(snapshot, g, result, seconds=secs)
+        out[depth] = result
+        if log:
+            removed = ", ".join(str(r.removed) for r in result.rounds)
+            log(f"depth {depth}: kept {result.n_kept:,} of {result.papers_allowed:,} papers in {len(result.rounds)} rounds (removed per round: {removed}) in {secs:.1f}s")
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class PoolOutcome:
+    depth: int
+    pool: PathPool
+    pruned: PruneResult | None
+    """``None`` when an existing pool was reused"""
+    written: Path | None
+    """``None`` when the pool was short and not written"""
+    reused: bool
+    seconds: float
+
+
+def _reusable_pool(snapshot: Snapshot, depth: int, pool_size: int, seed: int, params: PoolParams) -> PathPool | None:
+    try:
+        pool = load_pool(snapshot, depth)
+    except (GraphNIAHError, KeyError, ValueError, OSError):
+        return None
+    m = read_json(_manifest_of(pool_file(snapshot, depth)))
+    if m.get("seed") != seed or pool.requested != pool_size or pool.params != params or not pool.complete:
+        return None
+    return pool
+
+
+def build_path_pools(
+    snapshot: Snapshot,
+    depths: Sequence[int],
+    pool_size: int,
+    seed: int,
+    *,
+    allow_short: bool = False,
+    graph: CitationGraph | None = None,
+    cap: int = DEFAULT_CAP,
+    step_budget: int = DEFAULT_STEP_BUDGET,
+    max_attempts: int | None = None,
+    reuse: bool = True,
+    log: Log | None = None,
+) -> list[PoolOutcome]:
+    """Sample and write the pool of every depth (reusing an identical complete pool when ``reuse``).
+
+    A short pool is written only with ``allow_short``; otherwise the other depths are still
+    built and then a ``GraphNIAHError`` says, per short depth, how many paths were found and why.
+    """
+    for depth in depths:
+        path_length(depth)
+    attempts_for = max_attempts if max_attempts is not None else 20 * pool_size + 1000
+    params = PoolParams(cap=cap, step_budget=step_budget, max_attempts=attempts_for)
+    g = graph
+    outcomes: list[PoolOutcome] = []
+    short: list[str] = []
+    for depth in depths:
+        t0 = time.perf_counter()
+        old = _reusable_pool(snapshot, depth, pool_size, seed, params) if reuse else None
+        if old is not None:
+            outcomes.append(PoolOutcome(depth, old, None, pool_file(snapshot, depth), True, time.perf_counter() - t0))
+            if log:
+                log(f"depth {depth}: pool of {old.size} paths already built for this snapshot and seed")
+            continue
+        if g is None:
+            g = CitationGraph.load(snapshot)
+        allowed = _allowed_from_file(snapshot, g, depth)
+        pruned = prune(g, depth, allowed=allowed)
+        pool = sample_path_pool(g, depth, pool_size, rng_for(seed, depth), pruned=pruned, cap=cap, step_budget=step_budget, max_attempts=attempts_for)
+        written = None
+        if pool.complete or allow_short:
+            written = write_pool(snapshot, pool, seed=seed, pruned=pruned)
+        if not pool.complete:
+            short.append(explain_short(pool, pruned))
+        secs = time.perf_counter() - t0
+        outcomes.append(PoolOutcome(depth, pool, pruned, written, False, secs))
+        if log:
+            st = pool.stats
+            log(
+                f"depth {depth}: {pool.size} of {pool_size} paths of {pool.length} papers from {pruned.n_kept:,} pruned papers; "
+                f"{st.attempts} searches, {st.steps:,} steps, rejects {st.rejects.as_dict()} in {secs:.1f}s"
+            )
+    if short and not allow_short:
+        raise GraphNIAHError("; ".join(short) + f" (snapshot {snapshot.path}; pass --allow-short to keep short pools)")
+    return outcomes
