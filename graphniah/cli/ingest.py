@@ -1,3 +1,136 @@
-"""CLI commands for the ingest stage."""
+"""CLI commands for the ingest stage: ``graphniah ingest`` and ``graphniah store load|apply-diff|snapshot|status``."""
 
-from graphniah.cli.app import app  # noqa: F401
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from graphniah.cli.app import app
+from graphniah.snapshot import Snapshot, parse_cutoff
+
+store_app = typer.Typer(help="The incremental release store (a DuckDB file moved forward by S2AG diffs).", no_args_is_help=True)
+app.add_typer(store_app, name="store")
+
+_CUTOFF = typer.Option(help="Keep papers published on or after this date (YYYY-MM-DD).")
+_REPLACE = typer.Option("--replace", help="Rebuild an existing snapshot (swapped in atomically).")
+
+
+def _console() -> Console:
+    # soft_wrap: long paths stay on one line (rich would otherwise break them at the terminal width).
+    return Console(soft_wrap=True)
+
+
+def _rows_table(title: str, rows: dict[str, Any]) -> Table:
+    table = Table(title=title, title_justify="left", show_header=True)
+    table.add_column("rows")
+    table.add_column("count", justify="right")
+    table.add_row("read", f"{rows['read']:,}")
+    table.add_row("[bold]kept[/]", f"[bold]{rows['kept']:,}[/]")
+    for reason, n in rows["dropped"].items():
+        if n:
+            table.add_row(f"dropped: {reason}", f"{n:,}")
+    return table
+
+
+def print_summary(path: Path, seconds: float, console: Console | None = None) -> None:
+    """Rows read / kept / dropped per reason for a finished snapshot, and the time it took."""
+    console = console or _console()
+    m = Snapshot.open(path).manifest
+    label = "SYNTHETIC demo release" if m["synthetic"] else "S2AG release"
+    console.print(f"[bold]snapshot[/] {path}  ({label} {m['release_id']}, cutoff {m['cutoff']})")
+    console.print(_rows_table("papers → eligible papers", m["rows"]["papers"]))
+    console.print(_rows_table("citation rows → edges", m["rows"]["edges"]))
+    size = sum(f["size"] for f in m["inputs"])
+    console.print(f"{len(m['inputs'])} input files, {size / 1e6:,.1f} MB; snapshot_hash {m['snapshot_hash'][:16]}…; {seconds:,.1f} s")
+
+
+@app.command("ingest")
+def ingest_cmd(
+    release: Annotated[Path, typer.Option(help="Release folder: release.json + papers/, citations/ (+ publication-venues/) with .gz shards.")],
+    cutoff: Annotated[str, _CUTOFF],
+    out: Annotated[Path, typer.Option(help="Snapshot folder to create, e.g. snapshots/2026-10-06/cutoff=2026-04-01.")],
+    replace: Annotated[bool, _REPLACE] = False,
+) -> None:
+    """Read an S2AG release folder with DuckDB and write the snapshot (papers, edges, manifest)."""
+    from graphniah.ingest import ingest_release
+
+    t0 = time.perf_counter()
+    path = ingest_release(release, parse_cutoff(cutoff), out, replace=replace)
+    print_summary(path, time.perf_counter() - t0)
+
+
+_STORE = typer.Option(help="Release store file (DuckDB); created if missing.")
+
+
+@store_app.command("load")
+def store_load(
+    store: Annotated[Path, _STORE],
+    release: Annotated[Path, typer.Option(help="Full release folder to load (replaces the store's contents).")],
+) -> None:
+    """Replace the store's contents with a full release."""
+    from graphniah.s2ag.store import ReleaseStore
+
+    t0 = time.perf_counter()
+    with ReleaseStore.open(store) as s:
+        s.load_release(release)
+        counts = s.counts()
+        console = _console()
+        console.print(f"store {store} now holds release {s.release_id}: " + ", ".join(f"{k} {v:,}" for k, v in counts.items()) + f" ({time.perf_counter() - t0:,.1f} s)")
+
+
+@store_app.command("apply-diff")
+def store_apply_diff(
+    store: Annotated[Path, _STORE],
+    diff: Annotated[list[Path], typer.Option(help="Diff folder(s) <from>_to_<to>, applied in the order given.")],
+) -> None:
+    """Apply diffs in order; each one is atomic and must start at the store's current release."""
+    from graphniah.s2ag.store import ReleaseStore
+
+    console = _console()
+    with ReleaseStore.open(store) as s:
+        for d in diff:
+            t0 = time.perf_counter()
+            before = s.release_id
+            s.apply_diff(d)
+            console.print(f"applied {d.name}: {before} → {s.release_id} ({time.perf_counter() - t0:,.1f} s)")
+
+
+@store_app.command("snapshot")
+def store_snapshot(
+    store: Annotated[Path, _STORE],
+    cutoff: Annotated[str, _CUTOFF],
+    out: Annotated[Path, typer.Option(help="Snapshot folder to create.")],
+    replace: Annotated[bool, _REPLACE] = False,
+) -> None:
+    """Write the snapshot of the release the store holds."""
+    from graphniah.ingest import snapshot_from_store
+    from graphniah.s2ag.store import ReleaseStore
+
+    t0 = time.perf_counter()
+    c = parse_cutoff(cutoff)
+    with ReleaseStore.open(store) as s:
+        path = snapshot_from_store(s, c, out, replace=replace)
+    print_summary(path, time.perf_counter() - t0)
+
+
+@store_app.command("status")
+def store_status(store: Annotated[Path, _STORE]) -> None:
+    """Which release the store holds, how it got there, and its row counts."""
+    from graphniah.s2ag.store import ReleaseStore
+
+    console = _console()
+    with ReleaseStore.open(store) as s:
+        st = s.state
+        if st is None:
+            console.print(f"store {store} is empty")
+            return
+        console.print(f"store {store}: release {st.release_id} ({'synthetic' if st.synthetic else 'S2AG'})")
+        console.print(f"  base release {st.base.release_id} loaded {st.base.loaded_at} from {st.base.path}")
+        for d in st.diffs:
+            console.print(f"  diff {d.from_release} → {d.to_release} applied {d.applied_at}")
+        console.print("  rows: " + ", ".join(f"{k} {v:,}" for k, v in s.counts().items()))
