@@ -1,7 +1,8 @@
 """The S2AG Datasets API client against the fake API server (real HTTP on 127.0.0.1).
 
-Every test starts its own ``FakeS2AG`` over one shared, read-only served folder and downloads into
-its own ``tmp_path``; the server's request log is the witness for what was (not) fetched again.
+Every test starts its own ``FakeS2AG`` over one shared, read-only served folder (a small demo
+release set) and downloads into its own ``tmp_path``; the server's request log is the witness for
+what was (not) fetched again.
 """
 
 from __future__ import annotations
@@ -17,18 +18,18 @@ import httpx
 import numpy as np
 import pytest
 
+from graphniah.demo_release import write_demo_releases
 from graphniah.errors import GraphNIAHError
 from graphniah.s2ag.api import DEFAULT_DATASETS, S2AGClient, local_names, redact_url
 from graphniah.s2ag.fake_api import FakeS2AG, Faults, LoggedRequest
 
 KEY = "k3y-Sup3rSecret-7f1c9a0e4b"
-RELEASES = ("2026-09-01", "2026-09-15", "2026-09-29")
+RELEASES = ("2026-10-06", "2026-10-13", "2026-10-20")
 FAST = {"max_retries": 6, "backoff_s": 0.001, "timeout_s": 10.0}
 
 
 def _shard(path: Path, rng: np.random.Generator, rows: int) -> None:
-    """A gzip JSON-lines shard of S2AG-shaped paper records; random text keeps it incompressible
-    enough that a shard spans many 64 KiB server chunks."""
+    """A gzip JSON-lines shard of S2AG-shaped paper records, for hand-made edge-case releases."""
     lines = []
     for _ in range(rows):
         cid = int(rng.integers(1, 10**9))
@@ -51,32 +52,29 @@ def _shard(path: Path, rng: np.random.Generator, rows: int) -> None:
     path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode(), mtime=0))
 
 
-def write_tiny_releases(root: Path, seed: int = 7) -> None:
-    """Three releases with all four datasets and the two diffs between them, in the shared layout.
+_SERVED: dict[Path, Path] = {}
 
-    The bytes are what these tests compare, not the records' meaning (the demo generator owns a
-    realistic release); shard names repeat across datasets and kinds on purpose.
-    """
-    rng = np.random.default_rng(seed)
-    for rid in RELEASES:
-        rel = root / "releases" / rid
-        for ds, shards in (("papers", 3), ("citations", 2), ("publication-venues", 1), ("authors", 1)):
-            for i in range(shards):
-                _shard(rel / ds / f"part-{i:03d}.gz", rng, rows=120 if ds == "papers" else 30)
-        (rel / "release.json").write_text(json.dumps({"release_id": rid, "synthetic": True}))
-    for frm, to in zip(RELEASES, RELEASES[1:], strict=False):
-        step = root / "diffs" / f"{frm}_to_{to}"
-        for ds in DEFAULT_DATASETS:
-            _shard(step / ds / "update_files" / "part-000.gz", rng, rows=40)
-            _shard(step / ds / "delete_files" / "part-000.gz", rng, rows=5)
-        (step / "diff.json").write_text(json.dumps({"from_release": frm, "to_release": to, "synthetic": True}))
+
+def served_demo(factory: pytest.TempPathFactory) -> Path:
+    """The demo release set the fake server serves (three releases, two diffs), built once per
+    session: the CLI tests reuse it through this function."""
+    base = factory.getbasetemp()
+    if base not in _SERVED:
+        root = factory.mktemp("served") / "s2ag"
+        rs = write_demo_releases(root, papers=2000, seed=1, releases=3, first_release=RELEASES[0], shard_rows=1000)
+        assert rs.ids == RELEASES
+        _SERVED[base] = root
+    return _SERVED[base]
+
+
+def shard(served: Path, folder: str, i: int = 0) -> str:
+    """Relative path of the ``i``-th shard (by name) in a served folder."""
+    return sorted(p for p in (served / folder).glob("*.gz"))[i].relative_to(served).as_posix()
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("served")
-    write_tiny_releases(root)
-    return root
+    return served_demo(tmp_path_factory)
 
 
 @pytest.fixture
@@ -133,7 +131,8 @@ def test_releases_latest_and_key_check(fake: FakeS2AG) -> None:
         assert c.latest_release() == RELEASES[-1]
         info = c.release(RELEASES[0])
         assert {d.name for d in info.datasets} == set(DEFAULT_DATASETS)
-        assert len(c.dataset(RELEASES[0], "papers").files) == 3
+        n_papers = len(list((fake.root / "releases" / RELEASES[0] / "papers").glob("*.gz")))
+        assert n_papers > 1 and len(c.dataset(RELEASES[0], "papers").files) == n_papers
         with pytest.raises(GraphNIAHError, match="no https?://.*/release/1999-01-01"):
             c.release("1999-01-01")
     assert {r.key for r in fake.requests} == {"ok"}
@@ -165,10 +164,11 @@ def test_full_release_download_is_byte_exact_and_rerun_fetches_nothing(
     meta = json.loads((folder / "release.json").read_text())
     assert meta["release_id"] == RELEASES[-1] and meta["synthetic"] is False
     assert meta["missing_datasets"] == []
-    assert [f["name"] for f in meta["datasets"]["papers"]["files"]] == ["part-000.gz", "part-001.gz", "part-002.gz"]
+    served_papers = sorted(p.name for p in (served / "releases" / RELEASES[-1] / "papers").glob("*.gz"))
+    assert [f["name"] for f in meta["datasets"]["papers"]["files"]] == served_papers
     assert not list(folder.rglob("*.part*"))
-    n_files = len(_files(fake))
-    assert n_files == 7 and all(r.status == 200 and r.range is None for r in _files(fake))
+    n_served = len(list((served / "releases" / RELEASES[-1]).rglob("*.gz")))
+    assert len(_files(fake)) == n_served and all(r.status == 200 and r.range is None for r in _files(fake))
 
     fake.clear_log()
     with S2AGClient(KEY, fake.base_url, **FAST) as c:
@@ -190,7 +190,7 @@ def test_adding_a_dataset_reopens_the_release(fake: FakeS2AG, served: Path, tmp_
         c.download_release(rid, tmp_path, ["papers", "citations"])
     assert {r.file.split("/")[2] for r in _files(fake)} == {"citations"}
     assert set(json.loads((folder / "release.json").read_text())["datasets"]) == {"papers", "citations"}
-    assert (folder / "citations" / "part-001.gz").read_bytes() == (served / "releases" / rid / "citations" / "part-001.gz").read_bytes()
+    _assert_same_tree(served / "releases" / rid / "citations", folder / "citations")
 
 
 def test_missing_optional_dataset_is_recorded_required_one_fails(tmp_path: Path) -> None:
@@ -260,7 +260,7 @@ def test_bounded_retries_give_a_clear_error(served: Path, tmp_path: Path, scope:
     msg = str(info.value)
     assert len(throttled) == 4  # one try + three retries
     assert "HTTP 429" in msg and "gave up after 3 retries" in msg
-    where = "/datasets/v1/release/" if scope == "api" else "/s3/releases/2026-09-01/papers/part-000.gz"
+    where = "/datasets/v1/release/" if scope == "api" else "/s3/" + shard(served, f"releases/{RELEASES[0]}/papers")
     assert f"{origin}{where}" in msg
     assert "?" not in msg and "X-Signature" not in msg and KEY not in msg and KEY not in repr(info.value)
 
@@ -269,7 +269,7 @@ def test_bounded_retries_give_a_clear_error(served: Path, tmp_path: Path, scope:
 
 
 def test_expired_link_gets_a_fresh_list_and_resumes_without_refetching(served: Path, tmp_path: Path) -> None:
-    target = f"releases/{RELEASES[1]}/papers/part-001.gz"
+    target = shard(served, f"releases/{RELEASES[1]}/papers", 1)
     size = (served / target).stat().st_size
     cut = size // 3
     faults = Faults(single_use_links=True, cut_after={target: cut})
@@ -286,7 +286,7 @@ def test_expired_link_gets_a_fresh_list_and_resumes_without_refetching(served: P
     between = log[mine[1][0] + 1 : mine[2][0]]
     assert [r.path for r in between] == [f"/datasets/v1/release/{RELEASES[1]}/dataset/papers"]
     assert sum(r.body_bytes for _, r in mine) == size  # no byte fetched twice
-    assert (folder / "papers" / "part-001.gz").read_bytes() == (served / target).read_bytes()
+    assert (tmp_path / target).read_bytes() == (served / target).read_bytes()
 
 
 def test_links_that_never_stay_valid_give_a_bounded_error(served: Path, tmp_path: Path) -> None:
@@ -315,7 +315,7 @@ def test_link_expiry_by_time(served: Path) -> None:
 
 
 def test_connection_cut_mid_file_resumes_with_range(served: Path, tmp_path: Path) -> None:
-    target = f"releases/{RELEASES[0]}/citations/part-000.gz"
+    target = shard(served, f"releases/{RELEASES[0]}/citations")
     size = (served / target).stat().st_size
     faults = Faults(cut_after={target: 1000})
     with FakeS2AG(served, api_key=KEY, faults=faults) as srv:
@@ -323,35 +323,35 @@ def test_connection_cut_mid_file_resumes_with_range(served: Path, tmp_path: Path
             folder = c.download_release(RELEASES[0], tmp_path, ["citations"])
         mine = [r for r in srv.requests if r.file == target]
     assert [(r.status, r.range, r.body_bytes) for r in mine] == [(200, None, 1000), (206, "bytes=1000-", size - 1000)]
-    assert (folder / "citations" / "part-000.gz").read_bytes() == (served / target).read_bytes()
+    assert (tmp_path / target).read_bytes() == (served / target).read_bytes()
 
 
 def test_partial_file_from_an_earlier_run_is_resumed(served: Path, tmp_path: Path) -> None:
-    target = f"releases/{RELEASES[0]}/authors/part-000.gz"
+    target = shard(served, f"releases/{RELEASES[0]}/authors")
     data = (served / target).read_bytes()
-    part = tmp_path / target.replace(".gz", ".gz.part")
+    part = tmp_path / (target + ".part")
     part.parent.mkdir(parents=True)
     part.write_bytes(data[:777])  # a crash left a prefix and no state file
     with FakeS2AG(served, api_key=KEY) as srv:
         with S2AGClient(KEY, srv.base_url, **FAST) as c:
             c.download_release(RELEASES[0], tmp_path, ["authors"])
-        assert [(r.range, r.body_bytes) for r in _files(srv)] == [("bytes=777-", len(data) - 777)]
+        assert [(r.range, r.body_bytes) for r in _files(srv) if r.file == target] == [("bytes=777-", len(data) - 777)]
     assert (tmp_path / target).read_bytes() == data and not part.exists()
 
 
 def test_a_server_that_ignores_range_makes_the_client_restart(served: Path, tmp_path: Path) -> None:
-    target = f"releases/{RELEASES[0]}/authors/part-000.gz"
+    target = shard(served, f"releases/{RELEASES[0]}/authors")
     size = (served / target).stat().st_size
     with FakeS2AG(served, api_key=KEY, faults=Faults(cut_after={target: 500}, ignore_range=True)) as srv:
         with S2AGClient(KEY, srv.base_url, **FAST) as c:
             c.download_release(RELEASES[0], tmp_path, ["authors"])
-        mine = [(r.status, r.range, r.body_bytes) for r in _files(srv)]
+        mine = [(r.status, r.range, r.body_bytes) for r in _files(srv) if r.file == target]
     assert mine == [(200, None, 500), (200, "bytes=500-", size)]
     assert (tmp_path / target).read_bytes() == (served / target).read_bytes()
 
 
 def test_truncated_body_is_detected_and_never_renamed(served: Path, tmp_path: Path) -> None:
-    target = f"releases/{RELEASES[0]}/authors/part-000.gz"
+    target = shard(served, f"releases/{RELEASES[0]}/authors")
     size = (served / target).stat().st_size
     with FakeS2AG(served, api_key=KEY, faults=Faults(overstate_length={target: 100})) as srv:
         for _ in range(2):  # a second run does not take the short file for complete either
@@ -386,7 +386,7 @@ def test_diffs_download_in_order_and_rerun_fetches_nothing(fake: FakeS2AG, serve
 
 
 def test_expired_diff_link_refreshes_from_the_diff_list(served: Path, tmp_path: Path) -> None:
-    target = f"diffs/{RELEASES[1]}_to_{RELEASES[2]}/papers/update_files/part-000.gz"
+    target = shard(served, f"diffs/{RELEASES[1]}_to_{RELEASES[2]}/papers/update_files")
     size = (served / target).stat().st_size
     faults = Faults(single_use_links=True, cut_after={target: size // 2})
     with FakeS2AG(served, api_key=KEY, faults=faults) as srv:
@@ -405,7 +405,7 @@ def test_the_key_never_reaches_a_file_log_or_error(
     served: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]
 ) -> None:
     caplog.set_level(logging.DEBUG)  # httpx/httpcore debug logs included
-    target = f"releases/{RELEASES[0]}/papers/part-000.gz"
+    target = shard(served, f"releases/{RELEASES[0]}/papers")
     faults = Faults(too_many_requests=2, single_use_links=True, cut_after={target: 4096})
     texts: list[str] = []
     with FakeS2AG(served, api_key=KEY, faults=faults) as srv:

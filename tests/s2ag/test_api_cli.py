@@ -11,19 +11,17 @@ from typer.testing import CliRunner
 
 from graphniah.cli import app, main
 from graphniah.s2ag.fake_api import FakeS2AG, Faults
-from tests.s2ag.test_api import KEY, RELEASES, write_tiny_releases
+from tests.s2ag.test_api import KEY, RELEASES, served_demo, shard
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("served-cli")
-    write_tiny_releases(root, seed=11)
-    return root
+    return served_demo(tmp_path_factory)
 
 
 @pytest.fixture
 def fake(served: Path) -> Iterator[FakeS2AG]:
-    target = f"releases/{RELEASES[-1]}/papers/part-002.gz"
+    target = shard(served, f"releases/{RELEASES[-1]}/papers", 1)
     with FakeS2AG(served, api_key=KEY, faults=Faults(too_many_requests=1, cut_after={target: 2048})) as srv:
         yield srv
 
