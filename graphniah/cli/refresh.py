@@ -1,3 +1,51 @@
-"""CLI commands for the refresh stage."""
+"""CLI for the monthly refresh (`make refresh CUTOFF=...`)."""
 
-from graphniah.cli.app import app  # noqa: F401
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from graphniah.cli.app import app
+from graphniah.refresh import DEFAULT_DEPTHS, DEFAULT_POOL, DEMO_PAPERS, api_key_from_env, refresh
+from graphniah.snapshot import parse_cutoff
+
+
+@app.command("refresh")
+def refresh_cmd(
+    cutoff: Annotated[str, typer.Option(help="Papers published on or after this date (YYYY-MM-DD).")],
+    root: Annotated[Path, typer.Option(help="Folder that holds snapshots and the release store.")] = Path("snapshots"),
+    demo: Annotated[bool, typer.Option("--demo", help="Use the synthetic demo release even if S2_API_KEY is set.")] = False,
+    api_base: Annotated[str | None, typer.Option(help="S2AG Datasets API base URL.")] = None,
+    depth: Annotated[list[int] | None, typer.Option(help="Question depths to build path pools for.")] = None,
+    pool: Annotated[int, typer.Option(help="Paths per depth.")] = DEFAULT_POOL,
+    seed: Annotated[int, typer.Option(help="Seed of the path pools.")] = 0,
+    demo_papers: Annotated[int, typer.Option(help="Papers in the demo release.")] = DEMO_PAPERS,
+) -> None:
+    """Update the release store (S2AG diffs, or the demo release), build the snapshot, prune, pool paths."""
+    console = Console()
+    result = refresh(
+        parse_cutoff(cutoff),
+        root,
+        demo=True if demo else None,
+        api_key=None if demo else api_key_from_env(),
+        api_base=api_base,
+        depths=tuple(depth or DEFAULT_DEPTHS),
+        pool_size=pool,
+        seed=seed,
+        demo_papers=demo_papers,
+        log=lambda msg: console.print(msg, markup=False, highlight=False, soft_wrap=True),
+    )
+    m = result.snapshot.manifest
+    console.print(f"\n[bold]snapshot[/] {result.snapshot.path}  ({'SYNTHETIC demo release' if m.get('synthetic') else 'S2AG'} {result.release_id})")
+    table = Table("what", "count")
+    for key, label in (("papers", "eligible papers"), ("edges", "citation edges")):
+        n = m.get("rows", {}).get(key, {}).get("kept")
+        if n is not None:
+            table.add_row(label, f"{n:,}")
+    for k in sorted(result.pools):
+        table.add_row(f"depth {k}: pruned papers / paths", f"{result.pruned.get(k, 0):,} / {result.pools[k]:,}")
+    console.print(table)

@@ -1,0 +1,108 @@
+"""CLI for the examples stage: ``graphniah sample``, ``graphniah verify``, ``graphniah show``."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
+
+from graphniah.cli.app import app
+from graphniah.errors import GraphNIAHError
+from graphniah.examples.records import iter_examples, write_examples
+from graphniah.examples.sample import (
+    DEFAULT_ALPHA,
+    SampleStats,
+    SamplingContext,
+    batch_specs,
+    find_snapshot_by_hash,
+    regenerate,
+    sample_examples,
+)
+from graphniah.examples.textcheck import verify
+from graphniah.snapshot import Snapshot, newest_snapshot
+
+TASK_NAMES = ("yesno", "mc", "count")
+
+
+@app.command("sample")
+def sample_cmd(
+    task: Annotated[str, typer.Option(help="yesno | mc | count")],
+    depth: Annotated[int, typer.Option(help="Question depth k (paths of 3k-2 papers).")],
+    out: Annotated[Path, typer.Option(help="JSON-lines file to write.")],
+    n: Annotated[int, typer.Option("-n", help="Number of examples.")] = 1,
+    seed: Annotated[int, typer.Option(help="Seed of the batch.")] = 0,
+    snapshot: Annotated[Path | None, typer.Option(help="Snapshot folder (default: newest under --root).")] = None,
+    root: Annotated[Path, typer.Option(help="Where snapshots live.")] = Path("snapshots"),
+    component_size: Annotated[int | None, typer.Option(help="Papers per component (default: uniform in [100, 250]).")] = None,
+    label: Annotated[str | None, typer.Option(help="Fix the answer: YES/NO (yesno) or A-D (mc); default balanced.")] = None,
+    none_option: Annotated[bool, typer.Option("--none-option", help="Multiple choice: add 'none of these' (never correct).")] = False,
+    alpha: Annotated[float, typer.Option(help="Concentration parameter of preferential attachment.")] = DEFAULT_ALPHA,
+    distractor: Annotated[str, typer.Option(help="Distractor kind (only 'none' at this stage).")] = "none",
+) -> None:
+    """Sample, check and render examples (each verified from its text alone before it is written)."""
+    if task not in TASK_NAMES:
+        raise GraphNIAHError(f"--task must be one of {', '.join(TASK_NAMES)}, got {task!r}")
+    if distractor != "none":
+        raise GraphNIAHError(f"--distractor {distractor!r} is not available yet; only 'none' is implemented")
+    if n < 1:
+        raise GraphNIAHError("-n must be at least 1")
+    console = Console(stderr=True)
+    snap = Snapshot.open(snapshot) if snapshot else newest_snapshot(root)
+    t0 = time.perf_counter()
+    ctx = SamplingContext(snap)
+    console.print(f"loaded {snap.path} ({ctx.graph.n:,} papers) in {time.perf_counter() - t0:.1f}s", highlight=False)
+    specs = batch_specs(
+        task, depth, n, np.random.default_rng(np.random.SeedSequence([seed, 0x5EC])),  # type: ignore[arg-type]
+        component_size=component_size, label=label.upper() if label else None, none_option=none_option, alpha=alpha,
+    )
+    stats = SampleStats()
+    t0 = time.perf_counter()
+    with Progress("sampling", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(), console=console) as bar:
+        tid = bar.add_task("sample", total=n)
+        written = write_examples(out, sample_examples(ctx, specs, seed, stats=stats, progress=lambda i: bar.update(tid, completed=i)))
+    secs = time.perf_counter() - t0
+    rejects = ", ".join(f"{k} {v}" for k, v in sorted(stats.rejects.items())) or "none"
+    console.print(f"wrote {written} {task} examples to {out} in {secs:.1f}s ({secs / written:.2f}s each); redraw reasons: {rejects}", highlight=False)
+
+
+@app.command("verify")
+def verify_cmd(files: Annotated[list[Path], typer.Argument(help="JSON-lines example files.")]) -> None:
+    """Recompute every answer from the rendered text alone; exit 1 if any disagrees."""
+    console = Console()
+    bad = total = 0
+    for f in files:
+        for ex in iter_examples(f):
+            total += 1
+            r = verify(ex)
+            if not r.ok:
+                bad += 1
+                console.print(f"{f}: {ex.id}: {r.reason}", markup=False, highlight=False)
+    console.print(f"{total - bad} of {total} examples verified from their text", highlight=False)
+    if bad:
+        raise typer.Exit(1)
+
+
+@app.command("show")
+def show_cmd(
+    example_id: Annotated[str, typer.Argument(help="Example id.")],
+    examples: Annotated[list[Path], typer.Option(help="Example files to look the id up in.")],
+    root: Annotated[Path, typer.Option(help="Where snapshots live.")] = Path("snapshots"),
+) -> None:
+    """Regenerate an example from its recipe, check it byte for byte, and print its prompt."""
+    found = next((ex for f in examples for ex in iter_examples(f) if ex.id == example_id), None)
+    if found is None:
+        raise GraphNIAHError(f"no example {example_id} in {', '.join(map(str, examples))}")
+    ctx = SamplingContext(find_snapshot_by_hash(root, found.recipe.snapshot_hash))
+    again = regenerate(ctx, found)
+    if again.messages != found.messages or again.answer != found.answer:
+        raise GraphNIAHError(f"example {example_id}: regenerating from the recipe gives a different prompt")
+    for m in again.messages:
+        sys.stdout.write(f"=== {m.role} ===\n{m.content}\n")
+    sys.stdout.write(f"=== answer ===\n{again.answer}\n")
+    Console(stderr=True).print(f"regenerated {example_id} from its recipe: identical, byte for byte", highlight=False)

@@ -1,0 +1,161 @@
+"""`make refresh`: one pipeline from the newest S2AG release to path pools.
+
+    S2AG (API key set)  ─┐                                   ┌─ snapshots/<release>/cutoff=<date>/
+                         ├─▶ release store (DuckDB) ─snapshot─┤     papers, edges, manifest
+    demo release (none) ─┘   load once, then diffs in order   └─▶ pruned/ + paths/ per depth
+
+The release store is updated incrementally: the first run loads a whole release, later runs
+download and apply only the diffs since the stored release (DESIGN.md §1). Without a key the
+embedded synthetic demo release takes the place of S2AG and every artifact says so.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from graphniah.demo_release import DemoReleaseSet, write_demo_releases
+from graphniah.graph.citation_graph import CitationGraph
+from graphniah.graph.store import build_path_pools, prune_snapshot
+from graphniah.ingest import snapshot_from_store
+from graphniah.io import read_json
+from graphniah.s2ag.store import ReleaseStore
+from graphniah.snapshot import MANIFEST_FILE, Snapshot, snapshot_dir
+
+DEFAULT_DEPTHS = (4, 8, 16, 32)
+DEFAULT_POOL = 1000
+DEMO_PAPERS = 100_000
+DEMO_RELEASES = 3
+DEMO_SEED = 20260401
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class RefreshResult:
+    snapshot: Snapshot
+    source: str  # "s2ag" or "demo"
+    release_id: str
+    diffs_applied: tuple[str, ...]
+    pools: dict[int, int] = field(default_factory=dict)  # depth -> paths found
+    pruned: dict[int, int] = field(default_factory=dict)  # depth -> papers kept
+
+
+def _update_store_from_api(store: ReleaseStore, root: Path, api_key: str, api_base: str | None, log: Log) -> tuple[str, tuple[str, ...]]:
+    from graphniah.s2ag.api import DEFAULT_BASE, S2AGClient
+
+    with S2AGClient(api_key, api_base or DEFAULT_BASE) as client:
+        latest = client.latest_release()
+        if store.release_id is None:
+            log(f"store is empty: downloading the whole release {latest}")
+            store.load_release(client.download_release(latest, root))
+            return latest, ()
+        if store.release_id == latest:
+            log(f"store already holds the latest release {latest}")
+            return latest, ()
+        log(f"applying diffs {store.release_id} → {latest}")
+        steps = client.download_diffs(store.release_id, latest, root)
+        for step in steps:
+            store.apply_diff(step)
+            log(f"  applied {step.name}")
+        return latest, tuple(s.name for s in steps)
+
+
+def _demo_releases(root: Path, papers: int, seed: int, log: Log) -> tuple[DemoReleaseSet, bool]:
+    """The demo release set under ``root`` (generated when missing or made with other settings)."""
+    if (root / "releases").is_dir():
+        rs = DemoReleaseSet.open(root)
+        m = rs.manifest(rs.release_ids[-1])
+        if m.get("papers") == papers and m.get("seed") == seed and len(rs.release_ids) == DEMO_RELEASES:
+            return rs, False
+        log(f"the demo release in {root} was made with other settings: generating it again")
+    log(f"generating the synthetic demo release ({papers:,} papers, {DEMO_RELEASES} releases, seed {seed})")
+    return write_demo_releases(root, papers=papers, seed=seed, releases=DEMO_RELEASES, replace=True), True
+
+
+def _update_store_from_demo(store: ReleaseStore, rs: DemoReleaseSet, fresh: bool, log: Log) -> tuple[str, tuple[str, ...]]:
+    ids = rs.release_ids
+    if store.release_id is None or fresh or store.release_id not in ids:
+        log(f"loading demo release {ids[0]} into the store")
+        store.load_release(rs.release_dir(ids[0]))
+    pos = ids.index(store.release_id)
+    applied = []
+    for a, b in zip(ids[pos:], ids[pos + 1 :]):
+        store.apply_diff(rs.diff_dir(a, b))
+        applied.append(f"{a}_to_{b}")
+        log(f"applied demo diff {a} → {b}")
+    return store.release_id, tuple(applied)
+
+
+def refresh(
+    cutoff: dt.date,
+    root: Path = Path("snapshots"),
+    *,
+    demo: bool | None = None,
+    api_key: str | None = None,
+    api_base: str | None = None,
+    depths: Sequence[int] = DEFAULT_DEPTHS,
+    pool_size: int = DEFAULT_POOL,
+    seed: int = 0,
+    demo_papers: int = DEMO_PAPERS,
+    log: Log = print,
+) -> RefreshResult:
+    """Bring the release store up to date, build the snapshot for ``cutoff``, prune, and pool paths.
+
+    ``demo=None`` means: S2AG when ``api_key`` is given, the demo release otherwise. Every step
+    is idempotent: a snapshot, pruned set or pool that is already complete for the same inputs is
+    kept, so re-running after an interruption redoes only what was missing.
+    """
+    use_demo = (api_key is None) if demo is None else demo
+    if use_demo:
+        if api_key is None:
+            log("S2_API_KEY is not set: using the embedded synthetic demo release (labelled synthetic in every manifest)")
+        base = root / "demo"
+        store = ReleaseStore.open(base / "store.duckdb")
+        rs, fresh = _demo_releases(base / "s2ag", demo_papers, DEMO_SEED, log)
+        release, applied = _update_store_from_demo(store, rs, fresh, log)
+        snap_name = f"demo-{release}"
+    else:
+        assert api_key is not None
+        base = root / "s2ag"
+        store = ReleaseStore.open(base / "store.duckdb")
+        release, applied = _update_store_from_api(store, base, api_key, api_base, log)
+        snap_name = release
+
+    out = snapshot_dir(root, snap_name, cutoff)
+    if _snapshot_current(out, store):
+        log(f"snapshot {out} is up to date")
+    else:
+        log(f"building snapshot {out}")
+        snapshot_from_store(store, cutoff, out, replace=True)
+    snap = Snapshot.open(out)
+
+    pruned, pools = build_graph_artifacts(snap, depths, pool_size, seed, log)
+    return RefreshResult(snap, "demo" if use_demo else "s2ag", release, applied, pools, pruned)
+
+
+def _snapshot_current(out: Path, store: ReleaseStore) -> bool:
+    """True when ``out`` is a complete snapshot built from exactly the store's current state."""
+    if not (out / MANIFEST_FILE).is_file():
+        return False
+    state = store.state
+    if state is None:
+        return False
+    m = read_json(out / MANIFEST_FILE)
+    return m.get("release_id") == state.release_id and m.get("inputs") == state.all_inputs()
+
+
+def build_graph_artifacts(snap: Snapshot, depths: Sequence[int], pool_size: int, seed: int, log: Log) -> tuple[dict[int, int], dict[int, int]]:
+    """Pruned sets and path pools for ``depths`` (reused when already built for this snapshot and seed)."""
+    graph = CitationGraph.load(snap)
+    pruned = prune_snapshot(snap, depths, graph=graph, log=log)
+    outcomes = build_path_pools(snap, depths, pool_size, seed, graph=graph, log=log)
+    return {k: r.n_kept for k, r in pruned.items()}, {o.depth: o.pool.size for o in outcomes}
+
+
+def api_key_from_env() -> str | None:
+    key = os.environ.get("S2_API_KEY", "").strip()
+    return key or None
