@@ -378,6 +378,7 @@ _SLOT_SIZES = {"T": 5, "SUB": len(V.SUBTITLES), "A": len(V.ADJECTIVES), "C": len
 _RICH = 200_000  # templates with fewer combinations always get an ending from vocabulary.SUFFIXES
 
 
+@functools.cache
 def _combinations(template: str, f: V.Field) -> int:
     sizes = {**_SLOT_SIZES, "M": len(f.methods), "N": len(f.tasks), "S": len(f.settings), "P": len(f.properties)}
     n = 1
@@ -405,8 +406,14 @@ def _endings(f: V.Field, template: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _draw_titles(rng: np.random.Generator, field: np.ndarray, topic: np.ndarray, topic_tasks: list[tuple[str, ...]]) -> list[str]:
-    """One title per paper; the random draws are vectorised, only the string assembly is a loop."""
+def _draw_titles(
+    rng: np.random.Generator, field: np.ndarray, topic: np.ndarray, topic_tasks: list[tuple[str, ...]], tag: bool = False
+) -> list[str]:
+    """One title per paper; the random draws are vectorised, only the string assembly is a loop.
+
+    ``tag=True`` adds an invented acronym (as a prefix, or in parentheses after a subtitle), which
+    makes a title practically unique; it is used only for the few titles that keep colliding.
+    """
     n = len(field)
     if n == 0:
         return []
@@ -438,7 +445,10 @@ def _draw_titles(rng: np.random.Generator, field: np.ndarray, topic: np.ndarray,
         if endings and (ui[11] < 0.3 or _combinations(tpl, f) < _RICH):
             end = pick(endings, 12)
             tpl = end[1:] + tpl if end.startswith("^") else tpl + end
-        out.append(tpl.format(**slots))
+        t = tpl.format(**slots)
+        if tag and acr not in t:
+            t = f"{t} ({acr})" if ":" in t else f"{acr}: {t}"
+        out.append(t)
     return out
 
 
@@ -454,19 +464,27 @@ def _titles(rng: np.random.Generator, field: np.ndarray, topic: np.ndarray) -> t
         k = min(len(tasks), 5)
         topic_tasks.append(tuple(tasks[i] for i in rng.choice(len(tasks), size=k, replace=False)))
     titles = _draw_titles(rng, field, topic, topic_tasks)
-    for _ in range(20):  # re-draw accidental repeats (a few per thousand) until all are distinct
-        seen: set[str] = set()
-        clash = []
-        for i, t in enumerate(titles):
+    seen: set[str] = set()
+    clash = []
+    for i, t in enumerate(titles):
+        if t in seen:
+            clash.append(i)
+        else:
+            seen.add(t)
+    rounds = 0
+    while clash:  # re-draw accidental repeats (a few per thousand); later rounds add an acronym tag
+        ci = np.array(clash)
+        still = []
+        for i, t in zip(clash, _draw_titles(rng, field[ci], topic[ci], topic_tasks, tag=rounds >= 2)):
             if t in seen:
-                clash.append(i)
+                still.append(i)
             else:
                 seen.add(t)
-        if not clash:
-            break
-        ci = np.array(clash)
-        for i, t in zip(clash, _draw_titles(rng, field[ci], topic[ci], topic_tasks)):
-            titles[i] = t
+                titles[i] = t
+        clash = still
+        rounds += 1
+        if rounds > 100:  # ~1e5 acronyms per template make this unreachable in practice
+            raise RuntimeError(f"could not draw distinct titles for {len(clash)} papers")
     kind = np.zeros(M, dtype=np.int8)
     u = rng.random(M)
     edges = np.cumsum([P_DUP_TITLE, P_GENERIC_TITLE, P_MATHML, P_HTML])
