@@ -24,6 +24,7 @@ import itertools
 from dataclasses import dataclass
 
 import igraph as ig
+from igraph._igraph import GraphBase
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
@@ -201,12 +202,20 @@ def block_cut_bounds(n: int, block_sizes: np.ndarray, block_members: np.ndarray)
 def graph_blocks(n: int, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Biconnected components (igraph) of the simple undirected graph with edges ``a[i]–b[i]``.
 
-    Returns ``(block_sizes, block_members)`` in the flat layout ``block_cut_bounds`` takes.
+    Returns ``(block_sizes, block_members)`` in the flat layout ``block_cut_bounds`` takes. igraph's
+    C routine reports each block as the edge ids of a spanning tree of it; the vertex sets are the
+    endpoints of those edges, taken here with numpy (igraph's Python wrapper does it with sets).
     """
-    g = ig.Graph(n=n, edges=memoryview(np.ascontiguousarray(np.column_stack([a, b]), dtype=np.int64)))
-    cover = g.biconnected_components(return_articulation_points=False)
-    sizes = np.fromiter(map(len, cover), dtype=np.int64, count=len(cover))
-    members = np.fromiter(itertools.chain.from_iterable(cover), dtype=np.int64, count=int(sizes.sum()))
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    g = ig.Graph(n=n, edges=memoryview(np.ascontiguousarray(np.column_stack([a, b]))))
+    trees = GraphBase.biconnected_components(g, False)
+    counts = np.fromiter(map(len, trees), dtype=np.int64, count=len(trees))
+    edge_ids = np.fromiter(itertools.chain.from_iterable(trees), dtype=np.int64, count=int(counts.sum()))
+    block = np.repeat(np.arange(len(trees), dtype=np.int64), counts)
+    key = np.unique(np.concatenate([block * n + a[edge_ids], block * n + b[edge_ids]]))
+    members = key % n
+    sizes = np.bincount(key // n, minlength=len(trees)).astype(np.int64)
     return sizes, members
 
 
@@ -284,12 +293,20 @@ def prune(g: CitationGraph, depth: int, *, allowed: np.ndarray | None = None) ->
 
     ``allowed`` (bool per vertex) is the starting vertex set; default: papers with usable metadata.
     Passing a previous result's ``kept`` resumes from it (one round confirms a fixed point).
+
+    Each round drops small components, then recomputes bounds only for the components that
+    changed: a component none of whose papers lost a neighbour keeps its vertex set and edges, so
+    its blocks and bounds are those of the previous round (the first round computes all).
     """
     length = path_length(depth)
     alive = np.array(g.has_usable_metadata if allowed is None else allowed, dtype=bool, copy=True)
     if alive.shape != (g.n,):
         raise ValueError(f"allowed must be a bool array of {g.n} vertices")
     papers_allowed = int(np.count_nonzero(alive))
+    ea, eb = g.undirected_edges
+    through = np.zeros(g.n, dtype=np.int64)
+    end = np.zeros(g.n, dtype=np.int64)
+    touched = alive.copy()  # papers whose component changed since its bounds were computed
     rounds: list[PruneRound] = []
     while True:
         before = int(np.count_nonzero(alive))
@@ -298,18 +315,24 @@ def prune(g: CitationGraph, depth: int, *, allowed: np.ndarray | None = None) ->
         _, label = csgraph.connected_components(adj, directed=False)
         small = np.bincount(label)[label] < length
         n_small = int(np.count_nonzero(small))
-        if n_small:
-            alive[ids[small]] = False
-            ids, a, b = _induced_edges(g, alive)
-        through, end = block_cut_bounds(ids.size, *graph_blocks(ids.size, a, b))
-        low = through < length
+        alive[ids[small]] = False
+        changed = np.zeros(label.size and int(label.max()) + 1, dtype=bool)
+        changed[label[touched[ids] & ~small]] = True
+        redo = np.zeros(g.n, dtype=bool)
+        redo[ids[changed[label] & ~small]] = True
+        rids, ra, rb = _induced_edges(g, redo)
+        through[rids], end[rids] = block_cut_bounds(rids.size, *graph_blocks(rids.size, ra, rb))
+        low = redo & (through < length)
         n_low = int(np.count_nonzero(low))
-        alive[ids[low]] = False
+        alive[low] = False
         rounds.append(PruneRound(before, n_small, n_low))
-        if n_small == 0 and n_low == 0:
+        if n_low == 0:
+            # The bounds are those of the current graph, whose components all have >= L papers
+            # (small ones went first): another round would remove nothing.
             break
-    path_bound = np.zeros(g.n, dtype=np.int64)
-    end_bound = np.zeros(g.n, dtype=np.int64)
-    path_bound[ids] = through
-    end_bound[ids] = end
-    return PruneResult(depth, length, alive, path_bound, end_bound, tuple(rounds), g.n, papers_allowed)
+        touched = np.zeros(g.n, dtype=bool)
+        touched[eb[low[ea] & alive[eb]]] = True
+        touched[ea[low[eb] & alive[ea]]] = True
+    through[~alive] = 0
+    end[~alive] = 0
+    return PruneResult(depth, length, alive, through, end, tuple(rounds), g.n, papers_allowed)

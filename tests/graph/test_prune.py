@@ -60,9 +60,15 @@ def test_bounds_and_pruning_are_sound_against_brute_force(shape: str) -> None:
             result = prune(cg, depth)
             must_keep = np.array([exact_through[v] >= length for v in range(g.number_of_nodes())], dtype=bool)
             assert np.all(result.kept[must_keep]), (shape, seed, depth, sorted(g.edges()))
-            # Kept papers are the fixed point: all their final bounds reach L.
+            # Kept papers are the fixed point: all their final bounds reach L, and the bounds
+            # (updated only where components changed) equal those computed afresh on the result.
             assert np.all(result.path_bound[result.kept] >= length)
             assert np.all(result.path_bound[~result.kept] == 0)
+            final = g.subgraph(np.flatnonzero(result.kept).tolist())
+            fresh = nx.convert_node_labels_to_integers(final, label_attribute="v")
+            t, e = bounds(fresh)
+            back = np.array([fresh.nodes[i]["v"] for i in range(fresh.number_of_nodes())], dtype=np.int64)
+            assert np.array_equal(result.path_bound[back], t) and np.array_equal(result.end_bound[back], e)
     # Sanity of the data: the shapes are not all trivially exact or trivially tiny.
     assert len(slack) > 300
 
@@ -101,31 +107,34 @@ def test_long_chain_is_handled_without_deep_recursion() -> None:
 
 
 def test_pruning_removes_what_cannot_be_on_a_path_and_reports_rounds() -> None:
-    """A 13-cycle (kept for depth 5: L = 13) with a pendant tree of short branches, plus small
-    components: the branches' papers and the small components go; the counts say so."""
-    g = nx.cycle_graph(13)
-    g.add_edges_from([(0, 13), (13, 14), (1, 15), (2, 16), (16, 17), (16, 18)])
-    g = nx.disjoint_union(g, nx.path_graph(12))  # 12 < 13 papers: too small
-    g = nx.disjoint_union(g, nx.complete_graph(5))
-    cg = citation_graph(g)
-    result = prune(cg, 5)
-    # Through any paper of the cycle: a Hamiltonian path of the cycle plus a branch => >= 13.
-    # A branch paper: the cycle (13) plus its branch, so it stays too. Only the small parts go.
-    assert result.kept[:19].all()
-    assert not result.kept[19:].any()
-    assert result.rounds[0].removed_small_components == 12 + 5
-    assert result.rounds[-1].removed == 0
-    summary = result.summary()
-    assert summary["papers_kept"] == 19
-    assert summary["rounds"][0]["removed_small_components"] == 17
+    """A 13-cycle with short branches (19 papers), a 12-paper path (too small a component for
+    depth 5, L = 13), a 5-clique, and a 21-paper star (big enough, but no path through a star has
+    more than 3 papers): the counts per round say which rule removed what."""
+    core = nx.cycle_graph(13)
+    core.add_edges_from([(0, 13), (13, 14), (1, 15), (2, 16), (16, 17), (16, 18)])
+    g = nx.disjoint_union(nx.disjoint_union(core, nx.path_graph(12)), nx.complete_graph(5))
+    result = prune(citation_graph(g), 5)
+    assert result.kept[:19].all() and not result.kept[19:].any()
+    # the core's papers all lie on a 13-paper path; the bounds on the rest are already final
+    assert [(r.removed_small_components, r.removed_by_bound) for r in result.rounds] == [(17, 0)]
+    assert result.summary()["papers_kept"] == 19
 
-    # Depth 6 (L = 16): only a path that runs round the cycle and out along two branches is long
-    # enough; the block-cut bound is exact on this cactus, so exactly those papers stay.
-    exact, _ = brute_force(g.subgraph(range(19)).copy())
-    result6 = prune(cg, 6)
-    must = np.array([exact.get(v, 0) >= 16 for v in range(g.number_of_nodes())])
-    assert np.all(result6.kept[must])
-    assert result6.n_kept == int(must.sum())  # here the bound is tight: cycle + two tails
+    with_star = nx.disjoint_union(g, nx.star_graph(20))
+    result = prune(citation_graph(with_star), 5)
+    assert result.kept[:19].all() and not result.kept[19:].any()
+    assert [(r.removed_small_components, r.removed_by_bound) for r in result.rounds] == [(17, 21), (0, 0)]
+    assert result.summary()["rounds"][0] == {"papers_before": 57, "removed_small_components": 17, "removed_by_bound": 21}
+
+    # Depth 6 (L = 16): a path must run round the cycle and out along two branches; the bound is
+    # exact on this cactus, so exactly the papers of such paths stay.
+    exact, _ = brute_force(core)
+    result6 = prune(citation_graph(with_star), 6)
+    must = np.array([exact.get(v, 0) >= 16 for v in range(with_star.number_of_nodes())])
+    assert result6.kept.tolist() == must.tolist()
+    # Depth 7 (L = 19): the core has 19 papers, so only the bound (2 + 13 + 2 = 17) removes it.
+    result7 = prune(citation_graph(with_star), 7)
+    assert result7.n_kept == 0
+    assert result7.rounds[0].removed_by_bound == 19 + 21
 
 
 def test_unusable_papers_are_excluded_before_pruning() -> None:
