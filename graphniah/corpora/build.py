@@ -24,9 +24,11 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import json
+import lzma
 import subprocess
 import tarfile
 import time
+import zipfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -40,6 +42,7 @@ from graphniah import __version__
 from graphniah.corpora.assets import (
     Artifact,
     SourceUnavailable,
+    apt_candidate,
     apt_deb,
     data_dir,
     deb_data_stream,
@@ -410,6 +413,10 @@ def _up_to_date(folder: Path, recipe: dict[str, Any]) -> CorpusManifest | None:
     return manifest
 
 
+# What a builder can raise on a broken or unreadable package (reported per kind, not fatal).
+_BUILD_ERRORS = (GraphNIAHError, OSError, EOFError, ValueError, tarfile.TarError, zipfile.BadZipFile, lzma.LZMAError)
+
+
 class CorpusFetchError(GraphNIAHError):
     """Some kinds could not be built; ``manifests`` holds the ones that were (or already existed)."""
 
@@ -431,7 +438,8 @@ def fetch(
     """Build the corpora of ``kinds`` (default: all text kinds) under ``<data>/corpora/<kind>``.
 
     Idempotent: a kind whose manifest has the same recipe and whose files verify is kept as is
-    (``force`` rebuilds). Every kind is attempted; if any fails, ``CorpusFetchError`` is raised at
+    (``force`` rebuilds), except a code corpus built from the UAPI fallback once apt can supply
+    the kernel sources. Every kind is attempted; if any fails, ``CorpusFetchError`` is raised at
     the end, naming each failed kind and why, while the successful kinds stay usable.
     ``disjoint-component`` has nothing to fetch (the sampler makes those distractors) and is
     skipped.
@@ -448,7 +456,11 @@ def fetch(
             continue
         recipe = recipe_of(kind, specs[kind])
         target = base / kind.value
-        if not force and (existing := _up_to_date(target, recipe)) is not None:
+        spec = specs[kind]
+        existing = None if force else _up_to_date(target, recipe)
+        if existing is not None and existing.fallback and isinstance(spec, CodeSpec) and apt_candidate(spec.package):
+            existing = None  # a fallback corpus is kept only while the real source is not to be had
+        if existing is not None:
             if log:
                 log(f"{kind.value}: up to date ({existing.n_documents} documents)")
             manifests.append(existing)
@@ -456,10 +468,10 @@ def fetch(
         t0 = time.perf_counter()
         try:
             with scratch_dir(base) as tmp:
-                built = BUILDERS[kind](specs[kind], tmp)
+                built = BUILDERS[kind](spec, tmp)
                 manifest = write_corpus(target, kind, recipe, built, time.perf_counter() - t0)
-        except GraphNIAHError as e:
-            failures[kind] = str(e)
+        except _BUILD_ERRORS as e:
+            failures[kind] = str(e) if isinstance(e, GraphNIAHError) else f"{type(e).__name__}: {e}"
             if log:
                 log(f"{kind.value}: FAILED: {e}")
             continue

@@ -33,17 +33,10 @@ def test_blocks_are_clean_and_cover_every_visible_line(text):
     blocks = split_blocks(text)
     assert all(b and is_clean_block(b) for b in blocks)
     assert all("\n\n" not in b and all(line.strip() for line in b.split("\n")) for b in blocks)
-    # Reference: normalise line ends, drop trailing whitespace, cut at whitespace-only lines.
-    lines = [ln.rstrip() for ln in re.split(r"\r\n|\r|\n", text)]
-    expected, cur = [], []
-    for ln in lines:
-        if ln.strip():
-            cur.append(ln)
-        elif cur:
-            expected.append("\n".join(cur))
-            cur = []
-    if cur:
-        expected.append("\n".join(cur))
+    # Reference, by regular expressions: normalise line ends, drop trailing whitespace of each
+    # line, then cut at runs of empty lines.
+    norm = "\n".join(ln.rstrip() for ln in re.split(r"\r\n|\r|\n", text))
+    expected = [b for b in re.split(r"\n{2,}", norm.strip("\n")) if b]
     assert blocks == expected
 
 
