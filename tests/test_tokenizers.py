@@ -267,6 +267,7 @@ def test_joined_count_is_exact_on_real_blocks(toks, corpus_blocks):
 
 
 def test_fetch_assets_is_idempotent_and_pinned():
+    fetch_assets()
     assets = fetch_assets()
     assert assets.fetched == ()
     assert sha256_file(assets.o200k_file) == O200K_SHA256
