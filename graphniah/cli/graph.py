@@ -84,6 +84,7 @@ def paths_cmd(
     allow_short: Annotated[bool, typer.Option("--allow-short", help="Write and accept pools with fewer paths than --pool.")] = False,
     cap: Annotated[int, typer.Option(help="Most paths any one paper may be in.")] = DEFAULT_CAP,
     steps: Annotated[int, typer.Option(help="DFS step budget per start paper.")] = DEFAULT_STEP_BUDGET,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Sample again even if an identical complete pool exists.")] = False,
 ) -> None:
     """Sample a pool of distinct simple paths per depth; write paths/depth=K.parquet and .json."""
     depths = _depths(ctx, depth)
@@ -91,20 +92,20 @@ def paths_cmd(
         raise GraphNIAHError(f"--pool must be >= 1, got {pool}")
     console = Console()
     snap = _snapshot(snapshot, root)
-    g = _load(snap, console)
     outcomes = build_path_pools(
-        snap, depths, pool, seed, allow_short=allow_short, graph=g, cap=cap, step_budget=steps,
+        snap, depths, pool, seed, allow_short=allow_short, cap=cap, step_budget=steps, reuse=not rebuild,
         log=lambda m: console.print(m, markup=False, highlight=False),
     )
-    table = Table("depth", "path papers", "pruned papers", "paths", "searches", "steps", "rejects", "seconds", "file")
+    table = Table("depth", "papers/path", "pruned", "paths", "searches", "steps", "rejects", "s")
     for o in outcomes:
         st = o.pool.stats
         rej = ", ".join(f"{k} {v}" for k, v in st.rejects.as_dict().items() if v)
         table.add_row(
-            str(o.depth), str(o.pool.length), f"{o.pruned.n_kept:,}" if o.pruned else "(reused)", f"{o.pool.size:,}",
-            f"{st.attempts:,}", f"{st.steps:,}", rej or "-", f"{o.seconds:.1f}", str(o.written) if o.written else "(short: not written)",
+            str(o.depth), str(o.pool.length), f"{o.pruned.n_kept:,}" if o.pruned else "(reused)",
+            f"{o.pool.size:,}" + ("" if o.written else " (not written)"), f"{st.attempts:,}", f"{st.steps:,}", rej or "-", f"{o.seconds:.1f}",
         )
     console.print(table)
+    console.print(f"pools in {snap.path / 'paths'}", highlight=False)
     short = [o for o in outcomes if not o.pool.complete]
     for o in short:
         console.print(f"[yellow]short pool[/] {explain_short(o.pool, o.pruned)}", highlight=False)

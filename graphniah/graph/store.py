@@ -262,11 +262,7 @@ def build_path_pools(
         secs = time.perf_counter() - t0
         outcomes.append(PoolOutcome(depth, pool, pruned, written, False, secs))
         if log:
-            st = pool.stats
-            log(
-                f"depth {depth}: {pool.size} of {pool_size} paths of {pool.length} papers from {pruned.n_kept:,} pruned papers; "
-                f"{st.attempts} searches, {st.steps:,} steps, rejects {st.rejects.as_dict()} in {secs:.1f}s"
-            )
+            log(f"depth {depth}: {pool.size} of {pool_size} paths of {pool.length} papers from {pruned.n_kept:,} pruned papers in {secs:.1f}s")
     if short and not allow_short:
         raise GraphNIAHError("; ".join(short) + f" (snapshot {snapshot.path}; pass --allow-short to keep short pools)")
     return outcomes

@@ -29,14 +29,18 @@ def random_tree(rng: np.random.Generator) -> nx.Graph:
     return g
 
 
+def _add_tail(g: nx.Graph, at: int, rng: np.random.Generator) -> None:
+    """Hang a path of 1-3 new vertices on ``at``."""
+    for _ in range(int(rng.integers(1, 4))):
+        new = g.number_of_nodes()
+        g.add_edge(at, new)
+        at = new
+
+
 def cycle_with_tails(rng: np.random.Generator) -> nx.Graph:
     g = nx.cycle_graph(int(rng.integers(3, 10)))
     for _ in range(int(rng.integers(0, 3))):
-        at = int(rng.choice(list(g.nodes())))
-        for _ in range(int(rng.integers(1, 4))):
-            new = g.number_of_nodes()
-            g.add_edge(at, new)
-            at = new
+        _add_tail(g, int(rng.choice(list(g.nodes()))), rng)
     return g
 
 
@@ -67,11 +71,7 @@ def dense_blob(rng: np.random.Generator) -> nx.Graph:
     n = int(rng.integers(3, 8))
     g = nx.gnp_random_graph(n, float(rng.uniform(0.5, 0.95)), seed=int(rng.integers(2**31)))
     if rng.random() < 0.5:  # a pendant tail makes the bound's arms matter
-        at = int(rng.integers(n))
-        for _ in range(int(rng.integers(1, 4))):
-            new = g.number_of_nodes()
-            g.add_edge(at, new)
-            at = new
+        _add_tail(g, int(rng.integers(n)), rng)
     return g
 
 
