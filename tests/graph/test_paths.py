@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
-from graphniah.graph import CitationGraph, build_path_pools, load_pool, load_pruned, prune, prune_snapshot, sample_path_pool
+from graphniah.graph import CitationGraph, build_path_pools, load_pool, load_pruned, prune_snapshot, sample_path_pool
 from graphniah.graph.store import pool_file, pruned_file
 from graphniah.io import read_json
 from graphniah.snapshot import Snapshot
