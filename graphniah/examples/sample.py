@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
+from graphniah.examples.backbones import PoolIndex
 from graphniah.examples.grow import Component, GrowthStats, grow_components, paths_compatible
 from graphniah.examples.prompts import PromptSet, Task, load_prompts
 from graphniah.examples.records import Example, PaperMeta, Recipe, option_letters
@@ -38,7 +39,7 @@ from graphniah.snapshot import Snapshot
 MIN_SIZE, MAX_SIZE = 100, 250
 DEFAULT_ALPHA = 0.1
 COMPONENTS = {"yesno": 2, "mc": 4, "count": 2}
-MAX_PATH_DRAWS = 2000  # per attempt: draws of path tuples until one is compatible
+MAX_PATH_DRAWS = 100  # per attempt: compatible tuples drawn until none has a mutual citation inside a path
 MAX_ATTEMPTS = 50  # per example: growth or verification failures before giving up
 
 
@@ -105,6 +106,7 @@ class SamplingContext:
         self.prompts = prompts or load_prompts()
         self.mask = np.zeros(self.graph.n, dtype=bool)
         self._pools: dict[int, tuple[np.ndarray, str]] = {}
+        self._pool_index: dict[int, PoolIndex] = {}
 
     @property
     def snapshot_hash(self) -> str:
@@ -123,6 +125,13 @@ class SamplingContext:
             verts = self.graph.vertex_of(pool.paths.reshape(-1), source=str(pool_file(self.snapshot, depth))).reshape(pool.paths.shape)
             self._pools[depth] = (verts, sha)
         return self._pools[depth]
+
+    def pool_index(self, depth: int) -> PoolIndex:
+        """The depth's pool with its path-conflict matrix (built once per context)."""
+        if depth not in self._pool_index:
+            verts, _ = self.pool(depth)
+            self._pool_index[depth] = PoolIndex.build(verts, self.graph.neighbor_csr, self.graph.n, self.title_key)
+        return self._pool_index[depth]
 
     @functools.cached_property
     def title_key(self) -> Callable[[int], str]:
@@ -146,13 +155,14 @@ def example_rng(seed: int, index: int) -> np.random.Generator:
 
 
 def _draw_paths(ctx: SamplingContext, spec: ExampleSpec, rng: np.random.Generator, stats: SampleStats) -> list[np.ndarray]:
-    pool, _ = ctx.pool(spec.depth)
+    """Pairwise compatible pool paths (see ``backbones``), each in a uniformly random direction."""
+    index = ctx.pool_index(spec.depth)
     k = COMPONENTS[spec.task]
-    if pool.shape[0] < k:
-        raise GraphNIAHError(f"the depth-{spec.depth} pool has {pool.shape[0]} paths; a {spec.task} example needs {k} disjoint ones")
     for _ in range(MAX_PATH_DRAWS):
-        idx = rng.choice(pool.shape[0], size=k, replace=False)
-        paths = [pool[i] if rng.random() < 0.5 else pool[i][::-1] for i in idx]
+        chosen = index.draw(k, rng)
+        paths = [index.paths[i] if rng.random() < 0.5 else index.paths[i][::-1] for i in chosen]
+        # The conflict matrix covers papers, titles and edges between paths; what is left to
+        # reject here is a mutual citation inside one path (not a single-direction edge).
         reason = paths_compatible(ctx.graph, paths, ctx.title_key, ctx.mask)
         if reason is None:
             return paths

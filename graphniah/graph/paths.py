@@ -1,4 +1,10 @@
-"""Path pools: distinct simple paths of ``L = 3k - 2`` papers, sampled by randomized DFS.
+"""Path pools: distinct induced paths of ``L = 3k - 2`` papers, sampled by randomized DFS.
+
+Pooled paths are *induced* (chordless): the snapshot has no citation between two papers of a path
+other than between consecutive ones. An example's backbone must be exactly the subgraph the
+snapshot induces on its papers (DESIGN.md §4), so a path with a chord could never be used; the
+search therefore only extends a path by a neighbour of its end that touches no other paper of it.
+Every induced path is a simple path, so the pruning bounds stay sound for this search.
 
 The search (``sample_path_pool``) follows the method's rules:
 
@@ -183,6 +189,9 @@ def sample_path_pool(
 
     uses = np.zeros(g.n, dtype=np.int64)
     on_path = np.zeros(g.n, dtype=bool)
+    # touch[v] = number of papers on the current path adjacent to v. A neighbour w of the path's end
+    # keeps the path induced iff touch[w] == 1 (its only path neighbour is the end itself).
+    touch = np.zeros(g.n, dtype=np.int32)
     seen: set[bytes] = set()
     found: list[list[int]] = []
     attempts = steps = 0
@@ -191,7 +200,7 @@ def sample_path_pool(
 
     def admissible(u: int, missing: int) -> np.ndarray:
         nb = idx[ptr[u] : ptr[u + 1]]
-        ok = ~on_path[nb] & (uses[nb] < cap) & (end[nb] >= missing)
+        ok = ~on_path[nb] & (touch[nb] == 1) & (uses[nb] < cap) & (end[nb] >= missing)
         return rng.permutation(nb[ok])
 
     while len(found) < pool_size:
@@ -213,6 +222,7 @@ def sample_path_pool(
         # Randomized DFS with backtracking from s.
         path = [s]
         on_path[s] = True
+        touch[idx[ptr[s] : ptr[s + 1]]] += 1
         cands = [admissible(s, length - 1)] if length > 1 else []
         pos = [0]
         budget = step_budget
@@ -232,6 +242,7 @@ def sample_path_pool(
                 w = int(top[i])
                 path.append(w)
                 on_path[w] = True
+                touch[idx[ptr[w] : ptr[w + 1]]] += 1
                 if len(path) < length:
                     cands.append(admissible(w, length - len(path)))
                     pos.append(0)
@@ -241,11 +252,15 @@ def sample_path_pool(
                     n_starts -= 1
                     starts[j], starts[n_starts] = starts[n_starts], starts[j]
                     break
-                on_path[path.pop()] = False
+                v = path.pop()
+                on_path[v] = False
+                touch[idx[ptr[v] : ptr[v + 1]]] -= 1
                 cands.pop()
                 pos.pop()
         steps += step_budget - budget
         on_path[path] = False
+        for v in path:
+            touch[idx[ptr[v] : ptr[v + 1]]] -= 1
         if result is None:
             continue
         key = _path_key(result)

@@ -42,6 +42,9 @@ from graphniah.snapshot import Snapshot
 
 Log = Callable[[str], None]
 
+# What a pooled path is; a pool written under another definition is rebuilt, never reused.
+PATH_KIND = "induced"
+
 PRUNED_SCHEMA = pa.schema([("corpusid", pa.int64())])
 POOL_SCHEMA = pa.schema([("path", pa.list_(pa.int64()))])
 
@@ -124,6 +127,7 @@ def write_pool(snapshot: Snapshot, pool: PathPool, *, seed: int, pruned: PruneRe
     manifest = _base_manifest(snapshot, "graphniah.path_pool") | {
         "depth": pool.depth,
         "path_length": pool.length,
+        "path_kind": PATH_KIND,
         "seed": seed,
         "rng": "numpy.random.default_rng(numpy.random.SeedSequence([seed, depth]))",
         "requested": pool.requested,
@@ -210,7 +214,7 @@ def _reusable_pool(snapshot: Snapshot, depth: int, pool_size: int, seed: int, pa
     except (GraphNIAHError, KeyError, ValueError, OSError):
         return None
     m = read_json(_manifest_of(pool_file(snapshot, depth)))
-    if m.get("seed") != seed or pool.requested != pool_size or pool.params != params or not pool.complete:
+    if m.get("path_kind") != PATH_KIND or m.get("seed") != seed or pool.requested != pool_size or pool.params != params or not pool.complete:
         return None
     return pool
 

@@ -1,4 +1,4 @@
-"""Path pools: simple paths of the right length, distinct up to reversal, capped, deterministic."""
+"""Path pools: induced paths of the right length, distinct up to reversal, capped, deterministic."""
 
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ def _check_pool(g: CitationGraph, und: nx.Graph, paths: np.ndarray, length: int,
     for row in paths.tolist():
         assert len(row) == length and len(set(row)) == length
         assert all(und.has_edge(a, b) for a, b in itertools.pairwise(row))
+        # induced: the graph has no edge between the path's papers but the consecutive ones
+        assert und.subgraph(row).number_of_edges() == length - 1
         assert set(row) <= usable_ids
         key = tuple(row) if row[0] < row[-1] else tuple(reversed(row))
         assert key not in keys
@@ -42,7 +44,7 @@ def _check_pool(g: CitationGraph, und: nx.Graph, paths: np.ndarray, length: int,
     assert counts.max(initial=0) <= cap
 
 
-def test_pool_paths_are_simple_distinct_capped_and_use_usable_papers() -> None:
+def test_pool_paths_are_induced_distinct_capped_and_use_usable_papers() -> None:
     g, und = _pa_graph()
     for depth, cap in ((4, 100), (8, 100), (16, 20)):
         pool = sample_path_pool(g, depth, 150, np.random.default_rng(depth), cap=cap)
@@ -173,3 +175,21 @@ def test_cli_short_pool_exits_nonzero_unless_allowed(tmp_path) -> None:
     res = subprocess.run([*cmd, "--allow-short"], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert "short pool" in res.stdout
+
+
+def test_paths_with_chords_are_never_pooled() -> None:
+    """A wheel-like graph: the only 4-paper paths around the rim are chordless once the hub is avoided."""
+    # rim 0..7 as a cycle plus chords 0-2 and 4-6; every path through a chord's ends is not induced
+    und = nx.cycle_graph(8)
+    und.add_edges_from([(0, 2), (4, 6)])
+    a, b = np.asarray(list(und.edges())).T
+    g = CitationGraph.from_arrays(np.arange(8, dtype=np.int64), a.astype(np.int64), b.astype(np.int64))
+    pool = sample_path_pool(g, 2, 100, np.random.default_rng(0), cap=100)
+    found = {tuple(r) if r[0] < r[-1] else tuple(reversed(r)) for r in pool.paths.tolist()}
+    expected = {
+        tuple(p) if p[0] < p[-1] else tuple(reversed(p))
+        for s, t in itertools.permutations(range(8), 2)
+        for p in nx.all_simple_paths(und, s, t, cutoff=3)
+        if len(p) == 4 and und.subgraph(p).number_of_edges() == 3
+    }
+    assert found == expected and len(expected) > 0
