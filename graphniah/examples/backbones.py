@@ -12,6 +12,11 @@ with ``P`` the path × paper incidence matrix, ``A`` the undirected adjacency of
 ``T`` the path × title incidence. Rejection sampling from the uniform distribution over all
 ordered tuples and keeping the first compatible one yields the uniform distribution over
 compatible tuples, whatever their share.
+
+When compatible tuples are too rare for rejection (long paths in a small snapshot), ``draw`` falls
+back to enumerating every compatible set (the k-cliques of the compatibility graph; there are few,
+or rejection would have found one) and picks one uniformly, in uniformly random order. Either
+branch returns a uniform compatible tuple, so their combination does too.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ import scipy.sparse as sp
 from graphniah.errors import GraphNIAHError
 
 BATCH = 4096
-MAX_BATCHES = 256
+REJECTION_BATCHES = 16
+MAX_CLIQUE_VISITS = 5_000_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,7 +66,7 @@ class PoolIndex:
         if self.size < k:
             raise GraphNIAHError(f"the pool has {self.size} paths; {k} disjoint ones are needed")
         pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
-        for _ in range(MAX_BATCHES):
+        for _ in range(REJECTION_BATCHES):
             cand = rng.integers(0, self.size, size=(BATCH, k))
             bad = np.zeros(BATCH, dtype=bool)
             for a, b in pairs:  # the diagonal is True, so repeated indices are rejected too
@@ -68,7 +74,37 @@ class PoolIndex:
             ok = np.flatnonzero(~bad)
             if ok.size:
                 return cand[ok[0]]
-        raise GraphNIAHError(
-            f"no {k} pairwise compatible paths in {MAX_BATCHES * BATCH:,} random draws from a pool of {self.size}: "
-            "its paths overlap too much (share papers, titles or citations); build a larger pool or use a larger snapshot"
-        )
+        cliques = self._cliques(k)
+        if len(cliques) == 0:
+            raise GraphNIAHError(
+                f"no {k} pairwise compatible paths in a pool of {self.size}: its paths overlap too much "
+                "(share papers, titles or citations); build a larger pool or use a larger snapshot"
+            )
+        return rng.permutation(cliques[int(rng.integers(len(cliques)))])
+
+    def compatible_with(self, chosen: np.ndarray) -> np.ndarray:
+        """Indices of the paths compatible with every path in ``chosen`` (for extra components)."""
+        return np.flatnonzero(~self.conflict[np.asarray(chosen, dtype=np.int64)].any(axis=0))
+
+    def _cliques(self, k: int) -> np.ndarray:
+        """All sets of ``k`` pairwise compatible paths, as sorted index rows (cached per k)."""
+        cache = self.__dict__.setdefault("_clique_cache", {})
+        if k in cache:
+            return cache[k]
+        compat = ~self.conflict
+        order = np.arange(self.size)
+        found: list[list[int]] = []
+        visits = 0
+        stack: list[tuple[list[int], np.ndarray]] = [([], np.ones(self.size, dtype=bool))]
+        while stack:
+            prefix, cand = stack.pop()
+            if len(prefix) == k:
+                found.append(prefix)
+                continue
+            for v in np.flatnonzero(cand):
+                visits += 1
+                if visits > MAX_CLIQUE_VISITS:
+                    raise GraphNIAHError(f"too many partial sets of compatible paths to enumerate in a pool of {self.size}")
+                stack.append((prefix + [int(v)], cand & compat[v] & (order > v)))
+        cache[k] = np.asarray(found, dtype=np.int64).reshape(len(found), k)
+        return cache[k]

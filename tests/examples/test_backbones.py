@@ -54,7 +54,23 @@ def test_impossible_draw_is_a_clear_error() -> None:
     g = _graph()
     paths = np.asarray([[0, 1, 2], [2, 3, 4]])  # share paper 2
     idx = PoolIndex.build(paths, g.neighbor_csr, g.n, int)
-    with pytest.raises(GraphNIAHError, match="pairwise compatible"):
+    with pytest.raises(GraphNIAHError, match="overlap too much"):
         idx.draw(2, np.random.default_rng(0))
     with pytest.raises(GraphNIAHError, match="4 disjoint"):
         idx.draw(4, np.random.default_rng(0))
+
+
+def test_rare_tuples_fall_back_to_exact_enumeration() -> None:
+    """Among 200 mutually conflicting paths sit 4 compatible ones: rejection cannot find them, enumeration does."""
+    n = 200
+    conflict = np.ones((n, n), dtype=bool)
+    good = [7, 50, 120, 199]
+    for a in good:
+        for b in good:
+            conflict[a, b] = a == b
+    idx = PoolIndex(np.zeros((n, 3), dtype=np.int64), conflict)
+    rng = np.random.default_rng(3)
+    draws = [tuple(idx.draw(4, rng).tolist()) for _ in range(48)]
+    assert all(sorted(d) == good for d in draws)
+    assert len(set(draws)) > 10  # the order is random too
+    assert list(idx.compatible_with(np.array([7, 50]))) == [120, 199]
