@@ -2,15 +2,17 @@
 
 Two entry points, one query:
 
-- ``ingest_release`` reads a release folder straight from its gzip JSON shards into a scratch
-  DuckDB database (normalising SQL of ``graphniah.s2ag.read``), then runs the snapshot query.
+- ``ingest_release`` reads a release folder straight from its gzip JSON shards (CRC-verified,
+  see ``graphniah.s2ag.read``) into a scratch DuckDB database — papers and venues as tables,
+  citation rows streamed straight into the edge query — and runs the snapshot query.
 - ``snapshot_from_store`` runs the same snapshot query over a ``ReleaseStore`` that was loaded
   with a release and moved forward with diffs.
 
-Both end in ``_build_snapshot``, which classifies every paper and citation row with the rules of
-DESIGN.md §1 and writes the tables with ``COPY ... TO``. Because the store keeps exactly one row
-per primary key chosen by the same content order the snapshot query uses to drop duplicates,
-ingest(release N+1) and store(N) + diff(N→N+1) produce the same rows (tested on demo releases).
+The snapshot query (``_classify``) counts every paper and citation row under the first drop
+reason of DESIGN.md §1 that applies, and selects the eligible papers and the edges; ``_write``
+writes them sorted and hashes their content. The store keeps exactly one row per primary key,
+chosen by the same content order the snapshot query uses to drop duplicate rows, so
+ingest(release N+1) and store(N) + diff(N→N+1) give the same rows (tested on demo releases).
 
 The snapshot folder is built under a temporary name and renamed into place (``atomic_dir``), so
 an interrupted run never leaves a visible partial snapshot and a re-run either refuses or swaps
@@ -24,6 +26,7 @@ import hashlib
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,12 +35,28 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
 from graphniah.io import atomic_dir, sha256_file, write_json
-from graphniah.s2ag.read import CITATIONS, PAPER_ROW_ORDER, PAPERS, TABLES, VENUES, fetch_one, load_release_tables, sql_str
+from graphniah.s2ag.read import (
+    CITATIONS,
+    NORMALISE_SQL,
+    PAPER_ROW_ORDER,
+    PAPERS,
+    READ_DATASETS,
+    TABLES,
+    VENUES,
+    VerifiedRead,
+    citations_sql,
+    fetch_one,
+    read_release_info,
+    release_sources,
+    require_papers,
+    sql_str,
+)
 from graphniah.snapshot import EDGES_FILE, EDGES_SCHEMA, MANIFEST_FILE, PAPERS_FILE, PAPERS_SCHEMA, parse_cutoff
 
 if TYPE_CHECKING:
@@ -95,7 +114,14 @@ class SnapshotCounts:
 # --------------------------------------------------------------------------------------------
 
 
-def _paper_counts(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> RowCounts:
+def _classified_papers_sql(cutoff: dt.date, *, has_duplicates: bool) -> str:
+    """Every paper row with ``_pdate`` (parsed date) and ``_reason`` (NULL = eligible).
+
+    Duplicate corpusids are ranked by the content order ``PAPER_ROW_ORDER`` (rank 1 is kept) in
+    ``_dup_ranks``, which holds only rows whose id occurs more than once: a window over all rows
+    would sort the whole table by every column, while duplicates are rare (often absent, and
+    then the join is skipped).
+    """
     papers = TABLES[PAPERS]
     reason = f"""CASE
         WHEN corpusid IS NULL THEN 'missing_corpusid'
@@ -104,117 +130,141 @@ def _paper_counts(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> RowCounts:
         WHEN _pdate IS NULL THEN 'invalid_publication_date'
         WHEN _pdate < DATE {sql_str(cutoff.isoformat())} THEN 'before_cutoff'
         WHEN title IS NULL OR title = '' THEN 'empty_title'
-        WHEN regexp_matches(title, {sql_str(MARKUP_PATTERN)}) THEN 'markup_title'
+        WHEN contains(title, '<') AND regexp_matches(title, {sql_str(MARKUP_PATTERN)}) THEN 'markup_title'
     END"""
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _classified AS
-        SELECT *, {reason} AS _reason FROM (
-            SELECT *,
-                   TRY_CAST(publicationdate AS DATE) AS _pdate,
-                   row_number() OVER (PARTITION BY corpusid ORDER BY {PAPER_ROW_ORDER}) AS _rank
-            FROM {papers})
-    """)
-    rows = dict(con.execute("SELECT coalesce(_reason, ''), count(*) FROM _classified GROUP BY ALL").fetchall())
-    kept = rows.pop("", 0)
-    return RowCounts(kept + sum(rows.values()), kept, {r: rows.get(r, 0) for r in PAPER_DROP_REASONS})
+    ranked = (
+        f"SELECT p.*, COALESCE(d._rank, 1) AS _rank FROM {papers} p LEFT JOIN _dup_ranks d ON d._rid = p.rowid"
+        if has_duplicates
+        else f"SELECT *, 1 AS _rank FROM {papers}"
+    )
+    return f"SELECT *, {reason} AS _reason FROM (SELECT *, TRY_CAST(publicationdate AS DATE) AS _pdate FROM ({ranked}))"
 
 
-def _eligible_papers(con: duckdb.DuckDBPyConnection) -> None:
-    """``_snap_papers``: the eligible papers in the output schema, sorted by corpusid.
+def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> tuple[RowCounts, str]:
+    """Count paper rows per drop reason, create ``_eligible`` (their corpusids), and return the
+    query that yields the eligible papers in the output schema, sorted by corpusid.
 
     venue = the record's venue, else its journal name, else the name of its publication venue.
     """
-    venues = TABLES[VENUES]
+    papers, venues = TABLES[PAPERS], TABLES[VENUES]
     con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _snap_papers AS
-        SELECT p.corpusid, p.title, p.authors,
+        CREATE OR REPLACE TEMP TABLE _dup_ranks AS
+        SELECT rowid AS _rid, row_number() OVER (PARTITION BY corpusid ORDER BY {PAPER_ROW_ORDER}) AS _rank
+        FROM {papers}
+        WHERE corpusid IN (SELECT corpusid FROM {papers} GROUP BY corpusid HAVING count(*) > 1)
+    """)
+    has_duplicates = fetch_one(con, "SELECT count(*) FROM _dup_ranks")[0] > 0  # type: ignore[index]
+    classified = _classified_papers_sql(cutoff, has_duplicates=has_duplicates)
+    rows = dict(con.execute(f"SELECT coalesce(_reason, ''), count(*) FROM ({classified}) GROUP BY ALL").fetchall())
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _eligible AS SELECT corpusid FROM ({classified}) WHERE _reason IS NULL")
+    output = f"""
+        SELECT p.corpusid, p.title,
+               list_transform(p.authors, lambda a: struct_pack(id := a.authorId, name := a.name)) AS authors,
                COALESCE(p.venue, p.journal, v.name) AS venue,
                p.journal,
                p._pdate AS publication_date,
                CAST(COALESCE(p.year, year(p._pdate)) AS INTEGER) AS year,
                p.arxiv_id, p.doi
-        FROM _classified p
+        FROM ({classified}) p
         LEFT JOIN (SELECT id, min(name) AS name FROM {venues} WHERE id IS NOT NULL GROUP BY id) v
                ON v.id = p.publicationvenueid
         WHERE p._reason IS NULL
         ORDER BY p.corpusid
-    """)
-    con.execute("DROP TABLE _classified")
-
-
-def _edges(con: duckdb.DuckDBPyConnection) -> RowCounts:
-    """``_snap_edges``: distinct (citing, cited) pairs between eligible papers, no self-loops."""
-    citations = TABLES[CITATIONS]
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _snap_edges AS
-        SELECT citing, cited, count(*) AS n
-        FROM {citations}
-        WHERE citing <> cited
-          AND citing IN (SELECT corpusid FROM _snap_papers)
-          AND cited IN (SELECT corpusid FROM _snap_papers)
-        GROUP BY citing, cited
-        ORDER BY citing, cited
-    """)
-    read, null_citing, null_cited, self_loop = fetch_one(con, f"""
-        SELECT count(*),
-               count(*) FILTER (WHERE citing IS NULL),
-               count(*) FILTER (WHERE citing IS NOT NULL AND cited IS NULL),
-               count(*) FILTER (WHERE citing = cited)
-        FROM {citations}
-    """)  # type: ignore[misc]
-    kept, between_eligible = fetch_one(con, "SELECT count(*), coalesce(sum(n), 0) FROM _snap_edges")  # type: ignore[misc]
-    dropped = {
-        "null_citing": null_citing,
-        "null_cited": null_cited,
-        "self_loop": self_loop,
-        # Rows with two non-null, distinct ends that did not survive the eligibility semi-joins.
-        "endpoint_not_eligible": read - null_citing - null_cited - self_loop - int(between_eligible),
-        "duplicate": int(between_eligible) - kept,
-    }
-    return RowCounts(read, kept, dropped)
-
-
-def _update_with_strings(h: hashlib._Hash, arr: pa.Array) -> None:
-    """Feed the bytes of a string array (no nulls) to ``h`` without making Python strings."""
-    if not pa.types.is_string(arr.type):
-        arr = arr.cast(pa.string())
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
-    if len(offsets) > 1:
-        h.update(memoryview(arr.buffers()[2])[offsets[0] : offsets[-1]])
-
-
-_PAPER_COLUMNS = ", ".join(PAPERS_SCHEMA.names)
-_HASH_PREFIX = b"graphniah-snapshot-v1\n"
-_BATCH = 1 << 17
-
-
-def _write_and_hash(con: duckdb.DuckDBPyConnection, folder: Path) -> str:
-    """Write papers.parquet and edges.parquet from the result tables and return the snapshot hash.
-
-    The files are written with pyarrow in exactly ``PAPERS_SCHEMA``/``EDGES_SCHEMA`` (DuckDB's own
-    Parquet writer marks columns without nulls as required and names list items differently, so
-    the schema a reader sees would depend on the data).
-
-    The hash is taken from the canonical row data in the same pass, so it is independent of the
-    Parquet bytes: each paper contributes one JSON line (DuckDB ``to_json`` of the row, columns in
-    schema order), sorted by corpusid; each edge its (citing, cited) pair as little-endian int64,
-    sorted. Equal tables give equal hashes whatever the writer did.
     """
-    h = hashlib.sha256(_HASH_PREFIX + b"papers\n")
-    fields = ", ".join(f"{c} := {c}" for c in PAPERS_SCHEMA.names)
-    reader = con.sql(f"SELECT {_PAPER_COLUMNS}, to_json(struct_pack({fields})) || chr(10) AS _line FROM _snap_papers ORDER BY corpusid").to_arrow_reader(_BATCH)
-    with pq.ParquetWriter(folder / PAPERS_FILE, PAPERS_SCHEMA, compression="zstd") as w:
-        for batch in reader:
-            _update_with_strings(h, batch.column(len(PAPERS_SCHEMA)))
-            w.write_table(pa.Table.from_batches([batch]).drop_columns(["_line"]).cast(PAPERS_SCHEMA))
-    h.update(b"edges\n")
-    reader = con.sql("SELECT citing, cited FROM _snap_edges ORDER BY citing, cited").to_arrow_reader(_BATCH * 8)
-    with pq.ParquetWriter(folder / EDGES_FILE, EDGES_SCHEMA, compression="zstd") as w:
-        for batch in reader:
-            pairs = np.column_stack([batch.column(0).to_numpy(), batch.column(1).to_numpy()]).astype("<i8")
-            h.update(pairs.tobytes())
-            w.write_table(pa.Table.from_batches([batch]).cast(EDGES_SCHEMA))
+    kept = rows.pop("", 0)
+    return RowCounts(kept + sum(rows.values()), kept, {r: rows.get(r, 0) for r in PAPER_DROP_REASONS}), output
+
+
+def _edges(con: duckdb.DuckDBPyConnection, citations: str) -> tuple[RowCounts, pa.Table]:
+    """Count citation rows per drop reason and return the edges, in one pass over ``citations``.
+
+    ``citations`` is a table name (the store) or a parenthesised query over the shards (the direct
+    ingest, which then never materialises the citation rows). Each row gets a class (the first
+    drop reason that applies, or '' for an edge between two eligible papers); grouping by class
+    and, for edges, by the pair gives every count at once: a group's ``n`` > 1 means duplicates.
+    The edges come back as an Arrow table sorted by (citing, cited).
+    """
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _cit_groups AS
+        SELECT cls, CASE WHEN cls = '' THEN citing END AS citing, CASE WHEN cls = '' THEN cited END AS cited, count(*) AS n
+        FROM (
+            SELECT citing, cited, CASE
+                WHEN citing IS NULL THEN 'null_citing'
+                WHEN cited IS NULL THEN 'null_cited'
+                WHEN citing = cited THEN 'self_loop'
+                WHEN citing IN (SELECT corpusid FROM _eligible) AND cited IN (SELECT corpusid FROM _eligible) THEN ''
+                ELSE 'endpoint_not_eligible'
+            END AS cls
+            FROM {citations})
+        GROUP BY ALL
+    """)
+    by_class = {cls: (int(groups), int(rows)) for cls, groups, rows in con.execute("SELECT cls, count(*), sum(n) FROM _cit_groups GROUP BY cls").fetchall()}
+    kept, between_eligible = by_class.pop("", (0, 0))
+    dropped = {r: by_class.get(r, (0, 0))[1] for r in EDGE_DROP_REASONS if r != "duplicate"}
+    dropped["duplicate"] = between_eligible - kept
+    table = con.sql("SELECT citing, cited FROM _cit_groups WHERE cls = '' ORDER BY citing, cited").to_arrow_table()
+    return RowCounts(between_eligible + sum(v for k, v in dropped.items() if k != "duplicate"), kept, dropped), table
+
+
+def _feed(h: hashlib._Hash, arr: pa.Array) -> None:
+    """Feed a canonical byte form of one contiguous Arrow array to ``h``.
+
+    Per row a validity byte; then the values: integers and dates as little-endian int64 (nulls
+    as 0), strings as their byte lengths followed by their bytes (nulls as ""), lists as their
+    lengths followed by the flattened values, structs field by field. The encoding depends only
+    on the logical values (not on buffer layout, slicing or chunking) and is injective for a
+    fixed schema, so equal tables hash equal and different tables differ.
+    """
+    n = len(arr)
+    h.update(arr.is_valid().to_numpy(zero_copy_only=False).astype(np.uint8).tobytes())
+    t = arr.type
+    if pa.types.is_struct(t):
+        for i in range(t.num_fields):
+            _feed(h, pc.struct_field(arr, [i]))
+    elif pa.types.is_list(t) or pa.types.is_large_list(t):
+        h.update(pc.list_value_length(arr).fill_null(0).to_numpy().astype("<i8").tobytes())
+        _feed(h, pc.list_flatten(arr))
+    elif pa.types.is_string(t) or pa.types.is_large_string(t):
+        a = pc.fill_null(arr, "").cast(pa.large_string())
+        h.update(pc.binary_length(a).to_numpy().astype("<i8").tobytes())
+        if n:
+            offsets = np.frombuffer(a.buffers()[1], dtype="<i8")[a.offset : a.offset + n + 1]
+            data = a.buffers()[2]
+            if data is not None and offsets[-1] > offsets[0]:
+                h.update(memoryview(data)[offsets[0] : offsets[-1]])
+    elif pa.types.is_date32(t):
+        _feed_values(h, arr.cast(pa.int32()))
+    elif pa.types.is_integer(t):
+        _feed_values(h, arr)
+    else:  # pragma: no cover - the snapshot schemas use only the types above
+        raise TypeError(f"no canonical form for Arrow type {t}")
+
+
+def _feed_values(h: hashlib._Hash, arr: pa.Array) -> None:
+    h.update(pc.fill_null(arr, 0).to_numpy().astype("<i8").tobytes())
+
+
+def table_content_hash(table: pa.Table) -> str:
+    """sha256 of a table's logical content, column by column in schema order (see ``_feed``).
+
+    Computed from the data that is written, not from Parquet bytes (which depend on the writer's
+    version and settings), so the same rows always give the same hash.
+    """
+    h = hashlib.sha256()
+    for name, col in zip(table.column_names, table.columns):
+        h.update(name.encode() + b"\0")
+        _feed(h, col.combine_chunks() if col.num_chunks != 1 else col.chunk(0))
     return h.hexdigest()
+
+
+# Parquet settings: dictionaries only where values repeat, statistics where readers filter.
+_PAPERS_PARQUET = {"compression": "zstd", "use_dictionary": ["venue", "journal"], "write_statistics": ["corpusid", "publication_date", "year"]}
+_EDGES_PARQUET = {"compression": "zstd", "row_group_size": 1 << 20}
+
+
+def snapshot_hash(papers_sha256: str, edges_sha256: str) -> str:
+    """The snapshot's content hash, over the content hashes of its two tables."""
+    return hashlib.sha256(f"graphniah-snapshot-v2\npapers {papers_sha256}\nedges {edges_sha256}\n".encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -224,21 +274,80 @@ class _Built:
     files: dict[str, Any]
 
 
-def _build_snapshot(con: duckdb.DuckDBPyConnection, cutoff: dt.date, folder: Path) -> _Built:
-    """Classify, write Parquet, hash. Reads tables ``papers``, ``citations``, ``venues`` on ``con``."""
-    try:
-        papers = _paper_counts(con, cutoff)
-        _eligible_papers(con)
-        edges = _edges(con)
-        digest = _write_and_hash(con, folder)
-    finally:
-        for t in ("_classified", "_snap_papers", "_snap_edges"):
-            con.execute(f"DROP TABLE IF EXISTS {t}")
+class _Stages:
+    """Wall and CPU time per stage, recorded in the manifest (where the time of a build goes)."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.seconds: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        t, c = time.perf_counter(), time.process_time()
+        try:
+            yield
+        finally:
+            self.seconds[name] = round(time.perf_counter() - t, 3)
+            self.cpu[name] = round(time.process_time() - c, 3)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"wall": {**self.seconds, "total": round(time.perf_counter() - self.start, 3)}, "cpu": self.cpu}
+
+
+@dataclass(frozen=True)
+class _Classified:
+    papers: RowCounts
+    papers_sql: str  # the eligible papers in output order (see _papers)
+    edges: RowCounts
+    edge_table: pa.Table
+
+
+_SCRATCH = ("_dup_ranks", "_eligible", "_cit_groups")
+
+
+def _classify(con: duckdb.DuckDBPyConnection, cutoff: dt.date, stage: _Stages, citations: str) -> _Classified:
+    """The snapshot query of both paths: classify papers (table ``papers``, with ``venues``) and
+    citation rows (``citations``: a table or a query over the shards)."""
+    with stage("papers"):
+        papers, papers_sql = _papers(con, cutoff)
+    with stage("edges"):
+        edges, edge_table = _edges(con, citations)
+    return _Classified(papers, papers_sql, edges, edge_table)
+
+
+def _write(con: duckdb.DuckDBPyConnection, c: _Classified, folder: Path, stage: _Stages) -> _Built:
+    """Write both Parquet files (pyarrow, exactly ``PAPERS_SCHEMA``/``EDGES_SCHEMA``) and hash them.
+
+    pyarrow rather than DuckDB's ``COPY``: DuckDB marks columns without nulls as required, so
+    the schema a reader sees would depend on the data. The two files are written by worker
+    threads while this one computes the content hashes (pyarrow releases the GIL).
+    """
+    with stage("write"):
+        papers = con.sql(c.papers_sql).to_arrow_table().cast(PAPERS_SCHEMA)
+        edges = c.edge_table.cast(EDGES_SCHEMA)
+        with ThreadPoolExecutor(2, thread_name_prefix="write-parquet") as pool:
+            jobs = [
+                pool.submit(pq.write_table, papers, folder / PAPERS_FILE, **_PAPERS_PARQUET),
+                pool.submit(pq.write_table, edges, folder / EDGES_FILE, **_EDGES_PARQUET),
+            ]
+            papers_sha, edges_sha = table_content_hash(papers), table_content_hash(edges)
+            for j in jobs:
+                j.result()
     files = {
-        name: {"rows": rows, "bytes": (folder / name).stat().st_size, "sha256": sha256_file(folder / name)}
-        for name, rows in ((PAPERS_FILE, papers.kept), (EDGES_FILE, edges.kept))
+        name: {"rows": rows, "bytes": (folder / name).stat().st_size, "sha256": sha256_file(folder / name), "content_sha256": content}
+        for name, rows, content in ((PAPERS_FILE, c.papers.kept, papers_sha), (EDGES_FILE, c.edges.kept, edges_sha))
     }
-    return _Built(SnapshotCounts(papers, edges), digest, files)
+    return _Built(SnapshotCounts(c.papers, c.edges), snapshot_hash(papers_sha, edges_sha), files)
+
+
+@contextmanager
+def _scratch_tables(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        for t in _SCRATCH:
+            con.execute(f"DROP TABLE IF EXISTS {t}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -280,10 +389,10 @@ def scratch_duckdb(near: Path) -> Iterator[duckdb.DuckDBPyConnection]:
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
-def _manifest(built: _Built, *, release_id: str, cutoff: dt.date, synthetic: bool, source: dict[str, Any], inputs: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
+def _manifest(built: _Built, *, release_id: str, cutoff: dt.date, synthetic: bool, source: dict[str, Any], inputs: list[dict[str, Any]], stage: _Stages) -> dict[str, Any]:
     return {
         "format": MANIFEST_FORMAT,
         "release_id": release_id,
@@ -298,7 +407,7 @@ def _manifest(built: _Built, *, release_id: str, cutoff: dt.date, synthetic: boo
         "package_version": __version__,
         "duckdb_version": duckdb.__version__,
         "created_at": _now(),
-        "build_seconds": round(seconds, 3),
+        "timings": stage.to_json(),
     }
 
 
@@ -309,20 +418,28 @@ def ingest_release(release_dir: Path, cutoff: dt.date, out: Path, *, replace: bo
     written under a temporary name and renamed at the end; if it exists, ``replace=False`` refuses
     and ``replace=True`` swaps the new folder in atomically. Returns ``out``.
     """
-    t0 = time.perf_counter()
+    stage = _Stages()
     cutoff = _as_date(cutoff)
     release_dir, out = Path(release_dir), Path(out)
+    info = read_release_info(release_dir)
+    sources = release_sources(release_dir)
     with _snapshot_folder(out, replace) as tmp, scratch_duckdb(out.parent) as con:
-        info, inputs = load_release_tables(con, release_dir, dedup=False)
-        built = _build_snapshot(con, cutoff, tmp)
+        with VerifiedRead(con, [s for ds in READ_DATASETS for s in sources[ds]]) as vr:
+            with stage("read"):
+                for ds in (PAPERS, VENUES):
+                    con.execute(f"CREATE TABLE {TABLES[ds]} AS {NORMALISE_SQL[ds](vr.scan(sources[ds]))}")
+                require_papers(con, release_dir)
+            # Citation rows are streamed from the shards straight into the edge query.
+            classified = _classify(con, cutoff, stage, f"({citations_sql(vr.scan(sources[CITATIONS]))})")
+        built = _write(con, classified, tmp, stage)
         manifest = _manifest(
             built,
             release_id=info.release_id,
             cutoff=cutoff,
             synthetic=info.synthetic,
             source={"type": "release", "release_dir": str(release_dir.resolve())},
-            inputs=[f.to_json() for f in inputs],
-            seconds=time.perf_counter() - t0,
+            inputs=[f.to_json() for f in vr.inputs],
+            stage=stage,
         )
         write_json(tmp / MANIFEST_FILE, manifest)
     return out
@@ -334,14 +451,15 @@ def snapshot_from_store(store: ReleaseStore, cutoff: dt.date, out: Path, *, repl
     The manifest's ``source`` names the base release and every diff applied since, with their
     input files; ``inputs`` lists all of them.
     """
-    t0 = time.perf_counter()
+    stage = _Stages()
     cutoff = _as_date(cutoff)
     out = Path(out)
     state = store.state
     if state is None:
         raise GraphNIAHError(f"release store {store.path} is empty; load a release first (`graphniah store load`)")
-    with _snapshot_folder(out, replace) as tmp:
-        built = _build_snapshot(store.connection, cutoff, tmp)
+    con = store.connection
+    with _snapshot_folder(out, replace) as tmp, _scratch_tables(con):
+        built = _write(con, _classify(con, cutoff, stage, TABLES[CITATIONS]), tmp, stage)
         manifest = _manifest(
             built,
             release_id=state.release_id,
@@ -355,7 +473,7 @@ def snapshot_from_store(store: ReleaseStore, cutoff: dt.date, out: Path, *, repl
                 "diffs": [{k: v for k, v in d.to_json().items() if k != "inputs"} for d in state.diffs],
             },
             inputs=state.all_inputs(),
-            seconds=time.perf_counter() - t0,
+            stage=stage,
         )
         write_json(tmp / MANIFEST_FILE, manifest)
     return out

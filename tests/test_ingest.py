@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
@@ -17,7 +18,7 @@ import graphniah.ingest as ingest_mod
 from graphniah import __version__
 from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
-from graphniah.ingest import EDGE_DROP_REASONS, PAPER_DROP_REASONS, ingest_release
+from graphniah.ingest import EDGE_DROP_REASONS, PAPER_DROP_REASONS, ingest_release, table_content_hash
 from graphniah.snapshot import EDGES_SCHEMA, PAPERS_SCHEMA, Snapshot
 from tests.s2ag.release_kit import citation, paper, venue, write_release, write_shard
 
@@ -217,3 +218,26 @@ def test_cli_ingest_summary_and_errors(tmp_path: Path) -> None:
     ):
         r = subprocess.run([sys.executable, "-c", "from graphniah.cli import main; main()", "ingest", "--release", str(rdir), *args], capture_output=True, text=True, timeout=120)
         assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_table_content_hash_is_canonical() -> None:
+    rows = [
+        {"corpusid": 1, "title": "A", "authors": [{"id": "1", "name": "X"}], "venue": None, "journal": "J", "publication_date": dt.date(2026, 5, 1), "year": 2026, "arxiv_id": None, "doi": None},
+        {"corpusid": 2, "title": "", "authors": [], "venue": "V", "journal": None, "publication_date": dt.date(2026, 6, 1), "year": None, "arxiv_id": "2606.1", "doi": "d"},
+        {"corpusid": 3, "title": "BC", "authors": [{"id": None, "name": "Y"}, {"id": "2", "name": ""}], "venue": None, "journal": None,
+         "publication_date": None, "year": 2026, "arxiv_id": None, "doi": None},
+    ]
+    table = pa.Table.from_pylist(rows, schema=PAPERS_SCHEMA)
+    h = table_content_hash(table)
+    # Chunking and slicing do not matter.
+    rechunked = pa.Table.from_batches([table.slice(0, 1).to_batches()[0], table.slice(1).to_batches()[0]])
+    assert rechunked.column(0).num_chunks == 2 and table_content_hash(rechunked) == h
+    assert table_content_hash(pa.concat_tables([table.slice(2), table]).slice(1)) == h
+    # Any change of content does, including null vs empty and moving a character between rows.
+    for i, key, value in ((1, "title", None), (0, "title", "AB"), (2, "title", "C"), (0, "authors", [{"id": "1", "name": "X "}]), (1, "year", 0), (0, "venue", "")):
+        changed = [dict(r) for r in rows]
+        changed[i][key] = value
+        assert table_content_hash(pa.Table.from_pylist(changed, schema=PAPERS_SCHEMA)) != h, (i, key, value)
+    moved = [dict(r) for r in rows]
+    moved[0]["title"], moved[2]["title"] = "AB", "C"
+    assert table_content_hash(pa.Table.from_pylist(moved, schema=PAPERS_SCHEMA)) != h

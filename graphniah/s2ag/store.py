@@ -42,8 +42,8 @@ from graphniah.s2ag.read import (
     VerifiedRead,
     dedup_sql,
     delete_keys_sql,
-    fetch_one,
     diff_sources,
+    fetch_one,
     load_release_tables,
     read_diff_info,
     read_release_info,
@@ -131,7 +131,7 @@ class StoreState:
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 class ReleaseStore:
@@ -217,7 +217,7 @@ class ReleaseStore:
         release_dir = Path(release_dir)
         read_release_info(release_dir)  # fail early on a missing descriptor
         with self._transaction():
-            info, inputs = load_release_tables(self._con, release_dir, dedup=True)
+            info, inputs = load_release_tables(self._con, release_dir)
             self._write_state(StoreState(LoadedRelease(info.release_id, info.synthetic, str(release_dir.resolve()), inputs, _now()), ()))
 
     def apply_diff(self, diff_dir: Path) -> None:
@@ -240,14 +240,13 @@ class ReleaseStore:
         with self._transaction():
             with VerifiedRead(self._con, [s for ss in sources.values() for s in ss]) as vr:
                 for ds in READ_DATASETS:
-                    updates = [s.path for s in sources[(ds, "update")]]
-                    deletes = [s.path for s in sources[(ds, "delete")]]
+                    updates, deletes = sources[(ds, "update")], sources[(ds, "delete")]
                     if updates:
-                        self._con.execute(f"CREATE OR REPLACE TEMP TABLE _keys AS {dedup_sql(ds, NORMALISE_SQL[ds](updates))}")
+                        self._con.execute(f"CREATE OR REPLACE TEMP TABLE _keys AS {dedup_sql(ds, NORMALISE_SQL[ds](vr.scan(updates)))}")
                         self._delete_keys(ds)
                         self._con.execute(f"INSERT INTO {TABLES[ds]} SELECT * FROM _keys")
                     if deletes:
-                        self._con.execute(f"CREATE OR REPLACE TEMP TABLE _keys AS {delete_keys_sql(ds, deletes)}")
+                        self._con.execute(f"CREATE OR REPLACE TEMP TABLE _keys AS {delete_keys_sql(ds, vr.scan(deletes))}")
                         self._check_delete_keys(ds, diff_dir)
                         self._delete_keys(ds)
                 self._con.execute("DROP TABLE IF EXISTS _keys")

@@ -15,8 +15,8 @@ from graphniah.s2ag.read import (
     CITATIONS,
     PAPERS,
     VENUES,
-    VerifiedRead,
     Source,
+    VerifiedRead,
     citations_sql,
     diff_sources,
     find_bad_record,
@@ -62,7 +62,7 @@ def test_every_real_paper_record_parses(s2ag_samples: Path) -> None:
         assert row["year"] == rec["year"]
         assert row["publicationdate"] == rec["publicationdate"]
         assert [a["name"] for a in row["authors"]] == [a["name"] for a in rec["authors"]]
-        assert [a["id"] for a in row["authors"]] == [a["authorId"] for a in rec["authors"]]
+        assert [a["authorId"] for a in row["authors"]] == [a["authorId"] for a in rec["authors"]]
         journal = (rec["journal"] or {}).get("name") or None
         assert row["journal"] == journal  # null journal and "" name both become NULL
         assert row["venue"] == (rec["venue"] or None)
@@ -114,8 +114,9 @@ def good_gz(tmp_path: Path) -> Path:
 
 def _read_via_duckdb(path: Path) -> None:
     con = duckdb.connect()
-    with VerifiedRead(con, [Source(PAPERS, "release", path, path.name)]):
-        con.execute(f"CREATE TABLE t AS {papers_sql([path])}")
+    src = [Source(PAPERS, "release", path, path.name)]
+    with VerifiedRead(con, src) as vr:
+        con.execute(f"CREATE TABLE t AS {papers_sql(vr.scan(src))}")
 
 
 @pytest.mark.parametrize("keep", [10, 0.5, -9, -1])
@@ -204,9 +205,10 @@ def test_bad_record_is_reported_by_file_and_line(tmp_path: Path, bad: str, expec
 def test_bad_citation_id_is_reported(tmp_path: Path) -> None:
     path = write_shard(tmp_path / "c.gz", [citation(1, 2), {"citingcorpusid": 1, "citedcorpusid": {"x": 1}}])
     con = duckdb.connect()
+    src = [Source(CITATIONS, "release", path, "c.gz")]
     with pytest.raises(GraphNIAHError, match=r"c.gz, line 2: field 'citedcorpusid' must be an integer id"):
-        with VerifiedRead(con, [Source(CITATIONS, "release", path, "c.gz")]):
-            con.execute(f"CREATE TABLE t AS {citations_sql([path])}")
+        with VerifiedRead(con, src) as vr:
+            con.execute(f"CREATE TABLE t AS {citations_sql(vr.scan(src))}")
 
 
 # --------------------------------------------------------------------------------------------

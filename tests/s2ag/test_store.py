@@ -207,11 +207,11 @@ def test_store_cli(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_diff_equivalence_on_demo_releases(tmp_path: Path) -> None:
-    demo = pytest.importorskip("graphniah.demo_release")
-    if not hasattr(demo, "write_demo_releases"):
-        pytest.skip("demo release generator not available yet")
-    rs = demo.write_demo_releases(tmp_path / "demo", papers=5000, seed=1, releases=3)
+@pytest.mark.parametrize("legacy", [False, True], ids=["current-format", "legacy-format"])
+def test_diff_equivalence_on_demo_releases(tmp_path: Path, legacy: bool) -> None:
+    from graphniah.demo_release import write_demo_releases
+
+    rs = write_demo_releases(tmp_path / "demo", papers=5000, seed=1, releases=3, legacy_format=legacy)
     ids = list(rs.release_ids)
     assert len(ids) == 3
     with ReleaseStore.open(tmp_path / "store.duckdb") as store:
