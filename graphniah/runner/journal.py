@@ -1,0 +1,208 @@
+"""The run journal: one JSON line per finished call, appended and fsynced, safe against kill -9.
+
+``runs/<suite>/<model>.jsonl`` is append-only. A record is written only after its call has finished
+(successfully or for good), with a single ``write`` of the whole line to a file opened with
+``O_APPEND``, followed by ``fsync`` before the runner counts it as done. The runner holds an
+exclusive ``flock`` on the journal while it runs, so there is one writer at a time (the kernel drops
+the lock when a process dies, even by kill -9).
+
+On opening, a trailing partial line (the write that a crash interrupted; only the last line can be
+partial because appends are sequential and single-writer) is reported and truncated away, so the
+file stays valid JSONL and the next append starts on a fresh line. A *complete* line that is not a
+valid record means the file was edited or damaged, and is an error naming the file and line.
+
+Why a crash at any moment neither loses nor duplicates a finished call: the runner sends an example
+only if the journal (read under the lock at start) has no ``ok`` record for it and these settings,
+and sends it at most once per run. If a crash comes before an example's line is completely
+written, the file has no complete line for it (the partial line is dropped on the next start), so
+it is sent again: nothing that finished is lost except the calls whose lines were not yet written,
+which were not finished as far as the journal is concerned. If the crash comes after the line is
+written, the next start sees the ``ok`` record and does not send it again. Hence every example has
+at most one ``ok`` record per settings hash, and every acknowledged one survives.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from graphniah.errors import GraphNIAHError
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Usage(_Frozen):
+    """Token counts as the provider reported them (reasoning tokens are part of completion tokens)."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+
+class CallError(_Frozen):
+    """One failed attempt: its kind (see ``runner.errors``), HTTP status, tier and redacted message."""
+
+    attempt: int
+    kind: str
+    status: int | None = None
+    tier: str
+    message: str
+    waited_s: float = 0.0  # backoff before the next attempt (0 for the last one or a tier switch)
+
+
+class RunRecord(_Frozen):
+    """One finished call.
+
+    ``status`` is ``ok`` when a response arrived (whether or not it contains an answer) and
+    ``failed`` when the call failed for good. ``cost_usd`` is LiteLLM's cost of the successful
+    attempt (None when LiteLLM cannot price the model); ``cost_usd_registry`` is the same from the
+    registry's prices at the tier used. ``response_time_s`` covers the successful attempt only.
+    """
+
+    example_id: str
+    model: str
+    settings_hash: str
+    status: Literal["ok", "failed"]
+    task: str
+    answer: str
+    response: str | None = None
+    reasoning: str | None = None
+    usage: Usage | None = None
+    cost_usd: float | None = None
+    cost_usd_registry: float | None = None
+    response_time_s: float | None = None
+    attempts: int = Field(ge=1)
+    errors: tuple[CallError, ...] = ()
+    service_tier: str | None = None
+    reasoning_effort: str | None = None
+    extracted: str | None = None
+    correct: bool | None = None
+    finished_at: str
+
+    @property
+    def spent_usd(self) -> float:
+        """What this call cost as far as we know (LiteLLM's figure, else the registry's, else 0)."""
+        if self.cost_usd is not None:
+            return self.cost_usd
+        return self.cost_usd_registry or 0.0
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """What opening the journal found: complete records and a dropped partial last line, if any."""
+
+    records: tuple[RunRecord, ...]
+    dropped_bytes: int
+
+
+def _parse(path: Path, data: bytes) -> list[RunRecord]:
+    records = []
+    for lineno, line in enumerate(data.split(b"\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(RunRecord.model_validate_json(line))
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(map(str, first["loc"])) or "record"
+            raise GraphNIAHError(f"{path}:{lineno}: not a valid run record ({where}: {first['msg']}); "
+                                 "the journal was edited or damaged — move it away to start over") from None
+    return records
+
+
+def read_journal(path: str | os.PathLike[str]) -> list[RunRecord]:
+    """The complete records of a journal (a partial last line is ignored; nothing is changed)."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        return []
+    end = data.rfind(b"\n") + 1
+    return _parse(p, data[:end])
+
+
+class Journal:
+    """An open journal: exclusive lock, recovered contents, and durable appends."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._fd)
+            raise GraphNIAHError(f"another runner is writing {self.path} (it holds the journal's lock); "
+                                 "wait for it to finish or stop it first") from None
+        try:
+            self.recovery = self._recover()
+        except BaseException:
+            self.close()
+            raise
+
+    def _recover(self) -> Recovery:
+        size = os.fstat(self._fd).st_size
+        data = os.pread(self._fd, size, 0) if size else b""
+        end = data.rfind(b"\n") + 1
+        dropped = len(data) - end
+        if dropped:
+            # The tail is a write that a crash cut short; it never counted as finished.
+            os.ftruncate(self._fd, end)
+            os.fsync(self._fd)
+        return Recovery(tuple(_parse(self.path, data[:end])), dropped)
+
+    @property
+    def records(self) -> tuple[RunRecord, ...]:
+        return self.recovery.records
+
+    def append(self, records: Sequence[RunRecord]) -> None:
+        """Write the records' lines with one ``write`` and make them durable with ``fsync``."""
+        if not records:
+            return
+        buf = b"".join(r.model_dump_json().encode() + b"\n" for r in records)
+        view = memoryview(buf)
+        while view:
+            n = os.write(self._fd, view)
+            view = view[n:]
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            finally:
+                os.close(self._fd)
+                self._fd = -1
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def done_ids(records: Iterable[RunRecord], settings_hash: str) -> set[str]:
+    """Examples with a successful record for these settings."""
+    return {r.example_id for r in records if r.status == "ok" and r.settings_hash == settings_hash}
+
+
+def failed_ids(records: Iterable[RunRecord], settings_hash: str) -> set[str]:
+    """Examples with a failed record and no successful one for these settings."""
+    recs = [r for r in records if r.settings_hash == settings_hash]
+    return {r.example_id for r in recs if r.status == "failed"} - done_ids(recs, settings_hash)
+
+
+def journal_path(runs_root: str | os.PathLike[str], suite: str, model: str) -> Path:
+    """``<runs>/<suite>/<model>.jsonl`` (model names may contain dots, never slashes)."""
+    if "/" in model or "/" in suite or model.startswith(".") or suite.startswith("."):
+        raise GraphNIAHError(f"suite {suite!r} and model {model!r} must be plain names (no '/' or leading '.')")
+    return Path(runs_root) / suite / f"{model}.jsonl"
+

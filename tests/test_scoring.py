@@ -1,0 +1,103 @@
+r"""Scoring: the last \answer{} block, normalisation per task, run summaries (Table 14/15 quantities)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from graphniah.scoring import extract_answer, final_records, normalize_answer, score_records, score_response
+from graphniah.stats import counting_outcomes
+
+
+@pytest.mark.parametrize(
+    ("text", "raw"),
+    [
+        ("Reasoning...\n\\answer{YES}", "YES"),
+        ("\\answer{NO} at first, but on reflection \\answer{YES}", "YES"),  # the last block counts
+        ("\\answer{\\textbf{C}}", "\\textbf{C}"),  # nested braces are one block
+        ("\\answer{17} then an unfinished \\answer{18", "17"),  # an unclosed last block falls back
+        ("no block here", None),
+        ("answer{YES}", None),
+        ("", None),
+        (None, None),
+        ("\\answer{}", ""),
+        ("\\answer{a \\} b}", "a \\} b"),  # an escaped brace is content
+    ],
+)
+def test_extract_answer(text, raw):
+    assert extract_answer(text) == raw
+
+
+@pytest.mark.parametrize(
+    ("task", "raw", "norm"),
+    [
+        ("yesno", "YES", "YES"), ("yesno", " no. ", "NO"), ("yesno", "\\text{Yes}", "YES"), ("yesno", "**NO**", "NO"),
+        ("yesno", "$\\boxed{YES}$", "YES"), ("yesno", "YES or NO", None), ("yesno", "maybe", None), ("yesno", "", None),
+        ("mc", "C", "C"), ("mc", "(b)", "B"), ("mc", "D)", "D"), ("mc", "Option A", "A"), ("mc", "\\textbf{E}", "E"),
+        ("mc", "C and D", None), ("mc", "CD", None), ("mc", "3", None),
+        ("count", "17", "17"), ("count", " 017 ", "17"), ("count", "1,234", "1234"), ("count", "$42$", "42"),
+        ("count", "\\boxed{99}", "99"), ("count", "-3", "-3"), ("count", "about 17", None), ("count", "17 papers", None),
+        ("count", "17.5", None), ("count", "12,34", None), ("count", "", None), ("count", "seventeen", None),
+        ("yesno", None, None),
+    ],
+)
+def test_normalize_answer(task, raw, norm):
+    assert normalize_answer(task, raw) == norm
+
+
+def test_score_response():
+    s = score_response("count", "149", "I count 149 papers.\n\\answer{149}")
+    assert (s.raw, s.extracted, s.correct) == ("149", "149", True)
+    assert not score_response("mc", "B", "\\answer{A}").correct
+    s = score_response("yesno", "NO", "I think it is NO")
+    assert (s.extracted, s.correct) == (None, False)
+    with pytest.raises(ValueError):
+        normalize_answer("essay", "x")
+
+
+@dataclass(frozen=True)
+class R:
+    example_id: str
+    task: str
+    answer: str
+    status: str
+    extracted: str | None
+    correct: bool | None
+
+
+def test_score_records_matches_the_paper_definitions():
+    recs = [
+        R("y1", "yesno", "YES", "ok", "YES", True),
+        R("y2", "yesno", "NO", "ok", "NO", True),
+        R("y3", "yesno", "YES", "ok", "NO", False),
+        R("y4", "yesno", "NO", "failed", None, None),
+        R("m1", "mc", "A", "ok", "A", True),
+        R("m2", "mc", "B", "ok", None, False),
+        R("c1", "count", "100", "ok", "100", True),
+        R("c2", "count", "100", "ok", "95", False),
+        R("c3", "count", "200", "ok", "260", False),
+        R("c4", "count", "150", "ok", None, False),
+    ]
+    sc = score_records(recs)
+    assert (sc.answered, sc.failed, sc.no_answer) == (9, 1, 2)
+    assert (sc.overall.k, sc.overall.n) == (4, 9)  # accuracy over answered examples
+    assert {t: (p.k, p.n) for t, p in sc.by_task.items()} == {"count": (1, 4), "mc": (1, 2), "yesno": (2, 3)}
+    assert (sc.no_share.k, sc.no_share.n) == (2, 3)
+    expected = counting_outcomes([100, 95, 260, None], [100, 100, 200, 150])
+    assert sc.counting == expected
+    assert (expected.exact, expected.too_low, expected.too_high, expected.no_number, expected.within_tolerance) == (1, 1, 1, 1, 2)
+
+
+def test_final_records_prefer_the_successful_one():
+    a_fail = R("a", "yesno", "YES", "failed", None, None)
+    a_ok = R("a", "yesno", "YES", "ok", "YES", True)
+    b_fail1 = R("b", "yesno", "NO", "failed", None, None)
+    b_fail2 = R("b", "mc", "A", "failed", None, None)
+    final = final_records([a_fail, a_ok, b_fail1, b_fail2, R("a", "yesno", "YES", "failed", None, None)])
+    assert final["a"] is a_ok and final["b"] is b_fail2
+
+
+def test_empty_runs_have_no_accuracy():
+    sc = score_records([R("x", "count", "5", "failed", None, None)])
+    assert sc.overall is None and sc.counting is None and sc.no_share is None and sc.failed == 1
