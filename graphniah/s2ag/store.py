@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -52,12 +52,24 @@ from graphniah.s2ag.read import (
 SCHEMA_VERSION = 1
 
 
-def _inputs_from_json(items: list[dict[str, Any]]) -> tuple[InputFile, ...]:
-    return tuple(InputFile(i["dataset"], i["role"], i["path"], int(i["size"]), i["sha256"]) for i in items)
+class _Record:
+    """JSON round trip for the provenance records below (their ``inputs`` are ``InputFile``s)."""
+
+    def to_json(self) -> dict[str, Any]:
+        out = {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
+        out["inputs"] = [i.to_json() for i in out["inputs"]]
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Any:
+        kw = {f.name: obj[f.name] for f in fields(cls)}  # type: ignore[arg-type]
+        kw["synthetic"] = bool(kw["synthetic"])
+        kw["inputs"] = tuple(InputFile(i["dataset"], i["role"], i["path"], int(i["size"]), i["sha256"]) for i in kw["inputs"])
+        return cls(**kw)
 
 
 @dataclass(frozen=True)
-class LoadedRelease:
+class LoadedRelease(_Record):
     """The full release a store was loaded from."""
 
     release_id: str
@@ -66,16 +78,9 @@ class LoadedRelease:
     inputs: tuple[InputFile, ...]
     loaded_at: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"release_id": self.release_id, "synthetic": self.synthetic, "path": self.path, "inputs": [i.to_json() for i in self.inputs], "loaded_at": self.loaded_at}
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> LoadedRelease:
-        return cls(obj["release_id"], bool(obj["synthetic"]), obj["path"], _inputs_from_json(obj["inputs"]), obj["loaded_at"])
-
 
 @dataclass(frozen=True)
-class AppliedDiff:
+class AppliedDiff(_Record):
     """One diff applied to a store."""
 
     from_release: str
@@ -84,20 +89,6 @@ class AppliedDiff:
     path: str
     inputs: tuple[InputFile, ...]
     applied_at: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "from_release": self.from_release,
-            "to_release": self.to_release,
-            "synthetic": self.synthetic,
-            "path": self.path,
-            "inputs": [i.to_json() for i in self.inputs],
-            "applied_at": self.applied_at,
-        }
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> AppliedDiff:
-        return cls(obj["from_release"], obj["to_release"], bool(obj["synthetic"]), obj["path"], _inputs_from_json(obj["inputs"]), obj["applied_at"])
 
 
 @dataclass(frozen=True)
