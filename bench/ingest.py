@@ -2,7 +2,8 @@
 
 On a demo release of 1,000,000 papers (more than 5,000,000 citation rows), both run in one
 invocation, each in its own subprocess (so each one's peak RSS, DuckDB included, is its own
-``ru_maxrss``), after one untimed pass that brings the files into the page cache:
+``ru_maxrss``), after one untimed pass that brings the files into the page cache, interleaved
+for ``--repeat`` rounds; the best time of each is compared (the machine is shared):
 
 - **bare**: one DuckDB query over the gzip JSON shards that computes the eligible-paper count and
   the edge count with the same rules, reading only the three paper columns and two citation
@@ -120,6 +121,7 @@ def main() -> None:
     ap.add_argument("--papers", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cutoff", default="2026-04-01")
+    ap.add_argument("--repeat", type=int, default=2, help="rounds of (bare, ingest); the best of each is compared")
     ap.add_argument("--child", choices=["bare", "ingest"], help=argparse.SUPPRESS)
     ap.add_argument("--release", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -131,23 +133,29 @@ def main() -> None:
 
     release = demo_release(args.papers, args.seed)
     n_files, n_bytes = _input_stats(release)
-    print(f"release {release} ({n_files} shards, {n_bytes / 1e6:,.0f} MB gzip), cutoff {cutoff}")
+    print(f"release {release} ({n_files} shards, {n_bytes / 1e6:,.0f} MB gzip), cutoff {cutoff}, {args.repeat} rounds")
+    runs: dict[str, list[dict]] = {"bare": [], "ingest": []}
     with tempfile.TemporaryDirectory(prefix="ingest-bench.", dir=DATA) as tmp:
         _run_child("bare", release, cutoff, Path(tmp) / "unused")  # warm-up: page cache, imports
-        bare = _run_child("bare", release, cutoff, Path(tmp) / "unused")
-        ing = _run_child("ingest", release, cutoff, Path(tmp) / "snapshot")
-        shutil.rmtree(Path(tmp) / "snapshot", ignore_errors=True)
+        for i in range(args.repeat):  # interleaved, so a burst of load from elsewhere hits both
+            runs["bare"].append(_run_child("bare", release, cutoff, Path(tmp) / "unused"))
+            runs["ingest"].append(_run_child("ingest", release, cutoff, Path(tmp) / f"snapshot-{i}"))
+            shutil.rmtree(Path(tmp) / f"snapshot-{i}", ignore_errors=True)
+    # The fastest round of each is the least disturbed by other processes on the machine.
+    bare = min(runs["bare"], key=lambda r: r["seconds"])
+    ing = min(runs["ingest"], key=lambda r: r["seconds"])
     ratio = ing["seconds"] / bare["seconds"]
-    agree = (bare["papers"], bare["edges"]) == (ing["papers"], ing["edges"])
+    agree = all((r["papers"], r["edges"]) == (bare["papers"], bare["edges"]) for r in runs["bare"] + runs["ingest"])
     print(f"eligible papers {ing['papers']:,}, edges {ing['edges']:,} (bare query: {bare['papers']:,}, {bare['edges']:,}; {'agree' if agree else 'DISAGREE'})")
-    print(f"bare DuckDB query : {bare['seconds']:8.2f} s  (CPU {bare['cpu_seconds']:6.2f} s)   peak RSS {bare['peak_rss_mb']:8,.0f} MB")
-    print(f"graphniah ingest  : {ing['seconds']:8.2f} s  (CPU {ing['cpu_seconds']:6.2f} s)   peak RSS {ing['peak_rss_mb']:8,.0f} MB")
+    for name, label in (("bare", "bare DuckDB query"), ("ingest", "graphniah ingest ")):
+        times = ", ".join(f"{r['seconds']:.2f}" for r in runs[name])
+        best = min(runs[name], key=lambda r: r["seconds"])
+        print(f"{label} : best {best['seconds']:6.2f} s of [{times}]  (CPU {best['cpu_seconds']:6.2f} s)   peak RSS {max(r['peak_rss_mb'] for r in runs[name]):7,.0f} MB")
     wall, cpu = ing["stages"]["wall"], ing["stages"]["cpu"]
-    print("  ingest stages   : " + ", ".join(f"{k} {wall[k]:.2f} s (CPU {cpu[k]:.2f} s)" for k in cpu))
-    print(f"ratio ingest/bare : {ratio:8.2f}  wall, {ing['cpu_seconds'] / bare['cpu_seconds']:.2f} CPU   (target <= {TARGET})  {'OK' if ratio <= TARGET else 'ABOVE TARGET'}")
+    print("  ingest stages    : " + ", ".join(f"{k} {wall[k]:.2f} s (CPU {cpu[k]:.2f} s)" for k in cpu))
+    print(f"ratio ingest/bare : {ratio:6.2f} wall ({ing['cpu_seconds'] / bare['cpu_seconds']:.2f} in CPU time)   target <= {TARGET}: {'OK' if ratio <= TARGET else 'ABOVE TARGET'}")
     if not agree:
         raise SystemExit("the ingest and the bare query disagree on the counts")
-
 
 if __name__ == "__main__":
     main()

@@ -206,32 +206,50 @@ def _edges(con: duckdb.DuckDBPyConnection, citations: str) -> tuple[RowCounts, p
     return RowCounts(between_eligible + sum(v for k, v in dropped.items() if k != "duplicate"), kept, dropped), table
 
 
-def _feed(h: hashlib._Hash, arr: pa.Array) -> None:
-    """Feed a canonical byte form of one contiguous Arrow array to ``h``.
+def _offsets(arr: pa.Array) -> np.ndarray:
+    """The n+1 value offsets of a string or list array (any offset width), as int64."""
+    wide = pa.types.is_large_string(arr.type) or pa.types.is_large_list(arr.type)
+    raw = np.frombuffer(arr.buffers()[1], dtype="<i8" if wide else "<i4") if len(arr) else np.zeros(1, "<i4")
+    return raw[arr.offset : arr.offset + len(arr) + 1].astype("<i8")
 
-    Per row a validity byte; then the values: integers and dates as little-endian int64 (nulls
-    as 0), strings as their byte lengths followed by their bytes (nulls as ""), lists as their
-    lengths followed by the flattened values, structs field by field. The encoding depends only
-    on the logical values (not on buffer layout, slicing or chunking) and is injective for a
-    fixed schema, so equal tables hash equal and different tables differ.
+
+def _feed(h: hashlib._Hash, arr: pa.Array) -> None:
+    """Feed a canonical byte form of one Arrow array to ``h``.
+
+    First the positions of the nulls; then the values: integers and dates as little-endian
+    int64 (nulls as 0), strings as their byte lengths followed by their bytes (nulls as ""),
+    lists as their lengths (nulls as 0) followed by the flattened values, structs field by
+    field. The encoding depends only on the logical values (not on buffer layout, slicing or
+    chunking) and is injective for a fixed schema, so equal tables hash equal and different
+    tables differ. Everything is vectorised; no Python object is made per row.
     """
-    n = len(arr)
-    h.update(arr.is_valid().to_numpy(zero_copy_only=False).astype(np.uint8).tobytes())
+    valid: np.ndarray | None = None
+    if arr.null_count:
+        valid = arr.is_valid().to_numpy(zero_copy_only=False)
+        nulls = np.flatnonzero(~valid).astype("<i8")
+        h.update(len(nulls).to_bytes(8, "little") + nulls.tobytes())
+    else:
+        h.update(bytes(8))
     t = arr.type
     if pa.types.is_struct(t):
         for i in range(t.num_fields):
             _feed(h, pc.struct_field(arr, [i]))
-    elif pa.types.is_list(t) or pa.types.is_large_list(t):
-        h.update(pc.list_value_length(arr).fill_null(0).to_numpy().astype("<i8").tobytes())
-        _feed(h, pc.list_flatten(arr))
     elif pa.types.is_string(t) or pa.types.is_large_string(t):
-        a = pc.fill_null(arr, "").cast(pa.large_string())
-        h.update(pc.binary_length(a).to_numpy().astype("<i8").tobytes())
-        if n:
-            offsets = np.frombuffer(a.buffers()[1], dtype="<i8")[a.offset : a.offset + n + 1]
-            data = a.buffers()[2]
-            if data is not None and offsets[-1] > offsets[0]:
-                h.update(memoryview(data)[offsets[0] : offsets[-1]])
+        if valid is not None:
+            arr = pc.fill_null(arr, "")  # null slots may legally span bytes; make them empty
+        offsets = _offsets(arr)
+        h.update(np.diff(offsets).tobytes())
+        if offsets[-1] > offsets[0]:
+            h.update(memoryview(arr.buffers()[2])[offsets[0] : offsets[-1]])
+    elif pa.types.is_list(t) or pa.types.is_large_list(t):
+        offsets = _offsets(arr)
+        lengths = np.diff(offsets)
+        if valid is None:
+            h.update(lengths.tobytes())
+            _feed(h, arr.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0])))
+        else:  # null slots count as empty lists; list_flatten skips whatever they span
+            h.update((lengths * valid).tobytes())
+            _feed(h, pc.list_flatten(arr))
     elif pa.types.is_date32(t):
         _feed_values(h, arr.cast(pa.int32()))
     elif pa.types.is_integer(t):

@@ -449,7 +449,7 @@ def _scan(files: Scan | Sequence[str | Path], columns: dict[str, str]) -> str:
     file_list = "[" + ", ".join(sql_str(p) for p in scan.paths) + "]"
     return (
         f"read_json({file_list}, format='newline_delimited', compression={sql_str(scan.compression)}, "
-        f"ignore_errors=false, maximum_object_size=268435456, columns={{{col_spec}}})"
+        f"ignore_errors=false, columns={{{col_spec}}})"
     )
 
 
