@@ -89,10 +89,12 @@ class RunRecord(_Frozen):
 
     @property
     def spent_usd(self) -> float:
-        """What this call cost as far as we know (LiteLLM's figure, else the registry's, else 0)."""
-        if self.cost_usd is not None:
-            return self.cost_usd
-        return self.cost_usd_registry or 0.0
+        """What this call cost for budgeting: the larger of LiteLLM's and the registry's figure (0 if neither).
+
+        Taking the larger one means neither an outdated LiteLLM price map nor a registry entry
+        without a price can make a run spend past its budget.
+        """
+        return max(self.cost_usd or 0.0, self.cost_usd_registry or 0.0)
 
 
 @dataclass(frozen=True)

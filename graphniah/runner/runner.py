@@ -70,8 +70,51 @@ def litellm_module() -> Any:
         litellm.failure_callback = []
         for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm", "httpx", "openai"):
             logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        _drop_success_logging()
         _LITELLM = litellm
     return _LITELLM
+
+
+def _drop_success_logging() -> None:
+    """Do not run LiteLLM's per-call success logging, which we have no callbacks for.
+
+    LiteLLM queues a "success handler" after every call even with no callbacks registered; it builds
+    a logging payload (deep copies of the request, 200 KB-4 MB here) and costs several milliseconds of
+    CPU per call, which at concurrency 32 made the runner, not the server, the bottleneck. Cost and
+    usage are computed before the response is returned and are unaffected. The hook is internal to
+    LiteLLM: if it moves, this does nothing and the runner is merely slower.
+    """
+    try:
+        from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
+    except ImportError:
+        return
+
+    def discard(async_coroutine: Any) -> None:
+        async_coroutine.close()
+
+    if hasattr(GLOBAL_LOGGING_WORKER, "ensure_initialized_and_enqueue"):
+        GLOBAL_LOGGING_WORKER.ensure_initialized_and_enqueue = discard
+
+
+def _register_local_model(entry: ModelEntry) -> None:
+    """Tell LiteLLM a local endpoint's (zero) price, so its cost is 0 rather than a failed lookup.
+
+    LiteLLM prices only models in its map; for an unknown name it searches every provider variant on
+    each response (milliseconds per call) and reports no cost. Only free local endpoints are
+    registered (the registration lasts for the process, so a priced entry under the same name later
+    would read 0 from LiteLLM; the budget uses the larger of LiteLLM's and the registry's figure, see
+    ``RunRecord.spent_usd``). A real model's cost stays LiteLLM's own figure.
+    """
+    lit = litellm_module()
+    price = entry.price.standard
+    free = price is not None and price.input == price.output == 0 and price.above_input_tokens is None
+    if not entry.is_local or not free or entry.litellm_model in lit.model_cost:
+        return
+    provider = entry.litellm_model.split("/", 1)[0]
+    lit.register_model({entry.litellm_model: {
+        "input_cost_per_token": price.input / 1e6, "output_cost_per_token": price.output / 1e6,
+        "litellm_provider": provider, "mode": "chat", "max_input_tokens": entry.input_limit,
+    }})
 
 
 # ------------------------------------------------------------------------------------------------
@@ -215,6 +258,14 @@ class Estimate:
     note: str = ""
 
 
+def _stored_count(entry: ModelEntry, ref: ExampleRef) -> int | None:
+    """The example's stored input-token count under the model's tokenizer, if the packer stored one."""
+    counts = ref.token_counts or {}
+    if entry.tokenizer is not None:
+        return int(counts[entry.tokenizer]) if entry.tokenizer in counts else None
+    return max(int(v) for v in counts.values()) if counts else None  # unknown tokenizer: the largest bounds it
+
+
 class _TokenCounter:
     """Input tokens of an example under the model's tokenizer: stored counts first, else counted."""
 
@@ -236,11 +287,9 @@ class _TokenCounter:
         return self._tok
 
     def __call__(self, ref: ExampleRef) -> int | None:
-        counts = ref.token_counts or {}
-        if self.entry.tokenizer is not None and self.entry.tokenizer in counts:
-            return int(counts[self.entry.tokenizer])
-        if self.entry.tokenizer is None and counts:
-            return max(int(v) for v in counts.values())  # unknown tokenizer: the largest count bounds it
+        stored = _stored_count(self.entry, ref)
+        if stored is not None:
+            return stored
         tok = self._tokenizer()
         if tok is None:
             return None
@@ -248,8 +297,12 @@ class _TokenCounter:
 
 
 def estimate_cost(entry: ModelEntry, refs: Sequence[ExampleRef], history: Sequence[RunRecord],
-                  assume_output_tokens: int) -> Estimate:
-    """Estimate the cost of sending ``refs``; output tokens are the mean of finished calls if any."""
+                  assume_output_tokens: int, *, count_missing: bool = True) -> Estimate:
+    """Estimate the cost of sending ``refs``; output tokens are the mean of finished calls if any.
+
+    Examples without stored token counts are tokenized only when ``count_missing`` (a dry run or a
+    budget needs the figure; a plain run should not spend minutes tokenizing a 1M-token suite first).
+    """
     finished = [r.usage.completion_tokens for r in history
                 if r.status == "ok" and r.usage is not None and r.usage.completion_tokens is not None]
     if finished:
@@ -262,10 +315,13 @@ def estimate_cost(entry: ModelEntry, refs: Sequence[ExampleRef], history: Sequen
     price = entry.price_at(tier)
     bound = price or entry.price.standard
     counter = _TokenCounter(entry)
-    tokens = {r.id: counter(r) for r in refs}
     notes = []
     if entry.price.note:
         notes.append(entry.price.note)
+    if not count_missing and not all(_stored_count(entry, r) is not None for r in refs):
+        notes.append("not estimated: some examples have no stored token counts (--dry-run counts them)")
+        return Estimate(len(refs), None, out_tokens, basis, tier, None, None, None, "; ".join(notes))
+    tokens = {r.id: counter(r) for r in refs}
     if any(v is None for v in tokens.values()):
         notes.append(f"cannot estimate: some examples have no stored token counts and {counter.unavailable}")
         return Estimate(len(refs), None, out_tokens, basis, tier, None, None, None, "; ".join(notes))
@@ -330,7 +386,7 @@ class RunSummary:
 
 
 def make_plan(entry: ModelEntry, refs: Sequence[ExampleRef], journal_file: Path, records: Sequence[RunRecord],
-              options: RunOptions, dropped_bytes: int = 0) -> RunPlan:
+              options: RunOptions, dropped_bytes: int = 0, *, count_missing: bool = True) -> RunPlan:
     h = entry.settings_hash
     mine = [r for r in records if r.settings_hash == h]
     done = done_ids(mine, h)
@@ -347,7 +403,7 @@ def make_plan(entry: ModelEntry, refs: Sequence[ExampleRef], journal_file: Path,
         failed_before=len(failed & ids),
         to_send=to_send,
         spent_before_usd=float(sum(r.spent_usd for r in mine)),
-        estimate=estimate_cost(entry, to_send, history, options.assume_output_tokens),
+        estimate=estimate_cost(entry, to_send, history, options.assume_output_tokens, count_missing=count_missing),
         dropped_bytes=dropped_bytes,
     )
 
@@ -399,6 +455,8 @@ class _Run:
         self.progress = _Progress(options.progress, len(plan.to_send), self.entry.name)
         self.per_example = plan.estimate.per_example or {}
         self.litellm = litellm_module() if plan.to_send else None
+        if plan.to_send:
+            _register_local_model(self.entry)
 
     # -- one example ------------------------------------------------------------------------------
 
@@ -603,7 +661,8 @@ def run_suite(
             on_plan(plan)
         return plan
     with Journal(jpath) as journal:
-        plan = make_plan(entry, refs, jpath, journal.records, options, journal.recovery.dropped_bytes)
+        plan = make_plan(entry, refs, jpath, journal.records, options, journal.recovery.dropped_bytes,
+                         count_missing=options.budget_usd is not None)
         if on_plan:
             on_plan(plan)
         return execute(plan, journal, options, examples_source=source)

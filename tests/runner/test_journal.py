@@ -115,3 +115,10 @@ def test_journal_path_rejects_path_like_names(tmp_path):
     for suite, model in (("a/b", "m"), ("s", "../m"), (".hidden", "m")):
         with pytest.raises(GraphNIAHError):
             journal_path(tmp_path, suite, model)
+
+
+def test_spend_is_the_larger_known_figure():
+    assert rec("a").spent_usd == 0.0
+    assert rec("a", cost_usd=0.0, cost_usd_registry=5.0).spent_usd == 5.0  # a stale LiteLLM price cannot hide spend
+    assert rec("a", cost_usd=2.0, cost_usd_registry=None).spent_usd == 2.0
+    assert rec("a", cost_usd=3.0, cost_usd_registry=1.0).spent_usd == 3.0

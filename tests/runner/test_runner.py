@@ -56,7 +56,7 @@ def test_oracle_scores_100_percent_and_a_rerun_sends_nothing(suite, tmp_path):
             assert r.settings_hash == entry.settings_hash and r.model == "local-oracle"
             assert r.usage.prompt_tokens == prompt_tokens(ex) and r.usage.reasoning_tokens > 0
             assert r.usage.completion_tokens > r.usage.reasoning_tokens
-            assert r.reasoning and r.response_time_s > 0 and r.cost_usd_registry == 0.0
+            assert r.reasoning and r.response_time_s > 0 and r.cost_usd_registry == 0.0 and r.cost_usd == 0.0
         sent_before = srv.stats.requests
         again = run(entry, suite, runs)
         assert (again.sent, srv.stats.requests) == (0, sent_before)
