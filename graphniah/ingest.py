@@ -44,13 +44,13 @@ from graphniah.io import atomic_dir, sha256_file, write_json
 from graphniah.s2ag.read import (
     CITATIONS,
     NORMALISE_SQL,
-    PAPER_ROW_ORDER,
     PAPERS,
     READ_DATASETS,
     TABLES,
     VENUES,
     VerifiedRead,
     citations_sql,
+    duplicate_losers_sql,
     fetch_one,
     read_release_info,
     release_sources,
@@ -117,27 +117,21 @@ class SnapshotCounts:
 def _classified_papers_sql(cutoff: dt.date, *, has_duplicates: bool) -> str:
     """Every paper row with ``_pdate`` (parsed date) and ``_reason`` (NULL = eligible).
 
-    Duplicate corpusids are ranked by the content order ``PAPER_ROW_ORDER`` (rank 1 is kept) in
-    ``_dup_ranks``, which holds only rows whose id occurs more than once: a window over all rows
-    would sort the whole table by every column, while duplicates are rare (often absent, and
-    then the join is skipped).
+    Rows that lose to another row with the same corpusid (``duplicate_losers_sql``, the rule the
+    store applies too) are in ``_dup_losers``; when there are none the lookup is skipped.
     """
     papers = TABLES[PAPERS]
+    duplicate = "rowid IN (SELECT _rid FROM _dup_losers)" if has_duplicates else "false"
     reason = f"""CASE
         WHEN corpusid IS NULL THEN 'missing_corpusid'
-        WHEN _rank > 1 THEN 'duplicate_corpusid'
+        WHEN _duplicate THEN 'duplicate_corpusid'
         WHEN publicationdate IS NULL THEN 'no_publication_date'
         WHEN _pdate IS NULL THEN 'invalid_publication_date'
         WHEN _pdate < DATE {sql_str(cutoff.isoformat())} THEN 'before_cutoff'
         WHEN title IS NULL OR title = '' THEN 'empty_title'
         WHEN contains(title, '<') AND regexp_matches(title, {sql_str(MARKUP_PATTERN)}) THEN 'markup_title'
     END"""
-    ranked = (
-        f"SELECT p.*, COALESCE(d._rank, 1) AS _rank FROM {papers} p LEFT JOIN _dup_ranks d ON d._rid = p.rowid"
-        if has_duplicates
-        else f"SELECT *, 1 AS _rank FROM {papers}"
-    )
-    return f"SELECT *, {reason} AS _reason FROM (SELECT *, TRY_CAST(publicationdate AS DATE) AS _pdate FROM ({ranked}))"
+    return f"SELECT *, {reason} AS _reason FROM (SELECT *, TRY_CAST(publicationdate AS DATE) AS _pdate, {duplicate} AS _duplicate FROM {papers})"
 
 
 def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> tuple[RowCounts, str]:
@@ -147,13 +141,8 @@ def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> tuple[RowCounts,
     venue = the record's venue, else its journal name, else the name of its publication venue.
     """
     papers, venues = TABLES[PAPERS], TABLES[VENUES]
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _dup_ranks AS
-        SELECT rowid AS _rid, row_number() OVER (PARTITION BY corpusid ORDER BY {PAPER_ROW_ORDER}) AS _rank
-        FROM {papers}
-        WHERE corpusid IN (SELECT corpusid FROM {papers} GROUP BY corpusid HAVING count(*) > 1)
-    """)
-    has_duplicates = fetch_one(con, "SELECT count(*) FROM _dup_ranks")[0] > 0  # type: ignore[index]
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _dup_losers AS {duplicate_losers_sql(PAPERS, papers)}")
+    has_duplicates = fetch_one(con, "SELECT count(*) FROM _dup_losers")[0] > 0  # type: ignore[index]
     classified = _classified_papers_sql(cutoff, has_duplicates=has_duplicates)
     rows = dict(con.execute(f"SELECT coalesce(_reason, ''), count(*) FROM ({classified}) GROUP BY ALL").fetchall())
     con.execute(f"CREATE OR REPLACE TEMP TABLE _eligible AS SELECT corpusid FROM ({classified}) WHERE _reason IS NULL")
@@ -321,7 +310,7 @@ class _Classified:
     edge_table: pa.Table
 
 
-_SCRATCH = ("_dup_ranks", "_eligible", "_cit_groups")
+_SCRATCH = ("_dup_losers", "_eligible", "_cit_groups")
 
 
 def _classify(con: duckdb.DuckDBPyConnection, cutoff: dt.date, stage: _Stages, citations: str) -> _Classified:

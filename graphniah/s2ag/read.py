@@ -500,25 +500,42 @@ def delete_keys_sql(dataset: str, files: Scan | Sequence[str | Path]) -> str:
 
 NORMALISE_SQL = {PAPERS: papers_sql, CITATIONS: citations_sql, VENUES: venues_sql}
 
-# Which of several rows with one primary key is kept: the first in this content order. Ordering
+# Which of several rows with one primary key is kept: the first in a content order. Ordering
 # by content (not by file order) makes the choice independent of shard names and read order, so
-# the full ingest and the store choose the same row. (Real duplicates are normally identical.)
-PAPER_ROW_ORDER = "title, publicationdate, year, venue, journal, publicationvenueid, arxiv_id, doi, authors"
-CITATION_PARTITION = "citationid, CASE WHEN citationid IS NULL THEN citing END, CASE WHEN citationid IS NULL THEN cited END"
-CITATION_ROW_ORDER = "citing, cited"
+# the full ingest and the store keep the same row. (Real duplicates are normally identical.)
+# Per dataset: the key expressions (citations: citationid, else the (citing, cited) pair) and
+# the order; for papers it lists every other normalised column, so ties are identical rows.
+DEDUP_RULES = {
+    PAPERS: (("corpusid",), "title, publicationdate, year, venue, journal, publicationvenueid, arxiv_id, doi, authors"),
+    CITATIONS: (("citationid", "CASE WHEN citationid IS NULL THEN citing END", "CASE WHEN citationid IS NULL THEN cited END"), "citing, cited"),
+    VENUES: (("id",), "name"),
+}
 
 
-def dedup_sql(dataset: str, rel: str) -> str:
-    """``rel`` with one row per primary key (the rule above); used by the store for loads and updates."""
-    if dataset == PAPERS:
-        part, order = "corpusid", PAPER_ROW_ORDER
-    elif dataset == CITATIONS:
-        part, order = CITATION_PARTITION, CITATION_ROW_ORDER
-    elif dataset == VENUES:
-        part, order = "id", "name"
-    else:
-        raise ValueError(dataset)
-    return f"SELECT * FROM ({rel}) QUALIFY row_number() OVER (PARTITION BY {part} ORDER BY {order}) = 1"
+def duplicate_losers_sql(dataset: str, table: str) -> str:
+    """The ``rowid`` (as ``_rid``) of every row of ``table`` that another row with the same primary
+    key beats under ``DEDUP_RULES``; deleting them leaves exactly one row per key.
+
+    Only keys that occur more than once are ranked (found by a GROUP BY, in which NULLs are equal,
+    matched back with IS NOT DISTINCT FROM): ranking every row would sort the whole table by
+    all its columns, while duplicates are rare or absent.
+    """
+    keys, order = DEDUP_RULES[dataset]
+    named = ", ".join(f"{k} AS _k{i}" for i, k in enumerate(keys))
+    on = " AND ".join(f"t._k{i} IS NOT DISTINCT FROM d._k{i}" for i in range(len(keys)))
+    part = ", ".join(f"_k{i}" for i in range(len(keys)))
+    return f"""
+        SELECT _rid FROM (
+            SELECT t._rid, row_number() OVER (PARTITION BY {part} ORDER BY {order}) AS _rank
+            FROM (SELECT rowid AS _rid, *, {named} FROM {table}) t
+            SEMI JOIN (SELECT {named} FROM {table} GROUP BY ALL HAVING count(*) > 1) d ON {on})
+        WHERE _rank > 1
+    """
+
+
+def drop_duplicates(con: duckdb.DuckDBPyConnection, dataset: str, table: str) -> None:
+    """Keep one row per primary key in ``table`` (the store's loads and diff updates)."""
+    con.execute(f"DELETE FROM {table} WHERE rowid IN ({duplicate_losers_sql(dataset, table)})")
 
 
 # --------------------------------------------------------------------------------------------
@@ -727,7 +744,7 @@ TABLES = {PAPERS: "papers", CITATIONS: "citations", VENUES: "venues"}
 
 def load_release_tables(con: duckdb.DuckDBPyConnection, release_dir: Path) -> tuple[ReleaseInfo, tuple[InputFile, ...]]:
     """Create (or replace) the ``papers``/``citations``/``venues`` tables from a release folder,
-    one row per primary key (``dedup_sql``) — the release store's full load.
+    one row per primary key (``drop_duplicates``) — the release store's full load.
 
     Raises ``GraphNIAHError`` for a missing descriptor or dataset folder, damaged files, bad
     records, or a release without papers.
@@ -737,8 +754,10 @@ def load_release_tables(con: duckdb.DuckDBPyConnection, release_dir: Path) -> tu
     sources = release_sources(release_dir)
     with VerifiedRead(con, [s for ds in READ_DATASETS for s in sources[ds]]) as vr:
         for ds in READ_DATASETS:
-            con.execute(f"CREATE OR REPLACE TABLE {TABLES[ds]} AS {dedup_sql(ds, NORMALISE_SQL[ds](vr.scan(sources[ds])))}")
+            con.execute(f"CREATE OR REPLACE TABLE {TABLES[ds]} AS {NORMALISE_SQL[ds](vr.scan(sources[ds]))}")
         require_papers(con, release_dir)
+    for ds in READ_DATASETS:
+        drop_duplicates(con, ds, TABLES[ds])
     return info, vr.inputs
 
 

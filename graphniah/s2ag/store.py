@@ -17,6 +17,8 @@ row whose key appears in the updates, inserts the updates (one per key, chosen b
 the full ingest uses for duplicates), then removes deleted keys. Hence each key ends with the
 record release N+1 has for it, or none — exactly the rows the full ingest of N+1 keeps after
 dropping duplicates, so the shared snapshot query sees the same input and gives the same output.
+(One assumption, true of S2AG: within a release a citationid always denotes the same pair. The
+direct ingest removes duplicate citations by pair, the store by key; they agree exactly then.)
 """
 
 from __future__ import annotations
@@ -40,9 +42,9 @@ from graphniah.s2ag.read import (
     VENUES,
     InputFile,
     VerifiedRead,
-    dedup_sql,
     delete_keys_sql,
     diff_sources,
+    drop_duplicates,
     fetch_one,
     load_release_tables,
     read_diff_info,
@@ -233,7 +235,8 @@ class ReleaseStore:
                 for ds in READ_DATASETS:
                     updates, deletes = sources[(ds, "update")], sources[(ds, "delete")]
                     if updates:
-                        self._con.execute(f"CREATE OR REPLACE TEMP TABLE _keys AS {dedup_sql(ds, NORMALISE_SQL[ds](vr.scan(updates)))}")
+                        self._con.execute(f"CREATE OR REPLACE TEMP TABLE _keys AS {NORMALISE_SQL[ds](vr.scan(updates))}")
+                        drop_duplicates(self._con, ds, "_keys")
                         self._delete_keys(ds)
                         self._con.execute(f"INSERT INTO {TABLES[ds]} SELECT * FROM _keys")
                     if deletes:

@@ -101,6 +101,34 @@ def test_diff_equivalence_on_hand_built_releases(tmp_path: Path, legacy: bool) -
     assert {i["origin"] for i in m["inputs"]} == {"2026-10-06", "2026-10-06_to_2026-10-13"}
 
 
+def test_conflicting_duplicates_resolve_the_same_way_in_both_paths(tmp_path: Path) -> None:
+    """Rows sharing a primary key but differing in content: both paths keep the same one."""
+    papers = [
+        paper(1, "Zeta title"), paper(1, "Alpha title", date="2020-01-01"),  # kept: "Alpha…" (then before_cutoff)
+        paper(2, "Beta"), paper(2, "Beta", date="2026-07-01"),  # same title: the earlier date sorts first
+        paper(3, "Gamma"), paper(4, "Delta"),
+    ]
+    citations = [
+        citation(3, 4, legacy=True), citation(3, 4, legacy=True),  # legacy pair key, twice
+        citation(3, None, legacy=True), citation(3, None, legacy=True),
+        citation(4, 2, citationid=7), citation(4, 2, citationid=7),
+    ]
+    rdir = write_release(tmp_path, "2026-10-06", papers, citations, shards=3)
+    full = ingest_release(rdir, CUTOFF, tmp_path / "full")
+    with ReleaseStore.open(tmp_path / "store.duckdb") as store:
+        store.load_release(rdir)
+        assert store.counts() == {"papers": 4, "citations": 3, "publication-venues": 0}
+        # The store keeps the row that sorts first by content, the ingest drops the others.
+        assert store.connection.execute("SELECT title FROM papers WHERE corpusid = 1").fetchall() == [("Alpha title",)]
+        inc = snapshot_from_store(store, CUTOFF, tmp_path / "inc")
+    assert_same_snapshot(full, inc)
+    kept = {r["corpusid"]: r for r in pq.read_table(full / "papers.parquet").to_pylist()}
+    assert sorted(kept) == [2, 3, 4] and kept[2]["publication_date"] == dt.date(2026, 5, 1)
+    assert [(r["citing"], r["cited"]) for r in pq.read_table(full / "edges.parquet").to_pylist()] == [(3, 4), (4, 2)]
+    rows = Snapshot.open(full).manifest["rows"]
+    assert rows["papers"]["dropped"]["duplicate_corpusid"] == 2 and rows["papers"]["dropped"]["before_cutoff"] == 1
+
+
 def test_store_persists_and_refuses_out_of_order_diffs(tmp_path: Path) -> None:
     r1, _, diff = _release_pair(tmp_path)
     path = tmp_path / "s" / "store.duckdb"
