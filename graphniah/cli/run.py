@@ -83,8 +83,12 @@ def run_cmd(
                          retry=RetryPolicy(max_attempts=max_attempts), assume_output_tokens=assume_output_tokens,
                          seed=seed, progress=progress)
     console = Console(stderr=True)
-    result = run_suite(entry, src, suite=suite, runs_root=runs, snapshots_root=snapshots, options=options,
-                       dry_run=dry_run, on_plan=lambda p: _print_plan(console, p))
+    try:
+        result = run_suite(entry, src, suite=suite, runs_root=runs, snapshots_root=snapshots, options=options,
+                           dry_run=dry_run, on_plan=lambda p: _print_plan(console, p))
+    except KeyboardInterrupt:
+        console.print("interrupted: every finished call is in the journal; run the same command again to resume")
+        raise typer.Exit(130) from None
     if not isinstance(result, RunSummary):
         return
     s = result

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,6 +137,7 @@ class Journal:
 
     def __init__(self, path: str | os.PathLike[str]):
         self.path = Path(path)
+        self._append_lock = threading.Lock()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
         try:
@@ -170,11 +172,12 @@ class Journal:
         if not records:
             return
         buf = b"".join(r.model_dump_json().encode() + b"\n" for r in records)
-        view = memoryview(buf)
-        while view:
-            n = os.write(self._fd, view)
-            view = view[n:]
-        os.fsync(self._fd)
+        with self._append_lock:  # the writer thread and a cancellation flush never overlap
+            view = memoryview(buf)
+            while view:
+                n = os.write(self._fd, view)
+                view = view[n:]
+            os.fsync(self._fd)
 
     def close(self) -> None:
         if self._fd >= 0:

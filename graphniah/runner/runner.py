@@ -646,7 +646,7 @@ def run_suite(
         src = Path(examples)
         refs = index_examples(src)
         suite = suite or src.stem
-        source = f"{src} sha256:{sha256_file(src)}"
+        source = str(src)
     else:
         refs = refs_of(examples)
         if suite is None:
@@ -665,4 +665,6 @@ def run_suite(
                          count_missing=options.budget_usd is not None)
         if on_plan:
             on_plan(plan)
+        if isinstance(examples, str | os.PathLike):
+            source += f" sha256:{sha256_file(source)}"
         return execute(plan, journal, options, examples_source=source)
