@@ -16,3 +16,16 @@ def s2ag_samples() -> Path:
     if not S2AG_SAMPLES.is_dir():
         pytest.skip(f"real S2AG samples not found at {S2AG_SAMPLES}")
     return S2AG_SAMPLES
+
+
+@pytest.fixture(scope="session")
+def demo_snapshot(tmp_path_factory: pytest.TempPathFactory):
+    """The embedded default, built by the real refresh pipeline: demo releases -> store + diffs ->
+    snapshot -> pruned sets -> path pools of 1,000 paths for depths 4, 8, 16, 32 (about a minute)."""
+    import datetime as dt
+
+    from graphniah.refresh import refresh
+
+    root = tmp_path_factory.mktemp("snapshots")
+    result = refresh(dt.date(2026, 4, 1), root, demo=True, log=lambda _msg: None)
+    return result.snapshot
