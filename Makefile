@@ -39,6 +39,7 @@ test-fast: setup
 bench: setup
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/graph.py
+	$(BIN)/python bench/sample.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,60 @@
+"""Benchmark of example sampling (run by `make bench`; prints figures, asserts nothing about time).
+
+On the ≥1M-paper demo snapshot that ``bench/graph.py`` caches under ``snapshots/bench/``: the time
+to load the sampling context (citation graph + paper metadata), then the median time to sample,
+check the forest invariant, render and verify from the text one multiple-choice example with four
+components of 250 papers, at each depth. Target (issue 4): under 1 s per example.
+
+    python bench/sample.py [--papers 1650000] [--per-depth 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from graph import demo_snapshot  # noqa: E402  (bench/graph.py: the cached 1M demo snapshot)
+
+from graphniah.examples.sample import ExampleSpec, SampleStats, SamplingContext, build_example  # noqa: E402
+from graphniah.graph.store import build_path_pools  # noqa: E402
+
+DEPTHS = (4, 8, 16, 32)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--papers", type=int, default=1_650_000)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--per-depth", type=int, default=5)
+    ap.add_argument("--cache", type=Path, default=Path("snapshots/bench"))
+    args = ap.parse_args()
+
+    snap = demo_snapshot(args.cache, args.papers, args.seed)
+    build_path_pools(snap, DEPTHS, 1000, 0)  # reused when already built
+    t0 = time.perf_counter()
+    ctx = SamplingContext(snap)
+    load = time.perf_counter() - t0
+    print(f"snapshot {snap.path}: {ctx.graph.n:,} papers; context load {load:.2f}s")
+    for depth in DEPTHS:
+        t0 = time.perf_counter()
+        ctx.pool_index(depth)
+        index_time = time.perf_counter() - t0
+        times = []
+        stats = SampleStats()
+        for i in range(args.per_depth):
+            t0 = time.perf_counter()
+            build_example(ctx, ExampleSpec("mc", depth, 250, "ABCD"[i % 4]), seed=1, index=i, stats=stats)
+            times.append(time.perf_counter() - t0)
+        print(
+            f"depth {depth:2d}: median {statistics.median(times):.2f}s per example (4 x 250 papers; min {min(times):.2f}, "
+            f"max {max(times):.2f}); pool index {index_time:.2f}s once; attempts {stats.attempts}, rejects {dict(stats.rejects)}"
+        )
+
+
+if __name__ == "__main__":
+    main()
