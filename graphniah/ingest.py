@@ -96,8 +96,9 @@ class RowCounts:
     dropped: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        # Invariant: each input row is classified exactly once.
-        assert self.read == self.kept + sum(self.dropped.values()), (self.read, self.kept, dict(self.dropped))
+        # Invariant: each input row is classified exactly once (kept, or dropped for one reason).
+        if self.read != self.kept + sum(self.dropped.values()):
+            raise RuntimeError(f"internal error: row counts do not add up: read {self.read}, kept {self.kept}, dropped {dict(self.dropped)}")
 
     def to_json(self) -> dict[str, Any]:
         return {"read": self.read, "kept": self.kept, "dropped": dict(self.dropped)}

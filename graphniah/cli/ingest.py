@@ -11,6 +11,8 @@ from rich.console import Console
 from rich.table import Table
 
 from graphniah.cli.app import app
+from graphniah.ingest import EDGE_DROP_REASONS, PAPER_DROP_REASONS, ingest_release, snapshot_from_store
+from graphniah.s2ag.store import ReleaseStore
 from graphniah.snapshot import Snapshot, parse_cutoff
 
 store_app = typer.Typer(help="The incremental release store (a DuckDB file moved forward by S2AG diffs).", no_args_is_help=True)
@@ -25,15 +27,16 @@ def _console() -> Console:
     return Console(soft_wrap=True)
 
 
-def _rows_table(title: str, rows: dict[str, Any]) -> Table:
+def _rows_table(title: str, rows: dict[str, Any], order: tuple[str, ...]) -> Table:
     table = Table(title=title, title_justify="left", show_header=True)
     table.add_column("rows")
     table.add_column("count", justify="right")
     table.add_row("read", f"{rows['read']:,}")
     table.add_row("[bold]kept[/]", f"[bold]{rows['kept']:,}[/]")
-    for reason, n in rows["dropped"].items():
-        if n:
-            table.add_row(f"dropped: {reason}", f"{n:,}")
+    dropped = rows["dropped"]
+    for reason in sorted(dropped, key=lambda r: (order.index(r) if r in order else len(order), r)):  # in rule order
+        if dropped[reason]:
+            table.add_row(f"dropped: {reason}", f"{dropped[reason]:,}")
     return table
 
 
@@ -43,8 +46,8 @@ def print_summary(path: Path, seconds: float, console: Console | None = None) ->
     m = Snapshot.open(path).manifest
     label = "SYNTHETIC demo release" if m["synthetic"] else "S2AG release"
     console.print(f"[bold]snapshot[/] {path}  ({label} {m['release_id']}, cutoff {m['cutoff']})")
-    console.print(_rows_table("papers → eligible papers", m["rows"]["papers"]))
-    console.print(_rows_table("citation rows → edges", m["rows"]["edges"]))
+    console.print(_rows_table("papers → eligible papers", m["rows"]["papers"], PAPER_DROP_REASONS))
+    console.print(_rows_table("citation rows → edges", m["rows"]["edges"], EDGE_DROP_REASONS))
     size = sum(f["size"] for f in m["inputs"])
     console.print(f"{len(m['inputs'])} input files, {size / 1e6:,.1f} MB; snapshot_hash {m['snapshot_hash'][:16]}…; {seconds:,.1f} s")
 
@@ -57,8 +60,6 @@ def ingest_cmd(
     replace: Annotated[bool, _REPLACE] = False,
 ) -> None:
     """Read an S2AG release folder with DuckDB and write the snapshot (papers, edges, manifest)."""
-    from graphniah.ingest import ingest_release
-
     t0 = time.perf_counter()
     path = ingest_release(release, parse_cutoff(cutoff), out, replace=replace)
     print_summary(path, time.perf_counter() - t0)
@@ -73,8 +74,6 @@ def store_load(
     release: Annotated[Path, typer.Option(help="Full release folder to load (replaces the store's contents).")],
 ) -> None:
     """Replace the store's contents with a full release."""
-    from graphniah.s2ag.store import ReleaseStore
-
     t0 = time.perf_counter()
     with ReleaseStore.open(store) as s:
         s.load_release(release)
@@ -89,8 +88,6 @@ def store_apply_diff(
     diff: Annotated[list[Path], typer.Option(help="Diff folder(s) <from>_to_<to>, applied in the order given.")],
 ) -> None:
     """Apply diffs in order; each one is atomic and must start at the store's current release."""
-    from graphniah.s2ag.store import ReleaseStore
-
     console = _console()
     with ReleaseStore.open(store) as s:
         for d in diff:
@@ -108,9 +105,6 @@ def store_snapshot(
     replace: Annotated[bool, _REPLACE] = False,
 ) -> None:
     """Write the snapshot of the release the store holds."""
-    from graphniah.ingest import snapshot_from_store
-    from graphniah.s2ag.store import ReleaseStore
-
     t0 = time.perf_counter()
     c = parse_cutoff(cutoff)
     with ReleaseStore.open(store) as s:
@@ -121,8 +115,6 @@ def store_snapshot(
 @store_app.command("status")
 def store_status(store: Annotated[Path, _STORE]) -> None:
     """Which release the store holds, how it got there, and its row counts."""
-    from graphniah.s2ag.store import ReleaseStore
-
     console = _console()
     with ReleaseStore.open(store) as s:
         st = s.state

@@ -403,7 +403,6 @@ PAPERS_RAW = {
 }
 CITATIONS_RAW = {"citationid": "BIGINT", "citingcorpusid": "BIGINT", "citedcorpusid": "BIGINT"}
 VENUES_RAW = {"id": "VARCHAR", "name": "VARCHAR"}
-RAW_COLUMNS = {PAPERS: PAPERS_RAW, CITATIONS: CITATIONS_RAW, VENUES: VENUES_RAW}
 
 # Primary keys (layout contract). Citations: citationid when present, else the (citing, cited) pair.
 KEY_COLUMNS = {
