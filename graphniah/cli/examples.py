@@ -14,12 +14,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 
 from graphniah.cli.app import app
 from graphniah.errors import GraphNIAHError
+from graphniah.examples.distract import DISTRACTOR_KINDS, NONE
 from graphniah.examples.records import iter_examples, write_examples
 from graphniah.examples.sample import (
     DEFAULT_ALPHA,
+    MAX_CONTEXT_LENGTH,
     SampleStats,
     SamplingContext,
     batch_specs,
+    check_packing,
     find_snapshot_by_hash,
     regenerate,
     sample_examples,
@@ -30,11 +33,17 @@ from graphniah.snapshot import Snapshot, newest_snapshot
 TASK_NAMES = ("yesno", "mc", "count")
 
 
+def default_out(task: str, depth: int, distractor: str, context_length: int | None, seed: int) -> Path:
+    """``examples/<task>-depth<k>-<distractor>-<L>-seed<s>.jsonl`` (the folder is ignored by git)."""
+    length = "nolimit" if context_length is None else str(context_length)
+    return Path("examples") / f"{task}-depth{depth}-{distractor}-{length}-seed{seed}.jsonl"
+
+
 @app.command("sample")
 def sample_cmd(
     task: Annotated[str, typer.Option(help="yesno | mc | count")],
     depth: Annotated[int, typer.Option(help="Question depth k (paths of 3k-2 papers).")],
-    out: Annotated[Path, typer.Option(help="JSON-lines file to write.")],
+    out: Annotated[Path | None, typer.Option(help="JSON-lines file to write (default: examples/<task>-depth<k>-<distractor>-<L>-seed<s>.jsonl).")] = None,
     n: Annotated[int, typer.Option("-n", help="Number of examples.")] = 1,
     seed: Annotated[int, typer.Option(help="Seed of the batch.")] = 0,
     snapshot: Annotated[Path | None, typer.Option(help="Snapshot folder (default: newest under --root).")] = None,
@@ -43,13 +52,16 @@ def sample_cmd(
     label: Annotated[str | None, typer.Option(help="Fix the answer: YES/NO (yesno) or A-D (mc); default balanced.")] = None,
     none_option: Annotated[bool, typer.Option("--none-option", help="Multiple choice: add 'none of these' (never correct).")] = False,
     alpha: Annotated[float, typer.Option(help="Concentration parameter of preferential attachment.")] = DEFAULT_ALPHA,
-    distractor: Annotated[str, typer.Option(help="Distractor kind (only 'none' at this stage).")] = "none",
+    distractor: Annotated[str, typer.Option(help=" | ".join(DISTRACTOR_KINDS) + " (text kinds need 'graphniah corpora fetch').")] = NONE,
+    context_length: Annotated[
+        int | None,
+        typer.Option(help=f"L: the whole prompt has at most L tokens under o200k_base, Qwen3.5 and Gemma (at most {MAX_CONTEXT_LENGTH:,}); required with a distractor."),
+    ] = None,
 ) -> None:
-    """Sample, check and render examples (each verified from its text alone before it is written)."""
+    """Sample, check, pack and render examples (each verified from its text alone before it is written)."""
     if task not in TASK_NAMES:
         raise GraphNIAHError(f"--task must be one of {', '.join(TASK_NAMES)}, got {task!r}")
-    if distractor != "none":
-        raise GraphNIAHError(f"--distractor {distractor!r} is not available yet; only 'none' is implemented")
+    check_packing(distractor, context_length)
     if n < 1:
         raise GraphNIAHError("-n must be at least 1")
     console = Console(stderr=True)
@@ -60,7 +72,10 @@ def sample_cmd(
     specs = batch_specs(
         task, depth, n, np.random.default_rng(np.random.SeedSequence([seed, 0x5EC])),  # type: ignore[arg-type]
         component_size=component_size, label=label.upper() if label else None, none_option=none_option, alpha=alpha,
+        distractor=distractor, context_length=context_length,
     )
+    out = out if out is not None else default_out(task, depth, distractor, context_length, seed)
+
     stats = SampleStats()
     t0 = time.perf_counter()
     with Progress("sampling", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(), console=console) as bar:
@@ -69,6 +84,10 @@ def sample_cmd(
     secs = time.perf_counter() - t0
     rejects = ", ".join(f"{k} {v}" for k, v in sorted(stats.rejects.items())) or "none"
     console.print(f"wrote {written} {task} examples to {out} in {secs:.1f}s ({secs / written:.2f}s each); redraw reasons: {rejects}", highlight=False)
+    if counts := stats.token_counts:
+        spans = ", ".join(f"{name} {min(c[name] for c in counts):,}–{max(c[name] for c in counts):,}" for name in counts[0])
+        stops = ", ".join(f"{k} {v}" for k, v in sorted(stats.stops.items()))
+        console.print(f"prompt tokens (limit {context_length:,}): {spans}; packing stopped: {stops}", highlight=False)
 
 
 @app.command("verify")

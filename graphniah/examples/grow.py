@@ -18,6 +18,11 @@ leaf ``c`` is accepted, the only edge of the snapshot between ``c`` and the pape
 is the single (non-mutual) edge to ``v`` — exactly the one added to ``F`` — so ``E = F`` holds again.
 Each accepted leaf adds one paper and one edge to one component, so each component stays a tree
 (connected, ``n − 1`` edges) and the components stay pairwise disconnected. ∎
+
+Components can also be added to an example that already has papers (distractor components, drawn
+one at a time after the task's own): the papers already present are passed as :class:`Occupied`,
+treated exactly like papers of the example — a backbone or leaf may not be one of them, repeat one
+of their titles, or have a citation edge to one — so the invariant above holds for the union.
 """
 
 from __future__ import annotations
@@ -52,6 +57,21 @@ class Component:
 
 
 @dataclass
+class Occupied:
+    """Papers already in an example (vertex ids) and their title keys; new components avoid both."""
+
+    vertices: list[int] = field(default_factory=list)
+    titles: set[Hashable] = field(default_factory=set)
+
+    def add(self, vertices: Sequence[int], title_key: Callable[[int], Hashable]) -> None:
+        self.vertices.extend(int(v) for v in vertices)
+        self.titles.update(title_key(int(v)) for v in vertices)
+
+    def array(self) -> np.ndarray:
+        return np.asarray(self.vertices, dtype=np.int64)
+
+
+@dataclass
 class GrowthStats:
     steps: int = 0
     rejects: Counter = field(default_factory=Counter)
@@ -81,18 +101,32 @@ def _neighbours(graph: NeighbourIndex, v: int) -> np.ndarray:
     return np.concatenate((graph.cites(v), graph.cited_by(v)))
 
 
-def paths_compatible(graph: NeighbourIndex, paths: Sequence[np.ndarray], title_key: Callable[[int], Hashable], mask: np.ndarray) -> str | None:
+def paths_compatible(
+    graph: NeighbourIndex,
+    paths: Sequence[np.ndarray],
+    title_key: Callable[[int], Hashable],
+    mask: np.ndarray,
+    occupied: Occupied | None = None,
+) -> str | None:
     """Why these backbone paths cannot share an example (None if they can).
 
     They must be disjoint, have pairwise distinct titles, and the snapshot must induce on their
-    union exactly the path edges: no chord inside a path, no edge between two paths. ``mask`` is
-    a scratch boolean array of length ``graph.n``, all False on entry and on return.
+    union exactly the path edges: no chord inside a path, no edge between two paths. With
+    ``occupied`` (papers already in the example) they must also avoid those papers, their titles
+    and any edge to them. ``mask`` is a scratch boolean array of length ``graph.n``, all False on
+    entry and on return.
     """
     allv = np.concatenate(paths)
+    taken = occupied.array() if occupied is not None else np.zeros(0, dtype=np.int64)
     if len(np.unique(allv)) != len(allv):
         return "shared_paper"
-    if len({title_key(int(v)) for v in allv}) != len(allv):
+    titles = {title_key(int(v)) for v in allv}
+    if len(titles) != len(allv) or (occupied is not None and not titles.isdisjoint(occupied.titles)):
         return "shared_title"
+    mask[taken] = True
+    if mask[allv].any():
+        mask[taken] = False
+        return "shared_paper"
     mask[allv] = True
     try:
         for path in paths:
@@ -106,6 +140,7 @@ def paths_compatible(graph: NeighbourIndex, paths: Sequence[np.ndarray], title_k
         return None
     finally:
         mask[allv] = False
+        mask[taken] = False
 
 
 def grow_components(
@@ -118,12 +153,15 @@ def grow_components(
     title_key: Callable[[int], Hashable],
     mask: np.ndarray,
     stats: GrowthStats | None = None,
+    occupied: Occupied | None = None,
 ) -> list[Component] | None:
     """Grow one component per backbone path to ``size`` papers; None if some component gets stuck.
 
-    ``paths`` must already satisfy :func:`paths_compatible`, each oriented as the example uses it.
-    ``title_key(v)`` is the form in which two titles count as the same (the verifier's normalised
-    title), and ``mask`` is a scratch boolean array (all False on entry and on return).
+    ``paths`` must already satisfy :func:`paths_compatible` (with the same ``occupied``), each
+    oriented as the example uses it. ``title_key(v)`` is the form in which two titles count as the
+    same (the verifier's normalised title), and ``mask`` is a scratch boolean array (all False on
+    entry and on return). ``occupied`` papers (already in the example, not changed here) count as
+    papers of the example: no leaf is one of them, repeats their titles, or has an edge to them.
     """
     if alpha <= 0:
         raise ValueError("alpha must be > 0")
@@ -142,7 +180,8 @@ def grow_components(
     sizes = np.zeros(n_comp, dtype=np.int64)
     orders: list[list[int]] = [[] for _ in paths]
     edges: list[list[tuple[int, int]]] = []
-    titles_seen: set[Hashable] = set()
+    titles_seen: set[Hashable] = set(occupied.titles) if occupied is not None else set()
+    taken = occupied.array() if occupied is not None else np.zeros(0, dtype=np.int64)
     count = 0
 
     def add(v: int, c: int) -> None:
@@ -156,6 +195,7 @@ def grow_components(
         mask[v] = True
         count += 1
 
+    mask[taken] = True
     try:
         for c, path in enumerate(paths):
             bb = backbone_edges(graph, path)
@@ -212,3 +252,4 @@ def grow_components(
         ]
     finally:
         mask[nodes[:count]] = False
+        mask[taken] = False

@@ -9,24 +9,45 @@ A batch assigns the spec: component sizes uniform in [100, 250] unless fixed, YE
 consecutive pairs (one YES, one NO, random order) and multiple-choice answer letters in
 consecutive groups of four (each letter once, random order) — the paper's answer balance
 (appendix A.2.5).
+
+With a context length L (``ExampleSpec.context_length``) building an example includes step 4:
+distractors of the spec's kind (``graphniah.examples.distract``) are packed around the needle
+blocks by ``graphniah.packing.pack`` so that the whole prompt has at most L tokens under every
+tokenizer, and the exact counts are stored in ``Example.token_counts``. Packing draws from a child
+of the example's generator (``rng.spawn``), so the paths and growth of a later attempt do not depend
+on how many distractors an earlier one drew; needles that alone exceed L make the attempt start
+over with new paths (appendix A.2.4). The recipe pins the corpus (``params["corpus"]``) and the
+tokenizers (``params["tokenizers"]``) so ``regenerate`` can tell when either changed.
 """
 
 from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphniah import __version__
+from graphniah.corpora import Corpus
 from graphniah.errors import GraphNIAHError
 from graphniah.examples.backbones import PoolIndex
-from graphniah.examples.grow import Component, GrowthStats, grow_components, paths_compatible
+from graphniah.examples.distract import (
+    NONE,
+    ComponentSource,
+    DocumentSource,
+    RenderedComponent,
+    check_kind,
+    corpus_fingerprint,
+    load_corpus,
+    wikipedia_source,
+)
+from graphniah.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
 from graphniah.examples.prompts import PromptSet, Task, load_prompts
 from graphniah.examples.records import Example, PaperMeta, Recipe, option_letters
 from graphniah.examples.render import build_messages, example_stats, question, render_component
@@ -34,13 +55,26 @@ from graphniah.examples.textcheck import normalize, verify
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.store import load_pool, pool_file
 from graphniah.io import canonical_json, read_json, sha256_bytes
+from graphniah.packing import DistractorSource, Frame, NeedlesExceedLimit, Packed, pack, tokenizer_fingerprint
 from graphniah.snapshot import Snapshot
+from graphniah.tokenizers import Tokenizer, load_all
 
 MIN_SIZE, MAX_SIZE = 100, 250
 DEFAULT_ALPHA = 0.1
 COMPONENTS = {"yesno": 2, "mc": 4, "count": 2}
 MAX_PATH_DRAWS = 100  # per attempt: compatible tuples drawn until none has a mutual citation inside a path
 MAX_ATTEMPTS = 50  # per example: growth or verification failures before giving up
+MAX_CONTEXT_LENGTH = 1_050_000
+_CONTEXT_SLOT = "\x00context\x00"  # stands for the context when the prompt frame is cut out
+
+
+def check_packing(distractor: str, context_length: int | None) -> None:
+    """A known distractor kind, L within [1, MAX_CONTEXT_LENGTH], and an L whenever there are distractors."""
+    check_kind(distractor)
+    if context_length is not None and not 1 <= context_length <= MAX_CONTEXT_LENGTH:
+        raise GraphNIAHError(f"the context length must be between 1 and {MAX_CONTEXT_LENGTH:,}, got {context_length:,}")
+    if distractor != NONE and context_length is None:
+        raise GraphNIAHError(f"distractor kind {distractor!r} needs a context length (--context-length L)")
 
 
 @dataclass(frozen=True)
@@ -53,8 +87,11 @@ class ExampleSpec:
     label: str | None = None  # "YES"/"NO" (yesno), the answer letter (mc), None (count)
     none_option: bool = False
     alpha: float = DEFAULT_ALPHA
+    distractor: str = NONE  # none | code | essays | books | wikipedia | disjoint-component
+    context_length: int | None = None  # L: the whole prompt's limit under every tokenizer; None: no packing
 
     def __post_init__(self) -> None:
+        check_packing(self.distractor, self.context_length)
         if self.task not in COMPONENTS:
             raise GraphNIAHError(f"unknown task {self.task!r} (choose yesno, mc or count)")
         if self.alpha <= 0:
@@ -82,6 +119,8 @@ class ExampleSpec:
             "label": self.label,
             "none_option": self.none_option,
             "alpha": self.alpha,
+            "distractor": self.distractor,
+            "context_length": self.context_length,
         }
 
 
@@ -90,13 +129,28 @@ class SampleStats:
     attempts: int = 0
     growth_steps: int = 0
     rejects: Counter = field(default_factory=Counter)
+    stops: Counter = field(default_factory=Counter)  # why packing stopped, per example (see packing.StopReason)
+    token_counts: list[dict[str, int]] = field(default_factory=list)  # per packed example, in order
 
 
 class SamplingContext:
     """A loaded snapshot: citation graph, paper metadata aligned with vertices, path pools, prompts."""
 
-    def __init__(self, snapshot: Snapshot, graph: CitationGraph | None = None, prompts: PromptSet | None = None):
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        graph: CitationGraph | None = None,
+        prompts: PromptSet | None = None,
+        *,
+        tokenizers: Mapping[str, Tokenizer] | None = None,
+        data_root: Path | None = None,
+    ):
+        """``tokenizers`` (default: the three of ``graphniah.tokenizers.load_all``, loaded on first
+        use) and ``data_root`` (where corpora and tokenizer files live) matter only for packing."""
         self.snapshot = snapshot
+        self._tokenizers = dict(tokenizers) if tokenizers is not None else None
+        self.data_root = data_root
+        self._corpora: dict[str, Corpus] = {}
         self.graph = graph if graph is not None else CitationGraph.load(snapshot)
         papers = pq.read_table(snapshot.papers_path)
         if not np.array_equal(np.asarray(papers.column("corpusid"), dtype=np.int64), self.graph.corpusids):
@@ -111,6 +165,27 @@ class SamplingContext:
     @property
     def snapshot_hash(self) -> str:
         return self.snapshot.content_hash
+
+    @property
+    def tokenizers(self) -> dict[str, Tokenizer]:
+        if self._tokenizers is None:
+            self._tokenizers = load_all(self.data_root)
+        return self._tokenizers
+
+    def corpus(self, kind: str) -> Corpus:
+        """The corpus of a text distractor kind, opened and read once (a missing one fails here)."""
+        if kind not in self._corpora:
+            self._corpora[kind] = load_corpus(kind, self.data_root)
+        return self._corpora[kind]
+
+    def packing_params(self, spec: ExampleSpec) -> dict[str, Any]:
+        """Recipe entries that pin packing's inputs besides the snapshot: corpus and tokenizers."""
+        out: dict[str, Any] = {}
+        if spec.distractor not in (NONE, "disjoint-component"):
+            out["corpus"] = corpus_fingerprint(self.corpus(spec.distractor))
+        if spec.context_length is not None:
+            out["tokenizers"] = {name: tokenizer_fingerprint(t) for name, t in self.tokenizers.items()}
+        return out
 
     def pool(self, depth: int) -> tuple[np.ndarray, str]:
         """The pool of ``depth`` as vertex ids (n_paths × (3k−2)) and the pool file's sha256."""
@@ -192,7 +267,7 @@ def _example_id(recipe: Recipe, task: str) -> str:
 
 
 def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int, stats: SampleStats | None = None) -> Example:
-    """The example of (spec, seed, index): deterministic, invariant-checked and text-verified."""
+    """The example of (spec, seed, index): deterministic, invariant-checked, packed and text-verified."""
     stats = stats if stats is not None else SampleStats()
     rng = example_rng(seed, index)
     _, pool_hash = ctx.pool(spec.depth)
@@ -202,7 +277,7 @@ def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int
         prompts_hash=ctx.prompts.hash,
         seed=seed,
         version=__version__,
-        params=spec.params() | {"index": index},
+        params=spec.params() | {"index": index} | ctx.packing_params(spec),
     )
     for _ in range(MAX_ATTEMPTS):
         stats.attempts += 1
@@ -215,15 +290,27 @@ def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int
             continue
         _check_invariant(ctx, comps, spec)
         source, targets, answer = _pose(spec, comps)
-        example = _render(ctx, spec, comps, source, targets, answer, recipe, rng)
+        needles = _needles(ctx, spec, comps, source, targets, rng)
+        packed = None
+        if spec.context_length is not None:
+            try:
+                packed = _pack(ctx, spec, comps, needles, rng, stats)
+            except NeedlesExceedLimit:
+                stats.rejects["needles_exceed_length"] += 1
+                continue
+        example = _assemble(ctx, spec, needles, answer, recipe, packed)
         result = verify(example, ctx.prompts)
         if not result.ok:
             stats.rejects["verify"] += 1
             continue
+        if packed is not None:
+            stats.stops[packed.stop] += 1
+            stats.token_counts.append(dict(packed.token_counts))
         return example
     raise GraphNIAHError(
         f"could not build a {spec.task} example (depth {spec.depth}, size {spec.component_size}) in {MAX_ATTEMPTS} attempts "
         f"(rejects: {dict(stats.rejects)}); the snapshot is too small or sparse for this request"
+        + (" or the context length too short for the needles" if stats.rejects["needles_exceed_length"] else "")
     )
 
 
@@ -244,16 +331,21 @@ def _check_invariant(ctx: SamplingContext, comps: list[Component], spec: Example
         raise AssertionError("internal error: sampled components violate the forest invariant")
 
 
-def _render(
-    ctx: SamplingContext,
-    spec: ExampleSpec,
-    comps: list[Component],
-    source: int,
-    targets: list[int],
-    answer: str,
-    recipe: Recipe,
-    rng: np.random.Generator,
-) -> Example:
+@dataclass(frozen=True)
+class _Needles:
+    """The task's components rendered: blocks (component order) with their random keys, and the question."""
+
+    blocks: list[str]
+    keys: np.ndarray
+    question: str
+    meta: dict[int, PaperMeta]
+    papers: list[int]  # corpus ids, component order
+    edges: list[tuple[int, int]]
+    source: PaperMeta
+    targets: list[PaperMeta]
+
+
+def _needles(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], source: int, targets: list[int], rng: np.random.Generator) -> _Needles:
     cid = ctx.graph.corpusids
     verts = [v for c in comps for v in c.order]
     meta = ctx.meta(verts)
@@ -265,26 +357,69 @@ def _render(
         blocks.extend(render_component(meta, e, [int(cid[v]) for v in c.order], ctx.prompts))
     # Every block gets a random key; the context lists blocks in key order (appendix A.2.4).
     keys = rng.random(len(blocks))
-    context = [blocks[i] for i in np.argsort(keys, kind="stable")]
     src = meta[int(cid[source])]
     tgt = [meta[int(cid[t])] for t in targets]
     q = question(spec.task, src.title, [t.title for t in tgt], spec.none_option, ctx.prompts)
-    messages = build_messages(spec.task, q, context, ctx.prompts)
+    return _Needles(blocks, keys, q, meta, [int(cid[v]) for v in verts], edges, src, tgt)
+
+
+def _source(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], needles: _Needles) -> DistractorSource | None:
+    kind = spec.distractor
+    if kind == NONE:
+        return None
+    if kind == "disjoint-component":
+        occupied = Occupied()
+        for c in comps:
+            occupied.add(c.order, ctx.title_key)
+        return ComponentSource(ctx, spec, occupied)
+    if kind == "wikipedia":
+        return wikipedia_source(ctx.corpus(kind), [needles.meta[p].title for p in needles.papers])
+    return DocumentSource(ctx.corpus(kind))
+
+
+def _pack(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], needles: _Needles, rng: np.random.Generator, stats: SampleStats) -> Packed:
+    """Step 4: distractors around the needles, the whole prompt at most L tokens under every tokenizer."""
+    assert spec.context_length is not None
+    slot = build_messages(spec.task, needles.question, [_CONTEXT_SLOT], ctx.prompts)
+    frame = Frame.around([(m.role, m.content) for m in slot], _CONTEXT_SLOT)
+    source = _source(ctx, spec, comps, needles)
+    packed = pack(frame, needles.blocks, needles.keys, source, spec.context_length, ctx.tokenizers, rng.spawn(1)[0])
+    if isinstance(source, ComponentSource):
+        stats.rejects.update({f"grow_{k}": v for k, v in source.stats.rejects.items()})
+        _check_invariant(ctx, comps + source.components, spec)
+    return packed
+
+
+def _assemble(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str, recipe: Recipe, packed: Packed | None) -> Example:
+    nodes, n_edges = len(nd.papers), len(nd.edges)
+    if packed is None:
+        context = [nd.blocks[i] for i in np.argsort(nd.keys, kind="stable")]
+    else:
+        context = list(packed.context)
+        for u in packed.used:
+            if isinstance(u.distractor.payload, RenderedComponent):
+                papers, cites = u.distractor.payload.rendered(u.kept)
+                nodes += len(papers)
+                n_edges += cites
+    messages = build_messages(spec.task, nd.question, context, ctx.prompts)
+    if packed is not None and [(m.role, m.content) for m in messages] != list(packed.messages):
+        raise AssertionError("internal error: the packed prompt differs from the rendered messages")
     return Example(
         id=_example_id(recipe, spec.task),
         task=spec.task,
         depth=spec.depth,
         component_size=spec.component_size,
         answer=answer,
-        options=tuple(t.title for t in tgt) if spec.task == "mc" else (),
+        options=tuple(t.title for t in nd.targets) if spec.task == "mc" else (),
         none_option=spec.none_option,
         messages=tuple(messages),
-        papers=tuple(int(cid[v]) for v in verts),
-        edges=tuple(edges),
-        source=src.corpusid,
-        targets=tuple(t.corpusid for t in tgt),
-        stats=example_stats(q, blocks, context, nodes=len(verts), edges=len(edges), prompts=ctx.prompts),
+        papers=tuple(nd.papers),
+        edges=tuple(nd.edges),
+        source=nd.source.corpusid,
+        targets=tuple(t.corpusid for t in nd.targets),
+        stats=example_stats(nd.question, nd.blocks, context, nodes=nodes, edges=n_edges, prompts=ctx.prompts),
         recipe=recipe,
+        token_counts=dict(packed.token_counts) if packed is not None else None,
     )
 
 
@@ -298,6 +433,8 @@ def batch_specs(
     label: str | None = None,
     none_option: bool = False,
     alpha: float = DEFAULT_ALPHA,
+    distractor: str = NONE,
+    context_length: int | None = None,
 ) -> list[ExampleSpec]:
     """Specs of a batch with balanced answers: YES/NO in pairs, letters A–D in groups of four."""
     sizes = [component_size or int(rng.integers(MIN_SIZE, MAX_SIZE + 1)) for _ in range(n)]
@@ -310,7 +447,7 @@ def batch_specs(
         if label:
             raise GraphNIAHError("--label applies to yesno (YES/NO) and mc (A-D) only")
         labels = [None] * n
-    return [ExampleSpec(task, depth, s, lab, none_option, alpha) for s, lab in zip(sizes, labels)]
+    return [ExampleSpec(task, depth, s, lab, none_option, alpha, distractor, context_length) for s, lab in zip(sizes, labels)]
 
 
 def sample_examples(
@@ -332,7 +469,11 @@ def sample_examples(
 def spec_of(example: Example) -> tuple[ExampleSpec, int, int]:
     """The spec, seed and index stored in an example's recipe."""
     p = example.recipe.params
-    spec = ExampleSpec(p["task"], int(p["depth"]), int(p["component_size"]), p.get("label"), bool(p.get("none_option")), float(p["alpha"]))
+    length = p.get("context_length")
+    spec = ExampleSpec(
+        p["task"], int(p["depth"]), int(p["component_size"]), p.get("label"), bool(p.get("none_option")), float(p["alpha"]),
+        p.get("distractor", NONE), None if length is None else int(length),
+    )
     return spec, example.recipe.seed, int(p["index"])
 
 
@@ -346,6 +487,14 @@ def regenerate(ctx: SamplingContext, example: Example) -> Example:
     spec, seed, index = spec_of(example)
     if ctx.pool(spec.depth)[1] != r.pool_hash:
         raise GraphNIAHError(f"example {example.id} was made from another depth-{spec.depth} path pool ({r.pool_hash[:12]})")
+    now = ctx.packing_params(spec)
+    if "corpus" in now and r.params.get("corpus") != now["corpus"]:
+        raise GraphNIAHError(
+            f"example {example.id} was packed with another {spec.distractor} corpus ({str(r.params.get('corpus'))[:12]}); "
+            f"the corpus at {ctx.corpus(spec.distractor).path} now hashes to {now['corpus'][:12]}"
+        )
+    if "tokenizers" in now and r.params.get("tokenizers") != now["tokenizers"]:
+        raise GraphNIAHError(f"example {example.id} was packed with other tokenizer files ({r.params.get('tokenizers')}; now {now['tokenizers']})")
     return build_example(ctx, spec, seed, index)
 
 
