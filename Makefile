@@ -24,9 +24,10 @@ assets: $(STAMP)
 	$(BIN)/graphniah corpora fetch
 	$(BIN)/graphniah models fetch smollm2
 
-# The main job on the embedded default: demo release -> snapshot -> pruned graph -> path pools.
+# The main job on the embedded default: demo release -> snapshot -> path pools -> demo suite ->
+# local baselines through LiteLLM -> accuracy table.
 demo: setup
-	$(BIN)/graphniah refresh --cutoff $(CUTOFF) --root $(SNAPSHOTS) --demo
+	$(BIN)/graphniah demo --cutoff $(CUTOFF) --root $(SNAPSHOTS)
 
 # Monthly refresh: real S2AG when S2_API_KEY is set, the demo release otherwise.
 refresh: setup

@@ -19,6 +19,12 @@ from typing import Any
 _CHUNK = 1 << 20
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def sha256_file(path: str | os.PathLike[str]) -> str:
     """Hex sha256 of a file's bytes, read in 1 MiB chunks."""
     h = hashlib.sha256()
@@ -50,6 +56,7 @@ def atomic_path(target: str | os.PathLike[str], suffix: str = "") -> Iterator[Pa
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix + ".tmp", dir=target.parent)
+    os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual permissions
     os.close(fd)
     tmp_path = Path(tmp)
     try:

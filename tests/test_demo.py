@@ -1,0 +1,27 @@
+"""`make demo`'s job end to end: refresh → demo suite → local baselines through LiteLLM → scores."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphniah.demo import run_demo
+from graphniah.examples.records import read_examples
+
+
+@pytest.mark.slow
+def test_demo_pipeline_scores_the_baselines(demo_snapshot, tmp_path) -> None:
+    root = demo_snapshot.path.parent.parent  # the fixture's snapshots folder: refresh finds it up to date
+    result = run_demo(root, tmp_path / "examples", tmp_path / "runs", per_value=2, log=lambda _m: None)
+    examples = read_examples(result.examples)
+    assert len(examples) == 6 and {e.task for e in examples} == {"yesno", "mc", "count"}
+    oracle = result.scores["local-oracle"]
+    assert oracle.answered == 6 and oracle.overall is not None and oracle.overall.k == 6
+    always_no = result.scores["local-always-no"]
+    n_no = sum(e.answer == "NO" for e in examples)
+    assert always_no.overall is not None and always_no.overall.k == n_no  # right exactly on the NO labels
+    assert result.baselines["yesno"] == 0.5 and result.baselines["mc"] == 0.25
+    assert result.baselines["count"] == pytest.approx(1 / 21)  # demo sizes 100..120
+    # a second run reuses everything: no example rebuilt, no call sent again
+    again = run_demo(root, tmp_path / "examples", tmp_path / "runs", per_value=2, log=lambda _m: None)
+    assert again.scores["local-oracle"].answered == 6
+    assert (tmp_path / "runs" / "demo" / "local-oracle.jsonl").read_text().count("\n") == 6
