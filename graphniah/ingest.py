@@ -3,8 +3,8 @@
 Two entry points, one query:
 
 - ``ingest_release`` reads a release folder straight from its gzip JSON shards (CRC-verified,
-  see ``graphniah.s2ag.read``) into a scratch DuckDB database — papers and venues as tables,
-  citation rows streamed straight into the edge query — and runs the snapshot query.
+  see ``graphniah.s2ag.read``) into tables of a scratch DuckDB database (citations: only the two
+  columns the snapshot needs) and runs the snapshot query on them.
 - ``snapshot_from_store`` runs the same snapshot query over a ``ReleaseStore`` that was loaded
   with a release and moved forward with diffs.
 
@@ -166,34 +166,42 @@ def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> tuple[RowCounts,
 
 
 def _edges(con: duckdb.DuckDBPyConnection, citations: str) -> tuple[RowCounts, pa.Table]:
-    """Count citation rows per drop reason and return the edges, in one pass over ``citations``.
+    """Count citation rows per drop reason and return the edges as an Arrow table sorted by
+    (citing, cited): distinct pairs between eligible papers, without self-loops.
 
-    ``citations`` is a table name (the store) or a parenthesised query over the shards (the direct
-    ingest, which then never materialises the citation rows). Each row gets a class (the first
-    drop reason that applies, or '' for an edge between two eligible papers); grouping by class
-    and, for edges, by the pair gives every count at once: a group's ``n`` > 1 means duplicates.
-    The edges come back as an Arrow table sorted by (citing, cited).
+    Two cheap scans instead of one that classifies every row: a filtered GROUP BY over the rows
+    between eligible papers (its ``n`` > 1 marks duplicates) and a plain aggregate for the null
+    and self-loop counts; endpoint_not_eligible is what remains. (Classifying all rows with
+    CASE … IN and grouping them measured 2x slower on the 8.6M-row demo release.)
     """
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _cit_groups AS
-        SELECT cls, CASE WHEN cls = '' THEN citing END AS citing, CASE WHEN cls = '' THEN cited END AS cited, count(*) AS n
-        FROM (
-            SELECT citing, cited, CASE
-                WHEN citing IS NULL THEN 'null_citing'
-                WHEN cited IS NULL THEN 'null_cited'
-                WHEN citing = cited THEN 'self_loop'
-                WHEN citing IN (SELECT corpusid FROM _eligible) AND cited IN (SELECT corpusid FROM _eligible) THEN ''
-                ELSE 'endpoint_not_eligible'
-            END AS cls
-            FROM {citations})
-        GROUP BY ALL
+        SELECT citing, cited, count(*) AS n
+        FROM {citations}
+        WHERE citing <> cited
+          AND citing IN (SELECT corpusid FROM _eligible)
+          AND cited IN (SELECT corpusid FROM _eligible)
+        GROUP BY citing, cited
     """)
-    by_class = {cls: (int(groups), int(rows)) for cls, groups, rows in con.execute("SELECT cls, count(*), sum(n) FROM _cit_groups GROUP BY cls").fetchall()}
-    kept, between_eligible = by_class.pop("", (0, 0))
-    dropped = {r: by_class.get(r, (0, 0))[1] for r in EDGE_DROP_REASONS if r != "duplicate"}
-    dropped["duplicate"] = between_eligible - kept
-    table = con.sql("SELECT citing, cited FROM _cit_groups WHERE cls = '' ORDER BY citing, cited").to_arrow_table()
-    return RowCounts(between_eligible + sum(v for k, v in dropped.items() if k != "duplicate"), kept, dropped), table
+    read, null_citing, null_cited, self_loop = fetch_one(con, f"""
+        SELECT count(*),
+               count(*) FILTER (WHERE citing IS NULL),
+               count(*) FILTER (WHERE citing IS NOT NULL AND cited IS NULL),
+               count(*) FILTER (WHERE citing = cited)
+        FROM {citations}
+    """)  # type: ignore[misc]
+    kept, between_eligible = fetch_one(con, "SELECT count(*), coalesce(sum(n), 0) FROM _cit_groups")  # type: ignore[misc]
+    between_eligible = int(between_eligible)
+    dropped = {
+        "null_citing": null_citing,
+        "null_cited": null_cited,
+        "self_loop": self_loop,
+        # Rows with two non-null, distinct ends that did not survive the eligibility semi-joins.
+        "endpoint_not_eligible": read - null_citing - null_cited - self_loop - between_eligible,
+        "duplicate": between_eligible - kept,
+    }
+    table = con.sql("SELECT citing, cited FROM _cit_groups ORDER BY citing, cited").to_arrow_table()
+    return RowCounts(read, kept, dropped), table
 
 
 def _offsets(arr: pa.Array) -> np.ndarray:
@@ -314,13 +322,13 @@ class _Classified:
 _SCRATCH = ("_dup_losers", "_eligible", "_cit_groups")
 
 
-def _classify(con: duckdb.DuckDBPyConnection, cutoff: dt.date, stage: _Stages, citations: str) -> _Classified:
+def _classify(con: duckdb.DuckDBPyConnection, cutoff: dt.date, stage: _Stages) -> _Classified:
     """The snapshot query of both paths: classify papers (table ``papers``, with ``venues``) and
-    citation rows (``citations``: a table or a query over the shards)."""
+    citation rows (table ``citations``)."""
     with stage("papers"):
         papers, papers_sql = _papers(con, cutoff)
     with stage("edges"):
-        edges, edge_table = _edges(con, citations)
+        edges, edge_table = _edges(con, TABLES[CITATIONS])
     return _Classified(papers, papers_sql, edges, edge_table)
 
 
@@ -437,8 +445,9 @@ def ingest_release(release_dir: Path, cutoff: dt.date, out: Path, *, replace: bo
                 for ds in (PAPERS, VENUES):
                     con.execute(f"CREATE TABLE {TABLES[ds]} AS {NORMALISE_SQL[ds](vr.scan(sources[ds]))}")
                 require_papers(con, release_dir)
-            # Citation rows are streamed from the shards straight into the edge query.
-            classified = _classify(con, cutoff, stage, f"({citations_sql(vr.scan(sources[CITATIONS]))})")
+            with stage("read_citations"):  # only the two columns the snapshot needs
+                con.execute(f"CREATE TABLE {TABLES[CITATIONS]} AS SELECT citing, cited FROM ({citations_sql(vr.scan(sources[CITATIONS]))})")
+        classified = _classify(con, cutoff, stage)
         built = _write(con, classified, tmp, stage)
         manifest = _manifest(
             built,
@@ -467,7 +476,7 @@ def snapshot_from_store(store: ReleaseStore, cutoff: dt.date, out: Path, *, repl
         raise GraphNIAHError(f"release store {store.path} is empty; load a release first (`graphniah store load`)")
     con = store.connection
     with _snapshot_folder(out, replace) as tmp, _scratch_tables(con):
-        built = _write(con, _classify(con, cutoff, stage, TABLES[CITATIONS]), tmp, stage)
+        built = _write(con, _classify(con, cutoff, stage), tmp, stage)
         manifest = _manifest(
             built,
             release_id=state.release_id,

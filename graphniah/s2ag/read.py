@@ -413,9 +413,11 @@ KEY_COLUMNS = {
 
 _RAW_AUTHOR = "STRUCT(authorId VARCHAR, name VARCHAR)"
 # Titles are trimmed of white space at both ends, Unicode separators included (DuckDB's trim()
-# strips only ' '; RE2 is much faster here than trim() with a long character set). Other text
-# fields only need "" → NULL: plain trim() suffices and costs a fraction.
-_TITLE_EDGE_SPACE = r"'^[\s\p{Z}\x{FEFF}]+|[\s\p{Z}\x{FEFF}]+$'"
+# strips only ' '). The regex runs only on titles whose first or last character is white space
+# (an ord() test, three times cheaper than running the regex on every title).
+_WHITESPACE = (0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200C), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF)
+_WS_CLASS = "[" + "".join(f"\\x{{{c:04X}}}" for c in _WHITESPACE) + "]"
+_WS_CODES = ", ".join(str(c) for c in _WHITESPACE)
 
 
 def sql_str(s: str | Path) -> str:
@@ -424,12 +426,18 @@ def sql_str(s: str | Path) -> str:
 
 
 def _trim_title(expr: str) -> str:
-    return f"regexp_replace({expr}, {_TITLE_EDGE_SPACE}, '', 'g')"
+    strip = f"regexp_replace({expr}, '^{_WS_CLASS}+|{_WS_CLASS}+$', '', 'g')"
+    return f"CASE WHEN ord({expr}[1]) IN ({_WS_CODES}) OR ord({expr}[-1]) IN ({_WS_CODES}) THEN {strip} ELSE {expr} END"
 
 
 def _clean(expr: str) -> str:
-    """Text with spaces trimmed; an empty string becomes NULL."""
+    """Names with spaces trimmed; an empty string becomes NULL."""
     return f"NULLIF(trim({expr}), '')"
+
+
+def _nonempty(expr: str) -> str:
+    """Identifiers: an empty string becomes NULL."""
+    return f"NULLIF({expr}, '')"
 
 
 def fetch_one(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[Any, ...] | None:
@@ -457,8 +465,8 @@ def papers_sql(files: Scan | Sequence[str | Path]) -> str:
 
     Columns: corpusid BIGINT, title (trimmed, '' kept so it can be counted as empty), authors
     list<{authorId, name}> ([] for null; renamed to {id, name} only for the eligible papers
-    written out), venue / journal / publicationvenueid / arxiv_id / doi (trimmed, '' → NULL),
-    year INTEGER, publicationdate VARCHAR (validated by the snapshot query).
+    written out), venue / journal (trimmed, '' → NULL), publicationvenueid / arxiv_id / doi
+    ('' → NULL), year INTEGER, publicationdate VARCHAR (validated by the snapshot query).
     """
     return f"""
         SELECT
@@ -467,11 +475,11 @@ def papers_sql(files: Scan | Sequence[str | Path]) -> str:
             COALESCE(authors, CAST([] AS {_RAW_AUTHOR}[])) AS authors,
             {_clean("venue")} AS venue,
             {_clean("journal.name")} AS journal,
-            {_clean("publicationvenueid")} AS publicationvenueid,
+            {_nonempty("publicationvenueid")} AS publicationvenueid,
             year,
             publicationdate,
-            {_clean("externalids.ArXiv")} AS arxiv_id,
-            {_clean("externalids.DOI")} AS doi
+            {_nonempty("externalids.ArXiv")} AS arxiv_id,
+            {_nonempty("externalids.DOI")} AS doi
         FROM {_scan(files, PAPERS_RAW)}
     """
 
