@@ -1,0 +1,102 @@
+"""CLI for analysis: ``graphniah report`` (tables, figures, HTML) and ``graphniah select-alpha`` (appendix B)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
+
+from graphniah.cli.app import app
+from graphniah.errors import GraphNIAHError
+
+
+def _floats(text: str, name: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise GraphNIAHError(f"{name} must be a comma-separated list of numbers, got {text!r}") from None
+
+
+@app.command("report")
+def report_cmd(
+    suite: Annotated[str, typer.Option(help="Suite name: examples/<suite>.jsonl and runs/<suite>/*.jsonl.")],
+    out: Annotated[Path | None, typer.Option(help="Report folder (default: reports/<suite>); replaced atomically.")] = None,
+    runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = Path("runs"),
+    examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = Path("examples"),
+    examples: Annotated[Path | None, typer.Option(help="The suite's examples file, if not <examples-root>/<suite>.jsonl.")] = None,
+    by: Annotated[str | None, typer.Option(help="Varied variable: depth | component_size | context_length | distractor | task | none_option | reasoning_effort (default: the suite manifest's, else inferred).")] = None,
+    threshold_margin: Annotated[float, typer.Option(help="Effective depth/size: points above the random baseline (as a fraction).")] = 0.25,
+    threshold: Annotated[float | None, typer.Option(help="Effective depth/size: a fixed accuracy threshold in [0, 1] instead.")] = None,
+    paper_z: Annotated[bool, typer.Option("--paper-z", help="Wilson intervals with z = 1.96, as the paper printed them.")] = False,
+    figures: Annotated[bool, typer.Option(help="Write PNG/SVG figures.")] = True,
+    html: Annotated[bool, typer.Option(help="Write report.html.")] = True,
+) -> None:
+    """Tables (Markdown/CSV), figures (PNG/SVG) and a self-contained HTML report of a suite's runs."""
+    from graphniah.report import ReportConfig, build_report, load_suite, write_report
+    from graphniah.stats import PAPER_Z
+
+    if threshold is not None and not 0 <= threshold <= 1:
+        raise GraphNIAHError(f"--threshold must lie in [0, 1], got {threshold}")
+    t0 = time.perf_counter()
+    data = load_suite(suite, runs_root=runs, examples_root=examples_root, examples_path=examples, by=by)
+    report = build_report(data, ReportConfig(z=PAPER_Z if paper_z else None, threshold_margin=threshold_margin, threshold=threshold))
+    files = write_report(report, out if out is not None else Path("reports") / suite, figures=figures, html=html)
+    console = Console(stderr=True)
+    for note in data.notes:
+        console.print(f"[yellow]note:[/] {note}", highlight=False)
+    acc = report.table("accuracy")
+    table = Table(title=acc.title)
+    for h in acc.header:
+        table.add_column(h)
+    for row in acc.rows:
+        table.add_row(*[Text(c.text, style="bold" if c.bold else "") for c in row])
+    Console().print(table)
+    console.print(
+        f"{len(data.outcomes)} answers of {len(data.runs)} model setting(s) on {len(data.examples)} examples, by "
+        f"{data.variable_title.lower()} ({data.variable_source}); {len(report.tables)} tables"
+        f"{f', {len(files.figures)} figure files' if files.figures else ''} in {files.out}/ in {time.perf_counter() - t0:.1f}s",
+        highlight=False,
+    )
+
+
+@app.command("select-alpha")
+def select_alpha_cmd(
+    snapshot: Annotated[Path | None, typer.Option(help="Snapshot folder (default: newest under --root).")] = None,
+    root: Annotated[Path, typer.Option(help="Where snapshots live.")] = Path("snapshots"),
+    out: Annotated[Path, typer.Option(help="Output folder (alpha.json/.csv/.md/.png/.svg); replaced atomically.")] = Path("reports/select-alpha"),
+    examples_per_task: Annotated[int, typer.Option(help="Examples per task and α (the paper: 2,000).")] = 2000,
+    alphas: Annotated[str, typer.Option(help="Candidate α values, comma-separated.")] = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0",
+    depths: Annotated[str, typer.Option(help="Question depths drawn uniformly, comma-separated.")] = "4,8,16,32",
+    min_size: Annotated[int, typer.Option(help="Smallest component size.")] = 100,
+    max_size: Annotated[int, typer.Option(help="Largest component size.")] = 250,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 500,
+    seed: Annotated[int, typer.Option(help="Seed of the specs, the growth and the bootstrap.")] = 0,
+    workers: Annotated[int, typer.Option(help="Processes growing examples.")] = 2,
+) -> None:
+    """Choose the concentration parameter α by in-degree KL divergence to the snapshot (appendix B)."""
+    from graphniah.alpha import AlphaConfig, generate_in_degrees, select_alpha, snapshot_in_degree_histogram, write_alpha_report
+    from graphniah.snapshot import Snapshot, newest_snapshot
+
+    config = AlphaConfig(
+        alphas=_floats(alphas, "--alphas"), examples_per_task=examples_per_task,
+        depths=tuple(int(d) for d in _floats(depths, "--depths")), min_size=min_size, max_size=max_size,
+        bootstrap=bootstrap, seed=seed, workers=workers,
+    )
+    snap = Snapshot.open(snapshot) if snapshot else newest_snapshot(root)
+    console = Console(stderr=True)
+    reference = snapshot_in_degree_histogram(snap)
+    with Progress("growing", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(), console=console) as bar:
+        tid = bar.add_task("grow", total=len(config.alphas) * len(config.tasks) * config.examples_per_task)
+        generated = generate_in_degrees(snap, config, progress=lambda done, _total: bar.update(tid, completed=done))
+    sel = select_alpha(generated, reference, config)
+    sel.source.update({"snapshot": str(snap.path), "snapshot_hash": snap.content_hash})
+    write_alpha_report(sel, out)
+    console.print(sel.markdown(), markup=False, highlight=False)
+    console.print(f"grew {int(sel.examples.sum()):,} examples in {generated.seconds:.1f}s with {workers} process(es); wrote {out}/",
+                  highlight=False)

@@ -1,0 +1,197 @@
+"""Reports: tables, figures and an HTML page from a suite's journals (DESIGN.md §7).
+
+Typical use (the CLI's ``graphniah report`` and the notebook ``analysis/report.py`` do this)::
+
+    data = load_suite("depth", runs_root="runs", examples_root="examples")
+    report = build_report(data, ReportConfig())
+    report.table("accuracy").markdown()
+    write_report(report, "reports/depth")
+
+``write_report`` builds the folder under a temporary name and renames it into place:
+
+    report.md, report.html, cells.csv, summary.json
+    tables/<key>.md, tables/<key>.csv
+    figures/accuracy.{png,svg}, figures/accuracy_by_task.{png,svg}
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from graphniah import __version__
+from graphniah.errors import GraphNIAHError
+from graphniah.io import atomic_dir, sha256_file, write_json
+from graphniah.report.effective import EffectiveScale, effective_scales, effective_table
+from graphniah.report.load import TASK_LABELS, Outcomes, RunInfo, SuiteData, load_suite
+from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, ReportTable, cells_csv
+from graphniah.report.tables import AccuracyGrid, ReportContext, accuracy_grid, build_tables
+
+__all__ = [
+    "AccuracyGrid",
+    "Cell",
+    "CellValue",
+    "EffectiveScale",
+    "ExampleList",
+    "Outcomes",
+    "Report",
+    "ReportConfig",
+    "ReportTable",
+    "RunInfo",
+    "SuiteData",
+    "build_report",
+    "load_suite",
+    "write_report",
+]
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything a report shows, computed once; ``write_report`` only formats and writes it."""
+
+    data: SuiteData
+    config: ReportConfig
+    context: ReportContext
+    tables: tuple[ReportTable, ...]
+    effective_depth: tuple[EffectiveScale, ...]
+    effective_size: tuple[EffectiveScale, ...]
+
+    def table(self, key: str) -> ReportTable:
+        for t in self.tables:
+            if t.key == key:
+                return t
+        raise KeyError(f"no table {key!r} in this report (tables: {', '.join(t.key for t in self.tables)})")
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(t.key for t in self.tables)
+
+    def accuracy_grid(self, task: str | None = None) -> AccuracyGrid:
+        return accuracy_grid(self.context, task)
+
+    def task_grids(self) -> list[tuple[str, AccuracyGrid]]:
+        """(task title, grid) of every task present, for the per-task panels (empty when the task is the variable)."""
+        o = self.data.outcomes
+        tasks = [t for t in ("yesno", "mc", "count") if (o.task == t).any()]
+        if self.data.variable == "task" or len(tasks) < 2:
+            return []
+        return [(TASK_LABELS[t], accuracy_grid(self.context, t)) for t in tasks]
+
+    def figures(self):  # noqa: ANN201 - dict[str, matplotlib.figure.Figure]
+        """The report's figures by file stem (matplotlib is imported only when figures are asked for)."""
+        from graphniah.report.figures import accuracy_by_task_figure, accuracy_figure
+
+        figs = {"accuracy": accuracy_figure(self.context, self.accuracy_grid())}
+        grids = self.task_grids()
+        if grids:
+            figs["accuracy_by_task"] = accuracy_by_task_figure(self.context, grids)
+        return figs
+
+    def markdown(self) -> str:
+        d = self.data
+        head = [f"# GraphNIAH report: suite {d.suite}", "", *[f"- {k}: {v}" for k, v in self.facts()], ""]
+        head += [f"> {n}" for n in d.notes] + ([""] if d.notes else [])
+        return "\n".join(head) + "\n" + "\n".join(t.markdown() for t in self.tables)
+
+    def facts(self) -> list[tuple[str, str]]:
+        d = self.data
+        models = ", ".join(f"{r.label} ({r.answered} answered, {len(r.failed)} failed)" for r in d.runs)
+        return [
+            ("examples", f"{d.examples_path} ({len(d.examples)} examples)"),
+            ("journals", f"{d.runs_dir}/ ({len(d.runs)} model settings)"),
+            ("models", models),
+            ("varied variable", f"{d.variable_title} ({d.variable_source})"),
+            ("intervals", f"{100 * self.config.confidence:g}% Wilson" + ("" if self.config.z is None else f", z = {self.config.z}")),
+            ("effective depth/size threshold", self.config.describe_threshold()),
+            ("graphniah", __version__),
+        ]
+
+
+def build_report(data: SuiteData, config: ReportConfig | None = None) -> Report:
+    """Compute every table (and the effective depth and size) of a loaded suite."""
+    config = config or ReportConfig()
+    if not len(data.outcomes):
+        raise GraphNIAHError(f"suite {data.suite}: no answered examples in {data.runs_dir}/ (every call failed or no journal matches the examples)")
+    ctx = ReportContext(data, config)
+    tables = build_tables(ctx)
+    depth = effective_scales(ctx, "depth")
+    size = effective_scales(ctx, "component_size")
+    tables.insert(1, effective_table(ctx, depth, size))
+    return Report(data, config, ctx, tuple(tables), tuple(depth), tuple(size))
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """Where ``write_report`` put things."""
+
+    out: Path
+    tables: tuple[Path, ...]
+    figures: tuple[Path, ...]
+    html: Path | None
+
+
+def write_report(report: Report, out: str | os.PathLike[str], *, figures: bool = True, html: bool = True) -> ReportFiles:
+    """Write the report folder atomically (an existing folder is replaced only once the new one is complete)."""
+    from graphniah.io import atomic_write_bytes, atomic_write_text
+
+    out = Path(out)
+    d = report.data
+    with atomic_dir(out, replace=True) as tmp:
+        tables = []
+        for t in report.tables:
+            for ext, text in (("md", t.markdown()), ("csv", t.csv())):
+                p = tmp / "tables" / f"{t.key}.{ext}"
+                atomic_write_text(p, text)
+                tables.append(out / "tables" / p.name)
+        atomic_write_text(tmp / "report.md", report.markdown())
+        atomic_write_text(tmp / "cells.csv", cells_csv(report.tables))
+        svgs: dict[str, str] = {}
+        fig_paths = []
+        if figures:
+            from graphniah.report.figures import figure_bytes
+
+            for name, fig in report.figures().items():
+                for fmt in ("png", "svg"):
+                    data = figure_bytes(fig, fmt)
+                    atomic_write_bytes(tmp / "figures" / f"{name}.{fmt}", data)
+                    fig_paths.append(out / "figures" / f"{name}.{fmt}")
+                    if fmt == "svg":
+                        svgs[name] = data.decode("utf-8")
+        html_path = None
+        if html:
+            from graphniah.report.html import render_html
+
+            atomic_write_text(tmp / "report.html", render_html(
+                f"GraphNIAH report: suite {d.suite}", report.facts(), d.notes, report.tables, svgs, report.context.show))
+            html_path = out / "report.html"
+        write_json(tmp / "summary.json", _summary(report))
+    return ReportFiles(out, tuple(tables), tuple(fig_paths), html_path)
+
+
+def _summary(report: Report) -> dict:
+    d = report.data
+    return {
+        "suite": d.suite,
+        "examples": {"path": str(d.examples_path), "sha256": sha256_file(d.examples_path), "count": len(d.examples)},
+        "journals": [
+            {"model": r.model, "settings_hash": r.settings_hash, "label": r.label, "reasoning_effort": r.reasoning_effort,
+             "path": str(r.journal), "answered": r.answered, "failed": len(r.failed)}
+            for r in d.runs
+        ],
+        "journal_sha256": {str(p): sha256_file(p) for p in sorted({r.journal for r in d.runs})},
+        "variable": d.variable,
+        "variable_source": d.variable_source,
+        "levels": list(d.levels),
+        "notes": list(d.notes),
+        "config": {"confidence": report.config.confidence, "z": report.config.z,
+                   "threshold": report.config.threshold, "threshold_margin": report.config.threshold_margin,
+                   "counting_tolerance": str(report.config.counting_tolerance)},
+        "tables": list(report.keys),
+        "version": __version__,
+        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
+
+
+__all__ += ["ReportFiles", "cells_csv"]

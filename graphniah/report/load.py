@@ -1,0 +1,686 @@
+"""Loading a suite's journals and examples into one typed table of scored answers.
+
+A suite is ``examples/<suite>.jsonl`` (one example per line) plus ``runs/<suite>/<model>.jsonl``
+(one record per finished call, written by :mod:`graphniah.runner`). The report needs, for every
+(example, model, settings) that was answered, the example's design variables (task, depth,
+component size, distractor, context length, ...) next to the model's answer. This module builds
+exactly that: :class:`Outcomes`, one row per answered (example, run), column-oriented in numpy
+arrays so that every table is a few vectorised group-bys.
+
+Choices, and why:
+
+* **Which record counts.** A journal may hold several records per example and settings (failed
+  attempts, then a success; or ``--retry-failed`` appending more). The report uses the *last*
+  ``ok`` record of each (example, model, settings); an example with records but no ``ok`` one is a
+  failure of that run and is counted apart (never as a wrong answer), like the paper's
+  "#Examples counts the examples that the model answered".
+* **Scoring.** The answer is re-extracted from the stored response with
+  :func:`graphniah.scoring.score_response` against the truth of the examples file, so a report
+  always reflects the current scoring rule; a record without a response text falls back to its
+  stored ``extracted``/``correct`` fields.
+* **Tolerance.** Journals and examples are read as JSON and only the fields the report uses are
+  taken; unknown fields are ignored and optional ones may be missing (the runner and the sampler
+  keep growing). A line that is not JSON, or lacks a field the report cannot do without, is an
+  error naming file and line. A trailing partial journal line (a run interrupted mid-write) is
+  ignored, as the runner itself does.
+* **The varied variable** is ``by=`` when given, else the suite manifest's
+  (``examples/<suite>.json`` written by :mod:`graphniah.suites`: ``suite.vary``), else it is
+  inferred (:func:`infer_variable`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphniah.errors import GraphNIAHError
+from graphniah.io import canonical_json, sha256_bytes
+from graphniah.scoring import score_response
+
+__all__ = [
+    "RUN_VARIABLES",
+    "VARIABLES",
+    "ExampleInfo",
+    "Outcomes",
+    "RunInfo",
+    "SuiteData",
+    "infer_variable",
+    "level_label",
+    "load_suite",
+    "read_example_infos",
+    "read_run_records",
+]
+
+#: Variables an experiment can vary (the paper's §4.1), in the order inference prefers them.
+VARIABLES = ("depth", "component_size", "context_length", "distractor", "task", "none_option", "reasoning_effort")
+#: Variables that belong to the run (the model's settings), not to the example.
+RUN_VARIABLES = frozenset({"reasoning_effort"})
+_MAX_LEVELS = 25  # a varied variable has a handful of values; a randomly drawn size has ~150
+_TASK_ORDER = {"yesno": 0, "mc": 1, "count": 2}
+_EFFORT_ORDER = {"none": 0, "minimal": 1, "low": 2, "medium": 3, "high": 4}
+TASK_LABELS = {"yesno": "YES/NO", "mc": "Multiple choice", "count": "Counting"}
+VARIABLE_TITLES = {
+    "depth": "Question depth k",
+    "component_size": "Component size",
+    "context_length": "Target context length (tokens)",
+    "distractor": "Distractor type",
+    "task": "Task",
+    "none_option": "'None of these' option",
+    "reasoning_effort": "Reasoning effort",
+}
+
+
+# ------------------------------------------------------------------------------------------------
+# Examples
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleInfo:
+    """What the report needs of one example (its prompt is never kept).
+
+    ``pair_key`` identifies the example up to its "none of these" option: the hash of its recipe
+    with ``none_option`` removed. Two examples with the same key differ only in that option (same
+    snapshot, pool, seed, index and parameters, hence the same context and candidates), which is
+    how the before/after comparison of the paper's Table 17 pairs them.
+    """
+
+    id: str
+    task: str
+    depth: int
+    component_size: int
+    answer: str
+    none_option: bool
+    n_options: int
+    distractor: str
+    context_length: int | None
+    alpha: float | None
+    pair_key: str
+    token_counts: Mapping[str, int] | None = None
+
+
+def _example_info(obj: Mapping[str, Any], where: str) -> ExampleInfo:
+    try:
+        task = str(obj["task"])
+        if task not in _TASK_ORDER:
+            raise GraphNIAHError(f"{where}: unknown task {task!r} (expected yesno, mc or count)")
+        recipe = obj.get("recipe") or {}
+        params = dict(recipe.get("params") or {})
+        none_option = bool(obj.get("none_option", params.get("none_option", False)))
+        length = params.get("context_length")
+        alpha = params.get("alpha")
+        if recipe:
+            key_src = {k: v for k, v in recipe.items() if k != "params"} | {
+                "params": {k: v for k, v in params.items() if k != "none_option"},
+                "task": task,
+            }
+            pair_key = sha256_bytes(canonical_json(key_src).encode())[:16]
+        else:  # without a recipe nothing says which examples share a context: pair with none
+            pair_key = f"id:{obj['id']}"
+        return ExampleInfo(
+            id=str(obj["id"]),
+            task=task,
+            depth=int(obj.get("depth", params.get("depth", 0))),
+            component_size=int(obj.get("component_size", params.get("component_size", 0))),
+            answer=str(obj["answer"]),
+            none_option=none_option,
+            n_options=len(obj.get("options") or ()) if task == "mc" else 0,
+            distractor=str(params.get("distractor") or "none"),
+            context_length=None if length is None else int(length),
+            alpha=None if alpha is None else float(alpha),
+            pair_key=pair_key,
+            token_counts=obj.get("token_counts"),
+        )
+    except KeyError as err:
+        raise GraphNIAHError(f"{where}: example lacks the field {err.args[0]!r}") from None
+    except (TypeError, ValueError) as err:
+        raise GraphNIAHError(f"{where}: malformed example ({err})") from None
+
+
+def read_example_infos(path: str | os.PathLike[str]) -> dict[str, ExampleInfo]:
+    """``{id: ExampleInfo}`` of an examples JSONL file (duplicate ids are an error)."""
+    p = Path(path)
+    out: dict[str, ExampleInfo] = {}
+    try:
+        f = open(p, "rb")
+    except OSError as err:
+        raise GraphNIAHError(f"cannot read examples file {p}: {err.strerror}") from None
+    with f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise GraphNIAHError(f"{p}:{lineno}: not JSON ({err.msg} at column {err.colno})") from None
+            if not isinstance(obj, dict):
+                raise GraphNIAHError(f"{p}:{lineno}: an example must be a JSON object")
+            info = _example_info(obj, f"{p}:{lineno}")
+            if info.id in out:
+                raise GraphNIAHError(f"{p}:{lineno}: example id {info.id} appears twice")
+            out[info.id] = info
+    if not out:
+        raise GraphNIAHError(f"examples file {p} holds no examples")
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Journals
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Record:
+    """The fields of a journal line the report reads (see ``graphniah.runner.journal.RunRecord``)."""
+
+    example_id: str
+    model: str
+    settings_hash: str
+    status: str
+    task: str | None
+    answer: str | None
+    response: str | None
+    extracted: str | None
+    correct: bool | None
+    prompt_tokens: float
+    completion_tokens: float
+    reasoning_tokens: float
+    cost_usd: float
+    response_time_s: float
+    attempts: int
+    reasoning_effort: str | None
+
+
+def _num(value: Any) -> float:
+    return float("nan") if value is None else float(value)
+
+
+def read_run_records(path: str | os.PathLike[str]) -> list[_Record]:
+    """The complete records of one journal, tolerant of fields the report does not use."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as err:
+        raise GraphNIAHError(f"cannot read journal {p}: {err.strerror}") from None
+    data = data[: data.rfind(b"\n") + 1]  # a partial last line is a write a crash cut short
+    out: list[_Record] = []
+    for lineno, line in enumerate(data.split(b"\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise GraphNIAHError(f"{p}:{lineno}: not JSON ({err.msg} at column {err.colno})") from None
+        if not isinstance(obj, dict):
+            raise GraphNIAHError(f"{p}:{lineno}: a run record must be a JSON object")
+        try:
+            usage = obj.get("usage") or {}
+            status = str(obj["status"])
+            if status not in ("ok", "failed"):
+                raise GraphNIAHError(f"{p}:{lineno}: status must be 'ok' or 'failed', got {status!r}")
+            out.append(
+                _Record(
+                    example_id=str(obj["example_id"]),
+                    model=str(obj.get("model") or p.stem),
+                    settings_hash=str(obj.get("settings_hash") or ""),
+                    status=status,
+                    task=obj.get("task"),
+                    answer=obj.get("answer"),
+                    response=obj.get("response"),
+                    extracted=obj.get("extracted"),
+                    correct=obj.get("correct"),
+                    prompt_tokens=_num(usage.get("prompt_tokens")),
+                    completion_tokens=_num(usage.get("completion_tokens")),
+                    reasoning_tokens=_num(usage.get("reasoning_tokens")),
+                    cost_usd=_num(obj.get("cost_usd")),
+                    response_time_s=_num(obj.get("response_time_s")),
+                    attempts=int(obj.get("attempts") or 1),
+                    reasoning_effort=obj.get("reasoning_effort"),
+                )
+            )
+        except KeyError as err:
+            raise GraphNIAHError(f"{p}:{lineno}: run record lacks the field {err.args[0]!r}") from None
+        except (TypeError, ValueError, AttributeError) as err:
+            raise GraphNIAHError(f"{p}:{lineno}: malformed run record ({err})") from None
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# The typed table
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One model at one settings hash: a row of the paper's tables (unless effort is the variable)."""
+
+    label: str
+    model: str
+    settings_hash: str
+    reasoning_effort: str | None
+    journal: Path
+    answered: int
+    failed: tuple[str, ...]  # examples with records but no ok record
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """One row per answered (example, run): design variables, the answer, and usage.
+
+    All columns are numpy arrays of equal length. Missing numbers are NaN; ``predicted`` is the
+    counting answer as a number (NaN when the task is not counting or no number was given).
+    """
+
+    example_id: np.ndarray  # str
+    run: np.ndarray  # int: index into SuiteData.runs
+    task: np.ndarray  # str: yesno | mc | count
+    depth: np.ndarray  # int
+    component_size: np.ndarray  # int
+    answer: np.ndarray  # str (the truth)
+    none_option: np.ndarray  # bool
+    n_choices: np.ndarray  # int: answer options a guesser picks from (2 | options(+1) | 0 for counting)
+    distractor: np.ndarray  # str
+    context_length: np.ndarray  # float (NaN: none)
+    reasoning_effort: np.ndarray  # str ("" when unknown)
+    pair_key: np.ndarray  # str
+    extracted: np.ndarray  # object: str | None
+    correct: np.ndarray  # bool
+    predicted: np.ndarray  # float
+    prompt_tokens: np.ndarray  # float
+    completion_tokens: np.ndarray  # float
+    reasoning_tokens: np.ndarray  # float
+    cost_usd: np.ndarray  # float
+    response_time_s: np.ndarray  # float
+    attempts: np.ndarray  # int
+
+    def __len__(self) -> int:
+        return int(self.example_id.size)
+
+    def columns(self) -> dict[str, np.ndarray]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    def to_arrow(self):  # noqa: ANN201 - pyarrow.Table
+        """The table as a pyarrow Table (nullable columns where the arrays hold NaN/None)."""
+        import pyarrow as pa
+
+        cols = {}
+        for name, arr in self.columns().items():
+            if arr.dtype.kind == "f":
+                cols[name] = pa.array(arr, from_pandas=True)  # NaN -> null
+            elif arr.dtype.kind == "O":
+                cols[name] = pa.array(arr.tolist(), type=pa.string())
+            else:
+                cols[name] = pa.array(arr)
+        return pa.table(cols)
+
+    def to_pandas(self):  # noqa: ANN201 - pandas.DataFrame
+        return self.to_arrow().to_pandas()
+
+
+@dataclass(frozen=True)
+class SuiteData:
+    """A suite's answers (``outcomes``), its examples, its runs, and the varied variable.
+
+    ``row``/``row_labels`` give the table row of every outcome: the run, or the model when the
+    varied variable is a run setting (reasoning effort: one row per model, one column per effort).
+    ``value``/``levels`` give the column: the index of the outcome's value of the varied variable
+    in ``levels`` (display labels, in the paper's order).
+    """
+
+    suite: str
+    examples_path: Path
+    runs_dir: Path
+    examples: Mapping[str, ExampleInfo]
+    runs: tuple[RunInfo, ...]
+    outcomes: Outcomes
+    variable: str
+    variable_source: str
+    row: np.ndarray
+    row_labels: tuple[str, ...]
+    value: np.ndarray
+    levels: tuple[str, ...]
+    unknown_examples: int = 0
+    notes: tuple[str, ...] = field(default=())
+    size_range: tuple[int, int] | None = None  # component sizes drawn from this range (suite manifest)
+
+    @property
+    def variable_title(self) -> str:
+        return VARIABLE_TITLES.get(self.variable, self.variable)
+
+    def example_value(self, info: ExampleInfo) -> str:
+        """The level label of an example (example-level variables only)."""
+        return level_label(self.variable, _raw_example_value(info, self.variable))
+
+
+def _raw_example_value(info: ExampleInfo, variable: str) -> Any:
+    if variable == "reasoning_effort":
+        raise ValueError("reasoning effort is a run setting, not an example field")
+    return getattr(info, variable)
+
+
+def level_label(variable: str, raw: Any) -> str:
+    """How a value of a variable is printed: tasks by name, context lengths as 200k, ..."""
+    if variable == "task":
+        return TASK_LABELS.get(str(raw), str(raw))
+    if variable == "context_length":
+        if raw is None or (isinstance(raw, float) and np.isnan(raw)):
+            return "none"
+        v = int(raw)
+        return f"{v // 1000}k" if v % 1000 == 0 else f"{v:,}"
+    if variable == "none_option":
+        return "with 'none'" if raw else "without"
+    if variable == "reasoning_effort":
+        return str(raw) if raw else "default"
+    return str(raw)
+
+
+def _sort_key(variable: str, raw: Any) -> tuple:
+    if variable == "task":
+        return (_TASK_ORDER.get(str(raw), 9), str(raw))
+    if variable == "reasoning_effort":
+        return (_EFFORT_ORDER.get(str(raw), 9), str(raw))
+    if variable == "context_length":
+        return (0, float("inf")) if raw is None else (0, float(raw))
+    if isinstance(raw, bool | np.bool_):
+        return (0, int(raw))
+    if isinstance(raw, int | float | np.integer | np.floating):
+        return (0, float(raw))
+    return (1, str(raw))
+
+
+def infer_variable(examples: Sequence[ExampleInfo], efforts_per_model: Mapping[str, set[str]]) -> tuple[str, str]:
+    """The variable a suite varies, and a sentence saying how it was found.
+
+    The paper varies one variable per experiment and draws the others independently at random,
+    so the varied one is the variable whose values have *exactly equal* counts (the design fixes
+    them); the random ones rarely come out exactly equal. In order:
+
+    1. reasoning effort, when some model was run at several efforts;
+    2. the "none of these" option, when examples come in pairs differing only in it;
+    3. the first of depth, component size, context length, distractor, task whose values (at
+       least two, at most 25, each at least twice) all occur equally often;
+    4. the first of those that takes between two and 25 values (a size drawn from [100, 250]
+       takes far more: it is never the varied variable by accident);
+    5. task (a one-column table).
+    """
+    if any(len(e) > 1 for e in efforts_per_model.values()):
+        return "reasoning_effort", "inferred: a model was run at several reasoning efforts"
+    keys: dict[str, set[bool]] = {}
+    for ex in examples:
+        keys.setdefault(ex.pair_key, set()).add(ex.none_option)
+    if any(len(v) == 2 for v in keys.values()):
+        return "none_option", "inferred: examples come in pairs with and without the 'none of these' option"
+    counts = {var: {} for var in VARIABLES if var not in ("none_option", "reasoning_effort")}
+    for ex in examples:
+        for var, c in counts.items():
+            v = _raw_example_value(ex, var)
+            c[v] = c.get(v, 0) + 1
+    for var, c in counts.items():
+        if 2 <= len(c) <= _MAX_LEVELS and len(set(c.values())) == 1 and min(c.values()) >= 2:
+            return var, f"inferred: the only or first variable whose {len(c)} values occur equally often ({next(iter(c.values()))} each)"
+    for var, c in counts.items():
+        if 2 <= len(c) <= _MAX_LEVELS:
+            return var, f"inferred: the first variable that takes several values ({len(c)}); pass --by to choose another"
+    return "task", "inferred: no variable takes several values"
+
+
+def _read_manifest(examples_path: Path) -> dict | None:
+    """The suite manifest ``<suite>.json`` next to the examples (written by ``graphniah build``), if any."""
+    manifest = examples_path.with_suffix(".json")
+    if not manifest.is_file():
+        return None
+    try:
+        obj = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as err:
+        raise GraphNIAHError(f"cannot read suite manifest {manifest}: {err}") from None
+    return obj if isinstance(obj, dict) else None
+
+
+def _manifest_variable(manifest: Mapping[str, Any]) -> str | None:
+    """The varied variable: ``suite.vary`` (``graphniah.suites``), or a top-level ``variable``."""
+    suite = manifest.get("suite")
+    if isinstance(suite, dict) and isinstance(suite.get("vary"), str):
+        return suite["vary"]
+    v = manifest.get("variable")
+    return v if isinstance(v, str) else None
+
+
+def _manifest_size_range(manifest: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The range component sizes are drawn from (``suite.draw.component_size``), if the manifest says."""
+    try:
+        r = manifest["suite"]["draw"]["component_size"]
+        return int(r["min"]), int(r["max"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _choices(info: ExampleInfo) -> int:
+    if info.task == "yesno":
+        return 2
+    if info.task == "mc":
+        return (info.n_options or 4) + int(info.none_option)
+    return 0
+
+
+def load_suite(
+    suite: str,
+    *,
+    runs_root: str | os.PathLike[str] = "runs",
+    examples_root: str | os.PathLike[str] = "examples",
+    examples_path: str | os.PathLike[str] | None = None,
+    by: str | None = None,
+) -> SuiteData:
+    """Read ``<examples_root>/<suite>.jsonl`` and every journal ``<runs_root>/<suite>/*.jsonl``.
+
+    ``by`` overrides the varied variable (else the suite manifest's, else inferred). Records of
+    examples that are not in the examples file are left out and counted in ``unknown_examples``.
+    """
+    ex_path = Path(examples_path) if examples_path is not None else Path(examples_root) / f"{suite}.jsonl"
+    runs_dir = Path(runs_root) / suite
+    examples = read_example_infos(ex_path)
+    journals = sorted(p for p in runs_dir.glob("*.jsonl")) if runs_dir.is_dir() else []
+    if not journals:
+        raise GraphNIAHError(f"no journals in {runs_dir}/ (run `graphniah run --suite {suite} --model NAME` first)")
+
+    # Last ok record per (model, settings, example); failures apart.
+    final: dict[tuple[str, str, str], _Record] = {}
+    failed: dict[tuple[str, str], set[str]] = {}
+    journal_of: dict[tuple[str, str], Path] = {}
+    order: list[tuple[str, str]] = []
+    unknown: set[tuple[str, str, str]] = set()
+    for path in journals:
+        for r in read_run_records(path):
+            run_key = (r.model, r.settings_hash)
+            if run_key not in journal_of:
+                journal_of[run_key] = path
+                order.append(run_key)
+            if r.example_id not in examples:
+                unknown.add((r.model, r.settings_hash, r.example_id))
+                continue
+            key = (r.model, r.settings_hash, r.example_id)
+            if r.status == "ok":
+                final[key] = r
+            else:
+                failed.setdefault(run_key, set()).add(r.example_id)
+
+    efforts: dict[str, set[str]] = {}
+    effort_of_run: dict[tuple[str, str], str | None] = {}
+    for run_key in order:
+        eff = _run_effort(run_key, [r for k, r in final.items() if k[:2] == run_key], journal_of[run_key])
+        effort_of_run[run_key] = eff
+        efforts.setdefault(run_key[0], set()).add(eff or "")
+
+    notes: list[str] = []
+    manifest = _read_manifest(ex_path)
+    if by is not None:
+        variable, source = by, "chosen with --by"
+    elif manifest is not None and (mv := _manifest_variable(manifest)) is not None:
+        variable, source = mv, f"from the suite manifest {ex_path.with_suffix('.json')}"
+    else:
+        variable, source = infer_variable(list(examples.values()), efforts)
+    if variable not in VARIABLES:
+        raise GraphNIAHError(f"unknown varied variable {variable!r} ({source}); choose one of {', '.join(VARIABLES)}")
+
+    # Run labels: the model name, qualified by effort or settings hash when a model has several.
+    runs: list[RunInfo] = []
+    per_model: dict[str, list[tuple[str, str]]] = {}
+    for run_key in order:
+        per_model.setdefault(run_key[0], []).append(run_key)
+    run_index: dict[tuple[str, str], int] = {}
+    for run_key in order:
+        model, h = run_key
+        eff = effort_of_run[run_key]
+        siblings = per_model[model]
+        if len(siblings) == 1:
+            label = model
+        elif len({effort_of_run[s] for s in siblings}) == len(siblings):
+            label = f"{model} ({eff or 'default'})"
+        else:
+            label = f"{model} [{h[:8]}]"
+        answered_ids = {k[2] for k in final if k[:2] == run_key}
+        run_index[run_key] = len(runs)
+        runs.append(
+            RunInfo(
+                label=label,
+                model=model,
+                settings_hash=h,
+                reasoning_effort=eff,
+                journal=journal_of[run_key],
+                answered=len(answered_ids),
+                failed=tuple(sorted(failed.get(run_key, set()) - answered_ids)),
+            )
+        )
+
+    outcomes = _outcomes(final, examples, run_index, effort_of_run)
+    if variable == "reasoning_effort":
+        models = list(dict.fromkeys(r.model for r in runs))
+        row_labels = tuple(models)
+        run_row = np.array([models.index(r.model) for r in runs], dtype=np.int64)
+        raw = [r.reasoning_effort or "" for r in runs]
+        raw_values = [raw[i] for i in outcomes.run.tolist()]
+    else:
+        row_labels = tuple(r.label for r in runs)
+        run_row = np.arange(len(runs), dtype=np.int64)
+        raw_values = [_raw_example_value(examples[i], variable) for i in outcomes.example_id.tolist()]
+        raw_values += [_raw_example_value(e, variable) for e in examples.values()]  # levels of unanswered values too
+    distinct = sorted(set(raw_values), key=lambda v: _sort_key(variable, v))
+    levels = tuple(level_label(variable, v) for v in distinct)
+    code_of = {v: i for i, v in enumerate(distinct)}
+    value = np.array([code_of[v] for v in raw_values[: len(outcomes)]], dtype=np.int64)
+    row = run_row[outcomes.run] if len(outcomes) else np.zeros(0, dtype=np.int64)
+    if unknown:
+        notes.append(f"{len(unknown)} journal record(s) name examples that are not in {ex_path}; they are left out")
+    for r in runs:
+        if r.failed:
+            notes.append(f"{r.label}: {len(r.failed)} example(s) failed for good and are not counted")
+    return SuiteData(
+        suite=suite,
+        examples_path=ex_path,
+        runs_dir=runs_dir,
+        examples=examples,
+        runs=tuple(runs),
+        outcomes=outcomes,
+        variable=variable,
+        variable_source=source,
+        row=row,
+        row_labels=row_labels,
+        value=value,
+        levels=levels,
+        unknown_examples=len(unknown),
+        notes=tuple(notes),
+        size_range=_manifest_size_range(manifest) if manifest is not None else None,
+    )
+
+
+def _run_effort(run_key: tuple[str, str], records: Sequence[_Record], journal: Path) -> str | None:
+    """The reasoning effort of a run: from its records, else from ``<model>.settings.json``."""
+    found = {r.reasoning_effort for r in records if r.reasoning_effort}
+    if len(found) == 1:
+        return found.pop()
+    settings = journal.with_suffix(".settings.json")
+    if settings.is_file():
+        try:
+            entry = json.loads(settings.read_text(encoding="utf-8")).get(run_key[1]) or {}
+            eff = (entry.get("settings") or {}).get("reasoning_effort")
+            return str(eff) if eff else None
+        except (OSError, json.JSONDecodeError, AttributeError):
+            return None
+    return None
+
+
+def _outcomes(
+    final: Mapping[tuple[str, str, str], _Record],
+    examples: Mapping[str, ExampleInfo],
+    run_index: Mapping[tuple[str, str], int],
+    effort_of_run: Mapping[tuple[str, str], str | None],
+) -> Outcomes:
+    keys = sorted(final, key=lambda k: (run_index[k[:2]], k[2]))
+    n = len(keys)
+    ex_id = np.empty(n, dtype=object)
+    extracted = np.empty(n, dtype=object)
+    cols_o = {name: np.empty(n, dtype=object) for name in ("task", "answer", "distractor", "reasoning_effort", "pair_key")}
+    cols_i = {name: np.zeros(n, dtype=np.int64) for name in ("run", "depth", "component_size", "n_choices", "attempts")}
+    cols_f = {
+        name: np.full(n, np.nan)
+        for name in ("context_length", "predicted", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd", "response_time_s")
+    }
+    none_option = np.zeros(n, dtype=bool)
+    correct = np.zeros(n, dtype=bool)
+    for i, key in enumerate(keys):
+        r = final[key]
+        info = examples[key[2]]
+        ex_id[i] = info.id
+        cols_i["run"][i] = run_index[key[:2]]
+        cols_i["depth"][i] = info.depth
+        cols_i["component_size"][i] = info.component_size
+        cols_i["n_choices"][i] = _choices(info)
+        cols_i["attempts"][i] = r.attempts
+        cols_o["task"][i] = info.task
+        cols_o["answer"][i] = info.answer
+        cols_o["distractor"][i] = info.distractor
+        cols_o["reasoning_effort"][i] = effort_of_run[key[:2]] or ""
+        cols_o["pair_key"][i] = info.pair_key
+        none_option[i] = info.none_option
+        if info.context_length is not None:
+            cols_f["context_length"][i] = info.context_length
+        if r.response is not None:
+            s = score_response(info.task, info.answer, r.response)
+            extracted[i], correct[i] = s.extracted, s.correct
+        else:
+            extracted[i], correct[i] = r.extracted, bool(r.correct)
+        if info.task == "count" and extracted[i] is not None:
+            try:
+                cols_f["predicted"][i] = float(int(extracted[i]))
+            except ValueError:
+                pass
+        for name in ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd", "response_time_s"):
+            cols_f[name][i] = getattr(r, name)
+    return Outcomes(
+        example_id=ex_id,
+        run=cols_i["run"],
+        task=cols_o["task"],
+        depth=cols_i["depth"],
+        component_size=cols_i["component_size"],
+        answer=cols_o["answer"],
+        none_option=none_option,
+        n_choices=cols_i["n_choices"],
+        distractor=cols_o["distractor"],
+        context_length=cols_f["context_length"],
+        reasoning_effort=cols_o["reasoning_effort"],
+        pair_key=cols_o["pair_key"],
+        extracted=extracted,
+        correct=correct,
+        predicted=cols_f["predicted"],
+        prompt_tokens=cols_f["prompt_tokens"],
+        completion_tokens=cols_f["completion_tokens"],
+        reasoning_tokens=cols_f["reasoning_tokens"],
+        cost_usd=cols_f["cost_usd"],
+        response_time_s=cols_f["response_time_s"],
+        attempts=cols_i["attempts"],
+    )

@@ -1,0 +1,719 @@
+"""The report's tables, in the layouts of the paper's appendices E and F.
+
+Every table is computed from :class:`graphniah.report.load.SuiteData` by vectorised group-bys
+over the outcome rows, and every statistic comes from :mod:`graphniah.stats`. Which tables a
+suite gets depends on its varied variable and its tasks:
+
+==========================  ==================================================  ===============
+key                         content                                             paper
+==========================  ==================================================  ===============
+``accuracy``                accuracy per model × value, Overall, random row     Tables 23–28
+``accuracy_<task>``         the same for one task (variable is not the task)    Tables 5–10, 19
+``labels``                  YES/NO accuracy on YES-label and NO-label examples  Tables 11–13
+``no_rate``                 share of NO answers, ground-truth row               Table 14
+``counting``                exact / too low / too high / no number / within     Table 15
+``counting_by_size``        counting accuracy by component-size range           Table 16
+``none_option``             before/after "none of these", gained/lost, McNemar  Table 17
+``none_option_tokens``      output/reasoning tokens before/after, Wilcoxon      Table 18
+``pairwise``                Fisher per pair of values with Holm, overall χ²      Table 20
+``paired``                  McNemar per pair of efforts on the same examples    Table 21
+``cost``                    answered/failed, tokens, response time, cost        Tables 29–34
+==========================  ==================================================  ===============
+
+Random baselines follow appendix D: when the task of each example is drawn at random, every
+column's baseline is the uniform mixture over the answer sets of the tasks in the table (25.22%
+for the paper's three); when the column fixes the answer set (the task experiment, the "none of
+these" option) it is that set's, and a pooled column weighs the sets by their example counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from graphniah.errors import GraphNIAHError
+from graphniah.report.load import TASK_LABELS, SuiteData, level_label
+from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, ReportTable, pct
+from graphniah.stats import (
+    AnswerSpace,
+    CountingAnswers,
+    MultipleChoiceAnswers,
+    Proportion,
+    YesNoAnswers,
+    chi2_test,
+    counting_outcomes,
+    format_pvalue,
+    mcnemar_exact,
+    mixture_baseline,
+    pairwise_fisher_holm,
+    proportion,
+    random_baseline,
+    wilcoxon_signed_rank,
+)
+
+__all__ = ["AccuracyGrid", "ReportContext", "build_tables", "size_bins"]
+
+DASH = "–"
+_FIXED_SPACE_VARIABLES = ("task", "none_option")
+_PAIRED_VARIABLES = ("reasoning_effort",)
+
+
+# ------------------------------------------------------------------------------------------------
+# Shared context
+# ------------------------------------------------------------------------------------------------
+
+
+class ReportContext:
+    """Per-report derived arrays: example codes, answer sets, the ``graphniah show`` hint."""
+
+    def __init__(self, data: SuiteData, config: ReportConfig):
+        self.data = data
+        self.cfg = config
+        o = data.outcomes
+        self.ex_ids, self.ex_code = np.unique(o.example_id.astype(str), return_inverse=True) if len(o) else (np.zeros(0, dtype=str), np.zeros(0, dtype=np.int64))
+        sizes = [e.component_size for e in data.examples.values()]
+        # The counting answers are component size - 1 over the range sizes are drawn from: the
+        # suite manifest's, else the paper's [100, 250] widened to cover every size in the suite.
+        lo, hi = data.size_range or (100, 250)
+        self.counting = CountingAnswers(min([lo, *sizes]), max([hi, *sizes]))
+        self.space_key = np.array([f"{t}:{c}" for t, c in zip(o.task.tolist(), o.n_choices.tolist(), strict=True)], dtype=object)
+        self.show = f"graphniah show ID --examples {data.examples_path}"
+        self.run_row = self._run_rows()
+
+    def _run_rows(self) -> np.ndarray:
+        d = self.data
+        if d.variable == "reasoning_effort":
+            return np.array([d.row_labels.index(r.model) for r in d.runs], dtype=np.int64)
+        return np.arange(len(d.runs), dtype=np.int64)
+
+    def space(self, key: str) -> AnswerSpace:
+        task, choices = key.split(":")
+        if task == "yesno":
+            return YesNoAnswers()
+        if task == "mc":
+            return MultipleChoiceAnswers(options=int(choices))
+        return self.counting
+
+    def uniform_baseline(self, mask: np.ndarray) -> Fraction | None:
+        """Task drawn uniformly among the answer sets present under ``mask`` (appendix D, eq. 8)."""
+        keys = sorted(set(self.space_key[mask].tolist()))
+        return mixture_baseline([(self.space(k), 1) for k in keys]) if keys else None
+
+    def weighted_baseline(self, mask: np.ndarray) -> Fraction | None:
+        """Answer sets fixed by the design: weigh each by its number of distinct examples."""
+        if not mask.any():
+            return None
+        pairs = set(zip(self.ex_code[mask].tolist(), self.space_key[mask].tolist(), strict=True))
+        counts: dict[str, int] = {}
+        for _, k in pairs:
+            counts[k] = counts.get(k, 0) + 1
+        return mixture_baseline([(self.space(k), c) for k, c in sorted(counts.items())])
+
+    def baselines(self, mask: np.ndarray, col: np.ndarray, n_cols: int) -> list[Fraction | None]:
+        """The random-guessing row: one value per column and Overall (see the module docstring)."""
+        if self.data.variable in _FIXED_SPACE_VARIABLES:
+            return [self.weighted_baseline(mask & (col == c)) for c in range(n_cols)] + [self.weighted_baseline(mask)]
+        b = self.uniform_baseline(mask)
+        return [b] * (n_cols + 1)
+
+    def proportion(self, k: int, n: int) -> Proportion:
+        return proportion(int(k), int(n), self.cfg.confidence, z=self.cfg.z)
+
+
+def size_bins(sizes: np.ndarray) -> tuple[np.ndarray, tuple[str, ...], tuple[int, ...]]:
+    """Component-size ranges for tables by size when sizes are drawn at random (Table 16).
+
+    Sizes within the paper's [100, 250] get its ranges 100–149, 150–199, 200–250; other ranges are
+    cut into three equal-width ranges. Returns (range index per size, labels, upper ends).
+    """
+    if sizes.size == 0:
+        return np.zeros(0, dtype=np.int64), (), ()
+    lo, hi = int(sizes.min()), int(sizes.max())
+    if lo >= 100 and hi <= 250:
+        edges = [100, 150, 200, 251]
+    else:
+        step = max(1, -(-(hi - lo + 1) // 3))
+        edges = [lo + i * step for i in range(3)] + [hi + 1]
+        edges = sorted(set(edges))
+    codes = np.searchsorted(np.asarray(edges[1:]), sizes, side="right")
+    labels = tuple(f"{a}–{b - 1}" for a, b in zip(edges, edges[1:], strict=False))
+    return codes.astype(np.int64), labels, tuple(b - 1 for b in edges[1:])
+
+
+# ------------------------------------------------------------------------------------------------
+# Accuracy grids
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AccuracyGrid:
+    """Successes ``k`` and answered ``n`` per row × column, the last column pooling all (Overall).
+
+    ``examples[c]`` is the number of distinct examples answered by some row in column c (the
+    paper's #Examples); a row with fewer answers in a column is marked † and never bold.
+    ``ids[(r, c)]`` are the example ids of the cell, split into successes and failures.
+    """
+
+    row_labels: tuple[str, ...]
+    col_labels: tuple[str, ...]
+    k: np.ndarray
+    n: np.ndarray
+    examples: np.ndarray
+    baselines: tuple[Fraction | None, ...]
+    ids: dict[tuple[int, int], tuple[tuple[str, ...], tuple[str, ...]]]
+
+    def cell(self, ctx: ReportContext, r: int, c: int) -> Proportion | None:
+        return ctx.proportion(self.k[r, c], self.n[r, c]) if self.n[r, c] else None
+
+
+def _grid(
+    ctx: ReportContext,
+    mask: np.ndarray,
+    rows: np.ndarray,
+    row_labels: Sequence[str],
+    cols: np.ndarray,
+    col_labels: Sequence[str],
+    success: np.ndarray | None = None,
+    baselines: Sequence[Fraction | None] | None = None,
+) -> AccuracyGrid:
+    o = ctx.data.outcomes
+    succ = o.correct if success is None else success
+    R, C = len(row_labels), len(col_labels)
+    idx = np.flatnonzero(mask)
+    r, c, s = rows[idx], cols[idx], succ[idx]
+    k = np.zeros((R, C + 1), dtype=np.int64)
+    n = np.zeros((R, C + 1), dtype=np.int64)
+    for cc in (c, np.full_like(c, C)):
+        flat = r * (C + 1) + cc
+        k += np.bincount(flat, weights=s, minlength=R * (C + 1)).astype(np.int64).reshape(R, C + 1)
+        n += np.bincount(flat, minlength=R * (C + 1)).reshape(R, C + 1)
+    ex = ctx.ex_code[idx]
+    examples = np.zeros(C + 1, dtype=np.int64)
+    if idx.size:
+        pairs = np.unique(c * (ex.max() + 1) + ex)
+        examples[:C] = np.bincount(pairs // (ex.max() + 1), minlength=C)
+        examples[C] = np.unique(ex).size
+    ids: dict[tuple[int, int], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    names = o.example_id[idx]
+    for cc in (c, np.full_like(c, C)):
+        flat = r * (C + 1) + cc
+        order = np.lexsort((names, ~s.astype(bool), flat))
+        fs, ss, ns = flat[order], s[order].astype(bool), names[order]
+        bounds = np.flatnonzero(np.diff(fs)) + 1
+        for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, fs.size], strict=True):
+            if lo == hi:
+                continue
+            key = divmod(int(fs[lo]), C + 1)
+            good = ss[lo:hi]
+            ids[key] = (tuple(ns[lo:hi][good].tolist()), tuple(ns[lo:hi][~good].tolist()))
+    if baselines is None:
+        baselines = ctx.baselines(mask, cols, C)
+    return AccuracyGrid(tuple(row_labels), tuple(col_labels) + ("Overall",), k, n, examples, tuple(baselines), ids)
+
+
+def _accuracy_text(p: Proportion, dagger: bool) -> str:
+    lo, hi = p.interval
+    return f"{pct(p.estimate)}{'†' if dagger else ''} [{pct(lo)}, {pct(hi)}]"
+
+
+def _grid_rows(
+    ctx: ReportContext,
+    grid: AccuracyGrid,
+    key: str,
+    title: str,
+    *,
+    row_parts: Sequence[tuple[str, ...]],
+    bold: bool,
+    metric: str = "accuracy",
+    groups: tuple[str, str] = ("correct", "wrong"),
+    skip_overall: bool = False,
+) -> tuple[list[list[Cell]], list[CellValue], list[ExampleList]]:
+    """Printed cells, tidy values and example lists of a grid's rows."""
+    R, C1 = grid.n.shape
+    cols = range(C1 - 1) if skip_overall else range(C1)
+    best: dict[int, float] = {}
+    if bold:
+        for c in cols:
+            full = [grid.k[r, c] / grid.n[r, c] for r in range(R) if grid.n[r, c] and grid.n[r, c] >= grid.examples[c]]
+            if full:
+                best[c] = max(full)
+    rows: list[list[Cell]] = []
+    values: list[CellValue] = []
+    lists: list[ExampleList] = []
+    for r in range(R):
+        cells = [Cell(p) for p in row_parts[r]]
+        row_name = " | ".join(row_parts[r])
+        for c in cols:
+            p = grid.cell(ctx, r, c)
+            if p is None:
+                cells.append(Cell(DASH))
+                values.append(CellValue(key, row_name, grid.col_labels[c], metric, 0, 0))
+                continue
+            anchor = f"{key}-r{r}-c{c}"
+            dagger = grid.n[r, c] < grid.examples[c]
+            is_best = c in best and not dagger and grid.k[r, c] / grid.n[r, c] == best[c]
+            cells.append(Cell(_accuracy_text(p, dagger), bold=is_best, link=anchor))
+            values.append(CellValue(key, row_name, grid.col_labels[c], metric, p.k, p.n, p.estimate, p.interval.low, p.interval.high, link=anchor))
+            good, bad = grid.ids.get((r, c), ((), ()))
+            lists.append(ExampleList(anchor, f"{title} — {row_name}, {grid.col_labels[c]}", ((groups[0], good), (groups[1], bad))))
+        rows.append(cells)
+    return rows, values, lists
+
+
+def _baseline_row(grid: AccuracyGrid, label_width: int, skip_overall: bool = False) -> list[Cell]:
+    bs = grid.baselines[:-1] if skip_overall else grid.baselines
+    return [Cell("Random guessing")] + [Cell("")] * (label_width - 1) + [Cell(DASH if b is None else pct(b)) for b in bs]
+
+
+def _examples_row(grid: AccuracyGrid, label: tuple[str, ...], skip_overall: bool = False) -> list[Cell]:
+    ex = grid.examples[:-1] if skip_overall else grid.examples
+    return [Cell(p) for p in label] + [Cell(str(int(v))) for v in ex]
+
+
+def _dagger_note(grid: AccuracyGrid) -> str:
+    if (grid.n[grid.n > 0] < np.broadcast_to(grid.examples, grid.n.shape)[grid.n > 0]).any():
+        return " † marks a model with fewer answered examples than the column's #Examples (failed calls or a partial run); such cells are not bold."
+    return ""
+
+
+def _value_codes(ctx: ReportContext) -> tuple[np.ndarray, tuple[str, ...]]:
+    return ctx.data.value, ctx.data.levels
+
+
+# ------------------------------------------------------------------------------------------------
+# The tables
+# ------------------------------------------------------------------------------------------------
+
+
+def accuracy_grid(ctx: ReportContext, task: str | None = None) -> AccuracyGrid:
+    """Accuracy per row × value of the varied variable (one task, or all)."""
+    d = ctx.data
+    mask = np.ones(len(d.outcomes), dtype=bool) if task is None else d.outcomes.task == task
+    return _grid(ctx, mask, d.row, d.row_labels, d.value, d.levels)
+
+
+def _accuracy_table(ctx: ReportContext, task: str | None) -> ReportTable:
+    d = ctx.data
+    grid = accuracy_grid(ctx, task)
+    key = "accuracy" if task is None else f"accuracy_{task}"
+    what = "" if task is None else f" on the {TASK_LABELS[task]} examples"
+    title = f"Accuracy (%){what} by {d.variable_title.lower()}"
+    rows, values, lists = _grid_rows(ctx, grid, key, title, row_parts=[(x,) for x in grid.row_labels], bold=True)
+    rows.append(_baseline_row(grid, 1))
+    rows.append(_examples_row(grid, ("#Examples",)))
+    caption = (
+        f"Accuracy (%) of each model{what} in suite {d.suite}, by {d.variable_title.lower()}; Overall pools all values. "
+        f"Brackets: {100 * ctx.cfg.confidence:g}% Wilson interval. Bold: the highest accuracy in each column. "
+        "Random guessing: the exact expected accuracy of uniform guesses (appendix D). "
+        "#Examples: distinct examples answered in the column. A dash marks a missing result." + _dagger_note(grid)
+    )
+    return ReportTable(key, title, caption, ("Model", *grid.col_labels), tuple(map(tuple, rows)), tuple(values), tuple(lists))
+
+
+def _labels_table(ctx: ReportContext) -> ReportTable | None:
+    d, o = ctx.data, ctx.data.outcomes
+    yn = o.task == "yesno"
+    if not yn.any():
+        return None
+    is_no = (o.answer == "NO").astype(np.int64)
+    key, title = "labels", "YES/NO accuracy (%) on YES-label and NO-label examples"
+    if d.variable == "task":
+        # Table 13: the columns are the labels.
+        half = random_baseline(YesNoAnswers())
+        grid = _grid(ctx, yn, d.row, d.row_labels, is_no, ("YES-label", "NO-label"), baselines=[half] * 3)
+        rows, values, lists = _grid_rows(ctx, grid, key, title, row_parts=[(x,) for x in grid.row_labels], bold=True)
+        rows.append(_baseline_row(grid, 1))
+        rows.append(_examples_row(grid, ("#Examples",)))
+        header: tuple[str, ...] = ("Model", *grid.col_labels)
+        note = _dagger_note(grid)
+    else:
+        # Tables 11-12: one row per model and label, columns are the values.
+        parts = [(m, lab) for m in d.row_labels for lab in ("YES-label", "NO-label")]
+        grid = _grid(ctx, yn, d.row * 2 + is_no, [" | ".join(p) for p in parts], d.value, d.levels,
+                     baselines=[random_baseline(YesNoAnswers())] * (len(d.levels) + 1))
+        rows, values, lists = _grid_rows(ctx, grid, key, title, row_parts=parts, bold=False)
+        rows.append(_baseline_row(grid, 2))
+        for lab_code, lab in enumerate(("YES-label", "NO-label")):
+            sub = _grid(ctx, yn & (is_no == lab_code), np.zeros(len(o), dtype=np.int64), ("x",), d.value, d.levels,
+                        baselines=[None] * (len(d.levels) + 1))
+            rows.append(_examples_row(sub, ("#Examples", lab)))
+        header = ("Model", "Label", *grid.col_labels)
+        note = _dagger_note(grid)
+    caption = (
+        f"YES/NO reachability accuracy (%) of each model on YES-label and NO-label examples of suite {d.suite}. "
+        f"Brackets: {100 * ctx.cfg.confidence:g}% Wilson interval. A dash marks a missing result." + note
+    )
+    return ReportTable(key, title, caption, header, tuple(map(tuple, rows)), tuple(values), tuple(lists))
+
+
+def _no_rate_table(ctx: ReportContext) -> ReportTable | None:
+    d, o = ctx.data, ctx.data.outcomes
+    yn = o.task == "yesno"
+    if not yn.any():
+        return None
+    if d.variable == "task":
+        depths = sorted(set(o.depth[yn].tolist()))
+        cols = np.searchsorted(np.asarray(depths), o.depth)
+        col_labels = tuple(map(str, depths))
+        var_title = "question depth k"
+    else:
+        cols, col_labels, var_title = d.value, d.levels, d.variable_title.lower()
+    said_no = np.array([e == "NO" for e in o.extracted.tolist()], dtype=bool)
+    key, title = "no_rate", "Share (%) of YES/NO examples answered NO"
+    grid = _grid(ctx, yn, d.row, d.row_labels, cols, col_labels, success=said_no, baselines=[None] * (len(col_labels) + 1))
+    truth = _grid(ctx, yn, np.zeros(len(o), dtype=np.int64), ("x",), cols, col_labels,
+                  success=(o.answer == "NO"), baselines=[None] * (len(col_labels) + 1))
+    # Ground truth: the share of NO labels among the column's distinct examples.
+    gt: list[Cell] = [Cell("Ground truth")]
+    for c in range(len(col_labels) + 1):
+        good, bad = truth.ids.get((0, c), ((), ()))
+        n_ex = len(set(good) | set(bad))
+        gt.append(Cell(pct(len(set(good)) / n_ex) if n_ex else DASH))
+    rows, values, lists = _grid_rows(ctx, grid, key, title, row_parts=[(x,) for x in grid.row_labels], bold=False,
+                                     metric="no_share", groups=("answered NO", "answered otherwise"))
+    rows = [gt, *rows, _examples_row(grid, ("#Examples",))]
+    caption = (
+        f"Percentage of the YES/NO examples of suite {d.suite} that each model answers NO, by {var_title}; Overall pools all. "
+        f"Brackets: {100 * ctx.cfg.confidence:g}% Wilson interval. Ground truth is the percentage of NO-label examples, i.e. "
+        "what an always-correct model would answer. Answers without a YES or NO count as not NO."
+    )
+    return ReportTable(key, title, caption, ("Model", *grid.col_labels), tuple(map(tuple, rows)), tuple(values), tuple(lists))
+
+
+def _counting_table(ctx: ReportContext) -> ReportTable | None:
+    d, o = ctx.data, ctx.data.outcomes
+    cnt = o.task == "count"
+    if not cnt.any():
+        return None
+    tol = ctx.cfg.counting_tolerance
+    key, title = "counting", "Outcomes (%) of the counting answers"
+    header = ("Model", "#Examples", "Exact", "Too low", "Too high", "No number", f"Within {float(tol) * 100:g}%", "Median ratio")
+    rows: list[tuple[Cell, ...]] = []
+    values: list[CellValue] = []
+    lists: list[ExampleList] = []
+    truth_all = np.array([int(a) for a in o.answer[cnt].tolist()], dtype=np.int64)
+    for r, label in enumerate(d.row_labels):
+        sel = d.row[cnt] == r
+        if not sel.any():
+            rows.append((Cell(label), Cell("0"), *[Cell(DASH)] * 6))
+            continue
+        pred = o.predicted[cnt][sel]
+        truth = truth_all[sel]
+        ids = o.example_id[cnt][sel]
+        res = counting_outcomes([None if np.isnan(p) else p for p in pred.tolist()], truth, tolerance=tol)
+        numeric = ~np.isnan(pred)
+        t = truth.astype(float)
+        cats = {
+            "Exact": numeric & (pred == t),
+            "Too low": numeric & (pred < t),
+            "Too high": numeric & (pred > t),
+            "No number": ~numeric,
+            header[6]: numeric & (np.abs(np.where(numeric, pred, 0) - t) * tol.denominator <= tol.numerator * t),
+        }
+        counts = {"Exact": res.exact, "Too low": res.too_low, "Too high": res.too_high, "No number": res.no_number, header[6]: res.within_tolerance}
+        cells = [Cell(label), Cell(str(res.n))]
+        for c, (name, m) in enumerate(cats.items()):
+            if int(m.sum()) != counts[name]:
+                raise AssertionError(f"internal error: counting category {name} disagrees with stats.counting_outcomes")
+            p = ctx.proportion(counts[name], res.n)
+            anchor = f"{key}-r{r}-c{c}"
+            cells.append(Cell(_accuracy_text(p, False), link=anchor))
+            values.append(CellValue(key, label, name, "share", p.k, p.n, p.estimate, p.interval.low, p.interval.high, link=anchor))
+            lists.append(ExampleList(anchor, f"{title} — {label}, {name}", ((name, tuple(sorted(ids[m].tolist()))), ("other", tuple(sorted(ids[~m].tolist()))))))
+        mr = res.median_ratio
+        cells.append(Cell(DASH if mr is None else f"{mr:.2f}"))
+        values.append(CellValue(key, label, "Median ratio", "median_ratio", None, int(numeric.sum()), mr))
+        rows.append(tuple(cells))
+    caption = (
+        f"Outcomes of the counting answers of each model in suite {d.suite}, as a percentage of its answered counting examples. "
+        f"Brackets: {100 * ctx.cfg.confidence:g}% Wilson interval. Exact, Too low, Too high and No number add up to 100%; "
+        "No number covers answers without an integer in the last answer block (or without a block). "
+        f"Within {float(tol) * 100:g}% includes exact answers. Median ratio: median of predicted / true count over numeric answers."
+    )
+    return ReportTable(key, title, caption, header, tuple(rows), tuple(values), tuple(lists))
+
+
+def _counting_by_size_table(ctx: ReportContext) -> ReportTable | None:
+    d, o = ctx.data, ctx.data.outcomes
+    cnt = o.task == "count"
+    if not cnt.any() or d.variable == "component_size":
+        return None
+    codes, labels, _ = size_bins(o.component_size)
+    base = ctx.uniform_baseline(cnt)
+    grid = _grid(ctx, cnt, d.row, d.row_labels, codes, labels, baselines=[base] * (len(labels) + 1))
+    key, title = "counting_by_size", "Counting accuracy (%) by component size"
+    rows, values, lists = _grid_rows(ctx, grid, key, title, row_parts=[(x,) for x in grid.row_labels], bold=True)
+    rows += [_baseline_row(grid, 1), _examples_row(grid, ("#Examples",))]
+    caption = (
+        f"Counting accuracy (%) of each model in suite {d.suite} by component-size range; Overall pools all. "
+        f"Brackets: {100 * ctx.cfg.confidence:g}% Wilson interval. Bold: the highest accuracy in each column." + _dagger_note(grid)
+    )
+    return ReportTable(key, title, caption, ("Model", *grid.col_labels), tuple(map(tuple, rows)), tuple(values), tuple(lists))
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """Per row: the (before, after) outcome indices of paired multiple-choice examples."""
+
+    before: dict[int, np.ndarray]
+    after: dict[int, np.ndarray]
+
+
+def _none_pairs(ctx: ReportContext) -> _Pairs:
+    o = ctx.data.outcomes
+    before: dict[int, list[int]] = {}
+    after: dict[int, list[int]] = {}
+    for r in range(len(ctx.data.row_labels)):
+        idx = np.flatnonzero((o.task == "mc") & (ctx.data.row == r))
+        b = {o.pair_key[i]: i for i in idx if not o.none_option[i]}
+        a = {o.pair_key[i]: i for i in idx if o.none_option[i]}
+        common = sorted(set(b) & set(a))
+        if common:
+            before[r] = [b[k] for k in common]
+            after[r] = [a[k] for k in common]
+    return _Pairs({r: np.asarray(v) for r, v in before.items()}, {r: np.asarray(v) for r, v in after.items()})
+
+
+def _none_option_tables(ctx: ReportContext) -> list[ReportTable]:
+    d, o = ctx.data, ctx.data.outcomes
+    pairs = _none_pairs(ctx)
+    if not pairs.before:
+        return []
+    key, title = "none_option", "Multiple-choice accuracy (%) before and after adding 'none of these'"
+    header = ("Model", "#Examples", "Before", "After", "Change (pp)", "Gained / lost")
+    rows: list[tuple[Cell, ...]] = []
+    values: list[CellValue] = []
+    lists: list[ExampleList] = []
+    for r, label in enumerate(d.row_labels):
+        if r not in pairs.before:
+            continue
+        bi, ai = pairs.before[r], pairs.after[r]
+        cb, ca = o.correct[bi], o.correct[ai]
+        pb, pa = ctx.proportion(cb.sum(), cb.size), ctx.proportion(ca.sum(), ca.size)
+        gained, lost = int((~cb & ca).sum()), int((cb & ~ca).sum())
+        test = mcnemar_exact(gained, lost)
+        anchor = f"{key}-r{r}"
+        rows.append((
+            Cell(label), Cell(str(cb.size)), Cell(_accuracy_text(pb, False)), Cell(_accuracy_text(pa, False)),
+            Cell(f"{100 * (pa.estimate - pb.estimate):+.2f}"),
+            Cell(f"+{gained} / -{lost} p = {format_pvalue(test.pvalue)}", link=anchor),
+        ))
+        values += [
+            CellValue(key, label, "Before", "accuracy", pb.k, pb.n, pb.estimate, pb.interval.low, pb.interval.high),
+            CellValue(key, label, "After", "accuracy", pa.k, pa.n, pa.estimate, pa.interval.low, pa.interval.high),
+            CellValue(key, label, "Gained / lost", "mcnemar", gained, lost, pa.estimate - pb.estimate, pvalue=test.pvalue, link=anchor),
+        ]
+        lists.append(ExampleList(anchor, f"{title} — {label}", (
+            ("gained (before ids)", tuple(o.example_id[bi][~cb & ca].tolist())),
+            ("lost (before ids)", tuple(o.example_id[bi][cb & ~ca].tolist())),
+        )))
+    r4 = random_baseline(MultipleChoiceAnswers(options=4))
+    r5 = random_baseline(MultipleChoiceAnswers(options=4, none_option=True))
+    rows.append((Cell("Random guessing"), Cell(""), Cell(pct(r4)), Cell(pct(r5)), Cell(f"{100 * float(r5 - r4):+.2f}"), Cell("")))
+    caption = (
+        f"Multiple-choice accuracy (%) of each model in suite {d.suite} before and after a fifth option 'none of these' is "
+        "added to the same examples (same context, candidates and answer; the new option is never correct). #Examples counts "
+        "the pairs answered both before and after. Change is After minus Before in percentage points; Gained / lost counts "
+        "examples that become correct (+) and wrong (-), with the exact McNemar p-value."
+    )
+    out = [ReportTable(key, title, caption, header, tuple(rows), tuple(values), tuple(lists))]
+
+    # Table 18: tokens before/after.
+    key2, title2 = "none_option_tokens", "Output and reasoning tokens before and after adding 'none of these'"
+    rows2: list[tuple[Cell, ...]] = []
+    values2: list[CellValue] = []
+    for r, label in enumerate(d.row_labels):
+        if r not in pairs.before:
+            continue
+        bi, ai = pairs.before[r], pairs.after[r]
+        for name, col in (("Output", o.completion_tokens), ("Reasoning", o.reasoning_tokens)):
+            x, y = col[bi], col[ai]
+            ok = ~(np.isnan(x) | np.isnan(y))
+            x, y = x[ok], y[ok]
+            if not x.size:
+                rows2.append((Cell(label), Cell(name), Cell(DASH), Cell(DASH), Cell(DASH), Cell(DASH)))
+                continue
+            med = float(np.median(y - x))
+            try:
+                p: float | None = wilcoxon_signed_rank(x, y).pvalue
+            except GraphNIAHError:
+                p = None  # all differences zero: nothing to test
+            rows2.append((Cell(label), Cell(name), Cell(_mean_sd(x)), Cell(_mean_sd(y)), Cell(f"{med:+,.2f}"),
+                          Cell(DASH if p is None else format_pvalue(p))))
+            values2.append(CellValue(key2, f"{label} | {name}", "Median change", "wilcoxon", None, int(x.size), med, pvalue=p))
+    caption2 = (
+        f"Mean ± standard deviation of output (completion) and reasoning tokens per example before and after adding the option, "
+        "on the same pairs as the previous table. Median change: median of After minus Before; p: two-sided Wilcoxon "
+        "signed-rank test (not adjusted for multiple tests; a dash when every difference is zero)."
+    )
+    out.append(ReportTable(key2, title2, caption2, ("Model", "Tokens", "Before", "After", "Median change", "p"), tuple(rows2), tuple(values2)))
+    return out
+
+
+def _mean_sd(x: np.ndarray) -> str:
+    x = x[~np.isnan(x)]
+    if not x.size:
+        return DASH
+    if x.size == 1:
+        return f"{x[0]:,.2f}"
+    return f"{x.mean():,.2f} ± {x.std(ddof=1):,.2f}"
+
+
+def _pairwise_table(ctx: ReportContext) -> ReportTable | None:
+    d, o = ctx.data, ctx.data.outcomes
+    L = len(d.levels)
+    if L < 2 or d.variable in _PAIRED_VARIABLES or d.variable == "none_option":
+        return None
+    grid = accuracy_grid(ctx)
+    pairs = [(i, j) for i in range(L) for j in range(i + 1, L)]
+    key, title = "pairwise", f"Pairwise comparison of the values of {d.variable_title.lower()}"
+    cells = {(pi, r): Cell(DASH) for pi in range(len(pairs)) for r in range(len(d.row_labels))}
+    chi = [Cell(DASH)] * len(d.row_labels)
+    values: list[CellValue] = []
+    for r, label in enumerate(d.row_labels):
+        groups = [(d.levels[c], int(grid.k[r, c]), int(grid.n[r, c])) for c in range(L) if grid.n[r, c]]
+        if len(groups) < 2:
+            continue
+        comps = {(g.first, g.second): g for g in pairwise_fisher_holm(groups)}
+        for pi, (i, j) in enumerate(pairs):
+            g = comps.get((d.levels[i], d.levels[j]))
+            if g is None:
+                continue
+            cells[(pi, r)] = Cell(f"{100 * g.difference:+.2f} p = {format_pvalue(g.pvalue_holm)}")
+            values.append(CellValue(key, f"{d.levels[i]} vs {d.levels[j]}", label, "fisher_holm", None, None, g.difference,
+                                    pvalue=g.pvalue_holm))
+            values.append(CellValue(key, f"{d.levels[i]} vs {d.levels[j]}", label, "fisher_raw", None, None, g.difference,
+                                    pvalue=g.pvalue))
+        try:
+            test = chi2_test(np.array([[k, n - k] for _, k, n in groups], dtype=np.int64))
+            chi[r] = Cell(f"p = {format_pvalue(test.pvalue)}")
+            values.append(CellValue(key, "chi2", label, "chi2", None, test.n, test.statistic, pvalue=test.pvalue))
+        except GraphNIAHError:
+            pass  # a model right (or wrong) on every example: the χ² statistic is undefined
+    rows = [tuple([Cell(f"{d.levels[i]} vs {d.levels[j]}")] + [cells[(pi, r)] for r in range(len(d.row_labels))]) for pi, (i, j) in enumerate(pairs)]
+    rows.append(tuple([Cell(f"All {L}, χ² test")] + chi))
+    caption = (
+        f"Pairwise comparison of the values of {d.variable_title.lower()} in suite {d.suite}, all tasks pooled. Each cell: accuracy "
+        "with the second value minus accuracy with the first, in percentage points, and the p-value of Fisher's exact test "
+        f"after Holm's correction over the {len(pairs)} pairs of each model (raw p-values in cells.csv). Last row: p-value of "
+        "Pearson's χ² test that accuracy is the same for all values (a dash where it is undefined)."
+    )
+    return ReportTable(key, title, caption, (d.variable_title, *d.row_labels), tuple(rows), tuple(values))
+
+
+def _paired_table(ctx: ReportContext) -> ReportTable | None:
+    d, o = ctx.data, ctx.data.outcomes
+    L = len(d.levels)
+    if d.variable not in _PAIRED_VARIABLES or L < 2:
+        return None
+    pairs = [(i, j) for i in range(L) for j in range(i + 1, L)]
+    key, title = "paired", f"Paired comparison of the values of {d.variable_title.lower()}"
+    rows: list[tuple[Cell, ...]] = []
+    values: list[CellValue] = []
+    lists: list[ExampleList] = []
+    for r, label in enumerate(d.row_labels):
+        at: list[dict[str, bool]] = [{} for _ in range(L)]
+        for i in np.flatnonzero(d.row == r):
+            at[d.value[i]][o.example_id[i]] = bool(o.correct[i])
+        cells = [Cell(label)]
+        for pi, (i, j) in enumerate(pairs):
+            common = sorted(set(at[i]) & set(at[j]))
+            if not common:
+                cells.append(Cell(DASH))
+                continue
+            gained = [e for e in common if not at[i][e] and at[j][e]]
+            lost = [e for e in common if at[i][e] and not at[j][e]]
+            test = mcnemar_exact(len(gained), len(lost))
+            anchor = f"{key}-r{r}-c{pi}"
+            cells.append(Cell(f"+{len(gained)} / -{len(lost)} p = {format_pvalue(test.pvalue)}", link=anchor))
+            values.append(CellValue(key, label, f"{d.levels[i]} → {d.levels[j]}", "mcnemar", len(gained), len(lost), None,
+                                    pvalue=test.pvalue, link=anchor))
+            lists.append(ExampleList(anchor, f"{title} — {label}, {d.levels[i]} → {d.levels[j]}", (("gained", tuple(gained)), ("lost", tuple(lost)))))
+        rows.append(tuple(cells))
+    caption = (
+        f"Paired comparison of the values of {d.variable_title.lower()} in suite {d.suite} on the examples a model answered at "
+        "both values. Each cell: examples that become correct (+) and wrong (-) with the change in the header, and the p-value "
+        "of the exact McNemar test."
+    )
+    return ReportTable(key, title, caption, ("Model", *[f"{d.levels[i]} → {d.levels[j]}" for i, j in pairs]), tuple(rows), tuple(values), tuple(lists))
+
+
+def _cost_table(ctx: ReportContext) -> ReportTable:
+    d, o = ctx.data, ctx.data.outcomes
+    by_level = d.variable in ("reasoning_effort", "context_length")
+    key, title = "cost", "Cost, tokens and response time of each model"
+    header = ["Model"] + ([d.variable_title.split(" (")[0]] if by_level else []) + [
+        "#Examples", "Failed", "Input tokens", "Output tokens", "Response time (s)", "Cost per example (¢)", "Total cost ($)"]
+    # Failed examples per (row, level).
+    failed: dict[tuple[int, int], int] = {}
+    for run_i, run in enumerate(d.runs):
+        r = int(ctx.run_row[run_i])
+        for ex_id in run.failed:
+            if d.variable == "reasoning_effort":
+                lvl = d.levels.index(level_label("reasoning_effort", run.reasoning_effort or ""))
+            elif by_level:
+                lvl = d.levels.index(d.example_value(d.examples[ex_id]))
+            else:
+                lvl = 0
+            failed[(r, lvl)] = failed.get((r, lvl), 0) + 1
+    rows: list[tuple[Cell, ...]] = []
+    values: list[CellValue] = []
+    total_all = 0.0
+    any_cost = False
+    groups = [(r, lvl) for r in range(len(d.row_labels)) for lvl in (range(len(d.levels)) if by_level else (0,))]
+    for r, lvl in groups:
+        m = d.row == r
+        if by_level:
+            m = m & (d.value == lvl)
+        n_fail = failed.get((r, lvl), 0)
+        if not m.any() and not n_fail:
+            continue
+        cost = o.cost_usd[m]
+        known = cost[~np.isnan(cost)]
+        total = float(known.sum()) if known.size else None
+        if total is not None:
+            total_all += total
+            any_cost = True
+        label = [Cell(d.row_labels[r])] + ([Cell(d.levels[lvl])] if by_level else [])
+        rows.append((*label, Cell(str(int(m.sum()))), Cell(str(n_fail)), Cell(_mean_sd(o.prompt_tokens[m])),
+                     Cell(_mean_sd(o.completion_tokens[m])), Cell(_mean_sd(o.response_time_s[m])),
+                     Cell(_mean_sd(100 * cost)), Cell(DASH if total is None else f"{total:,.2f}")))
+        row_name = " | ".join(c.text for c in label)
+        for name, col in (("prompt_tokens", o.prompt_tokens), ("completion_tokens", o.completion_tokens),
+                          ("response_time_s", o.response_time_s), ("cost_usd", o.cost_usd)):
+            x = col[m]
+            x = x[~np.isnan(x)]
+            values.append(CellValue(key, row_name, name, "mean", None, int(x.size), float(x.mean()) if x.size else None))
+        values.append(CellValue(key, row_name, "cost_usd", "total", None, int(known.size), total))
+        values.append(CellValue(key, row_name, "failed", "count", n_fail, None))
+    rows.append((Cell("All models"), *[Cell("")] * (len(header) - 2), Cell(f"{total_all:,.2f}" if any_cost else DASH)))
+    caption = (
+        f"Answered (#Examples) and failed examples, and mean ± standard deviation per answered example of input tokens, output "
+        "tokens (completion tokens as the provider reports them, reasoning included), response time of the successful request, "
+        f"and cost (LiteLLM's estimate, US cents), with the total cost in US dollars, in suite {d.suite}. Failed examples "
+        "(calls that failed for good) are not in any accuracy. A dash: not reported by the provider."
+    )
+    return ReportTable(key, title, caption, tuple(header), tuple(rows), tuple(values))
+
+
+def build_tables(ctx: ReportContext) -> list[ReportTable]:
+    """Every table that applies to the suite, in the order of the report."""
+    d, o = ctx.data, ctx.data.outcomes
+    tables = [_accuracy_table(ctx, None)]
+    tasks = [t for t in ("yesno", "mc", "count") if (o.task == t).any()]
+    if d.variable != "task" and len(tasks) > 1:
+        tables += [_accuracy_table(ctx, t) for t in tasks]
+    for make in (_labels_table, _no_rate_table, _counting_table, _counting_by_size_table):
+        t = make(ctx)
+        if t is not None:
+            tables.append(t)
+    tables += _none_option_tables(ctx)
+    for make in (_pairwise_table, _paired_table):
+        t = make(ctx)
+        if t is not None:
+            tables.append(t)
+    tables.append(_cost_table(ctx))
+    return tables
