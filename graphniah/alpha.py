@@ -24,6 +24,8 @@ among processes.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import io
+import json
 import multiprocessing as mp
 import os
 import time
@@ -59,6 +61,7 @@ __all__ = [
     "generate_in_degrees",
     "in_degree_histogram",
     "kl_divergence",
+    "load_alpha_run",
     "select_alpha",
     "snapshot_in_degree_histogram",
     "task_seed",
@@ -295,6 +298,7 @@ class AlphaSelection:
     examples: np.ndarray  # (α, task) examples generated
     seconds: float = 0.0
     source: dict[str, Any] = field(default_factory=dict)
+    generated: GeneratedDegrees | None = None  # the per-example histograms (kept for re-analysis)
 
     def rows(self) -> list[dict[str, Any]]:
         out = []
@@ -367,7 +371,8 @@ def select_alpha(generated: GeneratedDegrees, reference: np.ndarray, config: Alp
         low = high = np.full(A, np.nan)
         freq = np.zeros(A)
     examples = np.array([[m.shape[0] for m in row] for row in generated.counts])
-    return AlphaSelection(config, ref, pooled, support, kl, mean, selected, low, high, freq, examples, generated.seconds)
+    return AlphaSelection(config, ref, pooled, support, kl, mean, selected, low, high, freq, examples, generated.seconds,
+                          generated=generated)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -419,7 +424,8 @@ def alpha_figure(sel: AlphaSelection):  # noqa: ANN201 - matplotlib.figure.Figur
 
 
 def write_alpha_report(sel: AlphaSelection, out: str | os.PathLike[str], *, figure: bool = True) -> Path:
-    """``alpha.json`` (all numbers), ``alpha.csv``, ``alpha.md`` and ``alpha.{png,svg}`` in ``out`` (atomic)."""
+    """``alpha.json`` (all numbers), ``alpha.csv``, ``alpha.md``, ``alpha.{png,svg}`` and ``histograms.npz``
+    (every example's in-degree histogram, for :func:`load_alpha_run`) in ``out``, written atomically."""
     out = Path(out)
     with atomic_dir(out, replace=True) as tmp:
         write_json(tmp / "alpha.json", {
@@ -435,6 +441,11 @@ def write_alpha_report(sel: AlphaSelection, out: str | os.PathLike[str], *, figu
             "source": sel.source,
             "version": __version__,
         })
+        if sel.generated is not None:
+            arrays = {f"counts_{a}_{t}": m for a, row in enumerate(sel.generated.counts) for t, m in enumerate(row)}
+            buf = io.BytesIO()
+            np.savez_compressed(buf, reference=sel.reference, **arrays)
+            atomic_write_bytes(tmp / "histograms.npz", buf.getvalue())
         atomic_write_text(tmp / "alpha.csv", sel.csv())
         atomic_write_text(tmp / "alpha.md", sel.markdown())
         if figure:
@@ -444,3 +455,17 @@ def write_alpha_report(sel: AlphaSelection, out: str | os.PathLike[str], *, figu
             for fmt in ("png", "svg"):
                 atomic_write_bytes(tmp / f"alpha.{fmt}", figure_bytes(fig, fmt))
     return out
+
+
+def load_alpha_run(folder: str | os.PathLike[str]) -> tuple[GeneratedDegrees, np.ndarray, AlphaConfig]:
+    """The generated histograms, the reference and the config of a written run, to re-select (other ε, bootstrap, ...)."""
+    folder = Path(folder)
+    try:
+        meta = json.loads((folder / "alpha.json").read_text(encoding="utf-8"))
+        arrays = np.load(folder / "histograms.npz")
+    except (OSError, json.JSONDecodeError, ValueError) as err:
+        raise GraphNIAHError(f"{folder} does not hold a select-alpha run (alpha.json and histograms.npz): {err}") from None
+    cfg = meta["config"]
+    config = AlphaConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in cfg.items()})
+    counts = tuple(tuple(arrays[f"counts_{a}_{t}"] for t in range(len(config.tasks))) for a in range(len(config.alphas)))
+    return GeneratedDegrees(config.alphas, config.tasks, counts, float(meta.get("seconds", 0.0))), arrays["reference"], config
