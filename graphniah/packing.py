@@ -49,11 +49,23 @@ windows are short (runs are rare), so each block costs O(log n) for the ordered 
 (``SortedList``) plus O(1) expected work, and the whole packing O(n log n) plus one tokenization of
 each block and one of the final prompt.
 
+Batches. Drawn blocks are counted in batches sized to about half the room left (so little is
+counted beyond the cut). A tokenizer without glued junctions counts a batch as a few long pieces
+``B_i + S + ... + B_j + S`` — for Qwen3.5 about half the cost of one call per block — whose counts
+add up, by the same theorem, to the sum of the blocks' attached counts. If for every such tokenizer
+the total plus that sum stays below L − 100, the sum is added at once and the blocks are offered
+one by one as usual: while they are, such a tokenizer's true total lies between its total before
+the batch and that bound (each block adds ``a(B) >= 1``), so neither stop condition can come from
+it and the decisions are those of the exact per-block totals of o200k_base. Otherwise (near the
+end) the batch is counted block by block. If packing stops inside a batch counted as a whole, its
+blocks are then counted one by one and the totals brought back to the blocks kept.
+
 Why the final prompt has at most L tokens. :func:`pack` returns only after counting the final
 messages with ``chat_count`` under every tokenizer and seeing each count ``<= L``; if the running
 totals had ever been wrong (the theorem's hypotheses failing, e.g. for a tokenizer it does not
-cover), the recount catches it and ``_settle`` searches, with exact recounts, for the longest prefix of
-the drawn blocks that fits — so the bound never rests on the bookkeeping, only the speed does.
+cover), the recount catches it and ``_settle`` searches, with exact recounts only, for a prefix of
+the kept blocks (drawn order) that fits while one block more does not — so the bound never rests on
+the bookkeeping, only the speed does.
 
 Why the stop rule is the paper's. Blocks are offered in drawn order; by the theorem the totals
 after each offer are the exact counts of that prompt. A block is kept iff the prompt before it was
@@ -78,11 +90,23 @@ import numpy as np
 from sortedcontainers import SortedList
 
 from graphniah.errors import GraphNIAHError
-from graphniah.tokenizers import BLOCK_SEPARATOR, Message, Tokenizer, is_clean_block
+from graphniah.tokenizers import (
+    BLOCK_SEPARATOR,
+    O200K_SHA256,
+    QWEN_VOCAB_SHA256,
+    Gemma,
+    Message,
+    O200k,
+    Qwen35,
+    Tokenizer,
+    is_clean_block,
+)
 
 NEAR_LIMIT = 100  # stop once the prompt is within this many tokens of L (appendix A.2.4)
 MIN_CHUNK_CHARS = 8_000  # smallest batch of blocks counted at once
 CHARS_PER_TOKEN_FLOOR = 2.0  # batch size = room (tokens) * this; few texts have fewer chars per token
+PIECE_CHARS = 16_000  # a batch is counted in pieces of about this size by tokenizers without glue
+UNKNOWN = -1  # attached count not taken yet (the block was counted inside a piece)
 
 StopReason = Literal["near_limit", "next_block_too_long", "exhausted"]
 _HEAD, _TAIL = 0, 1  # unit ids of the fixed text before and after the context
@@ -91,8 +115,6 @@ S = BLOCK_SEPARATOR
 
 def tokenizer_fingerprint(tok: Tokenizer) -> str:
     """A short identity of a tokenizer's files and options, for recipes (counts depend on them)."""
-    from graphniah.tokenizers import O200K_SHA256, QWEN_VOCAB_SHA256, Gemma, O200k, Qwen35
-
     if isinstance(tok, O200k):
         return O200K_SHA256[:16]
     if isinstance(tok, Qwen35):
@@ -139,7 +161,7 @@ class Frame:
         for name, text in (("text before the context", frame.head), ("text after the context", frame.tail)):
             if not is_clean_block(text):
                 raise GraphNIAHError(f"the {name} in the user template must not be empty or end in whitespace: {text[-60:]!r}")
-        for r, c in (*frame.fixed,):
+        for r, c in frame.fixed:
             if not c or c != c.strip():
                 raise GraphNIAHError(f"the {r} message must be non-empty without surrounding whitespace")
         return frame
@@ -235,8 +257,17 @@ class _Tally:
 
     # -- units ----------------------------------------------------------------------------------
 
-    def add_units(self, texts: Sequence[str], keys: Sequence[float], check: bool = True) -> range:
-        """Register blocks (not yet present): count each once per tokenizer, separator attached."""
+    def add_units(
+        self, texts: Sequence[str], keys: Sequence[float], check: bool = True, per_block: bool = True
+    ) -> tuple[range, list[int]]:
+        """Register blocks (not yet present) and count them with their separators attached.
+
+        Tokenizers with glued junctions (o200k_base) always count each block. The others count
+        each block (``per_block``) or only the whole batch, in pieces of about ``PIECE_CHARS``
+        joined by separators — by the theorem the sum over the batch, returned here per tokenizer
+        (0 where counted per block) with the new ids — leaving the blocks' own counts ``UNKNOWN``
+        until ``ensure_counts``.
+        """
         if check:
             bad = next((b for b in texts if not is_clean_block(b)), None)
             if bad is not None:
@@ -245,13 +276,29 @@ class _Tally:
         self.u.texts.extend(texts)
         self.u.keys.extend(float(k) for k in keys)
         with_sep = [b + S for b in texts]
+        sums = [0] * len(self.toks)
+        pieces: list[str] | None = None
         for i, t in enumerate(self.toks):
-            self.u.attached[i].extend(t.count_batch(with_sep).tolist())
+            if per_block or i in self.glue:
+                self.u.attached[i].extend(t.count_batch(with_sep).tolist())
+                continue
+            if pieces is None:
+                pieces = _pieces(with_sep)
+            sums[i] = int(t.count_batch(pieces).sum())
+            self.u.attached[i].extend([UNKNOWN] * len(texts))
         for g in self.glue:
             left, right = self.toks[g].glue_flags(texts)  # type: ignore[attr-defined]
             self.u.glue_left[g].extend(left.tolist())
             self.u.glue_right[g].extend(right.tolist())
-        return range(first, len(self.u.texts))
+        return range(first, len(self.u.texts)), sums
+
+    def ensure_counts(self, ids: Sequence[int]) -> None:
+        """Count the blocks whose own counts were left ``UNKNOWN`` by a batch counted in pieces."""
+        for i, t in enumerate(self.toks):
+            todo = [x for x in ids if self.u.attached[i][x] == UNKNOWN]
+            if todo:
+                for x, c in zip(todo, t.count_batch([self.u.texts[x] + S for x in todo]).tolist()):
+                    self.u.attached[i][x] = c
 
     # -- presence -------------------------------------------------------------------------------
 
@@ -267,6 +314,11 @@ class _Tally:
         self._change(x, pos - 1, pos + 1, adding=False)
         self.order.remove(item)
 
+    @property
+    def additive(self) -> list[int]:
+        """Tokenizers without glued junctions: a block adds its attached count, whatever its neighbours."""
+        return [i for i in range(len(self.toks)) if i not in self.glue]
+
     def present(self) -> list[int]:
         """Ids of the blocks present, in context order."""
         return [x for _, x in self.order.islice(1, len(self.order) - 1)]
@@ -274,7 +326,8 @@ class _Tally:
     def _change(self, x: int, p_pos: int, q_pos: int, adding: bool) -> None:
         sign = 1 if adding else -1
         for i in range(len(self.toks)):
-            self.totals[i] += sign * self.u.attached[i][x]
+            if (a := self.u.attached[i][x]) != UNKNOWN:  # unknown: its batch is in the totals as a whole
+                self.totals[i] += sign * a
         if not self.glue:
             return
         p, q = self.order[p_pos][1], self.order[q_pos][1]
@@ -342,7 +395,7 @@ def pack(
         raise ValueError("one key per needle block")
     names = list(tokenizers)
     tally = _Tally([tokenizers[n] for n in names], frame)
-    needle_ids = tally.add_units(needles, needle_keys)
+    needle_ids, _ = tally.add_units(needles, needle_keys)
     for x in needle_ids:
         tally.insert(x)
     if max(tally.totals) > limit:
@@ -357,11 +410,13 @@ def pack(
     stop: StopReason = "exhausted"
     rejected: int | None = None
     counted_blocks = 0
+    batch: tuple[range, list[int]] | None = None  # the batch being offered when counted as a whole
     while True:
         if max(tally.totals) >= limit - NEAR_LIMIT:
             stop = "near_limit"
             break
         if not counted:
+            batch = None
             target = max(MIN_CHUNK_CHARS, CHARS_PER_TOKEN_FLOOR * (limit - max(tally.totals)))
             while pending_chars < target and source is not None:
                 d = source.draw(rng)
@@ -383,9 +438,18 @@ def pack(
                 chunk.append(item)
                 chars += len(item[0])
             pending_chars -= chars
-            ids = tally.add_units([c[0] for c in chunk], [c[1] for c in chunk])
+            ids, sums = tally.add_units([c[0] for c in chunk], [c[1] for c in chunk], per_block=False)
             counted.extend(zip(ids, (c[2] for c in chunk)))
             counted_blocks += len(chunk)
+            if all(tally.totals[i] + sums[i] < limit - NEAR_LIMIT for i in tally.additive):
+                # Offered one by one, these blocks can raise a count without glued junctions to at
+                # most its total with the whole batch, which stays short of the stop rule: only the
+                # o200k_base total (exact per block) can stop packing inside this batch.
+                for i in tally.additive:
+                    tally.totals[i] += sums[i]
+                batch = (ids, sums)
+            else:
+                tally.ensure_counts(ids)
         x, d_index = counted.popleft()
         tally.insert(x)
         if max(tally.totals) > limit:
@@ -394,6 +458,13 @@ def pack(
             break
         offered.append((x, d_index))
         kept_of[d_index] += 1
+    if batch is not None:
+        ids, sums = batch
+        kept = [x for x, _ in offered if x >= ids.start]  # the batch's ids are the newest
+        if len(kept) < len(ids):  # stopped inside a batch counted as a whole: count what was kept
+            tally.ensure_counts(ids)
+            for i in tally.additive:
+                tally.totals[i] += sum(tally.u.attached[i][x] for x in kept) - sums[i]
 
     offered_ids = [x for x, _ in offered]
     n_kept, exact, recounts, messages = _settle(tally, frame, offered_ids, limit, names)
@@ -402,11 +473,10 @@ def pack(
             kept_of[d_index] -= 1
         stop, rejected = "next_block_too_long", offered[n_kept][0]
     present = tally.present()
-    needle_set = range(needle_ids.start, needle_ids.stop)
     return Packed(
         context=tuple(tally.u.texts[x] for x in present),
         keys=tuple(tally.u.keys[x] for x in present),
-        needle=tuple(x in needle_set for x in present),
+        needle=tuple(x in needle_ids for x in present),
         used=tuple(Used(d, k) for d, k in zip(drawn, kept_of) if k > 0),
         messages=tuple(messages),
         token_counts=exact,
@@ -438,6 +508,7 @@ def _settle(
     recounts = 1
     if max(exact.values()) <= limit:
         return len(offered), exact, recounts, messages
+    tally.ensure_counts(offered)
     n = len(offered)
 
     def move_to(m: int) -> None:
@@ -474,3 +545,19 @@ def _settle(
             probe = hi // 2 if lo is None else (lo + hi) // 2
     move_to(lo)
     return lo, best[0], recounts, best[1]
+
+
+def _pieces(texts: Sequence[str]) -> list[str]:
+    """Consecutive texts concatenated into pieces of about ``PIECE_CHARS`` (each text ends in its separator)."""
+    out: list[str] = []
+    cur: list[str] = []
+    size = 0
+    for t in texts:
+        cur.append(t)
+        size += len(t)
+        if size >= PIECE_CHARS:
+            out.append("".join(cur))
+            cur, size = [], 0
+    if cur:
+        out.append("".join(cur))
+    return out

@@ -6,6 +6,7 @@ Every property is checked against independent recounts with ``chat_count`` on th
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -148,7 +149,8 @@ def test_tally_exact_under_glued_junctions(seed: int, toks: dict) -> None:
     rng = np.random.default_rng(seed)
     fr = frame()
     tally = _Tally(list(toks.values()), fr)
-    ids = list(tally.add_units([str(rng.choice(GLUEY)) for _ in range(40)], rng.random(40)))
+    ids, _ = tally.add_units([str(rng.choice(GLUEY)) for _ in range(40)], rng.random(40))
+    ids = list(ids)
     present: set[int] = set()
     for _ in range(60):
         x = int(rng.choice(ids))
@@ -174,22 +176,16 @@ def test_pack_glue_heavy(seed: int, toks: dict) -> None:
     check_packed(p, toks, fr, needles, keys, limit)
 
 
-class CoarseBytes:
-    """A real, simple tokenizer: one token per 40 UTF-8 bytes, rounded down, plus 2 per message.
+class _TextRule:
+    """A real, simple tokenizer whose count is a rule on the text (``count``), 2 tokens per message."""
 
-    Its counts are not additive over blocks (each block's rounding loses up to 39/40 of a token, about
-    a tenth of a code block), so running totals built from per-block counts undercount: the path
-    where the exact recount exceeds L and blocks must be dropped again.
-    """
-
-    name = "coarse"
-    BYTES = 40
-
-    def encode(self, text: str) -> list[int]:
-        return list(range(len(text.encode("utf-8")) // self.BYTES))
+    name = "rule"
 
     def count(self, text: str) -> int:
-        return len(text.encode("utf-8")) // self.BYTES
+        raise NotImplementedError
+
+    def encode(self, text: str) -> list[int]:
+        return list(range(self.count(text)))
 
     def count_batch(self, texts) -> np.ndarray:
         return np.asarray([self.count(t) for t in texts], dtype=np.int64)
@@ -201,22 +197,62 @@ class CoarseBytes:
         return 2 * len(roles)
 
 
+class ParagraphBytes(_TextRule):
+    """One token per 40 UTF-8 bytes (rounded down) and a 5-token paragraph mark for every blank line
+    that separates two paragraphs.
+
+    A block counted alone with its trailing blank line has no mark (no paragraph follows yet), so
+    running totals built from separate counts undercount the joined prompt: the path where the
+    exact recount exceeds L and blocks must be dropped again.
+    """
+
+    name = "paragraph"
+
+    def count(self, text: str) -> int:
+        return len(text.encode("utf-8")) // 40 + 5 * len(re.findall(r"\n\n(?=[^\n])", text))
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_recount_over_limit_drops_blocks_until_it_fits(seed: int, corpora: dict) -> None:
     rng = np.random.default_rng(seed)
-    tq = {"coarse": CoarseBytes()}
+    tq = {"paragraph": ParagraphBytes()}
     needles = needle_blocks(8, rng)
     keys = rng.random(len(needles))
     fr = frame()
     limit = int(rng.integers(2_000, 4_000))
     p = pack(fr, needles, keys, DocumentSource(corpora["code"]), limit, tq, np.random.default_rng(seed))
     assert p.recounts > 1, "the undercounting totals must have sent the packer back to drop blocks"
-    assert p.predicted["coarse"] < p.token_counts["coarse"] <= limit
-    assert CoarseBytes().chat_count(fr.messages(p.context)) == p.token_counts["coarse"]
+    assert p.predicted["paragraph"] < p.token_counts["paragraph"] <= limit
+    assert ParagraphBytes().chat_count(fr.messages(p.context)) == p.token_counts["paragraph"]
     assert p.stop == "next_block_too_long" and p.rejected is not None
-    assert CoarseBytes().chat_count(fr.messages(insert_by_key(p, *p.rejected))) > limit
+    assert ParagraphBytes().chat_count(fr.messages(insert_by_key(p, *p.rejected))) > limit
     assert all(u.kept == len(u.distractor.blocks) for u in p.used[:-1])
     assert Counter(b for b, nd in zip(p.context, p.needle) if nd) == Counter(needles)
+
+
+class Lines(_TextRule):
+    """One token per line break: exactly additive over blocks joined by blank lines, and far below
+    o200k_base on any text."""
+
+    name = "lines"
+
+    def count(self, text: str) -> int:
+        return text.count("\n")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_stop_inside_a_batch_counted_as_a_whole(seed: int, toks: dict, corpora: dict) -> None:
+    """When o200k_base (counted per block) stops packing, a tokenizer counted per batch must be
+    brought back to the blocks actually kept."""
+    rng = np.random.default_rng(seed)
+    pair = {"o200k_base": toks["o200k_base"], "lines": Lines()}
+    needles = needle_blocks(6, rng)
+    keys = rng.random(len(needles))
+    fr = frame()
+    limit = int(rng.integers(5_000, 9_000))
+    p = pack(fr, needles, keys, DocumentSource(corpora["books"]), limit, pair, np.random.default_rng(seed))
+    check_packed(p, pair, fr, needles, keys, limit)
+    assert p.token_counts["lines"] < p.token_counts["o200k_base"]
 
 
 def test_frame_needs_blank_lines_around_the_context() -> None:

@@ -8,7 +8,9 @@ after another, passing the example's generator:
   pass begins, so documents repeat only when the corpus is smaller than the context. This matters
   for essays (49 essays, about 150k tokens in all): at L = 200,000 and above some essays appear
   twice — the same happens with any fixed essay set at long lengths, and each copy gets its own
-  random positions.
+  random positions. The packaged essay texts lost most of their blank lines, so an essay is mostly
+  one block of up to ~17k tokens, and since a block is never split an essays prompt can end that
+  far short of L (the paper's rule: short by at most the first block that does not fit).
 - ``wikipedia``: passages retrieved by BM25 against the titles of the example's papers
   (``Corpus.retrieve``: every title's best passage, then every title's second best, ...), drawn in
   that ranking, so the passages most similar to the example's papers enter first and a cut drops
@@ -29,6 +31,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -69,43 +72,86 @@ def corpus_fingerprint(corpus: Corpus) -> str:
     return sha256_bytes(canonical_json(ident).encode("utf-8"))
 
 
-def load_corpus(kind: str, root: object = None) -> Corpus:
+def load_corpus(kind: str, root: Path | None = None) -> Corpus:
     """Open the corpus of a text kind and read its documents now, so a missing or empty corpus fails
     before any sampling (with the error of ``open_corpus`` naming the folder and the fix)."""
-    corpus = open_corpus(kind, root)  # type: ignore[arg-type]
+    corpus = open_corpus(kind, root)
     if len(corpus) == 0:
         raise GraphNIAHError(f"the {kind} corpus at {corpus.path} has no documents (run 'graphniah corpora fetch')")
     return corpus
 
 
 class DocumentSource:
-    """Documents of a text corpus: an optional ranked list first, then random passes without replacement."""
+    """Documents of a text corpus in random passes without replacement (documents repeat only once all
+    were drawn); a subclass may put a ranked list first (``_ranked``)."""
 
-    def __init__(self, corpus: Corpus, first: Sequence[int] = (), rest_shuffled: bool = True) -> None:
+    def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
-        self._queue: list[int] = list(first)[::-1]  # popped from the end
-        self._first = set(first)
-        self._rest_pending = bool(self._first) and rest_shuffled
-        self.drawn = 0
+        self._queue: list[int] = []  # popped from the end
+        self._passes = 0
+
+    def _ranked(self) -> list[int] | None:
+        """More documents to draw before the random passes (None: no more)."""
+        return None
+
+    def _next_pass(self, rng: np.random.Generator) -> list[int]:
+        self._passes += 1
+        return rng.permutation(len(self.corpus)).tolist()
 
     def draw(self, rng: np.random.Generator) -> Distractor:
         if not self._queue:
-            if self._rest_pending:
-                rest = np.asarray([i for i in range(len(self.corpus)) if i not in self._first], dtype=np.int64)
-                self._queue = rest[rng.permutation(len(rest))].tolist()[::-1]
-                self._rest_pending = False
-            if not self._queue:
-                self._queue = rng.permutation(len(self.corpus)).tolist()[::-1]
+            more = self._ranked()
+            self._queue = (more if more is not None else self._next_pass(rng))[::-1]
         doc = self.corpus[self._queue.pop()]
-        self.drawn += 1
         return Distractor(f"{self.corpus.kind.value}:{doc.doc_id}", tuple(self.corpus.blocks(doc)))
 
 
-def wikipedia_source(corpus: Corpus, titles: Sequence[str]) -> DocumentSource:
-    """Passages ranked by BM25 against ``titles`` (round robin over titles), then the rest at random."""
-    index = {doc_id: i for i, doc_id in enumerate(corpus.ids)}
-    ranked = [index[d.doc_id] for d in corpus.retrieve(list(titles), len(corpus))]
-    return DocumentSource(corpus, ranked)
+class WikipediaSource(DocumentSource):
+    """Passages ranked by BM25 against the example's titles (``Corpus.retrieve``: every title's best
+    passage, then every title's second best, ...), then the passages no title matched in random
+    order, then random passes over the whole corpus.
+
+    The ranking is fetched lazily, ``k`` passages at a time with ``k`` doubling: ``retrieve(q, k)``
+    is a prefix of ``retrieve(q, 2k)`` (the round robin lists every level-``j`` passage before any of
+    level ``j + 1``, and levels below ``k`` are the same in both), so the drawn sequence does not
+    depend on ``first_k`` — only the time spent does (the round robin over all passages costs about
+    as much as the packing of a 200k-token prompt, and short prompts need a few thousand passages).
+    """
+
+    def __init__(self, corpus: Corpus, titles: Sequence[str], first_k: int = 1024) -> None:
+        super().__init__(corpus)
+        self.titles = list(titles)
+        self._k = max(1, first_k)
+        self._given = 0  # ranked passages handed out so far
+        self._ranking_done = False
+        self._seen: set[int] = set()
+        self._index = {doc_id: i for i, doc_id in enumerate(corpus.ids)}
+
+    def _ranked(self) -> list[int] | None:
+        if self._ranking_done:
+            return None
+        ranked = [self._index[d.doc_id] for d in self.corpus.retrieve(self.titles, self._k)]
+        new = ranked[self._given :]
+        self._given = len(ranked)
+        if len(ranked) < self._k:  # the ranking is complete
+            self._ranking_done = True
+        self._k *= 2
+        self._seen.update(new)
+        return new if new else self._ranked()
+
+    def _next_pass(self, rng: np.random.Generator) -> list[int]:
+        if self._passes == 0:  # first the passages no title matched, then whole passes
+            self._passes = 1
+            rest = np.asarray([i for i in range(len(self.corpus)) if i not in self._seen], dtype=np.int64)
+            if rest.size:
+                return rest[rng.permutation(rest.size)].tolist()
+        return super()._next_pass(rng)
+
+
+def wikipedia_source(corpus: Corpus, titles: Sequence[str], context_length: int | None = None) -> WikipediaSource:
+    """The wikipedia source for an example's ``titles``; ``context_length`` only sizes the first
+    retrieval (about one passage per 80 tokens of L, a little more than a passage holds on average)."""
+    return WikipediaSource(corpus, titles, max(256, (context_length or 0) // 80))
 
 
 @dataclass(frozen=True)

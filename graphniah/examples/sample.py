@@ -373,7 +373,7 @@ def _source(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], nee
             occupied.add(c.order, ctx.title_key)
         return ComponentSource(ctx, spec, occupied)
     if kind == "wikipedia":
-        return wikipedia_source(ctx.corpus(kind), [needles.meta[p].title for p in needles.papers])
+        return wikipedia_source(ctx.corpus(kind), [needles.meta[p].title for p in needles.papers], spec.context_length)
     return DocumentSource(ctx.corpus(kind))
 
 

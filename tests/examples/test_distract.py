@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from graphniah.cli import app
 from graphniah.corpora import fetch, open_corpus
 from graphniah.errors import GraphNIAHError
-from graphniah.examples.distract import DISTRACTOR_KINDS, ComponentSource, RenderedComponent, wikipedia_source
+from graphniah.examples.distract import DISTRACTOR_KINDS, ComponentSource, RenderedComponent, WikipediaSource, wikipedia_source
 from graphniah.examples.grow import Occupied
 from graphniah.examples.records import read_examples
 from graphniah.examples.render import build_messages
@@ -148,6 +148,13 @@ def test_wikipedia_draws_the_best_passages_first(ctx: SamplingContext) -> None:
     drawn = [src.draw(rng).label for _ in range(4)]
     best = [f"wikipedia:{d.doc_id}" for d in corpus.retrieve(titles, 4)]
     assert drawn == best
+    # the ranking is fetched in doubling batches; the drawn sequence does not depend on the first batch
+    n_ranked = len(corpus.retrieve(titles, len(corpus)))
+    small, large = WikipediaSource(corpus, titles, 1), WikipediaSource(corpus, titles, len(corpus))
+    a = [small.draw(np.random.default_rng(1)).label for _ in range(n_ranked + 5)]
+    b = [large.draw(np.random.default_rng(1)).label for _ in range(n_ranked + 5)]
+    assert a[:n_ranked] == b[:n_ranked] == [f"wikipedia:{d.doc_id}" for d in corpus.retrieve(titles, len(corpus))]
+    assert not set(a[n_ranked:]) & set(a[:n_ranked])  # then passages no title matched
 
 
 def test_missing_corpus_is_a_clear_error(ctx: SamplingContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
