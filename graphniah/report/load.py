@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,28 +143,37 @@ def _example_info(obj: Mapping[str, Any], where: str) -> ExampleInfo:
         raise GraphNIAHError(f"{where}: malformed example ({err})") from None
 
 
-def read_example_infos(path: str | os.PathLike[str]) -> dict[str, ExampleInfo]:
-    """``{id: ExampleInfo}`` of an examples JSONL file (duplicate ids are an error)."""
-    p = Path(path)
-    out: dict[str, ExampleInfo] = {}
+def _json_lines(path: Path, what: str, *, complete_only: bool = False) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(where, object)`` for every non-blank line of a JSON-lines file; errors name file and line.
+
+    ``complete_only`` ignores a last line without its newline (a write a crash cut short).
+    """
     try:
-        f = open(p, "rb")
+        f = open(path, "rb")
     except OSError as err:
-        raise GraphNIAHError(f"cannot read examples file {p}: {err.strerror}") from None
-    with f:
+        raise GraphNIAHError(f"cannot read {what} {path}: {err.strerror}") from None
+    with f:  # streamed: an examples file holds whole prompts and may be large
         for lineno, line in enumerate(f, 1):
-            if not line.strip():
+            if not line.strip() or (complete_only and not line.endswith(b"\n")):
                 continue
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as err:
-                raise GraphNIAHError(f"{p}:{lineno}: not JSON ({err.msg} at column {err.colno})") from None
+                raise GraphNIAHError(f"{path}:{lineno}: not JSON ({err.msg} at column {err.colno})") from None
             if not isinstance(obj, dict):
-                raise GraphNIAHError(f"{p}:{lineno}: an example must be a JSON object")
-            info = _example_info(obj, f"{p}:{lineno}")
-            if info.id in out:
-                raise GraphNIAHError(f"{p}:{lineno}: example id {info.id} appears twice")
-            out[info.id] = info
+                raise GraphNIAHError(f"{path}:{lineno}: a line of the {what} must be a JSON object")
+            yield f"{path}:{lineno}", obj
+
+
+def read_example_infos(path: str | os.PathLike[str]) -> dict[str, ExampleInfo]:
+    """``{id: ExampleInfo}`` of an examples JSONL file (duplicate ids are an error)."""
+    p = Path(path)
+    out: dict[str, ExampleInfo] = {}
+    for where, obj in _json_lines(p, "examples file"):
+        info = _example_info(obj, where)
+        if info.id in out:
+            raise GraphNIAHError(f"{where}: example id {info.id} appears twice")
+        out[info.id] = info
     if not out:
         raise GraphNIAHError(f"examples file {p} holds no examples")
     return out
@@ -204,26 +213,13 @@ def _num(value: Any) -> float:
 def read_run_records(path: str | os.PathLike[str]) -> list[_Record]:
     """The complete records of one journal, tolerant of fields the report does not use."""
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as err:
-        raise GraphNIAHError(f"cannot read journal {p}: {err.strerror}") from None
-    data = data[: data.rfind(b"\n") + 1]  # a partial last line is a write a crash cut short
     out: list[_Record] = []
-    for lineno, line in enumerate(data.split(b"\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise GraphNIAHError(f"{p}:{lineno}: not JSON ({err.msg} at column {err.colno})") from None
-        if not isinstance(obj, dict):
-            raise GraphNIAHError(f"{p}:{lineno}: a run record must be a JSON object")
+    for where, obj in _json_lines(p, "journal", complete_only=True):
         try:
             usage = obj.get("usage") or {}
             status = str(obj["status"])
             if status not in ("ok", "failed"):
-                raise GraphNIAHError(f"{p}:{lineno}: status must be 'ok' or 'failed', got {status!r}")
+                raise GraphNIAHError(f"{where}: status must be 'ok' or 'failed', got {status!r}")
             out.append(
                 _Record(
                     example_id=str(obj["example_id"]),
@@ -245,9 +241,9 @@ def read_run_records(path: str | os.PathLike[str]) -> list[_Record]:
                 )
             )
         except KeyError as err:
-            raise GraphNIAHError(f"{p}:{lineno}: run record lacks the field {err.args[0]!r}") from None
+            raise GraphNIAHError(f"{where}: run record lacks the field {err.args[0]!r}") from None
         except (TypeError, ValueError, AttributeError) as err:
-            raise GraphNIAHError(f"{p}:{lineno}: malformed run record ({err})") from None
+            raise GraphNIAHError(f"{where}: malformed run record ({err})") from None
     return out
 
 
@@ -661,26 +657,4 @@ def _outcomes(
                 pass
         for name in ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd", "response_time_s"):
             cols_f[name][i] = getattr(r, name)
-    return Outcomes(
-        example_id=ex_id,
-        run=cols_i["run"],
-        task=cols_o["task"],
-        depth=cols_i["depth"],
-        component_size=cols_i["component_size"],
-        answer=cols_o["answer"],
-        none_option=none_option,
-        n_choices=cols_i["n_choices"],
-        distractor=cols_o["distractor"],
-        context_length=cols_f["context_length"],
-        reasoning_effort=cols_o["reasoning_effort"],
-        pair_key=cols_o["pair_key"],
-        extracted=extracted,
-        correct=correct,
-        predicted=cols_f["predicted"],
-        prompt_tokens=cols_f["prompt_tokens"],
-        completion_tokens=cols_f["completion_tokens"],
-        reasoning_tokens=cols_f["reasoning_tokens"],
-        cost_usd=cols_f["cost_usd"],
-        response_time_s=cols_f["response_time_s"],
-        attempts=cols_i["attempts"],
-    )
+    return Outcomes(example_id=ex_id, extracted=extracted, none_option=none_option, correct=correct, **cols_o, **cols_i, **cols_f)

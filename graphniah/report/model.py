@@ -98,6 +98,7 @@ class ReportTable:
     rows: tuple[tuple[Cell, ...], ...]
     values: tuple[CellValue, ...] = ()
     lists: tuple[ExampleList, ...] = ()
+    label_columns: int = 1  # leading columns that label the row (Model, or Model and Label)
 
     def markdown(self) -> str:
         def esc(s: str) -> str:
@@ -121,13 +122,10 @@ class ReportTable:
         """The cell in the row whose first cell reads ``row`` (``"a | b"`` for two label cells) and the named column."""
         j = self.header.index(column)
         for r in self.rows:
-            labels = [c.text for c in r[: self._label_width()]]
+            labels = [c.text for c in r[: self.label_columns]]
             if " | ".join(labels) == row or labels[0] == row:
                 return r[j]
         raise KeyError(f"no row {row!r} in table {self.key}")
-
-    def _label_width(self) -> int:
-        return 2 if len(self.header) > 1 and self.header[1] in ("Label", "Task", "Tokens", "Reasoning effort", "Context length") else 1
 
     def value(self, row: str, column: str, metric: str | None = None) -> CellValue:
         """The tidy numbers of a cell (``row`` as in ``cells.csv``)."""

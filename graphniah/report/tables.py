@@ -279,10 +279,6 @@ def _dagger_note(grid: AccuracyGrid) -> str:
     return ""
 
 
-def _value_codes(ctx: ReportContext) -> tuple[np.ndarray, tuple[str, ...]]:
-    return ctx.data.value, ctx.data.levels
-
-
 # ------------------------------------------------------------------------------------------------
 # The tables
 # ------------------------------------------------------------------------------------------------
@@ -346,7 +342,7 @@ def _labels_table(ctx: ReportContext) -> ReportTable | None:
         f"YES/NO reachability accuracy (%) of each model on YES-label and NO-label examples of suite {d.suite}. "
         f"Brackets: {100 * ctx.cfg.confidence:g}% Wilson interval. A dash marks a missing result." + note
     )
-    return ReportTable(key, title, caption, header, tuple(map(tuple, rows)), tuple(values), tuple(lists))
+    return ReportTable(key, title, caption, header, tuple(map(tuple, rows)), tuple(values), tuple(lists), label_columns=len(header) - len(grid.col_labels))
 
 
 def _no_rate_table(ctx: ReportContext) -> ReportTable | None:
@@ -549,7 +545,8 @@ def _none_option_tables(ctx: ReportContext) -> list[ReportTable]:
         "on the same pairs as the previous table. Median change: median of After minus Before; p: two-sided Wilcoxon "
         "signed-rank test (not adjusted for multiple tests; a dash when every difference is zero)."
     )
-    out.append(ReportTable(key2, title2, caption2, ("Model", "Tokens", "Before", "After", "Median change", "p"), tuple(rows2), tuple(values2)))
+    out.append(ReportTable(key2, title2, caption2, ("Model", "Tokens", "Before", "After", "Median change", "p"), tuple(rows2),
+                           tuple(values2), label_columns=2))
     return out
 
 
@@ -696,7 +693,7 @@ def _cost_table(ctx: ReportContext) -> ReportTable:
         f"and cost (LiteLLM's estimate, US cents), with the total cost in US dollars, in suite {d.suite}. Failed examples "
         "(calls that failed for good) are not in any accuracy. A dash: not reported by the provider."
     )
-    return ReportTable(key, title, caption, tuple(header), tuple(rows), tuple(values))
+    return ReportTable(key, title, caption, tuple(header), tuple(rows), tuple(values), label_columns=2 if by_level else 1)
 
 
 def build_tables(ctx: ReportContext) -> list[ReportTable]:
