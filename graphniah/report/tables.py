@@ -127,7 +127,8 @@ def size_bins(sizes: np.ndarray) -> tuple[np.ndarray, tuple[str, ...], tuple[int
     """Component-size ranges for tables by size when sizes are drawn at random (Table 16).
 
     Sizes within the paper's [100, 250] get its ranges 100–149, 150–199, 200–250; other ranges are
-    cut into three equal-width ranges. Returns (range index per size, labels, upper ends).
+    cut into three equal-width ranges; ranges that no size falls in are left out. Returns (range
+    index per size, labels, upper ends).
     """
     if sizes.size == 0:
         return np.zeros(0, dtype=np.int64), (), ()
@@ -139,8 +140,9 @@ def size_bins(sizes: np.ndarray) -> tuple[np.ndarray, tuple[str, ...], tuple[int
         edges = [lo + i * step for i in range(3)] + [hi + 1]
         edges = sorted(set(edges))
     codes = np.searchsorted(np.asarray(edges[1:]), sizes, side="right")
-    labels = tuple(f"{a}–{b - 1}" for a, b in zip(edges, edges[1:], strict=False))
-    return codes.astype(np.int64), labels, tuple(b - 1 for b in edges[1:])
+    used = np.flatnonzero(np.bincount(codes, minlength=len(edges) - 1))  # ranges without any size are left out
+    labels = tuple(f"{edges[i]}–{edges[i + 1] - 1}" for i in used)
+    return np.searchsorted(used, codes).astype(np.int64), labels, tuple(edges[i + 1] - 1 for i in used)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -364,3 +364,14 @@ def test_suite_manifest_gives_variable_and_size_range(tmp_path):
     assert data.variable == "task" and "manifest" in data.variable_source and data.size_range == (100, 120)
     base = next(r for r in build_report(data).table("accuracy").rows if r[0].text == "Random guessing")
     assert [c.text for c in base[1:4]] == ["50.00", "25.00", f"{100 / 21:.2f}"]  # counts 99..119
+
+
+def test_size_ranges_follow_the_paper_and_skip_empty_ones():
+    from graphniah.report.tables import size_bins
+
+    codes, labels, uppers = size_bins(np.array([100, 149, 150, 250, 201]))
+    assert labels == ("100–149", "150–199", "200–250") and codes.tolist() == [0, 0, 1, 2, 2] and uppers == (149, 199, 250)
+    codes, labels, _ = size_bins(np.array([100, 120, 110]))
+    assert labels == ("100–149",) and codes.tolist() == [0, 0, 0]
+    codes, labels, _ = size_bins(np.array([20, 30, 40, 50]))
+    assert labels == ("20–30", "31–41", "42–50") and codes.tolist() == [0, 0, 1, 2]
