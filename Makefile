@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 CUTOFF ?= 2026-04-01
 SNAPSHOTS ?= snapshots
 
-.PHONY: setup assets demo test test-fast refresh bench clean
+.PHONY: setup assets demo demo-llm test test-fast refresh bench clean
 
 setup: $(STAMP) assets
 
@@ -29,6 +29,10 @@ assets: $(STAMP)
 demo: setup
 	$(BIN)/graphniah demo --cutoff $(CUTOFF) --root $(SNAPSHOTS)
 
+# The same pipeline with a real small model: SmolLM2-135M-Instruct served by llama.cpp on CPU.
+demo-llm: setup
+	$(BIN)/graphniah demo --llm --cutoff $(CUTOFF) --root $(SNAPSHOTS)
+
 # Monthly refresh: real S2AG when S2_API_KEY is set, the demo release otherwise.
 refresh: setup
 	$(BIN)/graphniah refresh --cutoff $(CUTOFF) --root $(SNAPSHOTS)
@@ -43,6 +47,7 @@ bench: setup
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/graph.py
 	$(BIN)/python bench/sample.py
+	$(BIN)/python bench/packing.py
 	$(BIN)/python bench/runner.py
 
 clean:

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from graphniah.examples.records import iter_examples
+from graphniah.examples.records import Example, iter_examples
+from graphniah.examples.textcheck import split_messages
 from graphniah.refresh import refresh
 from graphniah.scoring import RunScore
 from graphniah.snapshot import Snapshot
@@ -26,6 +27,7 @@ from graphniah.suites import build_suite, load_suite
 
 BASELINES = ("oracle", "random", "always-no")
 DEMO_SUITE = "demo"
+LLM_SUITE = "demo-llm"
 
 Log = Callable[[str], None]
 
@@ -47,25 +49,33 @@ def run_demo(
     per_value: int | None = None,
     seed: int = 0,
     workers: int = 2,
+    llm: bool = False,
     log: Log = print,
 ) -> DemoResult:
-    """Run the demo pipeline end to end and return the scores of the three local baselines."""
+    """Run the demo pipeline end to end and return the scores of the local endpoints.
+
+    ``llm=False``: the ``demo`` suite against the oracle, random and always-NO servers.
+    ``llm=True``: the short ``demo-llm`` suite against SmolLM2-135M-Instruct on llama.cpp.
+    """
     # Imported here: LiteLLM's import is slow, and only this step needs it.
     from graphniah.models import get_model
     from graphniah.runner import RunOptions, journal_path, read_journal, run_suite
     from graphniah.scoring import score_records
     from graphniah.serve.baseline import BaselineServer
+    from graphniah.serve.llamacpp import LlamaCppServer
 
     snap = refresh(cutoff, root, demo=True, log=log).snapshot
-    suite = load_suite(DEMO_SUITE)
+    suite = load_suite(LLM_SUITE if llm else DEMO_SUITE)
     log(f"building suite {suite.name}: {suite.description}")
     built = build_suite(suite, snap, seed, out_root=examples_root, per_value=per_value, workers=workers)
     log(f"{built.n_examples} examples in {built.examples_path} ({built.reused} reused)")
 
+    servers = {"local-smollm2": lambda: LlamaCppServer("smollm2")} if llm else {
+        f"local-{policy}": (lambda policy=policy: BaselineServer(policy, seed=seed)) for policy in BASELINES  # type: ignore[misc]
+    }
     scores: dict[str, RunScore] = {}
-    for policy in BASELINES:
-        name = f"local-{policy}"
-        with BaselineServer(policy, seed=seed) as server:  # type: ignore[arg-type]
+    for name, start in servers.items():
+        with start() as server:
             entry = get_model(name).with_overrides(api_base=server.url)
             summary = run_suite(
                 entry,
@@ -73,16 +83,34 @@ def run_demo(
                 suite=suite.name,
                 runs_root=runs_root,
                 snapshots_root=root,
-                options=RunOptions(concurrency=4, progress=False),
+                options=RunOptions(concurrency=1 if llm else 4, progress=False),
             )
         log(f"{name}: sent {summary.sent}, ok {summary.ok}, failed {summary.failed} in {summary.elapsed_s:.1f}s")
         records = [r for r in read_journal(journal_path(runs_root, suite.name, name)) if r.settings_hash == entry.settings_hash]
         scores[name] = score_records(records)
 
     none_option = any(ex.none_option for ex in iter_examples(built.examples_path))
+    sizes = suite.draw.component_size
     baselines = {
         "yesno": float(random_baseline(YesNoAnswers())),
         "mc": float(random_baseline(MultipleChoiceAnswers(none_option=none_option))),
-        "count": float(random_baseline(CountingAnswers(suite.draw.component_size.min, suite.draw.component_size.max))),
+        "count": float(random_baseline(CountingAnswers(sizes.min, sizes.max))),
     }
     return DemoResult(snap, built.examples_path, scores, baselines)
+
+
+def preview(example: Example, width: int = 400) -> str:
+    """A few lines that show what an example is: question, answer, sizes, token counts."""
+    _, question, _ = split_messages(example.messages)
+    question = " ".join(question.split())
+    if len(question) > width:
+        question = question[: width - 1] + "…"
+    counts = ", ".join(f"{k} {v:,}" for k, v in (example.token_counts or {}).items()) or "not packed"
+    st = example.stats
+    return (
+        f"{example.id} — {example.task}, depth {example.depth}, {example.component_size} papers per component, "
+        f"{example.recipe.params.get('distractor', 'none')} distractors\n"
+        f"  {question}\n"
+        f"  answer: {example.answer}   |   {st.needles} paper blocks of {st.nodes} papers, "
+        f"{st.context_words:,} context words ({st.needle_word_pct:.1f}% needles); tokens: {counts}"
+    )

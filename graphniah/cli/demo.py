@@ -46,19 +46,27 @@ def demo_cmd(
     runs: Path = typer.Option(Path("runs"), "--runs", help="Root of the run journals."),
     n: int | None = typer.Option(None, "-n", help="Examples per value of the demo suite (default: the suite's)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the demo suite."),
+    llm: bool = typer.Option(False, "--llm", help="Run the short demo-llm suite on SmolLM2 (llama.cpp) instead of the baselines."),
 ) -> None:
-    """The whole pipeline on the synthetic demo release: refresh, build, run the local baselines, score."""
-    from graphniah.demo import run_demo
+    """The whole pipeline on the synthetic demo release: refresh, build, run local endpoints, score."""
+    from graphniah.demo import preview, run_demo
+    from graphniah.examples.records import iter_examples
     from graphniah.snapshot import parse_cutoff
 
     console = Console()
     console.width = max(console.width, 120)  # the accuracy table needs room for its intervals
     result = run_demo(
-        root, examples, runs, cutoff=parse_cutoff(cutoff), per_value=n, seed=seed,
+        root, examples, runs, cutoff=parse_cutoff(cutoff), per_value=n, seed=seed, llm=llm,
         log=lambda msg: console.print(msg, markup=False, highlight=False, soft_wrap=True),
     )
+    shown: set[str] = set()
+    console.print("\n[bold]One example of each task[/] (full prompt: graphniah show ID --examples FILE)")
+    for ex in iter_examples(result.examples):
+        if ex.task not in shown:
+            shown.add(ex.task)
+            console.print(preview(ex), markup=False, highlight=False)
     tasks = list(result.baselines)
-    table = Table(title=f"Accuracy on the demo suite (SYNTHETIC data), % with 95% Wilson intervals — {result.examples}")
+    table = Table(title=f"Accuracy on the {'demo-llm' if llm else 'demo'} suite (SYNTHETIC data), % with 95% Wilson intervals — {result.examples}")
     table.add_column("model")
     for t in [*tasks, "all"]:
         table.add_column(t, justify="right")

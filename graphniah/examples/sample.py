@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -201,6 +203,14 @@ class SamplingContext:
             self._pools[depth] = (verts, sha)
         return self._pools[depth]
 
+    @functools.cached_property
+    def connected_parts(self) -> tuple[np.ndarray, np.ndarray]:
+        """(part label per vertex, papers per part) of the snapshot's undirected citation graph."""
+        ptr, idx = self.graph.neighbor_csr
+        adj = sp.csr_matrix((np.ones(idx.size, dtype=np.int8), idx, ptr), shape=(self.graph.n, self.graph.n))
+        _, labels = connected_components(adj, directed=False)
+        return labels, np.bincount(labels)
+
     def pool_index(self, depth: int) -> PoolIndex:
         """The depth's pool with its path-conflict matrix (built once per context)."""
         if depth not in self._pool_index:
@@ -233,9 +243,20 @@ def _draw_paths(ctx: SamplingContext, spec: ExampleSpec, rng: np.random.Generato
     """Pairwise compatible pool paths (see ``backbones``), each in a uniformly random direction."""
     index = ctx.pool_index(spec.depth)
     k = COMPONENTS[spec.task]
+    labels, sizes = ctx.connected_parts
+    if sizes.max(initial=0) < spec.component_size:
+        raise GraphNIAHError(
+            f"the largest connected part of snapshot {ctx.snapshot.path} has {sizes.max(initial=0):,} papers; "
+            f"a component of {spec.component_size:,} papers cannot grow in it"
+        )
     for _ in range(MAX_PATH_DRAWS):
         chosen = index.draw(k, rng)
         paths = [index.paths[i] if rng.random() < 0.5 else index.paths[i][::-1] for i in chosen]
+        # Components grow inside the snapshot's connected part of their backbone: it must hold them all.
+        need = Counter(int(labels[p[0]]) for p in paths)
+        if any(n * spec.component_size > sizes[part] for part, n in need.items()):
+            stats.rejects["paths_part_too_small"] += 1
+            continue
         # The conflict matrix covers papers, titles and edges between paths; what is left to
         # reject here is a mutual citation inside one path (not a single-direction edge).
         reason = paths_compatible(ctx.graph, paths, ctx.title_key, ctx.mask)
