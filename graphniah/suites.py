@@ -186,8 +186,10 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None) -> lis
             items.append(SuiteItem(value, spec, index))
             index += 1
     if suite.vary == "none_option":
-        items = [SuiteItem(False, it.spec, it.index) for it in items] + [
-            SuiteItem(True, replace(it.spec, none_option=True), it.index) for it in items
+        # Both twins pack with room for the fifth option, so their contexts are identical.
+        base = [replace(it.spec, reserve_none_option=True) for it in items]
+        items = [SuiteItem(False, sp, it.index) for sp, it in zip(base, items)] + [
+            SuiteItem(True, replace(sp, none_option=True), it.index) for sp, it in zip(base, items)
         ]
     return items
 

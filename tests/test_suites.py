@@ -57,6 +57,26 @@ def test_none_option_pairs_share_everything_but_the_option() -> None:
     for i, spec in without.items():
         assert spec.task == "mc" and not spec.none_option and with_[i].none_option
         assert {**spec.params(), "none_option": True} == with_[i].params()
+        assert spec.reserve_none_option and with_[i].reserve_none_option
+
+
+@pytest.mark.slow
+def test_none_option_twins_have_the_same_context(demo_snapshot) -> None:
+    from graphniah.examples.sample import ExampleSpec, SamplingContext, build_example
+    from graphniah.examples.textcheck import split_messages
+
+    ctx = SamplingContext(demo_snapshot)
+    base = ExampleSpec("mc", 4, 100, "B", distractor="essays", context_length=45_000, reserve_none_option=True)
+    a = build_example(ctx, base, seed=9, index=2)
+    b = build_example(ctx, ExampleSpec(**{**base.__dict__, "none_option": True}), seed=9, index=2)
+    qa, ca = split_messages(a.messages)[1:]
+    qb, cb = split_messages(b.messages)[1:]
+    assert ca == cb  # the very same context
+    extra = [line for line in qb.splitlines() if line not in qa.splitlines()]
+    assert len(extra) == 1 and extra[0].strip().startswith("E.")  # only the fifth option differs
+    assert a.answer == b.answer == "B" and b.none_option and not a.none_option
+    assert max(a.token_counts.values()) <= max(b.token_counts.values()) <= 45_000
+    assert verify(a).ok and verify(b).ok
 
 
 def test_bad_suite_files_are_clear(tmp_path) -> None:

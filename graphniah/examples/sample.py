@@ -91,6 +91,9 @@ class ExampleSpec:
     alpha: float = DEFAULT_ALPHA
     distractor: str = NONE  # none | code | essays | books | wikipedia | disjoint-component
     context_length: int | None = None  # L: the whole prompt's limit under every tokenizer; None: no packing
+    # Pack as if the "none of these" option were asked, so that an example and its none-option twin
+    # (same seed and index) get the very same context (the paper's none-option experiment).
+    reserve_none_option: bool = False
 
     def __post_init__(self) -> None:
         check_packing(self.distractor, self.context_length)
@@ -110,7 +113,7 @@ class ExampleSpec:
             raise GraphNIAHError(f"a multiple-choice example needs an answer letter A-D, got {self.label!r}")
         if self.task == "count" and self.label is not None:
             raise GraphNIAHError("a counting example has no label")
-        if self.none_option and self.task != "mc":
+        if (self.none_option or self.reserve_none_option) and self.task != "mc":
             raise GraphNIAHError("the 'none of these' option exists only for multiple choice")
 
     def params(self) -> dict:
@@ -123,7 +126,7 @@ class ExampleSpec:
             "alpha": self.alpha,
             "distractor": self.distractor,
             "context_length": self.context_length,
-        }
+        } | ({"reserve_none_option": True} if self.reserve_none_option else {})
 
 
 @dataclass
@@ -401,7 +404,10 @@ def _source(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], nee
 def _pack(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], needles: _Needles, rng: np.random.Generator, stats: SampleStats) -> Packed:
     """Step 4: distractors around the needles, the whole prompt at most L tokens under every tokenizer."""
     assert spec.context_length is not None
-    slot = build_messages(spec.task, needles.question, [_CONTEXT_SLOT], ctx.prompts)
+    q = needles.question
+    if spec.reserve_none_option and not spec.none_option:  # budget for the longer question of the twin
+        q = question(spec.task, needles.source.title, [t.title for t in needles.targets], True, ctx.prompts)
+    slot = build_messages(spec.task, q, [_CONTEXT_SLOT], ctx.prompts)
     frame = Frame.around([(m.role, m.content) for m in slot], _CONTEXT_SLOT)
     source = _source(ctx, spec, comps, needles)
     packed = pack(frame, needles.blocks, needles.keys, source, spec.context_length, ctx.tokenizers, rng.spawn(1)[0])
@@ -423,7 +429,14 @@ def _assemble(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str
                 nodes += len(papers)
                 n_edges += cites
     messages = build_messages(spec.task, nd.question, context, ctx.prompts)
-    if packed is not None and [(m.role, m.content) for m in messages] != list(packed.messages):
+    token_counts = dict(packed.token_counts) if packed is not None else None
+    if packed is not None and spec.reserve_none_option and not spec.none_option:
+        # Packed with the twin's longer question: count this prompt exactly, it must fit as well.
+        pairs = [(m.role, m.content) for m in messages]
+        token_counts = {name: tok.chat_count(pairs) for name, tok in ctx.tokenizers.items()}
+        if max(token_counts.values()) > (spec.context_length or 0):
+            raise AssertionError("internal error: the shorter question made the prompt longer than L")
+    elif packed is not None and [(m.role, m.content) for m in messages] != list(packed.messages):
         raise AssertionError("internal error: the packed prompt differs from the rendered messages")
     return Example(
         id=_example_id(recipe, spec.task),
@@ -440,7 +453,7 @@ def _assemble(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str
         targets=tuple(t.corpusid for t in nd.targets),
         stats=example_stats(nd.question, nd.blocks, context, nodes=nodes, edges=n_edges, prompts=ctx.prompts),
         recipe=recipe,
-        token_counts=dict(packed.token_counts) if packed is not None else None,
+        token_counts=token_counts,
     )
 
 
@@ -493,7 +506,7 @@ def spec_of(example: Example) -> tuple[ExampleSpec, int, int]:
     length = p.get("context_length")
     spec = ExampleSpec(
         p["task"], int(p["depth"]), int(p["component_size"]), p.get("label"), bool(p.get("none_option")), float(p["alpha"]),
-        p.get("distractor", NONE), None if length is None else int(length),
+        p.get("distractor", NONE), None if length is None else int(length), bool(p.get("reserve_none_option", False)),
     )
     return spec, example.recipe.seed, int(p["index"])
 
