@@ -49,6 +49,7 @@ bench: setup
 	$(BIN)/python bench/sample.py
 	$(BIN)/python bench/packing.py
 	$(BIN)/python bench/runner.py
+	$(BIN)/python bench/report.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

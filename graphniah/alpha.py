@@ -45,7 +45,7 @@ from graphniah.examples.sample import (
     ExampleSpec,
     SampleStats,
     SamplingContext,
-    _draw_paths,
+    draw_paths,
     example_rng,
 )
 from graphniah.io import atomic_dir, atomic_write_bytes, atomic_write_text, write_json
@@ -151,7 +151,7 @@ def forest_in_degrees(ctx: SamplingContext, spec: ExampleSpec, seed: int, index:
     rng = example_rng(seed, index)
     stats = SampleStats()
     for _ in range(MAX_ATTEMPTS):
-        paths = _draw_paths(ctx, spec, rng, stats)
+        paths = draw_paths(ctx, spec, rng, stats)
         comps = grow_components(ctx.graph, paths, spec.depth, spec.component_size, spec.alpha, rng, ctx.title_key,
                                 ctx.mask, GrowthStats())
         if comps is not None:

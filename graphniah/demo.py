@@ -20,6 +20,7 @@ from pathlib import Path
 from graphniah.examples.records import Example, iter_examples
 from graphniah.examples.textcheck import split_messages
 from graphniah.refresh import refresh
+from graphniah.report import ReportFiles
 from graphniah.scoring import RunScore
 from graphniah.snapshot import Snapshot
 from graphniah.stats import CountingAnswers, MultipleChoiceAnswers, YesNoAnswers, random_baseline
@@ -38,12 +39,14 @@ class DemoResult:
     examples: Path
     scores: dict[str, RunScore]  # registry model name -> score
     baselines: dict[str, float]  # task -> exact random-guessing accuracy
+    report: ReportFiles | None  # tables, figures and HTML of the run
 
 
 def run_demo(
     root: Path = Path("snapshots"),
     examples_root: Path = Path("examples"),
     runs_root: Path = Path("runs"),
+    reports_root: Path | None = Path("reports"),
     *,
     cutoff: dt.date = dt.date(2026, 4, 1),
     per_value: int | None = None,
@@ -96,7 +99,14 @@ def run_demo(
         "mc": float(random_baseline(MultipleChoiceAnswers(none_option=none_option))),
         "count": float(random_baseline(CountingAnswers(sizes.min, sizes.max))),
     }
-    return DemoResult(snap, built.examples_path, scores, baselines)
+    files = None
+    if reports_root is not None:
+        from graphniah.report import build_report, load_suite as load_runs, write_report
+
+        data = load_runs(suite.name, runs_root=runs_root, examples_root=examples_root)
+        files = write_report(build_report(data), reports_root / suite.name)
+        log(f"report: {files.out} ({len(files.tables)} tables, {len(files.figures)} figures)")
+    return DemoResult(snap, built.examples_path, scores, baselines, files)
 
 
 def preview(example: Example, width: int = 400) -> str:

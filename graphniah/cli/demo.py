@@ -44,6 +44,7 @@ def demo_cmd(
     root: Path = typer.Option(Path("snapshots"), "--root", help="Where snapshots live."),
     examples: Path = typer.Option(Path("examples"), "--examples", help="Where suites' example files go."),
     runs: Path = typer.Option(Path("runs"), "--runs", help="Root of the run journals."),
+    reports: Path = typer.Option(Path("reports"), "--reports", help="Where the run's report is written."),
     n: int | None = typer.Option(None, "-n", help="Examples per value of the demo suite (default: the suite's)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the demo suite."),
     llm: bool = typer.Option(False, "--llm", help="Run the short demo-llm suite on SmolLM2 (llama.cpp) instead of the baselines."),
@@ -56,7 +57,7 @@ def demo_cmd(
     console = Console()
     console.width = max(console.width, 120)  # the accuracy table needs room for its intervals
     result = run_demo(
-        root, examples, runs, cutoff=parse_cutoff(cutoff), per_value=n, seed=seed, llm=llm,
+        root, examples, runs, reports, cutoff=parse_cutoff(cutoff), per_value=n, seed=seed, llm=llm,
         log=lambda msg: console.print(msg, markup=False, highlight=False, soft_wrap=True),
     )
     shown: set[str] = set()
@@ -79,3 +80,5 @@ def demo_cmd(
     mix = sum(result.baselines.values()) / len(result.baselines)
     table.add_row("random guessing (exact)", *[f"{100 * result.baselines[t]:.2f}" for t in tasks], f"{100 * mix:.2f}")
     console.print(table)
+    if result.report is not None:
+        console.print(f"report: {result.report.html or result.report.out} (tables and figures in {result.report.out})", highlight=False)

@@ -242,7 +242,7 @@ def example_rng(seed: int, index: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, index]))
 
 
-def _draw_paths(ctx: SamplingContext, spec: ExampleSpec, rng: np.random.Generator, stats: SampleStats) -> list[np.ndarray]:
+def draw_paths(ctx: SamplingContext, spec: ExampleSpec, rng: np.random.Generator, stats: SampleStats) -> list[np.ndarray]:
     """Pairwise compatible pool paths (see ``backbones``), each in a uniformly random direction."""
     index = ctx.pool_index(spec.depth)
     k = COMPONENTS[spec.task]
@@ -305,7 +305,7 @@ def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int
     )
     for _ in range(MAX_ATTEMPTS):
         stats.attempts += 1
-        paths = _draw_paths(ctx, spec, rng, stats)
+        paths = draw_paths(ctx, spec, rng, stats)
         growth = GrowthStats()
         comps = grow_components(ctx.graph, paths, spec.depth, spec.component_size, spec.alpha, rng, ctx.title_key, ctx.mask, growth)
         stats.growth_steps += growth.steps
