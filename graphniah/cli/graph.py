@@ -86,7 +86,7 @@ def paths_cmd(
     steps: Annotated[int, typer.Option(help="DFS step budget per start paper.")] = DEFAULT_STEP_BUDGET,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Sample again even if an identical complete pool exists.")] = False,
 ) -> None:
-    """Sample a pool of distinct simple paths per depth; write paths/depth=K.parquet and .json."""
+    """Sample a pool of distinct induced (chordless) paths per depth; write paths/depth=K.parquet and .json."""
     depths = _depths(ctx, depth)
     if pool < 1:
         raise GraphNIAHError(f"--pool must be >= 1, got {pool}")
