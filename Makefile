@@ -38,7 +38,7 @@ refresh: setup
 	$(BIN)/graphniah refresh --cutoff $(CUTOFF) --root $(SNAPSHOTS)
 
 test: setup
-	$(BIN)/python -m pytest tests -q
+	$(BIN)/python -m pytest tests -q --durations=15
 
 test-fast: setup
 	$(BIN)/python -m pytest tests -q -m "not slow"
