@@ -1,0 +1,53 @@
+"""`make refresh` with an API key: the whole release the first time, then only the diffs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+
+import pytest
+
+from graphniah.demo_release import write_demo_releases
+from graphniah.ingest import ingest_release
+from graphniah.refresh import refresh
+from graphniah.s2ag.fake_api import FakeS2AG
+from graphniah.snapshot import Snapshot
+
+KEY = "s2-test-KEY-7f3a9c"
+CUTOFF = dt.date(2026, 4, 1)
+
+
+@pytest.mark.slow
+def test_refresh_downloads_once_then_applies_only_diffs(tmp_path) -> None:
+    rs = write_demo_releases(tmp_path / "served", papers=12_000, seed=4, releases=3)
+    ids = rs.release_ids
+    only_first = tmp_path / "served-first"
+    shutil.copytree(rs.release_dir(ids[0]), only_first / "releases" / ids[0])
+    root = tmp_path / "snapshots"
+    logs: list[str] = []
+    kw = dict(api_key=KEY, depths=(4,), pool_size=20, log=logs.append)
+
+    with FakeS2AG(only_first, api_key=KEY) as srv:  # the API knows one release: download it whole
+        first = refresh(CUTOFF, root, api_base=srv.base_url, **kw)
+    assert first.source == "s2ag" and first.release_id == ids[0] and first.diffs_applied == ()
+    assert first.pools == {4: 20}
+
+    with FakeS2AG(rs.root, api_key=KEY) as srv:  # two releases later: only the diffs are fetched
+        srv.clear_log()
+        second = refresh(CUTOFF, root, api_base=srv.base_url, **kw)
+        fetched = [r.path for r in srv.requests]
+    assert second.release_id == ids[-1] and len(second.diffs_applied) == 2
+    assert not any("/dataset/" in p for p in fetched), "no full release is downloaded again"
+    direct = Snapshot.open(ingest_release(rs.release_dir(ids[-1]), CUTOFF, tmp_path / "direct"))
+    assert second.snapshot.content_hash == direct.content_hash  # incremental == full, row for row
+    assert second.snapshot.path.parent.name == ids[-1]
+
+    with FakeS2AG(rs.root, api_key=KEY) as srv:  # up to date: nothing to apply, snapshot kept
+        third = refresh(CUTOFF, root, api_base=srv.base_url, **kw)
+    assert third.diffs_applied == () and third.snapshot.content_hash == direct.content_hash
+    assert any("up to date" in line for line in logs)
+
+    for f in root.rglob("*"):  # the key never reaches a file
+        if f.is_file() and f.stat().st_size < 50_000_000:
+            assert KEY.encode() not in f.read_bytes(), f
+    assert not any(KEY in line for line in logs)
