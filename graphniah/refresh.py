@@ -111,8 +111,8 @@ def refresh(
     """
     use_demo = (api_key is None) if demo is None else demo
     if use_demo:
-        if api_key is None:
-            log("S2_API_KEY is not set: using the embedded synthetic demo release (labelled synthetic in every manifest)")
+        why = "S2_API_KEY is not set" if api_key_from_env() is None else "demo requested"
+        log(f"{why}: using the embedded synthetic demo release (labelled synthetic in every manifest)")
         base = root / "demo"
         store = ReleaseStore.open(base / "store.duckdb")
         rs, fresh = _demo_releases(base / "s2ag", demo_papers, DEMO_SEED, log)
