@@ -36,7 +36,7 @@ import numpy as np
 
 from graphniah.examples.records import Example, Message
 from graphniah.models import load_registry
-from graphniah.runner import RunOptions, read_journal, run_suite
+from graphniah.runner import RunOptions, journal_path, read_journal, run_suite
 from graphniah.runner.runner import RunSummary, litellm_module
 from graphniah.serve.baseline import approx_prompt_tokens, wait_until_healthy
 
@@ -153,7 +153,7 @@ def main() -> None:
                       options=RunOptions(concurrency=a.concurrency, progress=False))
         runner_s = time.perf_counter() - t0
         assert isinstance(s, RunSummary)
-        recs = read_journal(runs / "bench" / "local-oracle.jsonl")
+        recs = read_journal(journal_path(runs, "bench", entry.name))
         correct = sum(bool(r.correct) for r in recs)
         print(f"  graphniah runner    {runner_s:7.1f} s  {a.requests / runner_s:6.1f} req/s  "
               f"({s.ok} ok, {s.failed} failed, {correct} correct, {len(recs)} journal lines)")

@@ -40,6 +40,7 @@ import pyarrow.parquet as pq
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
 from graphniah.examples.grow import GrowthStats, grow_components
+from graphniah.examples.prompts import TASKS
 from graphniah.examples.sample import (
     MAX_ATTEMPTS,
     ExampleSpec,
@@ -48,7 +49,7 @@ from graphniah.examples.sample import (
     draw_paths,
     example_rng,
 )
-from graphniah.io import atomic_dir, atomic_write_bytes, atomic_write_text, write_json
+from graphniah.io import atomic_dir, write_in_staging, write_json
 from graphniah.snapshot import Snapshot
 
 __all__ = [
@@ -69,7 +70,6 @@ __all__ = [
 ]
 
 DEFAULT_ALPHAS = tuple(round(0.1 * i, 1) for i in range(1, 11))
-TASKS = ("yesno", "mc", "count")
 _LABEL = {"yesno": "YES", "mc": "A", "count": None}  # growth does not depend on the label
 
 
@@ -445,15 +445,15 @@ def write_alpha_report(sel: AlphaSelection, out: str | os.PathLike[str], *, figu
             arrays = {f"counts_{a}_{t}": m for a, row in enumerate(sel.generated.counts) for t, m in enumerate(row)}
             buf = io.BytesIO()
             np.savez_compressed(buf, reference=sel.reference, **arrays)
-            atomic_write_bytes(tmp / "histograms.npz", buf.getvalue())
-        atomic_write_text(tmp / "alpha.csv", sel.csv())
-        atomic_write_text(tmp / "alpha.md", sel.markdown())
+            write_in_staging(tmp / "histograms.npz", buf.getvalue())
+        write_in_staging(tmp / "alpha.csv", sel.csv())
+        write_in_staging(tmp / "alpha.md", sel.markdown())
         if figure:
             from graphniah.report.figures import figure_bytes
 
             fig = alpha_figure(sel)
             for fmt in ("png", "svg"):
-                atomic_write_bytes(tmp / f"alpha.{fmt}", figure_bytes(fig, fmt))
+                write_in_staging(tmp / f"alpha.{fmt}", figure_bytes(fig, fmt))
     return out
 
 

@@ -385,11 +385,9 @@ def _snapshot_folder(out: Path, replace: bool) -> Iterator[Path]:
     out = Path(out)
     if out.exists() and not replace:
         raise GraphNIAHError(f"snapshot {out} already exists; pass --replace (replace=True) to rebuild it")
-    try:
-        with atomic_dir(out, replace=replace) as tmp:
-            yield tmp
-    except FileExistsError:  # created by someone else between the check and the build
-        raise GraphNIAHError(f"snapshot {out} already exists; pass --replace (replace=True) to rebuild it") from None
+    # No ``except FileExistsError`` around the body: it would also relabel errors of the build itself.
+    with atomic_dir(out, replace=replace) as tmp:
+        yield tmp
 
 
 @contextmanager

@@ -79,6 +79,17 @@ def atomic_write_text(target: str | os.PathLike[str], text: str) -> None:
     atomic_write_bytes(target, text.encode("utf-8"))
 
 
+def write_in_staging(target: str | os.PathLike[str], data: bytes | str) -> None:
+    """Plain write of a file inside a folder being built by :func:`atomic_dir`.
+
+    The folder is fsynced and renamed into place as a whole, so a per-file temp-and-rename
+    (``atomic_write_*``) there would only sync every file twice.
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+
+
 def canonical_json(obj: Any) -> str:
     """Deterministic JSON (sorted keys, no spaces): the form that hashes are taken over."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)

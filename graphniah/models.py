@@ -26,7 +26,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from graphniah.errors import GraphNIAHError
+from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.io import canonical_json, sha256_bytes
 
 MODELS_ENV = "GRAPHNIAH_MODELS"
@@ -243,9 +243,7 @@ def load_registry(path: str | os.PathLike[str] | None = None) -> Registry:
         try:
             entries[str(name)] = ModelEntry.model_validate({"name": str(name), **body})
         except ValidationError as err:
-            first = err.errors()[0]
-            where = ".".join(map(str, first["loc"])) or "entry"
-            raise GraphNIAHError(f"{p}: model {name!r}: {where}: {first['msg']}") from None
+            raise GraphNIAHError(f"{p}: model {name!r}: {validation_detail(err, 'entry')}") from None
     return Registry(entries, p)
 
 

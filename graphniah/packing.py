@@ -240,6 +240,8 @@ class _Tally:
         self.toks = list(tokenizers)
         self.u = _Units(attached=[[] for _ in self.toks])
         self.glue = [i for i, t in enumerate(self.toks) if callable(getattr(t, "glue_flags", None))]
+        # Tokenizers without glued junctions: a block adds its attached count, whatever its neighbours.
+        self.additive = [i for i in range(len(self.toks)) if i not in self.glue]
         for g in self.glue:
             self.u.glue_left[g], self.u.glue_right[g] = [], []
         self.order: SortedList = SortedList()
@@ -313,11 +315,6 @@ class _Tally:
         pos = self.order.index(item)
         self._change(x, pos - 1, pos + 1, adding=False)
         self.order.remove(item)
-
-    @property
-    def additive(self) -> list[int]:
-        """Tokenizers without glued junctions: a block adds its attached count, whatever its neighbours."""
-        return [i for i in range(len(self.toks)) if i not in self.glue]
 
     def present(self) -> list[int]:
         """Ids of the blocks present, in context order."""

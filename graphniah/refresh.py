@@ -152,7 +152,7 @@ def build_graph_artifacts(snap: Snapshot, depths: Sequence[int], pool_size: int,
     """Pruned sets and path pools for ``depths`` (reused when already built for this snapshot and seed)."""
     graph = CitationGraph.load(snap)
     pruned = prune_snapshot(snap, depths, graph=graph, log=log)
-    outcomes = build_path_pools(snap, depths, pool_size, seed, graph=graph, log=log)
+    outcomes = build_path_pools(snap, depths, pool_size, seed, graph=graph, pruned=pruned, log=log)
     return {k: r.n_kept for k, r in pruned.items()}, {o.depth: o.pool.size for o in outcomes}
 
 

@@ -12,6 +12,7 @@ A snapshot is ``<root>/<release>/cutoff=<YYYY-MM-DD>/`` holding
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,7 +77,7 @@ class Snapshot:
     def edges_path(self) -> Path:
         return self.path / EDGES_FILE
 
-    @property
+    @functools.cached_property
     def manifest(self) -> dict:
         return read_json(self.path / MANIFEST_FILE)
 
@@ -84,6 +85,14 @@ class Snapshot:
     def content_hash(self) -> str:
         """The hash later stages record as their input: the manifest's ``snapshot_hash``."""
         return self.manifest["snapshot_hash"]
+
+
+def find_snapshot_by_hash(root: str | Path, snapshot_hash: str) -> Snapshot:
+    """The snapshot under ``root`` whose manifest has ``snapshot_hash`` (what recipes record)."""
+    for manifest in sorted(Path(root).glob(f"*/cutoff=*/{MANIFEST_FILE}")):
+        if read_json(manifest).get("snapshot_hash") == snapshot_hash:
+            return Snapshot(manifest.parent)
+    raise GraphNIAHError(f"no snapshot with hash {snapshot_hash[:12]} under {root}/")
 
 
 def newest_snapshot(root: str | Path = "snapshots") -> Snapshot:

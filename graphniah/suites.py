@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,8 +36,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
+from graphniah.examples.prompts import load_prompts
 from graphniah.examples.records import Example, write_examples
-from graphniah.examples.sample import DEFAULT_ALPHA, ExampleSpec, SamplingContext, build_example
+from graphniah.examples.sample import DEFAULT_ALPHA, ExampleSpec, SamplingContext, balanced_labels, build_example
 from graphniah.io import canonical_json, sha256_bytes, write_json
 from graphniah.snapshot import Snapshot
 
@@ -119,28 +120,6 @@ class SuiteItem:
     index: int
 
 
-def _assign_labels(tasks: Sequence[str], rng: np.random.Generator) -> list[str | None]:
-    """YES/NO in consecutive pairs of the YES/NO examples, letters in groups of four of the MC ones."""
-    pairs = iter([])
-    quads = iter([])
-    out: list[str | None] = []
-    n_yn = n_mc = 0
-    for task in tasks:
-        if task == "yesno":
-            if n_yn % 2 == 0:
-                pairs = iter(rng.permutation(["YES", "NO"]).tolist())
-            out.append(next(pairs))
-            n_yn += 1
-        elif task == "mc":
-            if n_mc % 4 == 0:
-                quads = iter(rng.permutation(list("ABCD")).tolist())
-            out.append(next(quads))
-            n_mc += 1
-        else:
-            out.append(None)
-    return out
-
-
 def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None) -> list[SuiteItem]:
     """Every example of the suite, deterministically from ``seed`` and the suite's name.
 
@@ -171,7 +150,7 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None) -> lis
             if value is not None and suite.vary in EXAMPLE_VARIABLES:
                 row[suite.vary] = value
             rows.append(row)
-        labels = _assign_labels([r["task"] for r in rows], rng)
+        labels = balanced_labels([r["task"] for r in rows], rng)
         for row, label in zip(rows, labels):
             spec = ExampleSpec(
                 task=row["task"],
@@ -194,8 +173,13 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None) -> lis
     return items
 
 
-def _item_key(item: SuiteItem) -> str:
-    return sha256_bytes(canonical_json({"value": item.value, "index": item.index, "spec": item.spec.params()}).encode())
+def _item_key(item: SuiteItem, seed: int, snapshot_hash: str, prompts_hash: str) -> str:
+    """What a finished example in a ``.partial`` file must match to be reused: the item and every
+    input of its build (another seed, snapshot or prompt set makes it stale)."""
+    return sha256_bytes(canonical_json({
+        "value": item.value, "index": item.index, "spec": item.spec.params(),
+        "seed": seed, "snapshot": snapshot_hash, "prompts": prompts_hash,
+    }).encode())
 
 
 # ---- building ---------------------------------------------------------------------------------
@@ -257,7 +241,8 @@ def build_suite(
     examples_path, manifest_path, partial = suite_paths(out_root, suite.name)
     out_root.mkdir(parents=True, exist_ok=True)
     done = _read_partial(partial)
-    keys = [_item_key(it) for it in items]
+    prompts_hash = load_prompts().hash
+    keys = [_item_key(it, seed, snapshot.content_hash, prompts_hash) for it in items]
     reused = sum(k in done for k in keys)
     todo = [(k, it) for k, it in zip(keys, items) if k not in done]
     if progress:
@@ -265,15 +250,17 @@ def build_suite(
     if todo:
         with open(partial, "a", encoding="utf-8") as log:
 
-            wanted = set(keys)
+            finished = reused
 
             def record(key: str, line: str) -> None:
+                nonlocal finished
                 done[key] = line
+                finished += 1
                 log.write(json.dumps({"key": key, "example": line}) + "\n")
                 log.flush()
                 os.fsync(log.fileno())
                 if progress:
-                    progress(len(wanted.intersection(done)), len(items))
+                    progress(finished, len(items))
 
             if workers <= 1:
                 ctx = SamplingContext(snapshot)
@@ -309,10 +296,3 @@ def build_suite(
     write_json(manifest_path, manifest)
     partial.unlink(missing_ok=True)
     return BuiltSuite(examples_path, manifest_path, len(examples), reused)
-
-
-def suite_values(manifest_path: Path) -> dict[str, Any]:
-    """``{example id: value of the varied variable}`` from a suite manifest."""
-    m = json.loads(manifest_path.read_text(encoding="utf-8"))
-    return {e["id"]: e["value"] for e in m["examples"]}
-

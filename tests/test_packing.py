@@ -253,6 +253,8 @@ def test_stop_inside_a_batch_counted_as_a_whole(seed: int, toks: dict, corpora: 
     p = pack(fr, needles, keys, DocumentSource(corpora["books"]), limit, pair, np.random.default_rng(seed))
     check_packed(p, pair, fr, needles, keys, limit)
     assert p.token_counts["lines"] < p.token_counts["o200k_base"]
+    # it really stopped inside a batch: more blocks were counted than kept
+    assert p.stop != "exhausted" and p.counted_blocks > p.n_distractor_blocks
 
 
 def test_frame_needs_blank_lines_around_the_context() -> None:

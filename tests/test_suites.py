@@ -100,7 +100,9 @@ def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, t
     first = read_examples(built_once.examples_path)
     from graphniah.suites import _item_key
 
-    keys = [_item_key(it) for it in plan_suite(suite, 3, 1)]
+    from graphniah.examples.prompts import load_prompts
+
+    keys = [_item_key(it, 3, demo_snapshot.content_hash, load_prompts().hash) for it in plan_suite(suite, 3, 1)]
     out.mkdir()
     partial.write_text("".join(json.dumps({"key": k, "example": line}) + "\n" for k, line in zip(keys[:2], lines[:2])) + '{"key": "tor')
     built = build_suite(suite, demo_snapshot, 3, out_root=out, per_value=1, workers=2)

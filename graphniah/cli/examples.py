@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 from graphniah.cli.app import app
 from graphniah.errors import GraphNIAHError
 from graphniah.examples.distract import DISTRACTOR_KINDS, NONE
+from graphniah.examples.prompts import TASKS
 from graphniah.examples.records import iter_examples, write_examples
 from graphniah.examples.sample import (
     DEFAULT_ALPHA,
@@ -23,14 +24,12 @@ from graphniah.examples.sample import (
     SamplingContext,
     batch_specs,
     check_packing,
-    find_snapshot_by_hash,
     regenerate,
     sample_examples,
 )
 from graphniah.examples.textcheck import verify
-from graphniah.snapshot import Snapshot, newest_snapshot
+from graphniah.snapshot import Snapshot, find_snapshot_by_hash, newest_snapshot
 
-TASK_NAMES = ("yesno", "mc", "count")
 
 
 def default_out(task: str, depth: int, distractor: str, context_length: int | None, seed: int) -> Path:
@@ -59,8 +58,8 @@ def sample_cmd(
     ] = None,
 ) -> None:
     """Sample, check, pack and render examples (each verified from its text alone before it is written)."""
-    if task not in TASK_NAMES:
-        raise GraphNIAHError(f"--task must be one of {', '.join(TASK_NAMES)}, got {task!r}")
+    if task not in TASKS:
+        raise GraphNIAHError(f"--task must be one of {', '.join(TASKS)}, got {task!r}")
     check_packing(distractor, context_length)
     if n < 1:
         raise GraphNIAHError("-n must be at least 1")

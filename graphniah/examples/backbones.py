@@ -22,7 +22,7 @@ branch returns a uniform compatible tuple, so their combination does too.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,6 +40,8 @@ class PoolIndex:
 
     paths: np.ndarray  # (n_paths, L) vertex ids
     conflict: np.ndarray  # (n_paths, n_paths) bool, True on the diagonal
+    title_ids: np.ndarray | None = None  # (n_paths, L) ids of the papers' normalised titles
+    title_of: dict[Hashable, int] = field(default_factory=dict)  # normalised title -> id
 
     @classmethod
     def build(cls, paths: np.ndarray, neighbor_csr: tuple[np.ndarray, np.ndarray], n_vertices: int, title_key: Callable[[int], Hashable]) -> PoolIndex:
@@ -55,7 +57,7 @@ class PoolIndex:
         shared = (P @ P.T) + (P @ A @ P.T) + (T @ T.T)
         conflict = shared.toarray() > 0
         np.fill_diagonal(conflict, True)
-        return cls(paths, conflict)
+        return cls(paths, conflict, tcol.reshape(paths.shape), titles)
 
     @property
     def size(self) -> int:

@@ -191,12 +191,8 @@ class ComponentSource:
         self._index = ctx.pool_index(spec.depth)
         self._blocked = np.zeros(self._index.size, dtype=bool)
         self._seen = 0  # occupied papers already reflected in ``_blocked``
-        ids: dict[object, int] = {}
-        flat = self._index.paths.reshape(-1)
-        self._title_ids = np.fromiter(
-            (ids.setdefault(ctx.title_key(int(v)), len(ids)) for v in flat), dtype=np.int64, count=flat.size
-        ).reshape(self._index.paths.shape)
-        self._title_of = ids
+        assert self._index.title_ids is not None  # built by PoolIndex.build
+        self._title_ids, self._title_of = self._index.title_ids, self._index.title_of
 
     def _update_blocked(self) -> None:
         new = np.asarray(self.occupied.vertices[self._seen :], dtype=np.int64)

@@ -45,6 +45,8 @@ class NeighbourIndex(Protocol):
 
     def cited_by(self, v: int) -> np.ndarray: ...
 
+    def neighbors(self, v: int) -> np.ndarray: ...  # distinct, either direction
+
 
 @dataclass(frozen=True)
 class Component:
@@ -187,7 +189,7 @@ def grow_components(
     def add(v: int, c: int) -> None:
         nonlocal count
         nodes[count], comp_of[count] = v, c
-        untried[count] = len(np.unique(_neighbours(graph, v)))  # distinct: a mutual pair is one neighbour
+        untried[count] = len(graph.neighbors(v))  # distinct: a mutual pair is one neighbour
         tried.append(set())
         orders[c].append(v)
         sizes[c] += 1

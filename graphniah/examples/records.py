@@ -18,7 +18,7 @@ from typing import Any, Literal
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from graphniah.errors import GraphNIAHError
+from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.examples.prompts import Task
 from graphniah.io import atomic_path
 
@@ -202,9 +202,7 @@ def iter_examples(path: str | os.PathLike[str]) -> Iterator[Example]:
             except json.JSONDecodeError as err:
                 raise GraphNIAHError(f"{path}:{lineno}: not JSON ({err.msg} at column {err.colno})") from None
             except ValidationError as err:
-                first = err.errors()[0]
-                where = ".".join(map(str, first["loc"])) or "record"
-                raise GraphNIAHError(f"{path}:{lineno}: not a valid example ({where}: {first['msg']})") from None
+                raise GraphNIAHError(f"{path}:{lineno}: not a valid example ({validation_detail(err)})") from None
 
 
 def read_examples(path: str | os.PathLike[str]) -> list[Example]:

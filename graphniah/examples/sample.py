@@ -51,7 +51,7 @@ from graphniah.examples.distract import (
 )
 from graphniah.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
 from graphniah.examples.prompts import PromptSet, Task, load_prompts
-from graphniah.examples.records import Example, PaperMeta, Recipe, option_letters
+from graphniah.examples.records import Example, PaperMeta, Recipe, option_letters, papers_from_table
 from graphniah.examples.render import build_messages, example_stats, question, render_component
 from graphniah.examples.textcheck import normalize, verify
 from graphniah.graph.citation_graph import CitationGraph
@@ -156,8 +156,8 @@ class SamplingContext:
         self._tokenizers = dict(tokenizers) if tokenizers is not None else None
         self.data_root = data_root
         self._corpora: dict[str, Corpus] = {}
-        self.graph = graph if graph is not None else CitationGraph.load(snapshot)
-        papers = pq.read_table(snapshot.papers_path)
+        papers = pq.read_table(snapshot.papers_path)  # read once: metadata here, and the graph below
+        self.graph = graph if graph is not None else CitationGraph.load(snapshot, papers)
         if not np.array_equal(np.asarray(papers.column("corpusid"), dtype=np.int64), self.graph.corpusids):
             papers = papers.sort_by("corpusid")
         self._papers = papers  # row v describes vertex v (both ascending by corpus id)
@@ -234,8 +234,7 @@ class SamplingContext:
 
     def meta(self, vertices: Sequence[int]) -> dict[int, PaperMeta]:
         """``{corpusid: PaperMeta}`` of the given vertices."""
-        rows = self._papers.take(pa.array(np.asarray(vertices, dtype=np.int64))).to_pylist()
-        return {int(r["corpusid"]): PaperMeta.from_row(r) for r in rows}
+        return papers_from_table(self._papers.take(pa.array(np.asarray(vertices, dtype=np.int64))))
 
 
 def example_rng(seed: int, index: int) -> np.random.Generator:
@@ -342,13 +341,15 @@ def _check_invariant(ctx: SamplingContext, comps: list[Component], spec: Example
     """The snapshot's edges induced on the example's papers are exactly the sampled forest."""
     verts = np.asarray([v for c in comps for v in c.order], dtype=np.int64)
     forest = {e for c in comps for e in c.edges}
-    inside = np.zeros(ctx.graph.n, dtype=bool)
+    inside = ctx.mask  # the shared scratch mask: all False between uses
     inside[verts] = True
-    induced = set()
-    for v in verts:
-        for u in ctx.graph.cites(int(v)):
-            if inside[u]:
-                induced.add((int(v), int(u)))
+    induced: set[tuple[int, int]] = set()
+    try:
+        for v in verts:
+            out = ctx.graph.cites(int(v))
+            induced.update((int(v), int(u)) for u in out[inside[out]])
+    finally:
+        inside[verts] = False
     titles = {ctx.title_key(int(v)) for v in verts}
     sizes_ok = all(len(c.order) == spec.component_size and len(c.edges) == spec.component_size - 1 for c in comps)
     if induced != forest or len(titles) != len(verts) or len(set(verts.tolist())) != len(verts) or not sizes_ok:
@@ -457,6 +458,23 @@ def _assemble(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str
     )
 
 
+def balanced_labels(tasks: Sequence[str], rng: np.random.Generator) -> list[str | None]:
+    """Answers for a sequence of tasks: YES/NO in consecutive pairs of the YES/NO examples (one of
+    each, random order), letters A–D in consecutive groups of four of the multiple-choice ones,
+    None for counting (appendix A.2.5). The last pair or group may be incomplete."""
+    groups = {"yesno": ["YES", "NO"], "mc": list(option_letters(COMPONENTS["mc"], False))}
+    current: dict[str, list[str]] = {"yesno": [], "mc": []}
+    out: list[str | None] = []
+    for task in tasks:
+        if task not in groups:
+            out.append(None)
+            continue
+        if not current[task]:
+            current[task] = rng.permutation(groups[task]).tolist()[::-1]  # popped from the end
+        out.append(current[task].pop())
+    return out
+
+
 def batch_specs(
     task: Task,
     depth: int,
@@ -472,15 +490,9 @@ def batch_specs(
 ) -> list[ExampleSpec]:
     """Specs of a batch with balanced answers: YES/NO in pairs, letters A–D in groups of four."""
     sizes = [component_size or int(rng.integers(MIN_SIZE, MAX_SIZE + 1)) for _ in range(n)]
-    if task == "yesno":
-        labels = [label] * n if label else [lab for _ in range(0, n, 2) for lab in rng.permutation(["YES", "NO"]).tolist()][:n]
-    elif task == "mc":
-        letters = list(option_letters(COMPONENTS["mc"], False))
-        labels = [label] * n if label else [x for _ in range(0, n, 4) for x in rng.permutation(letters).tolist()][:n]
-    else:
-        if label:
-            raise GraphNIAHError("--label applies to yesno (YES/NO) and mc (A-D) only")
-        labels = [None] * n
+    if label and task == "count":
+        raise GraphNIAHError("--label applies to yesno (YES/NO) and mc (A-D) only")
+    labels = [label] * n if label else balanced_labels([task] * n, rng)
     return [ExampleSpec(task, depth, s, lab, none_option, alpha, distractor, context_length) for s, lab in zip(sizes, labels)]
 
 
@@ -530,11 +542,3 @@ def regenerate(ctx: SamplingContext, example: Example) -> Example:
     if "tokenizers" in now and r.params.get("tokenizers") != now["tokenizers"]:
         raise GraphNIAHError(f"example {example.id} was packed with other tokenizer files ({r.params.get('tokenizers')}; now {now['tokenizers']})")
     return build_example(ctx, spec, seed, index)
-
-
-def find_snapshot_by_hash(root: Path, snapshot_hash: str) -> Snapshot:
-    for manifest in sorted(Path(root).glob("*/cutoff=*/manifest.json")):
-        if read_json(manifest).get("snapshot_hash") == snapshot_hash:
-            return Snapshot(manifest.parent)
-    raise GraphNIAHError(f"no snapshot with hash {snapshot_hash[:12]} under {root}/")
-

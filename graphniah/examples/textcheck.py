@@ -84,7 +84,7 @@ import functools
 import re
 import unicodedata
 from collections import defaultdict, deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from graphniah.errors import GraphNIAHError
@@ -530,9 +530,3 @@ def verify(example: Example, prompts: PromptSet | None = None) -> VerifyResult:
             reason += f"; {g.rejected_runs} block-like passage(s) did not parse as paper blocks"
         return VerifyResult(False, example.answer, got, reason + note)
     return VerifyResult(True, example.answer, got, "")
-
-
-def verify_all(examples: Iterable[Example], prompts: PromptSet | None = None) -> Mapping[str, VerifyResult]:
-    """``{example id: result}`` for every example (in input order)."""
-    pr = prompts or load_prompts()
-    return {ex.id: verify(ex, pr) for ex in examples}

@@ -111,9 +111,12 @@ class CitationGraph:
         return cls(ids, u, v, usable, snapshot_hash)
 
     @classmethod
-    def load(cls, snapshot: Snapshot) -> CitationGraph:
-        """Read ``papers.parquet`` (corpusid, title, authors) and ``edges.parquet`` of a snapshot."""
-        papers = pq.read_table(snapshot.papers_path, columns=["corpusid", "title", "authors"])
+    def load(cls, snapshot: Snapshot, papers: pa.Table | None = None) -> CitationGraph:
+        """Read ``papers.parquet`` (corpusid, title, authors) and ``edges.parquet`` of a snapshot.
+
+        ``papers``: the snapshot's papers table when the caller has read it already."""
+        if papers is None:
+            papers = pq.read_table(snapshot.papers_path, columns=["corpusid", "title", "authors"])
         edges = pq.read_table(snapshot.edges_path, columns=["citing", "cited"])
         usable = usable_metadata_mask(papers.column("title"), papers.column("authors"))
         corpusids = np.asarray(papers.column("corpusid"), dtype=np.int64)

@@ -154,6 +154,11 @@ def _path_key(path: list[int]) -> bytes:
     return arr.tobytes()
 
 
+def default_max_attempts(pool_size: int) -> int:
+    """Searches allowed for a pool of ``pool_size`` paths before it is returned short."""
+    return 20 * pool_size + 1000
+
+
 def sample_path_pool(
     g: CitationGraph,
     depth: int,
@@ -179,7 +184,7 @@ def sample_path_pool(
         raise ValueError("pruned result is for another depth or graph")
     length = pruned.length
     if max_attempts is None:
-        max_attempts = 20 * pool_size + 1000
+        max_attempts = default_max_attempts(pool_size)
     alive = pruned.kept & g.has_usable_metadata
     end = np.where(alive, pruned.end_bound, 0)
     ptr, idx = _restricted_csr(g, alive)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from graphniah.graph.paths import (
     PathPool,
     PoolParams,
     PoolStats,
+    default_max_attempts,
     explain_short,
     sample_path_pool,
 )
@@ -231,16 +232,19 @@ def build_path_pools(
     step_budget: int = DEFAULT_STEP_BUDGET,
     max_attempts: int | None = None,
     reuse: bool = True,
+    pruned: Mapping[int, PruneResult] | None = None,
     log: Log | None = None,
 ) -> list[PoolOutcome]:
     """Sample and write the pool of every depth (reusing an identical complete pool when ``reuse``).
 
+    ``pruned`` may hold the pruning results of ``prune_snapshot`` on the same graph, so a depth is
+    not pruned twice.
     A short pool is written only with ``allow_short``; otherwise the other depths are still
     built and then a ``GraphNIAHError`` says, per short depth, how many paths were found and why.
     """
     for depth in depths:
         path_length(depth)
-    attempts_for = max_attempts if max_attempts is not None else 20 * pool_size + 1000
+    attempts_for = max_attempts if max_attempts is not None else default_max_attempts(pool_size)
     params = PoolParams(cap=cap, step_budget=step_budget, max_attempts=attempts_for)
     g = graph
     outcomes: list[PoolOutcome] = []
@@ -255,18 +259,17 @@ def build_path_pools(
             continue
         if g is None:
             g = CitationGraph.load(snapshot)
-        allowed = _allowed_from_file(snapshot, g, depth)
-        pruned = prune(g, depth, allowed=allowed)
-        pool = sample_path_pool(g, depth, pool_size, rng_for(seed, depth), pruned=pruned, cap=cap, step_budget=step_budget, max_attempts=attempts_for)
+        kept = pruned[depth] if pruned is not None and depth in pruned else prune(g, depth, allowed=_allowed_from_file(snapshot, g, depth))
+        pool = sample_path_pool(g, depth, pool_size, rng_for(seed, depth), pruned=kept, cap=cap, step_budget=step_budget, max_attempts=attempts_for)
         written = None
         if pool.complete or allow_short:
-            written = write_pool(snapshot, pool, seed=seed, pruned=pruned)
+            written = write_pool(snapshot, pool, seed=seed, pruned=kept)
         if not pool.complete:
-            short.append(explain_short(pool, pruned))
+            short.append(explain_short(pool, kept))
         secs = time.perf_counter() - t0
-        outcomes.append(PoolOutcome(depth, pool, pruned, written, False, secs))
+        outcomes.append(PoolOutcome(depth, pool, kept, written, False, secs))
         if log:
-            log(f"depth {depth}: {pool.size} of {pool_size} paths of {pool.length} papers from {pruned.n_kept:,} pruned papers in {secs:.1f}s")
+            log(f"depth {depth}: {pool.size} of {pool_size} paths of {pool.length} papers from {kept.n_kept:,} pruned papers in {secs:.1f}s")
     if short and not allow_short:
         raise GraphNIAHError("; ".join(short) + f" (snapshot {snapshot.path}; pass --allow-short to keep short pools)")
     return outcomes

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
-from graphniah.io import atomic_dir, sha256_file, write_json
+from graphniah.io import atomic_dir, sha256_file, write_in_staging, write_json
 from graphniah.report.effective import EffectiveScale, effective_scales, effective_table
 from graphniah.report.load import TASK_LABELS, Outcomes, RunInfo, SuiteData, load_suite
 from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, ReportTable, cells_csv
@@ -134,8 +134,6 @@ class ReportFiles:
 
 def write_report(report: Report, out: str | os.PathLike[str], *, figures: bool = True, html: bool = True) -> ReportFiles:
     """Write the report folder atomically (an existing folder is replaced only once the new one is complete)."""
-    from graphniah.io import atomic_write_bytes, atomic_write_text
-
     out = Path(out)
     d = report.data
     with atomic_dir(out, replace=True) as tmp:
@@ -143,10 +141,10 @@ def write_report(report: Report, out: str | os.PathLike[str], *, figures: bool =
         for t in report.tables:
             for ext, text in (("md", t.markdown()), ("csv", t.csv())):
                 p = tmp / "tables" / f"{t.key}.{ext}"
-                atomic_write_text(p, text)
+                write_in_staging(p, text)
                 tables.append(out / "tables" / p.name)
-        atomic_write_text(tmp / "report.md", report.markdown())
-        atomic_write_text(tmp / "cells.csv", cells_csv(report.tables))
+        write_in_staging(tmp / "report.md", report.markdown())
+        write_in_staging(tmp / "cells.csv", cells_csv(report.tables))
         svgs: dict[str, str] = {}
         fig_paths = []
         if figures:
@@ -155,7 +153,7 @@ def write_report(report: Report, out: str | os.PathLike[str], *, figures: bool =
             for name, fig in report.figures().items():
                 for fmt in ("png", "svg"):
                     data = figure_bytes(fig, fmt)
-                    atomic_write_bytes(tmp / "figures" / f"{name}.{fmt}", data)
+                    write_in_staging(tmp / "figures" / f"{name}.{fmt}", data)
                     fig_paths.append(out / "figures" / f"{name}.{fmt}")
                     if fmt == "svg":
                         svgs[name] = data.decode("utf-8")
@@ -163,7 +161,7 @@ def write_report(report: Report, out: str | os.PathLike[str], *, figures: bool =
         if html:
             from graphniah.report.html import render_html
 
-            atomic_write_text(tmp / "report.html", render_html(
+            write_in_staging(tmp / "report.html", render_html(
                 f"GraphNIAH report: suite {d.suite}", report.facts(), d.notes, report.tables, svgs, report.context.show))
             html_path = out / "report.html"
         write_json(tmp / "summary.json", _summary(report))

@@ -562,7 +562,7 @@ def _mean_sd(x: np.ndarray) -> str:
 
 
 def _pairwise_table(ctx: ReportContext) -> ReportTable | None:
-    d, o = ctx.data, ctx.data.outcomes
+    d = ctx.data
     L = len(d.levels)
     if L < 2 or d.variable in _PAIRED_VARIABLES or d.variable == "none_option":
         return None

@@ -33,7 +33,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from graphniah.errors import GraphNIAHError
+from graphniah.errors import GraphNIAHError, validation_detail
 
 
 class _Frozen(BaseModel):
@@ -114,9 +114,7 @@ def _parse(path: Path, data: bytes) -> list[RunRecord]:
         try:
             records.append(RunRecord.model_validate_json(line))
         except ValidationError as err:
-            first = err.errors()[0]
-            where = ".".join(map(str, first["loc"])) or "record"
-            raise GraphNIAHError(f"{path}:{lineno}: not a valid run record ({where}: {first['msg']}); "
+            raise GraphNIAHError(f"{path}:{lineno}: not a valid run record ({validation_detail(err)}); "
                                  "the journal was edited or damaged — move it away to start over") from None
     return records
 

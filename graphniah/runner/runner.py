@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from graphniah.errors import GraphNIAHError
+from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.examples.records import Example
 from graphniah.io import read_json, sha256_file, write_json
 from graphniah.models import LOCAL_DUMMY_KEY, ModelEntry, Tier
@@ -173,9 +173,7 @@ def index_examples(path: str | os.PathLike[str]) -> list[ExampleRef]:
                 try:
                     ex = Example.model_validate_json(line)
                 except ValidationError as err:
-                    first = err.errors()[0]
-                    where = ".".join(map(str, first["loc"])) or "record"
-                    raise GraphNIAHError(f"{p}:{lineno}: not a valid example ({where}: {first['msg']})") from None
+                    raise GraphNIAHError(f"{p}:{lineno}: not a valid example ({validation_detail(err)})") from None
                 if ex.id in seen:
                     raise GraphNIAHError(f"{p}:{lineno}: example id {ex.id} already appears on line {seen[ex.id]}")
                 seen[ex.id] = lineno
@@ -201,7 +199,7 @@ def refs_of(examples: Iterable[Example]) -> list[ExampleRef]:
 
 def snapshot_cutoffs(hashes: Iterable[str], snapshots_root: str | os.PathLike[str]) -> dict[str, dt.date]:
     """The cutoff of each snapshot the examples were made from (found by content hash under the root)."""
-    from graphniah.examples.sample import find_snapshot_by_hash
+    from graphniah.snapshot import find_snapshot_by_hash
     from graphniah.snapshot import Snapshot, parse_cutoff
 
     root = Path(snapshots_root)

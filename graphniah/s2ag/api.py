@@ -42,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
 from graphniah.io import _fsync_dir, read_json, write_json
+from graphniah.s2ag.read import DATASETS, REQUIRED_DATASETS
 
 __all__ = [
     "DEFAULT_BASE",
@@ -62,10 +63,10 @@ __all__ = [
 ]
 
 DEFAULT_BASE = "https://api.semanticscholar.org/datasets/v1"
-DEFAULT_DATASETS: tuple[str, ...] = ("papers", "citations", "publication-venues", "authors")
+DEFAULT_DATASETS: tuple[str, ...] = DATASETS
 # Ingest can do without these two, and older releases may lack them: a missing optional dataset
 # is recorded in the marker file instead of failing the whole download.
-OPTIONAL_DATASETS = frozenset({"publication-venues", "authors"})
+OPTIONAL_DATASETS = frozenset(DATASETS) - frozenset(REQUIRED_DATASETS)
 RELEASE_MARKER = "release.json"
 DIFF_MARKER = "diff.json"
 SOURCE = "s2ag-datasets-api"

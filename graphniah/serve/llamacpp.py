@@ -171,7 +171,11 @@ class LlamaCppServer:
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
         cmd = [sys.executable, "-m", "graphniah.serve.llamacpp", "--model-path", str(self.path), "--port", str(self.port),
                "--ctx", str(self.spec.n_ctx), "--threads", str(self.threads), "--alias", self.spec.alias]
-        self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True)
+        try:
+            self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True)
+        finally:
+            if log is not subprocess.DEVNULL:
+                log.close()  # the child holds its own copy of the descriptor
         deadline = time.monotonic() + self.startup_timeout_s
         assert self._proc.stdout is not None
         # The child prints its address once the model is loaded and the port bound.
