@@ -250,17 +250,17 @@ def build_suite(
     if todo:
         with open(partial, "a", encoding="utf-8") as log:
 
-            finished = reused
+            n_done = reused
 
             def record(key: str, line: str) -> None:
-                nonlocal finished
+                nonlocal n_done
                 done[key] = line
-                finished += 1
+                n_done += 1
                 log.write(json.dumps({"key": key, "example": line}) + "\n")
                 log.flush()
                 os.fsync(log.fileno())
                 if progress:
-                    progress(finished, len(items))
+                    progress(n_done, len(items))
 
             if workers <= 1:
                 ctx = SamplingContext(snapshot)
