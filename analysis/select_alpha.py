@@ -16,7 +16,7 @@
 #
 # `graphniah select-alpha --out reports/select-alpha` grows examples for every candidate α and
 # task, and stores every example's in-degree histogram next to the result. This notebook loads that
-# run through `graphniah.alpha`, shows the table and Figure 10, and lets you redo the selection with
+# run through `graphniah.report.alpha`, shows the table and Figure 10, and lets you redo the selection with
 # other choices (smoothing ε, bootstrap replicates, confidence level, a subset of α or tasks)
 # without growing anything again.
 
@@ -34,7 +34,7 @@ import dataclasses
 
 from IPython.display import Image, Markdown, display
 
-from graphniah.alpha import alpha_figure, load_alpha_run, select_alpha
+from graphniah.report.alpha import alpha_figure, load_alpha_run, select_alpha
 from graphniah.report.figures import figure_bytes
 
 generated, reference, config = load_alpha_run(RUN)

@@ -31,7 +31,7 @@ import networkx as nx
 import numpy as np
 
 from graphniah.graph import CitationGraph, path_length, prune, rng_for, sample_path_pool
-from graphniah.snapshot import MANIFEST_FILE, Snapshot
+from graphniah.ingest.snapshot import MANIFEST_FILE, Snapshot
 
 DEPTHS = (4, 8, 16, 32)
 CUTOFF = dt.date(2026, 4, 1)
@@ -39,8 +39,8 @@ CUTOFF = dt.date(2026, 4, 1)
 
 def demo_snapshot(cache: Path, papers: int, seed: int) -> Snapshot:
     """A cached demo snapshot of a ``papers``-paper demo release (generated and ingested once)."""
-    from graphniah.demo_release import write_demo_releases
-    from graphniah.ingest import ingest_release
+    from graphniah.ingest.demo_release import write_demo_releases
+    from graphniah.ingest.build import ingest_release
 
     folder = cache / f"demo-{papers}-seed{seed}"
     snap_dir = folder / f"cutoff={CUTOFF.isoformat()}"

@@ -37,7 +37,7 @@ TARGET = 1.5
 
 def demo_release(papers: int, seed: int) -> Path:
     """The newest release of a cached demo release set (generated on first use)."""
-    from graphniah.demo_release import DemoReleaseSet, write_demo_releases
+    from graphniah.ingest.demo_release import DemoReleaseSet, write_demo_releases
 
     root = DATA / f"demo-{papers}-seed{seed}"
     if (root / "releases").is_dir():
@@ -54,8 +54,8 @@ def bare_counts(release: Path, cutoff: dt.date) -> tuple[int, int]:
     """Eligible papers and edges by one DuckDB query straight over the shards (the baseline)."""
     import duckdb
 
-    from graphniah.ingest import MARKUP_PATTERN
-    from graphniah.s2ag.read import shard_files, sql_str
+    from graphniah.ingest.build import MARKUP_PATTERN
+    from graphniah.ingest.s2ag.read import shard_files, sql_str
 
     def files(ds: str) -> str:
         return "[" + ", ".join(sql_str(p) for p in shard_files(release / ds)) + "]"
@@ -88,8 +88,8 @@ def child(mode: str, release: Path, cutoff: dt.date, out: Path) -> None:
     if mode == "bare":
         papers, edges = bare_counts(release, cutoff)
     else:
-        from graphniah.ingest import ingest_release
-        from graphniah.snapshot import Snapshot
+        from graphniah.ingest.build import ingest_release
+        from graphniah.ingest.snapshot import Snapshot
 
         manifest = Snapshot.open(ingest_release(release, cutoff, out)).manifest
         rows, stages = manifest["rows"], manifest["timings"]
@@ -110,7 +110,7 @@ def _run_child(mode: str, release: Path, cutoff: dt.date, out: Path) -> dict:
 
 
 def _input_stats(release: Path) -> tuple[int, int]:
-    from graphniah.s2ag.read import READ_DATASETS, shard_files
+    from graphniah.ingest.s2ag.read import READ_DATASETS, shard_files
 
     files = [p for ds in READ_DATASETS for p in shard_files(release / ds)]
     return len(files), sum(p.stat().st_size for p in files)

@@ -27,9 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-from graphniah.examples import sample
-from graphniah.examples.sample import ExampleSpec, SampleStats, SamplingContext, build_example
-from graphniah.packing import Packed
+from graphniah.sampling.examples import sample
+from graphniah.sampling.examples.sample import ExampleSpec, SampleStats, SamplingContext, build_example
+from graphniah.sampling.packing import Packed
 from graphniah.refresh import refresh
 
 CUTOFF = dt.date(2026, 4, 1)

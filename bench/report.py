@@ -73,9 +73,9 @@ def bench_report(models: int, examples: int) -> bool:
 
 
 def bench_alpha(snapshot_path: str | None, per_task: int, workers: int) -> None:
-    from graphniah.alpha import AlphaConfig, generate_in_degrees, select_alpha, snapshot_in_degree_histogram
+    from graphniah.report.alpha import AlphaConfig, generate_in_degrees, select_alpha, snapshot_in_degree_histogram
     from graphniah.errors import GraphNIAHError
-    from graphniah.snapshot import Snapshot, newest_snapshot
+    from graphniah.ingest.snapshot import Snapshot, newest_snapshot
 
     try:
         snap = Snapshot.open(snapshot_path) if snapshot_path else newest_snapshot("snapshots")

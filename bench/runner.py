@@ -5,7 +5,7 @@ process on 127.0.0.1), sent twice in the same run:
 
 - a bare loop: ``httpx.AsyncClient`` posting the same chat payloads under a semaphore of 32 and
   parsing the JSON replies, nothing else;
-- the runner: ``graphniah.runner.run_suite`` with the ``local-oracle`` registry entry (LiteLLM, retry
+- the runner: ``graphniah.run.run_suite`` with the ``local-oracle`` registry entry (LiteLLM, retry
   classification, scoring, one fsynced journal line per call).
 
 Printed: each pass's throughput and the ratio runner / bare (target >= 0.8). The bare loop runs
@@ -34,11 +34,11 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-from graphniah.examples.records import Example, Message
-from graphniah.models import load_registry
-from graphniah.runner import RunOptions, journal_path, read_journal, run_suite
-from graphniah.runner.runner import RunSummary, litellm_module
-from graphniah.serve.baseline import approx_prompt_tokens, wait_until_healthy
+from graphniah.sampling.examples.records import Example, Message
+from graphniah.run.models import load_registry
+from graphniah.run import RunOptions, journal_path, read_journal, run_suite
+from graphniah.run.runner import RunSummary, litellm_module
+from graphniah.run.serve.baseline import approx_prompt_tokens, wait_until_healthy
 
 CUTOFF = dt.date(2026, 4, 1)
 CACHE = Path(__file__).resolve().parent / ".data" / "runner"
@@ -49,12 +49,12 @@ _WORDS = np.array(("the of a model graph paper network learning data method resu
 
 def base_examples(cache: Path) -> list[Example]:
     """Twelve demo examples (4 per task) from a cached small demo snapshot."""
-    from graphniah.demo_release import write_demo_releases
-    from graphniah.examples.records import read_examples, write_examples
-    from graphniah.examples.sample import SamplingContext, batch_specs, sample_examples
+    from graphniah.ingest.demo_release import write_demo_releases
+    from graphniah.sampling.examples.records import read_examples, write_examples
+    from graphniah.sampling.examples.sample import SamplingContext, batch_specs, sample_examples
     from graphniah.graph.store import build_path_pools
-    from graphniah.ingest import ingest_release
-    from graphniah.snapshot import Snapshot
+    from graphniah.ingest.build import ingest_release
+    from graphniah.ingest.snapshot import Snapshot
 
     out = cache / "examples.jsonl"
     if out.is_file():

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from graph import demo_snapshot  # noqa: E402  (bench/graph.py: the cached 1M demo snapshot)
 
-from graphniah.examples.sample import ExampleSpec, SampleStats, SamplingContext, build_example  # noqa: E402
+from graphniah.sampling.examples.sample import ExampleSpec, SampleStats, SamplingContext, build_example  # noqa: E402
 from graphniah.graph.store import build_path_pools  # noqa: E402
 
 DEPTHS = (4, 8, 16, 32)

@@ -17,14 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from graphniah.examples.records import Example, iter_examples
-from graphniah.examples.textcheck import split_messages
+from graphniah.sampling.examples.records import Example, iter_examples
+from graphniah.sampling.examples.textcheck import split_messages
 from graphniah.refresh import refresh
 from graphniah.report import ReportFiles
 from graphniah.scoring import RunScore
-from graphniah.snapshot import Snapshot
+from graphniah.ingest.snapshot import Snapshot
 from graphniah.stats import CountingAnswers, MultipleChoiceAnswers, YesNoAnswers, random_baseline
-from graphniah.suites import build_suite, load_suite
+from graphniah.sampling.suites import build_suite, load_suite
 
 BASELINES = ("oracle", "random", "always-no")
 DEMO_SUITE = "demo"
@@ -61,11 +61,11 @@ def run_demo(
     ``llm=True``: the short ``demo-llm`` suite against SmolLM2-135M-Instruct on llama.cpp.
     """
     # Imported here: LiteLLM's import is slow, and only this step needs it.
-    from graphniah.models import get_model
-    from graphniah.runner import RunOptions, journal_path, read_journal, run_suite
+    from graphniah.run.models import get_model
+    from graphniah.run import RunOptions, journal_path, read_journal, run_suite
     from graphniah.scoring import score_records
-    from graphniah.serve.baseline import BaselineServer
-    from graphniah.serve.llamacpp import LlamaCppServer
+    from graphniah.run.serve.baseline import BaselineServer
+    from graphniah.run.serve.llamacpp import LlamaCppServer
 
     snap = refresh(cutoff, root, demo=True, log=log).snapshot
     suite = load_suite(LLM_SUITE if llm else DEMO_SUITE)

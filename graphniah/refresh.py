@@ -17,13 +17,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphniah.demo_release import DemoReleaseSet, write_demo_releases
+from graphniah.ingest.demo_release import DemoReleaseSet, write_demo_releases
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.store import build_path_pools, prune_snapshot
-from graphniah.ingest import snapshot_from_store
+from graphniah.ingest.build import snapshot_from_store
 from graphniah.io import read_json
-from graphniah.s2ag.store import ReleaseStore
-from graphniah.snapshot import MANIFEST_FILE, Snapshot, snapshot_dir
+from graphniah.ingest.s2ag.store import ReleaseStore
+from graphniah.ingest.snapshot import MANIFEST_FILE, Snapshot, snapshot_dir
 
 DEFAULT_DEPTHS = (4, 8, 16, 32)
 DEFAULT_POOL = 1000
@@ -45,7 +45,7 @@ class RefreshResult:
 
 
 def _update_store_from_api(store: ReleaseStore, root: Path, api_key: str, api_base: str | None, log: Log) -> tuple[str, tuple[str, ...]]:
-    from graphniah.s2ag.api import DEFAULT_BASE, S2AGClient
+    from graphniah.ingest.s2ag.api import DEFAULT_BASE, S2AGClient
 
     with S2AGClient(api_key, api_base or DEFAULT_BASE) as client:
         latest = client.latest_release()

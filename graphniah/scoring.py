@@ -120,7 +120,7 @@ def score_response(task: str, truth: str, text: str | None) -> Scored:
 
 
 class ScoredRecord(Protocol):
-    """The fields of a journal record that scoring reads (``graphniah.runner.journal.RunRecord``)."""
+    """The fields of a journal record that scoring reads (``graphniah.run.journal.RunRecord``)."""
 
     example_id: str
     task: str

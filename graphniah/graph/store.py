@@ -39,7 +39,7 @@ from graphniah.graph.paths import (
 )
 from graphniah.graph.prune import PruneResult, path_length, prune
 from graphniah.io import atomic_path, read_json, sha256_file, write_json
-from graphniah.snapshot import Snapshot
+from graphniah.ingest.snapshot import Snapshot
 
 Log = Callable[[str], None]
 

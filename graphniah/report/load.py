@@ -1,7 +1,7 @@
 """Loading a suite's journals and examples into one typed table of scored answers.
 
 A suite is ``examples/<suite>.jsonl`` (one example per line) plus ``runs/<suite>/<model>.jsonl``
-(one record per finished call, written by :mod:`graphniah.runner`). The report needs, for every
+(one record per finished call, written by :mod:`graphniah.run`). The report needs, for every
 (example, model, settings) that was answered, the example's design variables (task, depth,
 component size, distractor, context length, ...) next to the model's answer. This module builds
 exactly that: :class:`Outcomes`, one row per answered (example, run), column-oriented in numpy
@@ -24,7 +24,7 @@ Choices, and why:
   error naming file and line. A trailing partial journal line (a run interrupted mid-write) is
   ignored, as the runner itself does.
 * **The varied variable** is ``by=`` when given, else the suite manifest's
-  (``examples/<suite>.json`` written by :mod:`graphniah.suites`: ``suite.vary``), else it is
+  (``examples/<suite>.json`` written by :mod:`graphniah.sampling.suites`: ``suite.vary``), else it is
   inferred (:func:`infer_variable`).
 """
 
@@ -186,7 +186,7 @@ def read_example_infos(path: str | os.PathLike[str]) -> dict[str, ExampleInfo]:
 
 @dataclass(frozen=True, slots=True)
 class _Record:
-    """The fields of a journal line the report reads (see ``graphniah.runner.journal.RunRecord``)."""
+    """The fields of a journal line the report reads (see ``graphniah.run.journal.RunRecord``)."""
 
     example_id: str
     model: str
@@ -439,7 +439,7 @@ def _read_manifest(examples_path: Path) -> dict | None:
 
 
 def _manifest_variable(manifest: Mapping[str, Any]) -> str | None:
-    """The varied variable: ``suite.vary`` (``graphniah.suites``), or a top-level ``variable``."""
+    """The varied variable: ``suite.vary`` (``graphniah.sampling.suites``), or a top-level ``variable``."""
     suite = manifest.get("suite")
     if isinstance(suite, dict) and isinstance(suite.get("vary"), str):
         return suite["vary"]

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphniah.io import write_json
-from graphniah.snapshot import EDGES_SCHEMA, PAPERS_SCHEMA
+from graphniah.ingest.snapshot import EDGES_SCHEMA, PAPERS_SCHEMA
 
 
 def _relabel(g: nx.Graph, rng: np.random.Generator) -> nx.Graph:

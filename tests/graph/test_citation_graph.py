@@ -10,7 +10,7 @@ import pytest
 
 from graphniah.errors import GraphNIAHError
 from graphniah.graph import CitationGraph, usable_metadata_mask
-from graphniah.snapshot import EDGES_SCHEMA, Snapshot
+from graphniah.ingest.snapshot import EDGES_SCHEMA, Snapshot
 from tests.graph.synthetic import preferential_attachment, write_snapshot
 
 

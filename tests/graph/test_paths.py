@@ -14,7 +14,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.graph import CitationGraph, build_path_pools, load_pool, load_pruned, prune_snapshot, sample_path_pool
 from graphniah.graph.store import pool_file, pruned_file
 from graphniah.io import read_json
-from graphniah.snapshot import Snapshot
+from graphniah.ingest.snapshot import Snapshot
 from tests.graph.synthetic import edge_arrays, preferential_attachment, write_snapshot
 
 

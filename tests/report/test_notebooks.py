@@ -45,7 +45,7 @@ def test_report_notebook_runs_on_a_synthetic_suite(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_select_alpha_notebook_reanalyses_a_written_run(demo_snapshot, tmp_path, monkeypatch):
-    from graphniah.alpha import AlphaConfig, generate_in_degrees, select_alpha, snapshot_in_degree_histogram, write_alpha_report
+    from graphniah.report.alpha import AlphaConfig, generate_in_degrees, select_alpha, snapshot_in_degree_histogram, write_alpha_report
 
     config = AlphaConfig(alphas=(0.1, 0.5), examples_per_task=3, depths=(4,), min_size=30, max_size=40, bootstrap=20, workers=1)
     sel = select_alpha(generate_in_degrees(demo_snapshot, config), snapshot_in_degree_histogram(demo_snapshot), config)

@@ -15,7 +15,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from graphniah.errors import GraphNIAHError
 from graphniah.report import ReportConfig, build_report, load_suite
-from graphniah.runner.journal import Journal, RunRecord
+from graphniah.run.journal import Journal, RunRecord
 from tests.report.synthetic import depth_suite, make_example, write_suite
 
 
@@ -191,7 +191,7 @@ def test_effective_depth_is_the_last_level_of_the_passing_prefix(depth):
 
 def test_last_ok_record_counts_and_unknown_examples_are_noted(tmp_path):
     ex = [make_example("yesno", 4, 120, lab, seed=0, index=i) for i, lab in enumerate(("YES", "NO"))]
-    from graphniah.examples.records import write_examples
+    from graphniah.sampling.examples.records import write_examples
 
     write_examples(tmp_path / "examples" / "s.jsonl", ex)
 
@@ -216,7 +216,7 @@ def test_last_ok_record_counts_and_unknown_examples_are_noted(tmp_path):
 
 def test_reader_errors_name_the_file_and_line(tmp_path):
     ex = [make_example("yesno", 4, 120, "YES", seed=0, index=0)]
-    from graphniah.examples.records import write_examples
+    from graphniah.sampling.examples.records import write_examples
 
     write_examples(tmp_path / "examples" / "s.jsonl", ex)
     with pytest.raises(GraphNIAHError, match="no journals"):
@@ -352,7 +352,7 @@ def test_reasoning_effort_rows_are_models_and_pairs_use_mcnemar(tmp_path):
 
 
 def test_suite_manifest_gives_variable_and_size_range(tmp_path):
-    """The manifest ``graphniah.suites.build_suite`` writes: ``suite.vary`` and the drawn size range."""
+    """The manifest ``graphniah.sampling.suites.build_suite`` writes: ``suite.vary`` and the drawn size range."""
     rng = np.random.default_rng(2)
     examples = [make_example(t, 4, 105, {"yesno": "YES", "mc": "A", "count": "104"}[t], seed=0, index=i)
                 for i, t in enumerate(("yesno", "mc", "count") * 4)]

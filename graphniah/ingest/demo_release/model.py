@@ -1,0 +1,745 @@
+"""The synthetic scholarly world behind the demo release: papers, citations, authors, venues, and
+how each of them appears, changes and disappears across consecutive releases.
+
+Everything here is vectorised numpy driven by one ``numpy.random.Generator``; nothing loops over
+citations in Python. The world is built once for the *newest* release and every earlier release
+is a view of it (a paper is in release r iff it was indexed by that release's date and not yet
+deleted), so diffs between releases are exact by construction.
+
+Citation model (why it looks like a real post-cutoff window)
+------------------------------------------------------------
+Each paper has a topic (inside a field of study), a date, an intrinsic *fitness* drawn from a
+Pareto law, and a heavy-tailed number of references. Each reference is independently
+
+* unresolved (``citedcorpusid`` null, a few per cent),
+* *in-window*: a post-cutoff paper strictly older than the citing paper, with probability
+  ``pace(field) * (1 - exp(-age/50 d)) * g`` where ``age`` is the citing paper's distance from the
+  cutoff and ``g`` is a per-paper Gamma factor (many papers cite nothing recent; a fast field such
+  as machine learning cites a lot of it), or
+* *older*: a pre-cutoff paper strictly older than the citing paper.
+
+The target is drawn mostly from the same topic, with probability proportional to
+``fitness * exp(day / tau)``. The recency kernel is separable (``exp((t_j - t_i)/tau)`` =
+``exp(t_j/tau) * exp(-t_i/tau)``), so the draw for *every* reference at once is one cumulative
+sum over papers sorted by (group, day) and two ``searchsorted`` calls: the candidates of a
+reference are a contiguous slice of that order (its group, days strictly before the citing day).
+Heavy-tailed fitness gives a heavy-tailed in-degree (a mixed-Poisson with Pareto means), the way
+preferential attachment does, but without a sequential dependence that would force a time loop.
+Because only a modest share of references stays inside the window and targets concentrate in
+topics, the post-cutoff graph has a giant component with long simple paths, many small components
+and isolates, and is sparse enough (mean degree ~3-4) to be locally tree-like.
+
+Invariant (citations never point forward): a target is taken from positions ``[start, end)``
+where ``end`` is the first position of the group whose day is >= the citing day; the clip of
+``pos`` into that range guards against floating-point rounding at the boundary, so every cited
+paper has ``day < citing day`` (internally, also for papers whose published date is only a year).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+import uuid
+from dataclasses import dataclass
+
+import numpy as np
+
+from graphniah.ingest.demo_release import vocabulary as V
+
+DEMO_CUTOFF = dt.date(2026, 4, 1)  # the project's default cutoff; the window the demo graph is built around
+PRE_START = dt.date(2023, 1, 1)  # oldest papers in the demo release
+RELEASE_INTERVAL_DAYS = 7  # S2AG publishes releases about weekly
+PRE_SHARE = 0.35  # share of papers published before the cutoff
+P_NULL = 0.03  # unresolved references
+P_NO_REFS = 0.10  # papers without any parsed reference
+P_YEAR_ONLY = 0.04  # papers whose date is only a year
+P_SAME_TOPIC, P_SAME_FIELD = 0.80, 0.14  # rest: any topic
+TAU_PRE, TAU_POST = 300.0, 45.0  # recency kernels (days) for older and in-window targets
+FITNESS_EXPONENT = 1.6  # Pareto tail of paper fitness
+PAPERS_PER_TOPIC = 2500
+P_DUP_TITLE, P_GENERIC_TITLE, P_MATHML, P_HTML = 0.0006, 0.0006, 0.003, 0.004
+P_NO_AUTHORS = 0.012
+P_NO_VENUE, P_JOURNAL_NULL, P_JOURNAL_EMPTY = 0.12, 0.08, 0.06
+P_CONTEXTS, P_INFLUENTIAL = 0.35, 0.08
+P_DUP_ROW = 0.002  # citation rows written twice (in two shards) in a release
+P_DELETE_PAPER = 0.001  # per step, of the release size
+P_PAPER_REVISION, P_ROW_LATE, P_ROW_RETRACT, P_ROW_REVISION, P_VENUE_REVISION = 0.015, 0.004, 0.0005, 0.01, 0.05
+CORPUSID_BASE, CITATIONID_BASE, AUTHORID_BASE = 254_000_000, 4_860_000_000, 1_000_000
+
+REV_NONE, REV_DATE, REV_DOI, REV_VENUE = 0, 1, 2, 3
+JOURNAL_NORMAL, JOURNAL_NULL, JOURNAL_EMPTY = 0, 1, 2
+
+
+def _day(d: dt.date) -> int:
+    return (d - dt.date(1970, 1, 1)).days
+
+
+def _date(day: int) -> dt.date:
+    return dt.date(1970, 1, 1) + dt.timedelta(days=int(day))
+
+
+@dataclass(frozen=True)
+class Timeline:
+    release_ids: tuple[str, ...]
+    release_days: np.ndarray  # int64, oldest first
+    cutoff_day: int
+    pre_start_day: int
+
+    @property
+    def newest_day(self) -> int:
+        return int(self.release_days[-1])
+
+    @property
+    def steps(self) -> int:
+        return len(self.release_ids) - 1
+
+
+def make_timeline(first_release: dt.date, releases: int) -> Timeline:
+    days = np.array([_day(first_release) + RELEASE_INTERVAL_DAYS * i for i in range(releases)], dtype=np.int64)
+    ids = tuple(_date(d).isoformat() for d in days)
+    return Timeline(ids, days, _day(DEMO_CUTOFF), _day(PRE_START))
+
+
+@dataclass(frozen=True)
+class Papers:
+    """Paper attributes, one entry per paper of any release, in publication-day order."""
+
+    day: np.ndarray  # int64 internal publication day (also for year-only papers)
+    year_only: np.ndarray  # bool: ``publicationdate`` null, ``year`` set
+    field: np.ndarray  # int16 index into vocabulary.FIELDS
+    topic: np.ndarray  # int32
+    indexed: np.ndarray  # int64 day the paper first appears in S2
+    deleted_at: np.ndarray  # int16 first release index without the paper (= releases: never)
+    rev_step: np.ndarray  # int16 release index where a metadata fix lands (= releases: never)
+    rev_kind: np.ndarray  # int8 REV_*
+    corpusid: np.ndarray  # int64
+    titles: list[str]
+    title_kind: np.ndarray  # int8: 0 plain, 1 planted duplicate, 2 generic, 3 MathML, 4 HTML
+    venue: np.ndarray  # int32 index into Venues (-1: none)
+    journal_venue: np.ndarray  # int32 venue named in ``journal`` (kept when ``venue`` is blank)
+    journal_kind: np.ndarray  # int8 JOURNAL_*
+    volume: np.ndarray  # int32 (0: none)
+    first_page: np.ndarray  # int32 (0: no pages)
+    n_pages: np.ndarray  # int32
+    arxiv: list[str | None]
+    doi: list[str | None]
+    pubmed: np.ndarray  # int64 (0: none)
+    open_access: np.ndarray  # bool
+    pubtype: np.ndarray  # int8 0 none,1 JournalArticle,2 Conference,3 Review
+    second_field: np.ndarray  # int16 (-1: none) extra s2fieldsofstudy entry from an external source
+    url_hash: list[str]
+    updated_sec: np.ndarray  # int64 seconds jitter for "updated" stamps (legacy)
+
+    def __len__(self) -> int:
+        return len(self.day)
+
+
+@dataclass(frozen=True)
+class Citations:
+    citing: np.ndarray  # int64 paper index
+    cited: np.ndarray  # int64 paper index, -1 = unresolved (null)
+    citationid: np.ndarray  # int64
+    influential: np.ndarray  # bool
+    context: np.ndarray  # int32 index into the context bank (-1: no contexts)
+    late_step: np.ndarray  # int16 row appears no earlier than this release (0: as soon as possible)
+    retract_step: np.ndarray  # int16 row removed from this release on (= releases: never)
+    rev_step: np.ndarray  # int16 contexts filled in from this release on (= releases: never)
+    dup: np.ndarray  # bool: written twice in a release
+    null_rank: np.ndarray  # int32 rank among the unresolved rows of the same citing paper (-1 if resolved)
+    first_day: np.ndarray  # int64 day the row first appears (for "updated" stamps)
+
+    def __len__(self) -> int:
+        return len(self.citing)
+
+
+@dataclass(frozen=True)
+class Authors:
+    authorid: np.ndarray  # int64 (-1: author of no paper, never written)
+    names: list[str]
+    alias: list[str | None]  # a second spelling, or None
+    dblp: np.ndarray  # bool: has a DBLP name
+    first_seen: np.ndarray  # int64 day the author's first paper was indexed
+    paper_offsets: np.ndarray  # int64, len = papers + 1: author list of paper i is flat[off[i]:off[i+1]]
+    paper_authors: np.ndarray  # int64 author indices
+
+    def __len__(self) -> int:
+        return len(self.authorid)
+
+
+@dataclass(frozen=True)
+class Venues:
+    venues: tuple[V.Venue, ...]
+    field: np.ndarray  # int16 (-1: arXiv)
+    ids: tuple[str, ...]
+    issn: tuple[str | None, ...]
+    urls: tuple[str, ...]
+    rev_step: np.ndarray  # int16 release where the venue's url is first filled in (= releases: never)
+
+    def __len__(self) -> int:
+        return len(self.venues)
+
+
+@dataclass(frozen=True)
+class World:
+    timeline: Timeline
+    papers: Papers
+    citations: Citations
+    authors: Authors
+    venues: Venues
+    contexts: tuple[tuple[tuple[str, ...], tuple[str | None, ...]], ...]  # (sentences, intents) per bank entry
+
+
+@dataclass(frozen=True)
+class ReleaseState:
+    """Which records a release holds and the values that change between releases."""
+
+    index: int
+    paper_present: np.ndarray  # bool per paper
+    row_present: np.ndarray  # bool per citation row
+    author_present: np.ndarray  # bool per author
+    referencecount: np.ndarray  # int64 per paper
+    citationcount: np.ndarray
+    influentialcount: np.ndarray
+    papercount: np.ndarray  # int64 per author
+    author_citations: np.ndarray
+    hindex: np.ndarray
+    paper_changed_at: np.ndarray  # int16 last release index where the record changed (-1: never)
+    row_changed_at: np.ndarray
+    author_changed_at: np.ndarray
+
+
+# ----------------------------------------------------------------------------------------- world
+
+
+def build_world(rng: np.random.Generator, n_papers: int, timeline: Timeline) -> World:
+    """Generate every record of every release; ``n_papers`` is the size of the newest release."""
+    R = len(timeline.release_ids)
+    n_del_step = max(1, round(P_DELETE_PAPER * n_papers)) if R > 1 else 0
+    M = n_papers + n_del_step * (R - 1)
+    day, field, topic, topic_field, n_topics = _dates_and_topics(rng, M, timeline)
+    year_only = rng.random(M) < P_YEAR_ONLY
+    indexed = _indexing_days(rng, day, timeline)
+    deleted_at = _deletions(rng, indexed, timeline, n_del_step)
+    corpusid = _increasing_ids(rng, indexed, CORPUSID_BASE, 40)
+    venues = _venues(rng, R)
+    contexts = _context_bank(rng, min(40_000, 2 * M + 64))
+    citations = _citations(rng, day, field, topic, topic_field, n_topics, indexed, timeline, len(contexts))
+    papers = _papers(rng, day, year_only, field, topic, indexed, deleted_at, corpusid, venues, timeline)
+    authors = _authors(rng, papers, n_topics, topic_field)
+    return World(timeline, papers, citations, authors, venues, contexts)
+
+
+def _dates_and_topics(rng: np.random.Generator, M: int, tl: Timeline):
+    pre = rng.random(M) < PRE_SHARE
+    day = np.where(
+        pre,
+        rng.integers(tl.pre_start_day, tl.cutoff_day, M),
+        rng.integers(tl.cutoff_day, tl.newest_day + 1, M),
+    )
+    order = np.argsort(day, kind="stable")
+    day = day[order].astype(np.int64)
+    shares = np.array([f.share for f in V.FIELDS])
+    shares /= shares.sum()
+    field = rng.choice(len(V.FIELDS), size=M, p=shares).astype(np.int16)
+    # topics: each field gets ~share*M/PAPERS_PER_TOPIC topics with Zipf-like sizes
+    per_field = [max(2, round(s * M / PAPERS_PER_TOPIC)) for s in shares]
+    starts = np.concatenate([[0], np.cumsum(per_field)]).astype(np.int64)
+    topic = np.empty(M, dtype=np.int64)
+    for f, k in enumerate(per_field):
+        sel = np.flatnonzero(field == f)
+        w = 1.0 / (np.arange(k) + 1.5)
+        topic[sel] = starts[f] + rng.choice(k, size=len(sel), p=w / w.sum())
+    topic_field = np.repeat(np.arange(len(V.FIELDS)), per_field).astype(np.int16)
+    return day, field, topic, topic_field, int(starts[-1])
+
+
+def _indexing_days(rng: np.random.Generator, day: np.ndarray, tl: Timeline) -> np.ndarray:
+    """Day a paper first shows up in S2: usually days after publication, sometimes months."""
+    M = len(day)
+    lag = np.where(rng.random(M) < 0.8, rng.exponential(10.0, M), rng.uniform(20, 200, M)).astype(np.int64)
+    idx = day + lag
+    late = idx > tl.newest_day
+    # still in the newest release: re-draw the lag inside the time that is left
+    idx[late] = day[late] + (rng.random(int(late.sum())) * (tl.newest_day - day[late] + 1)).astype(np.int64)
+    return idx
+
+
+def _deletions(rng: np.random.Generator, indexed: np.ndarray, tl: Timeline, per_step: int) -> np.ndarray:
+    R = len(tl.release_ids)
+    deleted_at = np.full(len(indexed), R, dtype=np.int16)
+    for s in range(1, R):
+        cand = np.flatnonzero((indexed <= tl.release_days[s - 1]) & (deleted_at == R))
+        pick = rng.choice(cand, size=min(per_step, len(cand)), replace=False)
+        deleted_at[pick] = s
+    return deleted_at
+
+
+def _increasing_ids(rng: np.random.Generator, order_key: np.ndarray, base: int, max_gap: int) -> np.ndarray:
+    """Unique ids that grow with ``order_key`` (S2 ids grow with ingestion time)."""
+    order = np.argsort(order_key, kind="stable")
+    ids = np.empty(len(order_key), dtype=np.int64)
+    ids[order] = base + np.cumsum(rng.integers(1, max_gap + 1, len(order_key)))
+    return ids
+
+
+def _citations(rng, day, field, topic, topic_field, n_topics, indexed, tl: Timeline, bank_size: int) -> Citations:
+    M = len(day)
+    R = len(tl.release_ids)
+    post = day >= tl.cutoff_day
+    # heavy-tailed reference counts, mean ~10 among papers with references
+    m = 1 + np.floor(np.exp(rng.normal(1.9, 0.85, M))).astype(np.int64)
+    m[rng.random(M) < P_NO_REFS] = 0
+    np.minimum(m, 400, out=m)
+    pace = np.array([f.pace for f in V.FIELDS])[field]
+    age = np.maximum(day - tl.cutoff_day, 0)
+    q = pace * (1.0 - np.exp(-age / 50.0)) * rng.gamma(0.6, 1 / 0.6, M)
+    q = np.where(post, np.minimum(q, 0.9), 0.0)
+
+    citing = np.repeat(np.arange(M, dtype=np.int64), m)
+    n = len(citing)
+    is_null = rng.random(n) < P_NULL
+    inwin = (~is_null) & (rng.random(n) < q[citing])
+    # target topic
+    u = rng.random(n)
+    tt = topic[citing].copy()
+    fs = np.concatenate([[0], np.cumsum(np.bincount(topic_field, minlength=len(V.FIELDS)))])
+    cf = field[citing]
+    same_field = (u >= P_SAME_TOPIC) & (u < P_SAME_TOPIC + P_SAME_FIELD)
+    span = fs[cf + 1] - fs[cf]
+    tt[same_field] = fs[cf][same_field] + (rng.random(int(same_field.sum())) * span[same_field]).astype(np.int64)
+    anyt = u >= P_SAME_TOPIC + P_SAME_FIELD
+    tt[anyt] = rng.integers(0, n_topics, int(anyt.sum()))
+    # candidate slices: papers sorted by (window class, topic, day)
+    gkey = post.astype(np.int64) * n_topics + topic
+    order = np.lexsort((day, gkey))
+    SPAN = 1 << 20
+    keys = gkey[order] * SPAN + (day[order] - tl.pre_start_day)
+    tau = np.where(post, TAU_POST, TAU_PRE)
+    w = np.exp(np.minimum((day - tl.newest_day) / tau, 0.0)) * (1.0 - rng.random(M)) ** (-1.0 / FITNESS_EXPONENT)
+    cw = np.concatenate([[0.0], np.cumsum(w[order])])
+    g = inwin.astype(np.int64) * n_topics + tt
+    start = np.searchsorted(keys, g * SPAN, "left")
+    end = np.searchsorted(keys, g * SPAN + (day[citing] - tl.pre_start_day), "left")
+    ok = end > start
+    x = cw[start] + rng.random(n) * (cw[end] - cw[start])
+    pos = np.clip(np.searchsorted(cw, x, "right") - 1, start, np.maximum(end - 1, start))
+    cited = np.where(is_null, -1, order[np.minimum(pos, M - 1)])
+    keep = is_null | ok
+    citing, cited = citing[keep], cited[keep]
+    # one row per (citing, cited) pair; unresolved rows are all kept
+    pair = np.where(cited >= 0, citing * M + cited, -1 - np.arange(len(cited)))
+    _, first = np.unique(pair, return_index=True)
+    first.sort()
+    citing, cited = citing[first], cited[first]
+    n = len(citing)
+
+    resolved = cited >= 0
+    first_day = np.maximum(indexed[citing], np.where(resolved, indexed[np.maximum(cited, 0)], 0))
+    late_step = np.zeros(n, dtype=np.int16)
+    retract_step = np.full(n, R, dtype=np.int16)
+    rev_step = np.full(n, R, dtype=np.int16)
+    context = np.where(rng.random(n) < P_CONTEXTS, rng.integers(0, bank_size, n), -1).astype(np.int32)
+    if R > 1:
+        late = rng.random(n) < P_ROW_LATE
+        late_step[late] = rng.integers(1, R, int(late.sum()))
+        resolved_at = tl.release_days[late_step[late]] - rng.integers(0, RELEASE_INTERVAL_DAYS, int(late.sum()))
+        first_day[late] = np.maximum(first_day[late], resolved_at)
+        ret = rng.random(n) < P_ROW_RETRACT
+        retract_step[ret] = rng.integers(1, R, int(ret.sum()))
+        rv = (rng.random(n) < P_ROW_REVISION) & (context >= 0)
+        rev_step[rv] = rng.integers(1, R, int(rv.sum()))
+    null_rank = np.full(n, -1, dtype=np.int32)
+    nul = np.flatnonzero(~resolved)  # rows are ordered by citing paper
+    if len(nul):
+        c = citing[nul]
+        grp_start = np.concatenate([[True], c[1:] != c[:-1]])
+        idx = np.arange(len(nul))
+        null_rank[nul] = idx - np.maximum.accumulate(np.where(grp_start, idx, 0))
+    return Citations(
+        citing=citing,
+        cited=cited,
+        citationid=_increasing_ids(rng, first_day, CITATIONID_BASE, 300),
+        influential=rng.random(n) < P_INFLUENTIAL,
+        context=context,
+        late_step=late_step,
+        retract_step=retract_step,
+        rev_step=rev_step,
+        dup=rng.random(n) < P_DUP_ROW,
+        null_rank=null_rank,
+        first_day=first_day,
+    )
+
+
+# ------------------------------------------------------------------------------------ metadata
+
+
+_SLOT_SIZES = {"T": 5, "SUB": len(V.SUBTITLES), "A": len(V.ADJECTIVES), "C": len(V.COUNTRIES), "K": 5000, "Y": 300, "X": 100_000}
+_RICH = 200_000  # templates with fewer combinations always get an ending from vocabulary.SUFFIXES
+
+
+@functools.cache
+def _combinations(template: str, f: V.Field) -> int:
+    sizes = {**_SLOT_SIZES, "M": len(f.methods), "N": len(f.tasks), "S": len(f.settings), "P": len(f.properties)}
+    n = 1
+    for slot in re.findall(r"\{(\w+)\}", template):
+        n *= sizes[slot]
+    return n
+
+
+@functools.cache
+def _endings(f: V.Field, template: str) -> tuple[str, ...]:
+    """Endings that fit a template: no slot used twice, one colon at most, nothing after a '?'."""
+    used = set(re.findall(r"\{(\w+)\}", template))
+    out = []
+    for e in V.SUFFIXES[f.name]:
+        if used & set(re.findall(r"\{(\w+)\}", e)) or (e.startswith(" in ") and " in {" in template):
+            continue
+        if e.startswith("^"):
+            if ":" in template:
+                continue
+        elif ":" in e and ":" in template or template.endswith("?"):
+            continue
+        out.append(e)
+    if not out and "{X}" not in template and ":" not in template:
+        out.append("^{X}: ")
+    return tuple(out)
+
+
+def _draw_titles(
+    rng: np.random.Generator, field: np.ndarray, topic: np.ndarray, topic_tasks: list[tuple[str, ...]], tag: bool = False
+) -> list[str]:
+    """One title per paper; the random draws are vectorised, only the string assembly is a loop.
+
+    ``tag=True`` adds an invented acronym (as a prefix, or in parentheses after a subtitle), which
+    makes a title practically unique; it is used only for the few titles that keep colliding.
+    """
+    n = len(field)
+    if n == 0:
+        return []
+    u = rng.random((n, 16))
+    n_parts = rng.integers(2, 4, n)
+    parts = rng.integers(0, len(V.ACRONYM_PARTS), (n, 3))
+    y1 = rng.integers(2000, 2021, n)
+    y2 = y1 + rng.integers(3, 6, n)
+    k = np.round(np.exp(rng.uniform(np.log(12), np.log(25_000), n))).astype(np.int64)
+    out = []
+    for i in range(n):
+        f = V.FIELDS[field[i]]
+        ui = u[i]
+
+        def pick(xs, j):
+            return xs[int(ui[j] * len(xs))]
+
+        tasks = topic_tasks[topic[i]] if ui[0] < 0.75 else f.tasks
+        acr = "".join(V.ACRONYM_PARTS[p] for p in parts[i, : n_parts[i]])
+        if ui[1] < 0.5:
+            acr = acr.upper()
+        slots = dict(
+            A=pick(V.ADJECTIVES, 2), M=pick(f.methods, 3), T=pick(tasks, 4), N=pick(f.tasks, 5),
+            S=pick(f.settings, 6), P=pick(f.properties, 7), X=acr, SUB=pick(V.SUBTITLES, 8),
+            C=pick(V.COUNTRIES, 9), K=f"{k[i]:,}", Y=f"{y1[i]}\u2013{y2[i]}",
+        )
+        tpl = pick(f.templates, 10)
+        endings = _endings(f, tpl)
+        if endings and (ui[11] < 0.3 or _combinations(tpl, f) < _RICH):
+            end = pick(endings, 12)
+            tpl = end[1:] + tpl if end.startswith("^") else tpl + end
+        t = tpl.format(**slots)
+        if tag and acr not in t:
+            t = f"{t} ({acr})" if ":" in t else f"{acr}: {t}"
+        out.append(t)
+    return out
+
+
+def _titles(rng: np.random.Generator, field: np.ndarray, topic: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Distinct realistic titles, then a few planted exact duplicates, generic titles and markup."""
+    M = len(field)
+    n_topics = int(topic.max()) + 1 if M else 0
+    topic_field = np.zeros(n_topics, dtype=np.int64)
+    topic_field[topic] = field
+    topic_tasks = []
+    for t in range(n_topics):
+        tasks = V.FIELDS[topic_field[t]].tasks
+        k = min(len(tasks), 5)
+        topic_tasks.append(tuple(tasks[i] for i in rng.choice(len(tasks), size=k, replace=False)))
+    titles = _draw_titles(rng, field, topic, topic_tasks)
+    seen: set[str] = set()
+    clash = []
+    for i, t in enumerate(titles):
+        if t in seen:
+            clash.append(i)
+        else:
+            seen.add(t)
+    rounds = 0
+    while clash:  # re-draw accidental repeats (a few per thousand); later rounds add an acronym tag
+        ci = np.array(clash)
+        still = []
+        for i, t in zip(clash, _draw_titles(rng, field[ci], topic[ci], topic_tasks, tag=rounds >= 2)):
+            if t in seen:
+                still.append(i)
+            else:
+                seen.add(t)
+                titles[i] = t
+        clash = still
+        rounds += 1
+        if rounds > 100:  # ~1e5 acronyms per template make this unreachable in practice
+            raise RuntimeError(f"could not draw distinct titles for {len(clash)} papers")
+    kind = np.zeros(M, dtype=np.int8)
+    u = rng.random(M)
+    edges = np.cumsum([P_DUP_TITLE, P_GENERIC_TITLE, P_MATHML, P_HTML])
+    kind[u < edges[3]] = 4
+    kind[u < edges[2]] = 3
+    kind[u < edges[1]] = 2
+    kind[u < edges[0]] = 1
+    plain = np.flatnonzero(kind == 0)
+    for i in np.flatnonzero(kind > 0):
+        if kind[i] == 1 and len(plain):
+            titles[i] = titles[int(plain[rng.integers(0, len(plain))])]
+        elif kind[i] == 2:
+            titles[i] = V.GENERIC_TITLES[int(rng.integers(0, len(V.GENERIC_TITLES)))]
+        elif kind[i] == 3:
+            titles[i] = f"{titles[i]} in {V.MATHML_SNIPPETS[int(rng.integers(0, len(V.MATHML_SNIPPETS)))]}"
+        elif kind[i] == 4:
+            titles[i] = f"{V.HTML_SNIPPETS[int(rng.integers(0, len(V.HTML_SNIPPETS)))]} {titles[i]}"
+    return titles, kind
+
+
+def _venues(rng: np.random.Generator, R: int) -> Venues:
+    vs: list[V.Venue] = [V.ARXIV_VENUE]
+    fields = [-1]
+    for fi, f in enumerate(V.FIELDS):
+        for v in f.venues:
+            vs.append(v)
+            fields.append(fi)
+    ids, issn, urls = [], [], []
+    for v in vs:
+        ids.append(str(uuid.UUID(bytes=rng.bytes(16), version=4)))
+        if v.kind == "journal":
+            d = [int(x) for x in rng.integers(0, 10, 7)]
+            s = sum(di * w for di, w in zip(d, range(8, 1, -1)))
+            c = (11 - s % 11) % 11
+            issn.append(f"{''.join(map(str, d[:4]))}-{''.join(map(str, d[4:]))}{'X' if c == 10 else c}")
+        else:
+            issn.append(None)
+        slug = "".join(ch for ch in (v.abbreviations[0] if v.abbreviations else v.name).lower() if ch.isalnum())
+        urls.append(f"https://www.{slug or 'venue'}.example.org/")
+    rev = np.full(len(vs), R, dtype=np.int16)
+    if R > 1:
+        sel = rng.random(len(vs)) < P_VENUE_REVISION
+        rev[sel] = rng.integers(1, R, int(sel.sum()))
+    return Venues(tuple(vs), np.array(fields, dtype=np.int16), tuple(ids), tuple(issn), tuple(urls), rev)
+
+
+def _papers(rng, day, year_only, field, topic, indexed, deleted_at, corpusid, venues: Venues, tl: Timeline) -> Papers:
+    M = len(day)
+    R = len(tl.release_ids)
+    titles, title_kind = _titles(rng, field, topic)
+    fa = np.array([f.arxiv for f in V.FIELDS])[field]
+    has_arxiv = (rng.random(M) < fa) & ~year_only
+    # arXiv ids YYMM.NNNNN unique per month, numbered in submission order
+    d64 = day.astype("datetime64[D]")
+    month = d64.astype("datetime64[M]").astype(np.int64)  # months since 1970-01
+    arxiv: list[str | None] = [None] * M
+    arx_idx = np.flatnonzero(has_arxiv)
+    for mo in np.unique(month[arx_idx]):
+        sel = arx_idx[month[arx_idx] == mo]
+        hi = max(30_000, 2 * len(sel))
+        nums = np.sort(rng.choice(np.arange(1, hi), size=len(sel), replace=False))
+        y, mm = divmod(int(mo), 12)
+        prefix = f"{(1970 + y) % 100:02d}{mm + 1:02d}."
+        for i, num in zip(sel.tolist(), nums.tolist()):
+            arxiv[i] = f"{prefix}{num:05d}" if num < 100_000 else f"{prefix}{num}"
+    # venues: preprint-only arXiv papers carry arXiv.org; others a venue of their field
+    venue = np.full(M, -1, dtype=np.int32)
+    preprint = has_arxiv & (rng.random(M) < 0.45)
+    venue[preprint] = 0
+    for fi in range(len(V.FIELDS)):
+        sel = np.flatnonzero((field == fi) & ~preprint)
+        cands = np.flatnonzero(venues.field == fi)
+        w = 1.0 / (np.arange(len(cands)) + 1.0)
+        venue[sel] = cands[rng.choice(len(cands), size=len(sel), p=w / w.sum())]
+    journal_venue = venue.copy()
+    venue[rng.random(M) < P_NO_VENUE] = -1
+    u = rng.random(M)
+    journal_kind = np.where(u < P_JOURNAL_NULL, JOURNAL_NULL, np.where(u < P_JOURNAL_NULL + P_JOURNAL_EMPTY, JOURNAL_EMPTY, JOURNAL_NORMAL)).astype(np.int8)
+    volume = np.where(rng.random(M) < 0.75, rng.integers(1, 140, M), 0).astype(np.int32)
+    first_page = np.where(rng.random(M) < 0.6, rng.integers(1, 3000, M), 0).astype(np.int32)
+    n_pages = rng.integers(4, 30, M).astype(np.int32)
+    # DOIs: unique suffixes; arXiv preprints get their DataCite DOI
+    fd = np.array([f.doi for f in V.FIELDS])[field]
+    has_doi = rng.random(M) < fd
+    doi: list[str | None] = [None] * M
+    years = d64.astype("datetime64[Y]").astype(np.int64) + 1970
+    serial = rng.permutation(M) + 10_000
+    for i in np.flatnonzero(has_doi).tolist():
+        if venue[i] == 0 and arxiv[i] is not None:
+            doi[i] = f"10.48550/arXiv.{arxiv[i]}"
+        else:
+            reg = 1000 + 17 * max(int(venue[i]), 0) + int(field[i])
+            style = i % 3
+            if style == 0:
+                doi[i] = f"10.{reg}/s{41000 + int(field[i]) * 7}-{years[i] % 100:02d}-{serial[i]:07d}-{serial[i] % 10}"
+            elif style == 1:
+                doi[i] = f"10.{reg}/j.{field[i]}.{years[i]}.{serial[i]:07d}"
+            else:
+                doi[i] = f"10.{reg}/{years[i]}.{serial[i]}"
+    fp = np.array([f.pubmed for f in V.FIELDS])[field]
+    pubmed = np.where(rng.random(M) < fp, 36_000_000 + rng.permutation(M) * 7 + rng.integers(0, 7, M), 0).astype(np.int64)
+    open_access = np.where(has_arxiv, rng.random(M) < 0.95, rng.random(M) < 0.4)
+    pubtype = np.zeros(M, dtype=np.int8)
+    has_type = rng.random(M) < 0.7
+    is_conf = np.array([v.kind == "conference" for v in venues.venues])[np.maximum(venue, 0)] & (venue > 0)
+    pubtype[has_type] = np.where(is_conf[has_type], 2, 1)
+    pubtype[has_type & (rng.random(M) < 0.05)] = 3
+    second_field = np.where(rng.random(M) < 0.25, rng.integers(0, len(V.FIELDS), M), -1).astype(np.int16)
+    second_field[second_field == field] = -1
+    hexs = rng.bytes(20 * M).hex()
+    url_hash = [hexs[40 * i : 40 * i + 40] for i in range(M)]
+    # metadata fixes landing in a later release: a date, a DOI or a venue missing before
+    rev_step = np.full(M, R, dtype=np.int16)
+    rev_kind = np.zeros(M, dtype=np.int8)
+    if R > 1:
+        cand_step = rng.integers(1, R, M).astype(np.int16)
+        present_before = (indexed <= tl.release_days[cand_step - 1]) & (deleted_at > cand_step)
+        kind = rng.integers(1, 4, M).astype(np.int8)
+        applicable = np.where(kind == REV_DATE, ~year_only, np.where(kind == REV_DOI, has_doi, venue >= 0))
+        sel = (rng.random(M) < P_PAPER_REVISION) & present_before & applicable
+        rev_step[sel] = cand_step[sel]
+        rev_kind[sel] = kind[sel]
+    return Papers(
+        day=day, year_only=year_only, field=field, topic=topic, indexed=indexed, deleted_at=deleted_at,
+        rev_step=rev_step, rev_kind=rev_kind, corpusid=corpusid, titles=titles, title_kind=title_kind,
+        venue=venue, journal_venue=journal_venue, journal_kind=journal_kind, volume=volume, first_page=first_page, n_pages=n_pages,
+        arxiv=arxiv, doi=doi, pubmed=pubmed, open_access=open_access, pubtype=pubtype,
+        second_field=second_field, url_hash=url_hash, updated_sec=rng.integers(0, 86_400_000, M),
+    )
+
+
+def _authors(rng: np.random.Generator, papers: Papers, n_topics: int, topic_field: np.ndarray) -> Authors:
+    M = len(papers)
+    topic_size = np.bincount(papers.topic, minlength=n_topics)
+    pool = np.maximum(8, (topic_size * 1.1).astype(np.int64))
+    pool_start = np.concatenate([[0], np.cumsum(pool)])
+    A = int(pool_start[-1])
+    k = 1 + rng.negative_binomial(2, 0.4, M)
+    k[rng.random(M) < P_NO_AUTHORS] = 0
+    np.minimum(k, 60, out=k)
+    paper = np.repeat(np.arange(M, dtype=np.int64), k)
+    t = papers.topic[paper].copy()
+    elsewhere = rng.random(len(paper)) < 0.12
+    fs = np.concatenate([[0], np.cumsum(np.bincount(topic_field, minlength=len(V.FIELDS)))])
+    f = papers.field[paper][elsewhere]
+    t[elsewhere] = fs[f] + (rng.random(int(elsewhere.sum())) * (fs[f + 1] - fs[f])).astype(np.int64)
+    local = (pool[t] * rng.random(len(paper)) ** 2.5).astype(np.int64)
+    author = pool_start[t] + np.minimum(local, pool[t] - 1)
+    # distinct authors per paper, keeping the drawn order
+    _, first = np.unique(paper * A + author, return_index=True)
+    first.sort()
+    paper, author = paper[first], author[first]
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(paper, minlength=M))]).astype(np.int64)
+    # ids grow with the author's first appearance; authors of no paper get none
+    first_seen = np.full(A, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first_seen, author, papers.indexed[paper])
+    used = first_seen < np.iinfo(np.int64).max
+    authorid = np.full(A, -1, dtype=np.int64)
+    ui = np.flatnonzero(used)
+    authorid[ui] = _increasing_ids(rng, first_seen[ui], AUTHORID_BASE, 2000)
+    fi = rng.integers(0, len(V.FIRST_NAMES), A)
+    mi = rng.integers(0, 26, A)
+    li = rng.integers(0, len(V.LAST_NAMES), A)
+    style = rng.random(A)
+    names, alias = [], []
+    for a in range(A):
+        first_n, last_n = V.FIRST_NAMES[fi[a]], V.LAST_NAMES[li[a]]
+        full = f"{first_n} {last_n}"
+        if style[a] < 0.7:
+            names.append(full)
+            alias.append(None if style[a] < 0.55 else f"{first_n[0]}. {last_n}")
+        elif style[a] < 0.9:
+            names.append(f"{first_n[0]}. {last_n}")
+            alias.append(full)
+        else:
+            names.append(f"{first_n} {chr(65 + mi[a])}. {last_n}")
+            alias.append(full)
+    return Authors(authorid, names, alias, rng.random(A) < 0.3, first_seen, offsets, author)
+
+
+def _context_bank(rng: np.random.Generator, size: int) -> tuple[tuple[tuple[str, ...], tuple[str | None, ...]], ...]:
+    bank = []
+    for _ in range(size):
+        f = V.FIELDS[int(rng.integers(0, len(V.FIELDS)))]
+        n = 1 + int(rng.random() < 0.35) + int(rng.random() < 0.15)
+        sents, intents = [], []
+        for _ in range(n):
+            tpl = V.CONTEXT_TEMPLATES[int(rng.integers(0, len(V.CONTEXT_TEMPLATES)))]
+            marker = f"[{int(rng.integers(1, 80))}]" if rng.random() < 0.6 else f"({V.LAST_NAMES[int(rng.integers(0, len(V.LAST_NAMES)))]} et al., {int(rng.integers(2019, 2027))})"
+
+            def pick(xs):
+                return xs[int(rng.integers(0, len(xs)))]
+
+            sents.append(tpl.format(T=pick(f.tasks), M=pick(f.methods), S=pick(f.settings), P=pick(f.properties).lower(), N=pick(f.tasks), c=marker))
+            intents.append(None if rng.random() < 0.15 else V.INTENTS[int(rng.choice(3, p=[0.7, 0.22, 0.08]))])
+        bank.append((tuple(sents), tuple(intents)))
+    return tuple(bank)
+
+
+# ---------------------------------------------------------------------------------- releases
+
+
+def release_states(world: World) -> list[ReleaseState]:
+    """The state of every release, oldest first, with per-record 'last changed' markers."""
+    tl, P, C, A = world.timeline, world.papers, world.citations, world.authors
+    M, NA = len(P), len(A)
+    states: list[ReleaseState] = []
+    prev: ReleaseState | None = None
+    pa_paper = np.repeat(np.arange(M, dtype=np.int64), np.diff(A.paper_offsets))
+    pa_author = A.paper_authors
+    for r, rday in enumerate(tl.release_days):
+        pp = (P.indexed <= rday) & (P.deleted_at > r)
+        resolved = C.cited >= 0
+        cited0 = np.maximum(C.cited, 0)
+        rp = pp[C.citing] & (~resolved | pp[cited0]) & (C.late_step <= r) & (C.retract_step > r)
+        refc = np.bincount(C.citing[rp], minlength=M)
+        rr = rp & resolved
+        citc = np.bincount(C.cited[rr], minlength=M)
+        inflc = np.bincount(C.cited[rr & C.influential], minlength=M)
+        live = pp[pa_paper]
+        ap = np.bincount(pa_author[live], minlength=NA) > 0
+        papc = np.bincount(pa_author[live], minlength=NA)
+        autc = np.bincount(pa_author[live], weights=citc[pa_paper[live]], minlength=NA).astype(np.int64)
+        hidx = _hindex(pa_author[live], citc[pa_paper[live]], NA)
+        if prev is None:
+            pch = np.full(M, -1, dtype=np.int16)
+            rch = np.full(len(C), -1, dtype=np.int16)
+            ach = np.full(NA, -1, dtype=np.int16)
+        else:
+            both = pp & prev.paper_present
+            changed = both & (
+                (refc != prev.referencecount) | (citc != prev.citationcount) | (inflc != prev.influentialcount) | (P.rev_step == r)
+            )
+            pch = np.where(changed, r, prev.paper_changed_at).astype(np.int16)
+            rchg = rp & prev.row_present & (C.rev_step == r)
+            rch = np.where(rchg, r, prev.row_changed_at).astype(np.int16)
+            achg = ap & prev.author_present & ((papc != prev.papercount) | (autc != prev.author_citations) | (hidx != prev.hindex))
+            ach = np.where(achg, r, prev.author_changed_at).astype(np.int16)
+        st = ReleaseState(r, pp, rp, ap, refc, citc, inflc, papc, autc, hidx, pch, rch, ach)
+        states.append(st)
+        prev = st
+    return states
+
+
+def _hindex(author: np.ndarray, cites: np.ndarray, n_authors: int) -> np.ndarray:
+    """h-index per author: sorted by (author, citations desc), h = #rows whose rank <= citations.
+
+    Within one author the citation counts are non-increasing in rank, so ``count >= rank`` holds
+    exactly on a prefix of that author's rows, and the prefix length is the h-index.
+    """
+    if len(author) == 0:
+        return np.zeros(n_authors, dtype=np.int64)
+    order = np.lexsort((-cites, author))
+    a, c = author[order], cites[order]
+    starts = np.concatenate([[True], a[1:] != a[:-1]])
+    idx = np.arange(len(a))
+    rank = idx - np.maximum.accumulate(np.where(starts, idx, 0)) + 1
+    return np.bincount(a, weights=(c >= rank), minlength=n_authors).astype(np.int64)

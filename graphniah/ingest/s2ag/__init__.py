@@ -1,0 +1,7 @@
+"""Semantic Scholar Academic Graph (S2AG) data: reading release/diff folders and the release store.
+
+- ``graphniah.ingest.s2ag.read``  — the on-disk layout, gzip integrity checks, and the normalising SQL
+  that turns raw S2AG JSON lines (both the legacy and the current format) into typed rows.
+- ``graphniah.ingest.s2ag.store`` — the release store: a DuckDB file that holds one release and is
+  moved forward by applying diffs.
+"""

@@ -1,0 +1,293 @@
+"""The release store: one S2AG release held in a DuckDB file and moved forward by diffs.
+
+S2AG publishes a full release every week or so and diffs between consecutive releases. Loading
+a full release once and then applying the (much smaller) diffs keeps a monthly refresh cheap.
+The store holds the *normalised* rows of ``papers``, ``citations`` and ``publication-venues``
+(the columns the snapshot needs, produced by the same SQL as the direct ingest), one row per
+primary key, plus its provenance: the base release and every diff applied since.
+
+Crash safety: ``load_release`` and each ``apply_diff`` run in one DuckDB transaction that also
+advances the stored release id, so after a crash (even ``kill -9``) the store holds either the
+old release or the new one, never a half-applied diff.
+
+Equivalence with the full ingest (proof sketch). For a dataset with primary key K, let S be the
+store's rows for release N (one row per K). A diff N→N+1 holds, per the layout contract, complete
+records for every key inserted or changed and the keys removed. Applying it removes from S every
+row whose key appears in the updates, inserts the updates (one per key, chosen by the same rule
+the full ingest uses for duplicates), then removes deleted keys. Hence each key ends with the
+record release N+1 has for it, or none — exactly the rows the full ingest of N+1 keeps after
+dropping duplicates, so the shared snapshot query sees the same input and gives the same output.
+(One assumption, true of S2AG: within a release a citationid always denotes the same pair. The
+direct ingest removes duplicate citations by pair, the store by key; they agree exactly then.)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, fields
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import duckdb
+
+from graphniah.errors import GraphNIAHError
+from graphniah.ingest.s2ag.read import (
+    CITATIONS,
+    NORMALISE_SQL,
+    PAPERS,
+    READ_DATASETS,
+    TABLES,
+    VENUES,
+    InputFile,
+    VerifiedRead,
+    delete_keys_sql,
+    diff_sources,
+    drop_duplicates,
+    fetch_one,
+    load_release_tables,
+    read_diff_info,
+    read_release_info,
+)
+
+SCHEMA_VERSION = 1
+
+
+class _Record:
+    """JSON round trip for the provenance records below (their ``inputs`` are ``InputFile``s)."""
+
+    def to_json(self) -> dict[str, Any]:
+        out = {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
+        out["inputs"] = [i.to_json() for i in out["inputs"]]
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Any:
+        kw = {f.name: obj[f.name] for f in fields(cls)}  # type: ignore[arg-type]
+        kw["synthetic"] = bool(kw["synthetic"])
+        kw["inputs"] = tuple(InputFile(i["dataset"], i["role"], i["path"], int(i["size"]), i["sha256"]) for i in kw["inputs"])
+        return cls(**kw)
+
+
+@dataclass(frozen=True)
+class LoadedRelease(_Record):
+    """The full release a store was loaded from."""
+
+    release_id: str
+    synthetic: bool
+    path: str
+    inputs: tuple[InputFile, ...]
+    loaded_at: str
+
+
+@dataclass(frozen=True)
+class AppliedDiff(_Record):
+    """One diff applied to a store."""
+
+    from_release: str
+    to_release: str
+    synthetic: bool
+    path: str
+    inputs: tuple[InputFile, ...]
+    applied_at: str
+
+
+@dataclass(frozen=True)
+class StoreState:
+    """What the store holds: its current release id and how it got there."""
+
+    base: LoadedRelease
+    diffs: tuple[AppliedDiff, ...]
+
+    @property
+    def release_id(self) -> str:
+        return self.diffs[-1].to_release if self.diffs else self.base.release_id
+
+    @property
+    def synthetic(self) -> bool:
+        return self.base.synthetic or any(d.synthetic for d in self.diffs)
+
+    def all_inputs(self) -> list[dict[str, Any]]:
+        """Every file the current contents were built from (base release first, then each diff)."""
+        out = [dict(i.to_json(), origin=self.base.release_id) for i in self.base.inputs]
+        for d in self.diffs:
+            out += [dict(i.to_json(), origin=f"{d.from_release}_to_{d.to_release}") for i in d.inputs]
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema_version": SCHEMA_VERSION, "base": self.base.to_json(), "diffs": [d.to_json() for d in self.diffs]}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> StoreState:
+        return cls(LoadedRelease.from_json(obj["base"]), tuple(AppliedDiff.from_json(d) for d in obj["diffs"]))
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+class ReleaseStore:
+    """A DuckDB file holding one S2AG release; see the module docstring.
+
+    ``ReleaseStore.open(path)`` creates the file if it is missing. The store keeps its connection
+    open (DuckDB allows one writing process per file); close it with ``close()`` or use it as a
+    context manager.
+    """
+
+    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection) -> None:
+        self.path = Path(path)
+        self._con = con
+
+    @classmethod
+    def open(cls, path: Path) -> ReleaseStore:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            con = duckdb.connect(str(path))
+        except duckdb.IOException as e:
+            raise GraphNIAHError(f"cannot open release store {path}: {str(e).splitlines()[0]} (is another graphniah process using it?)") from None
+        except duckdb.Error as e:
+            raise GraphNIAHError(f"{path} is not a usable release store (DuckDB file): {str(e).splitlines()[0]}") from None
+        con.execute("CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)")
+        return cls(path, con)
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._con.close()
+
+    def __enter__(self) -> ReleaseStore:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    @property
+    def connection(self) -> duckdb.DuckDBPyConnection:
+        """The store's DuckDB connection (the snapshot query reads its tables)."""
+        return self._con
+
+    # -- state -----------------------------------------------------------------------------
+
+    @property
+    def state(self) -> StoreState | None:
+        row = fetch_one(self._con, "SELECT value FROM store_meta WHERE key = 'state'")
+        if row is None:
+            return None
+        obj = json.loads(row[0])
+        if obj.get("schema_version") != SCHEMA_VERSION:
+            raise GraphNIAHError(f"release store {self.path} has schema version {obj.get('schema_version')}, this code needs {SCHEMA_VERSION}; delete it and load a release again")
+        return StoreState.from_json(obj)
+
+    @property
+    def release_id(self) -> str | None:
+        """The release the store currently holds (None while empty)."""
+        st = self.state
+        return None if st is None else st.release_id
+
+    def _write_state(self, state: StoreState) -> None:
+        self._con.execute("DELETE FROM store_meta WHERE key = 'state'")
+        self._con.execute("INSERT INTO store_meta VALUES ('state', ?)", [json.dumps(state.to_json(), sort_keys=True)])
+
+    def counts(self) -> dict[str, int]:
+        """Rows per table (0 for a table that does not exist yet)."""
+        out = {}
+        for ds, table in TABLES.items():
+            try:
+                out[ds] = fetch_one(self._con, f"SELECT count(*) FROM {table}")[0]  # type: ignore[index]
+            except duckdb.CatalogException:
+                out[ds] = 0
+        return out
+
+    # -- updates ---------------------------------------------------------------------------
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._con)
+
+    def load_release(self, release_dir: Path) -> None:
+        """Replace the store's contents with the full release in ``release_dir`` (one transaction)."""
+        release_dir = Path(release_dir)
+        read_release_info(release_dir)  # fail early on a missing descriptor
+        with self._transaction():
+            info, inputs = load_release_tables(self._con, release_dir)
+            self._write_state(StoreState(LoadedRelease(info.release_id, info.synthetic, str(release_dir.resolve()), inputs, _now()), ()))
+
+    def apply_diff(self, diff_dir: Path) -> None:
+        """Apply one diff (upserts, then deletes, per dataset) and advance the release id, atomically.
+
+        The diff's ``from_release`` must equal the store's current release, so diffs can only be
+        applied once and in order.
+        """
+        diff_dir = Path(diff_dir)
+        info = read_diff_info(diff_dir)
+        state = self.state
+        if state is None:
+            raise GraphNIAHError(f"release store {self.path} is empty: load release {info.from_release} before applying diff {diff_dir.name}")
+        if info.from_release != state.release_id:
+            raise GraphNIAHError(
+                f"diff {diff_dir} goes from release {info.from_release} to {info.to_release}, but the store "
+                f"{self.path} holds release {state.release_id}; apply the diffs in order starting from {state.release_id}"
+            )
+        sources = diff_sources(diff_dir)
+        with self._transaction():
+            with VerifiedRead(self._con, [s for ss in sources.values() for s in ss]) as vr:
+                for ds in READ_DATASETS:
+                    updates, deletes = sources[(ds, "update")], sources[(ds, "delete")]
+                    if updates:
+                        self._con.execute(f"CREATE OR REPLACE TEMP TABLE _keys AS {NORMALISE_SQL[ds](vr.scan(updates))}")
+                        drop_duplicates(self._con, ds, "_keys")
+                        self._delete_keys(ds)
+                        self._con.execute(f"INSERT INTO {TABLES[ds]} SELECT * FROM _keys")
+                    if deletes:
+                        self._con.execute(f"CREATE OR REPLACE TEMP TABLE _keys AS {delete_keys_sql(ds, vr.scan(deletes))}")
+                        self._check_delete_keys(ds, diff_dir)
+                        self._delete_keys(ds)
+                self._con.execute("DROP TABLE IF EXISTS _keys")
+            # Same transaction: the data change and the new release id commit together.
+            applied = AppliedDiff(info.from_release, info.to_release, info.synthetic, str(diff_dir.resolve()), vr.inputs, _now())
+            self._write_state(StoreState(state.base, (*state.diffs, applied)))
+
+    def _check_delete_keys(self, ds: str, diff_dir: Path) -> None:
+        if ds == PAPERS:
+            missing = "corpusid IS NULL"
+        elif ds == CITATIONS:
+            missing = "citationid IS NULL AND citing IS NULL"
+        else:
+            missing = "id IS NULL"
+        n = fetch_one(self._con, f"SELECT count(*) FROM _keys WHERE {missing}")[0]  # type: ignore[index]
+        if n:
+            raise GraphNIAHError(f"diff {diff_dir}: {n} record(s) in {ds}/delete_files lack the primary key ({missing.replace(' IS NULL', '')})")
+
+    def _delete_keys(self, ds: str) -> None:
+        """Remove the rows whose primary key appears in temp table ``_keys``."""
+        table = TABLES[ds]
+        if ds == PAPERS:
+            self._con.execute(f"DELETE FROM {table} WHERE corpusid IN (SELECT corpusid FROM _keys)")
+        elif ds == VENUES:
+            self._con.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM _keys)")
+        elif ds == CITATIONS:
+            self._con.execute(f"DELETE FROM {table} WHERE citationid IN (SELECT citationid FROM _keys WHERE citationid IS NOT NULL)")
+            # Legacy records without citationid are keyed by the (citing, cited) pair.
+            self._con.execute(f"""
+                DELETE FROM {table} USING (SELECT DISTINCT citing, cited FROM _keys WHERE citationid IS NULL) k
+                WHERE {table}.citing = k.citing AND {table}.cited IS NOT DISTINCT FROM k.cited
+            """)
+        else:  # pragma: no cover
+            raise ValueError(ds)
+
+
+class _Transaction:
+    """BEGIN … COMMIT, or ROLLBACK on any exception (including KeyboardInterrupt)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self._con = con
+
+    def __enter__(self) -> None:
+        self._con.execute("BEGIN TRANSACTION")
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if exc is None:
+            self._con.execute("COMMIT")
+        else:
+            self._con.execute("ROLLBACK")

@@ -1,0 +1,45 @@
+"""Run stage: examples become journals of model calls.
+
+Takes examples (a suite file) and a model from the registry (``models``); gives an append-only,
+fsynced journal per model (``journal``) written by the LiteLLM runner (``runner``) with retries by
+error kind (``errors``), a budget and the knowledge-cutoff guard. ``serve`` starts the local
+OpenAI-compatible endpoints (text-only oracle, random, always-NO, a llama.cpp model).
+"""
+
+from graphniah.run.errors import ErrorKind, Redactor, RetryPolicy, classify
+from graphniah.run.journal import Journal, RunRecord, journal_path, read_journal
+from graphniah.run.runner import (
+    Estimate,
+    ExampleRef,
+    RunOptions,
+    RunPlan,
+    RunSummary,
+    check_cutoff,
+    index_examples,
+    litellm_module,
+    run_suite,
+    snapshot_cutoffs,
+    suite_file,
+)
+
+__all__ = [
+    "ErrorKind",
+    "Estimate",
+    "ExampleRef",
+    "Journal",
+    "Redactor",
+    "RetryPolicy",
+    "RunOptions",
+    "RunPlan",
+    "RunRecord",
+    "RunSummary",
+    "check_cutoff",
+    "classify",
+    "index_examples",
+    "journal_path",
+    "litellm_module",
+    "read_journal",
+    "run_suite",
+    "snapshot_cutoffs",
+    "suite_file",
+]

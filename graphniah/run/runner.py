@@ -1,0 +1,668 @@
+"""Running one model over a suite of examples through LiteLLM, journaled, bounded, and guarded.
+
+Flow of :func:`run_suite`:
+
+1. **Guard.** Every snapshot the examples come from must have a cutoff strictly later than the
+   model's knowledge cutoff (the examples' papers are all on or after their snapshot's cutoff, so
+   they then all postdate the model's training data); otherwise the run is refused, naming both.
+2. **Plan.** The journal is read; examples with an ``ok`` record for the model's settings hash are
+   done, recorded failures are skipped unless ``retry_failed``, the rest are sent. The cost estimate
+   uses each example's stored token counts (or counts them with ``graphniah.sampling.tokenizers`` when it can)
+   and the registry's price at the tier requests go to.
+3. **Run.** ``concurrency`` workers pull examples from one iterator and call ``litellm.acompletion``;
+   retries follow :mod:`graphniah.run.errors`. Finished records go to a single writer task that
+   appends them in batches (one ``write`` + one ``fsync`` per batch: group commit), so journal lines
+   never interleave and the event loop never blocks on the disk.
+4. **Budget.** Before a worker sends an example it checks ``spent + reserved + estimate <= budget``,
+   where ``spent`` covers every record of these settings in the journal and ``reserved`` the
+   estimates of calls in flight; the first example that does not fit stops the run (calls in flight
+   finish and are recorded).
+
+LiteLLM is imported lazily with ``LITELLM_LOCAL_MODEL_COST_MAP=True`` (its price map is the one in
+the installed package; nothing is fetched), its callbacks, telemetry and message logging off, and
+its loggers silenced. API keys are read by LiteLLM from the provider's usual environment variable;
+the runner never puts them in a record, and error messages are passed through a
+:class:`~graphniah.run.errors.Redactor` before they are stored or shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import ValidationError
+
+from graphniah.errors import GraphNIAHError, validation_detail
+from graphniah.sampling.examples.records import Example
+from graphniah.io import read_json, sha256_file, write_json
+from graphniah.run.models import LOCAL_DUMMY_KEY, ModelEntry, Tier
+from graphniah.run.errors import RETRYABLE, ErrorKind, Redactor, RetryPolicy, classify
+from graphniah.run.journal import CallError, Journal, RunRecord, Usage, done_ids, failed_ids, journal_path, read_journal
+from graphniah.scoring import score_response
+
+_LITELLM: Any = None
+
+
+def litellm_module() -> Any:
+    """LiteLLM, imported once with the local price map and without callbacks, telemetry or logs."""
+    global _LITELLM
+    if _LITELLM is None:
+        os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+        os.environ.setdefault("LITELLM_LOG", "CRITICAL")
+        import litellm
+
+        litellm.suppress_debug_info = True
+        litellm.telemetry = False
+        litellm.turn_off_message_logging = True
+        litellm.redact_messages_in_exceptions = True
+        litellm.drop_params = False
+        litellm.callbacks = []
+        litellm.success_callback = []
+        litellm.failure_callback = []
+        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm", "httpx", "openai"):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        _drop_success_logging()
+        _LITELLM = litellm
+    return _LITELLM
+
+
+def _drop_success_logging() -> None:
+    """Do not run LiteLLM's per-call success logging, which we have no callbacks for.
+
+    LiteLLM queues a "success handler" after every call even with no callbacks registered; it builds
+    a logging payload (deep copies of the request, 200 KB-4 MB here) and costs several milliseconds of
+    CPU per call, which at concurrency 32 made the runner, not the server, the bottleneck. Cost and
+    usage are computed before the response is returned and are unaffected. The hook is internal to
+    LiteLLM: if it moves, this does nothing and the runner is merely slower.
+    """
+    try:
+        from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
+    except ImportError:
+        return
+
+    def discard(async_coroutine: Any) -> None:
+        async_coroutine.close()
+
+    if hasattr(GLOBAL_LOGGING_WORKER, "ensure_initialized_and_enqueue"):
+        GLOBAL_LOGGING_WORKER.ensure_initialized_and_enqueue = discard
+
+
+def _register_local_model(entry: ModelEntry) -> None:
+    """Tell LiteLLM a local endpoint's (zero) price, so its cost is 0 rather than a failed lookup.
+
+    LiteLLM prices only models in its map; for an unknown name it searches every provider variant on
+    each response (milliseconds per call) and reports no cost. Only free local endpoints are
+    registered (the registration lasts for the process, so a priced entry under the same name later
+    would read 0 from LiteLLM; the budget uses the larger of LiteLLM's and the registry's figure, see
+    ``RunRecord.spent_usd``). A real model's cost stays LiteLLM's own figure.
+    """
+    lit = litellm_module()
+    price = entry.price.standard
+    free = price is not None and price.input == price.output == 0 and price.above_input_tokens is None
+    if not entry.is_local or not free or entry.litellm_model in lit.model_cost:
+        return
+    provider = entry.litellm_model.split("/", 1)[0]
+    lit.register_model({entry.litellm_model: {
+        "input_cost_per_token": price.input / 1e6, "output_cost_per_token": price.output / 1e6,
+        "litellm_provider": provider, "mode": "chat", "max_input_tokens": entry.input_limit,
+    }})
+
+
+# ------------------------------------------------------------------------------------------------
+# Examples
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExampleRef:
+    """What the runner keeps of an example: its identity and truth, and where its messages are.
+
+    Prompts are long (up to ~4 MB of text each), so a suite read from a file is indexed by byte
+    offset and each prompt is read back only when its request is built; examples given in memory
+    keep their messages inline.
+    """
+
+    id: str
+    task: str
+    answer: str
+    snapshot_hash: str
+    token_counts: Mapping[str, int] | None = None
+    path: Path | None = None
+    offset: int = 0
+    length: int = 0
+    inline: tuple[tuple[str, str], ...] | None = None
+
+    @classmethod
+    def of(cls, ex: Example) -> ExampleRef:
+        return cls(ex.id, ex.task, ex.answer, ex.recipe.snapshot_hash, ex.token_counts,
+                   inline=tuple((m.role, m.content) for m in ex.messages))
+
+    def messages(self) -> list[dict[str, str]]:
+        if self.inline is not None:
+            return [{"role": r, "content": c} for r, c in self.inline]
+        assert self.path is not None
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            line = f.read(self.length)
+        return [{"role": m["role"], "content": m["content"]} for m in json.loads(line)["messages"]]
+
+
+def index_examples(path: str | os.PathLike[str]) -> list[ExampleRef]:
+    """Validate every example of a JSONL file and index it by byte offset (duplicate ids are an error)."""
+    p = Path(path)
+    refs: list[ExampleRef] = []
+    seen: dict[str, int] = {}
+    try:
+        f = open(p, "rb")
+    except OSError as err:
+        raise GraphNIAHError(f"cannot read examples file {p}: {err.strerror}") from None
+    with f:
+        offset = 0
+        for lineno, line in enumerate(f, 1):
+            n = len(line)
+            if line.strip():
+                try:
+                    ex = Example.model_validate_json(line)
+                except ValidationError as err:
+                    raise GraphNIAHError(f"{p}:{lineno}: not a valid example ({validation_detail(err)})") from None
+                if ex.id in seen:
+                    raise GraphNIAHError(f"{p}:{lineno}: example id {ex.id} already appears on line {seen[ex.id]}")
+                seen[ex.id] = lineno
+                refs.append(ExampleRef(ex.id, ex.task, ex.answer, ex.recipe.snapshot_hash, ex.token_counts, p, offset, n))
+            offset += n
+    if not refs:
+        raise GraphNIAHError(f"examples file {p} holds no examples")
+    return refs
+
+
+def refs_of(examples: Iterable[Example]) -> list[ExampleRef]:
+    refs = [ExampleRef.of(ex) for ex in examples]
+    ids = [r.id for r in refs]
+    if len(set(ids)) != len(ids):
+        raise GraphNIAHError("the examples contain duplicate ids")
+    return refs
+
+
+# ------------------------------------------------------------------------------------------------
+# Contamination guard
+# ------------------------------------------------------------------------------------------------
+
+
+def snapshot_cutoffs(hashes: Iterable[str], snapshots_root: str | os.PathLike[str]) -> dict[str, dt.date]:
+    """The cutoff of each snapshot the examples were made from (found by content hash under the root)."""
+    from graphniah.ingest.snapshot import find_snapshot_by_hash
+    from graphniah.ingest.snapshot import Snapshot, parse_cutoff
+
+    root = Path(snapshots_root)
+    out = {}
+    for h in sorted(set(hashes)):
+        try:
+            # The root may be a snapshot folder itself; otherwise search the usual layout under it.
+            direct = (root / "manifest.json").is_file() and Snapshot(root).content_hash == h
+            snap = Snapshot(root) if direct else find_snapshot_by_hash(root, h)
+        except GraphNIAHError as err:
+            raise GraphNIAHError(f"cannot check the examples against the model's knowledge cutoff: {err} "
+                                 "(pass --snapshots with the folder holding it)") from None
+        out[h] = parse_cutoff(str(snap.manifest["cutoff"]))
+    return out
+
+
+def check_cutoff(entry: ModelEntry, cutoffs: Mapping[str, dt.date]) -> None:
+    """Refuse a model whose knowledge cutoff is not strictly before every snapshot's cutoff."""
+    kc = entry.knowledge_cutoff
+    if kc is None:
+        return  # a baseline that reads nothing but the prompt
+    for h, cutoff in sorted(cutoffs.items(), key=lambda kv: kv[1]):
+        if not kc < cutoff:
+            note = f" ({entry.cutoff_note})" if entry.cutoff_note else ""
+            raise GraphNIAHError(
+                f"refusing to run {entry.name}: its knowledge cutoff is {kc.isoformat()}{note}, but snapshot "
+                f"{h[:12]} has cutoff {cutoff.isoformat()}, so its papers may be in the model's training data; "
+                f"use a snapshot whose cutoff is after {kc.isoformat()}"
+            )
+
+
+# ------------------------------------------------------------------------------------------------
+# Cost estimate
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Expected cost of the calls still to send.
+
+    ``usd`` is at the price of the tier requests go to; when that price is unknown (flex prices the
+    paper does not state) it is None and ``usd_upper`` bounds the cost at the standard price.
+    ``per_example`` holds the bound the budget check reserves for each example (None if unknown).
+    """
+
+    examples: int
+    input_tokens: int | None
+    output_tokens_per_example: int
+    output_basis: str
+    tier: str
+    usd: float | None
+    usd_upper: float | None
+    per_example: Mapping[str, float] | None
+    note: str = ""
+
+
+def _stored_count(entry: ModelEntry, ref: ExampleRef) -> int | None:
+    """The example's stored input-token count under the model's tokenizer, if the packer stored one."""
+    counts = ref.token_counts or {}
+    if entry.tokenizer is not None:
+        return int(counts[entry.tokenizer]) if entry.tokenizer in counts else None
+    return max(int(v) for v in counts.values()) if counts else None  # unknown tokenizer: the largest bounds it
+
+
+class _TokenCounter:
+    """Input tokens of an example under the model's tokenizer: stored counts first, else counted."""
+
+    def __init__(self, entry: ModelEntry):
+        self.entry = entry
+        self._tok: Any = None
+        self.unavailable: str | None = None
+
+    def _tokenizer(self) -> Any:
+        if self._tok is None and self.unavailable is None:
+            try:
+                from graphniah.sampling.tokenizers import load_tokenizer
+
+                self._tok = load_tokenizer(self.entry.tokenizer or "o200k_base")
+            except ImportError:
+                self.unavailable = "graphniah.sampling.tokenizers is not available"
+            except GraphNIAHError as err:
+                self.unavailable = f"the {self.entry.tokenizer or 'o200k_base'} tokenizer cannot be loaded ({err})"
+        return self._tok
+
+    def __call__(self, ref: ExampleRef) -> int | None:
+        stored = _stored_count(self.entry, ref)
+        if stored is not None:
+            return stored
+        tok = self._tokenizer()
+        if tok is None:
+            return None
+        return int(tok.chat_count([(m["role"], m["content"]) for m in ref.messages()]))
+
+
+def estimate_cost(entry: ModelEntry, refs: Sequence[ExampleRef], history: Sequence[RunRecord],
+                  assume_output_tokens: int, *, count_missing: bool = True) -> Estimate:
+    """Estimate the cost of sending ``refs``; output tokens are the mean of finished calls if any.
+
+    Examples without stored token counts are tokenized only when ``count_missing`` (a dry run or a
+    budget needs the figure; a plain run should not spend minutes tokenizing a 1M-token suite first).
+    """
+    finished = [r.usage.completion_tokens for r in history
+                if r.status == "ok" and r.usage is not None and r.usage.completion_tokens is not None]
+    if finished:
+        out_tokens = round(float(np.mean(finished)))
+        basis = f"mean of {len(finished)} finished call(s) of this model"
+    else:
+        out_tokens = int(assume_output_tokens)
+        basis = "assumed (--assume-output-tokens)"
+    tier: Tier = entry.service_tier
+    price = entry.price_at(tier)
+    bound = price or entry.price.standard
+    counter = _TokenCounter(entry)
+    notes = []
+    if entry.price.note:
+        notes.append(entry.price.note)
+    if not count_missing and not all(_stored_count(entry, r) is not None for r in refs):
+        notes.append("not estimated: some examples have no stored token counts (--dry-run counts them)")
+        return Estimate(len(refs), None, out_tokens, basis, tier, None, None, None, "; ".join(notes))
+    tokens = {r.id: counter(r) for r in refs}
+    if any(v is None for v in tokens.values()):
+        notes.append(f"cannot estimate: some examples have no stored token counts and {counter.unavailable}")
+        return Estimate(len(refs), None, out_tokens, basis, tier, None, None, None, "; ".join(notes))
+    total_in = int(sum(tokens.values()))  # type: ignore[arg-type]
+    if bound is None:
+        notes.append(f"no price for {entry.name} in the registry: cost unknown")
+        return Estimate(len(refs), total_in, out_tokens, basis, tier, None, None, None, "; ".join(notes))
+    per = {i: bound.cost(t, out_tokens) for i, t in tokens.items()}  # type: ignore[arg-type]
+    usd = float(sum(price.cost(t, out_tokens) for t in tokens.values())) if price else None  # type: ignore[arg-type]
+    upper = float(sum(per.values()))
+    return Estimate(len(refs), total_in, out_tokens, basis, tier, usd, upper, per, "; ".join(notes))
+
+
+# ------------------------------------------------------------------------------------------------
+# Plan and run
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run. ``seed`` drives the backoff jitter only."""
+
+    concurrency: int = 8
+    budget_usd: float | None = None
+    retry_failed: bool = False
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    assume_output_tokens: int = 4000
+    seed: int = 0
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1:
+            raise GraphNIAHError(f"concurrency must be at least 1, got {self.concurrency}")
+        if self.budget_usd is not None and self.budget_usd < 0:
+            raise GraphNIAHError(f"budget must be non-negative, got {self.budget_usd}")
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    entry: ModelEntry
+    journal: Path
+    total: int
+    done: int
+    failed_before: int
+    to_send: tuple[ExampleRef, ...]
+    spent_before_usd: float
+    estimate: Estimate
+    dropped_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    plan: RunPlan
+    sent: int
+    ok: int
+    failed: int
+    no_answer: int
+    spent_usd: float
+    unsent: int
+    stopped_by: str | None
+    elapsed_s: float
+
+
+def make_plan(entry: ModelEntry, refs: Sequence[ExampleRef], journal_file: Path, records: Sequence[RunRecord],
+              options: RunOptions, dropped_bytes: int = 0, *, count_missing: bool = True) -> RunPlan:
+    h = entry.settings_hash
+    mine = [r for r in records if r.settings_hash == h]
+    done = done_ids(mine, h)
+    failed = failed_ids(mine, h)
+    skip = done if options.retry_failed else done | failed
+    to_send = tuple(r for r in refs if r.id not in skip)
+    ids = {r.id for r in refs}
+    history = [r for r in records if r.model == entry.name]
+    return RunPlan(
+        entry=entry,
+        journal=journal_file,
+        total=len(refs),
+        done=len(done & ids),
+        failed_before=len(failed & ids),
+        to_send=to_send,
+        spent_before_usd=float(sum(r.spent_usd for r in mine)),
+        estimate=estimate_cost(entry, to_send, history, options.assume_output_tokens, count_missing=count_missing),
+        dropped_bytes=dropped_bytes,
+    )
+
+
+class _Progress:
+    """done / failed / cost so far / ETA on stderr (rich), or nothing."""
+
+    def __init__(self, enabled: bool, total: int, model: str):
+        self._p = None
+        if enabled and total:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._p = Progress(
+                TextColumn(f"[bold]{model}[/]"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("failed {task.fields[failed]}"), TextColumn("${task.fields[cost]:.4f}"),
+                TextColumn("ETA"), TimeRemainingColumn(),
+                console=Console(stderr=True), transient=False,
+            )
+            self._task = self._p.add_task("run", total=total, failed=0, cost=0.0)
+            self._p.start()
+
+    def update(self, done: int, failed: int, cost: float) -> None:
+        if self._p is not None:
+            self._p.update(self._task, completed=done + failed, failed=failed, cost=cost)
+
+    def stop(self) -> None:
+        if self._p is not None:
+            self._p.stop()
+
+
+class _Run:
+    """The state of one run: workers, the journal writer, budget accounting."""
+
+    def __init__(self, plan: RunPlan, journal: Journal, options: RunOptions, redactor: Redactor):
+        self.plan = plan
+        self.entry = plan.entry
+        self.journal = journal
+        self.options = options
+        self.redact = redactor
+        self.rng = np.random.default_rng(options.seed)
+        self.api_key = LOCAL_DUMMY_KEY if self.entry.is_local else None
+        self.spent = plan.spent_before_usd
+        self.run_spent = 0.0
+        self.reserved = 0.0
+        self.stopped_by: str | None = None
+        self.sent = self.ok = self.failed = self.no_answer = 0
+        self.queue: asyncio.Queue[RunRecord | None] = asyncio.Queue()
+        self.progress = _Progress(options.progress, len(plan.to_send), self.entry.name)
+        self.per_example = plan.estimate.per_example or {}
+        self.litellm = litellm_module() if plan.to_send else None
+        if plan.to_send:
+            _register_local_model(self.entry)
+
+    # -- one example ------------------------------------------------------------------------------
+
+    def _record(self, ref: ExampleRef, **fields: Any) -> RunRecord:
+        return RunRecord(example_id=ref.id, model=self.entry.name, settings_hash=self.entry.settings_hash,
+                         task=ref.task, answer=ref.answer, reasoning_effort=self.entry.reasoning_effort,
+                         finished_at=dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds"), **fields)
+
+    def _ok(self, ref: ExampleRef, resp: Any, tier: Tier, elapsed: float, attempts: int, errors: list[CallError]) -> RunRecord:
+        message = resp.choices[0].message
+        content = message.content or ""
+        reasoning = getattr(message, "reasoning_content", None) or None
+        u = getattr(resp, "usage", None)
+        usage = None
+        if u is not None:
+            details = getattr(u, "completion_tokens_details", None)
+            usage = Usage(prompt_tokens=getattr(u, "prompt_tokens", None),
+                          completion_tokens=getattr(u, "completion_tokens", None),
+                          reasoning_tokens=getattr(details, "reasoning_tokens", None) if details is not None else None)
+        hidden = getattr(resp, "_hidden_params", None) or {}
+        cost = hidden.get("response_cost")
+        price = self.entry.price_at(tier)
+        reg = None
+        if price is not None and usage is not None and usage.prompt_tokens is not None and usage.completion_tokens is not None:
+            reg = price.cost(usage.prompt_tokens, usage.completion_tokens)
+        scored = score_response(ref.task, ref.answer, content)
+        return self._record(ref, status="ok", response=content, reasoning=reasoning, usage=usage,
+                            cost_usd=float(cost) if cost is not None else None, cost_usd_registry=reg,
+                            response_time_s=round(elapsed, 4), attempts=attempts, errors=tuple(errors),
+                            service_tier=tier, extracted=scored.extracted, correct=scored.correct)
+
+    async def call(self, ref: ExampleRef) -> RunRecord:
+        policy = self.options.retry
+        tiers = self.entry.tiers()
+        ti = attempts = retries = 0
+        errors: list[CallError] = []
+        messages = ref.messages()
+        while True:
+            tier = tiers[ti]
+            attempts += 1
+            kwargs = self.entry.completion_kwargs(tier)
+            t0 = time.perf_counter()
+            try:
+                resp = await self.litellm.acompletion(messages=messages, api_key=self.api_key, timeout=self.entry.timeout_s,
+                                                      max_retries=0, **kwargs)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - every provider failure is classified and recorded
+                c = classify(exc, tier)
+                message = self.redact(f"{type(exc).__name__}: {exc}")[:2000]
+                last = attempts >= policy.max_attempts
+                if c.kind is ErrorKind.FLEX_CAPACITY and ti + 1 < len(tiers) and not last:
+                    errors.append(CallError(attempt=attempts, kind=c.kind, status=c.status, tier=tier, message=message))
+                    ti += 1
+                    continue
+                kind = ErrorKind.RATE_LIMIT if c.kind is ErrorKind.FLEX_CAPACITY else c.kind
+                if kind in RETRYABLE and not last:
+                    wait = policy.delay(retries, c.retry_after_s, self.rng)
+                    retries += 1
+                    errors.append(CallError(attempt=attempts, kind=kind, status=c.status, tier=tier, message=message,
+                                            waited_s=round(wait, 3)))
+                    await asyncio.sleep(wait)
+                    continue
+                errors.append(CallError(attempt=attempts, kind=kind, status=c.status, tier=tier, message=message))
+                return self._record(ref, status="failed", attempts=attempts, errors=tuple(errors), service_tier=tier)
+            return self._ok(ref, resp, tier, time.perf_counter() - t0, attempts, errors)
+
+    # -- workers and writer -----------------------------------------------------------------------
+
+    async def worker(self, it: Iterable[ExampleRef]) -> None:
+        budget = self.options.budget_usd
+        for ref in it:
+            if self.stopped_by is not None:
+                return
+            est = self.per_example.get(ref.id, 0.0)
+            if budget is not None and (self.spent + self.reserved + est > budget or self.spent > budget):
+                self.stopped_by = "budget"
+                return
+            self.reserved += est
+            self.sent += 1
+            try:
+                rec = await self.call(ref)
+            finally:
+                self.reserved -= est
+            self.spent += rec.spent_usd
+            self.run_spent += rec.spent_usd
+            self.queue.put_nowait(rec)
+
+    async def writer(self) -> None:
+        while True:
+            batch = [await self.queue.get()]
+            while not self.queue.empty():
+                batch.append(self.queue.get_nowait())
+            records = [r for r in batch if r is not None]
+            if records:
+                await asyncio.to_thread(self.journal.append, records)
+                for r in records:
+                    if r.status == "ok":
+                        self.ok += 1
+                        self.no_answer += r.extracted is None
+                    else:
+                        self.failed += 1
+                self.progress.update(self.ok, self.failed, self.run_spent)
+            if None in batch:
+                return
+
+    def flush_queued(self) -> None:
+        """Write whatever finished but was not yet written (on cancellation)."""
+        records = []
+        while not self.queue.empty():
+            r = self.queue.get_nowait()
+            if r is not None:
+                records.append(r)
+        self.journal.append(records)
+
+    async def run(self) -> None:
+        it = iter(self.plan.to_send)
+        n = min(self.options.concurrency, len(self.plan.to_send))
+        writer = asyncio.create_task(self.writer())
+        try:
+            await asyncio.gather(*(self.worker(it) for _ in range(n)))
+            self.queue.put_nowait(None)
+            await writer
+        except BaseException:
+            writer.cancel()
+            self.flush_queued()
+            raise
+        finally:
+            self.progress.stop()
+
+
+def _record_settings(plan: RunPlan, examples_source: str) -> None:
+    """Keep ``<model>.settings.json`` next to the journal: what each settings hash stands for."""
+    path = plan.journal.with_suffix(".settings.json")
+    known = read_json(path) if path.is_file() else {}
+    h = plan.entry.settings_hash
+    if h not in known:
+        known[h] = {"model": plan.entry.name, "settings": plan.entry.settings(), "examples": examples_source,
+                    "first_run": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+        write_json(path, known)
+
+
+def execute(plan: RunPlan, journal: Journal, options: RunOptions, *, examples_source: str = "") -> RunSummary:
+    """Send ``plan.to_send`` and journal the results (``journal`` must be the open, locked journal)."""
+    entry = plan.entry
+    if not entry.is_local and entry.api_key_env and not os.environ.get(entry.api_key_env):
+        raise GraphNIAHError(f"{entry.name} needs an API key in the environment variable {entry.api_key_env}")
+    if options.budget_usd is not None and plan.to_send and plan.estimate.per_example is None:
+        raise GraphNIAHError(f"cannot enforce --budget-usd for {entry.name}: {plan.estimate.note or 'no cost estimate'}")
+    redactor = Redactor([os.environ.get(entry.api_key_env, "")] if entry.api_key_env else [])
+    _record_settings(plan, examples_source)
+    t0 = time.perf_counter()
+    state = _Run(plan, journal, options, redactor)
+    if plan.to_send:
+        asyncio.run(state.run())
+    return RunSummary(plan=plan, sent=state.sent, ok=state.ok, failed=state.failed, no_answer=state.no_answer,
+                      spent_usd=state.run_spent, unsent=len(plan.to_send) - state.sent, stopped_by=state.stopped_by,
+                      elapsed_s=time.perf_counter() - t0)
+
+
+def suite_file(suite: str, examples_root: str | os.PathLike[str] = "examples") -> Path:
+    """``examples/<suite>.jsonl`` (until suites get their own builder)."""
+    p = Path(examples_root) / f"{suite}.jsonl"
+    if not p.is_file():
+        raise GraphNIAHError(f"no suite {suite!r}: {p} does not exist (pass --examples FILE for another file)")
+    return p
+
+
+def run_suite(
+    entry: ModelEntry,
+    examples: str | os.PathLike[str] | Sequence[Example],
+    *,
+    suite: str | None = None,
+    runs_root: str | os.PathLike[str] = "runs",
+    snapshots_root: str | os.PathLike[str] = "snapshots",
+    options: RunOptions | None = None,
+    dry_run: bool = False,
+    on_plan: Callable[[RunPlan], None] | None = None,
+) -> RunPlan | RunSummary:
+    """Run ``entry`` on the examples (a JSONL file or Example objects); a dry run returns the plan only.
+
+    The journal is ``<runs_root>/<suite>/<entry.name>.jsonl``; ``suite`` defaults to the file's stem.
+    ``on_plan`` is called with the plan before anything is sent (the CLI prints it).
+    """
+    options = options or RunOptions()
+    if isinstance(examples, str | os.PathLike):
+        src = Path(examples)
+        refs = index_examples(src)
+        suite = suite or src.stem
+        source = str(src)
+    else:
+        refs = refs_of(examples)
+        if suite is None:
+            raise GraphNIAHError("a suite name is needed when examples are given in memory")
+        source = "in-memory examples"
+    if entry.knowledge_cutoff is not None:
+        check_cutoff(entry, snapshot_cutoffs((r.snapshot_hash for r in refs), snapshots_root))
+    jpath = journal_path(runs_root, suite, entry.name)
+    if dry_run:
+        plan = make_plan(entry, refs, jpath, read_journal(jpath), options)
+        if on_plan:
+            on_plan(plan)
+        return plan
+    with Journal(jpath) as journal:
+        plan = make_plan(entry, refs, jpath, journal.records, options, journal.recovery.dropped_bytes,
+                         count_missing=options.budget_usd is not None)
+        if on_plan:
+            on_plan(plan)
+        if isinstance(examples, str | os.PathLike):
+            source += f" sha256:{sha256_file(source)}"
+        return execute(plan, journal, options, examples_source=source)

@@ -1,0 +1,433 @@
+r"""An OpenAI-compatible chat-completions server for the keyless baselines, with fault knobs for tests.
+
+``POST /v1/chat/completions`` (non-streaming) answers with one of three policies:
+
+- ``oracle``: the text-only solver (:func:`graphniah.sampling.examples.textcheck.solve`) reads the context back
+  into a citation graph and answers; when the text does not determine an answer the reply has no
+  ``\answer{}`` block (and scores as "no answer");
+- ``random``: a uniform draw from the task's answer set (YES/NO; the option letters the question
+  lists; for counting, the benchmark's counting answer set from :class:`graphniah.stats.CountingAnswers`),
+  from the server's own seeded generator;
+- ``always-no``: ``\answer{NO}`` whatever the question.
+
+``GET /v1/models`` lists the policy as the one model and ``GET /health`` says ``ok``.
+
+Usage block: prompt tokens are counted with a cheap rule, not a tokenizer: ceil(characters / 4) per
+message plus 3 per message and 3 for the reply (the o200k chat overhead), so a 50k-token prompt costs
+nothing to count. ``system_fingerprint`` says so (``usage=chars/4``). The oracle also returns a short
+``reasoning_content`` and counts its tokens as reasoning tokens, so the runner's handling of reasoning
+output is exercised without a real reasoning model.
+
+Fault injection (:class:`Faults`), for the runner's tests: a per-request *script* (the n-th time the
+same messages arrive, apply the n-th fault: a deterministic schedule under any concurrency), random
+fault rates drawn from a seeded generator, a context limit (400 ``context_length_exceeded`` above
+it), flex-tier capacity errors (429 ``resource_unavailable`` on ``service_tier=flex``), an API key
+check that answers 401 *echoing the key it got* (the worst a provider could do, so the runner's
+redaction is tested), delays (→ client timeouts), cut connections, and replies without an answer.
+
+The server is a ``ThreadingHTTPServer`` with HTTP/1.1 keep-alive. The oracle solve is pure Python
+and holds the GIL, so one server process answers on one core; ``bench/runner.py`` runs it in its own
+process so the client under test gets the other core.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+import numpy as np
+
+from graphniah.errors import GraphNIAHError
+
+Policy = Literal["oracle", "random", "always-no"]
+POLICIES: tuple[Policy, ...] = ("oracle", "random", "always-no")
+FaultKind = Literal["429", "500", "503", "timeout", "cut", "noanswer", "context", "flex", "auth"]
+FAULT_KINDS: tuple[str, ...] = ("429", "500", "503", "timeout", "cut", "noanswer", "context", "flex", "auth")
+USAGE_RULE = "chars/4"
+_MAX_BODY = 64 << 20  # 64 MiB: a 1M-token prompt is ~4 MB of text
+
+
+def approx_tokens(text: str) -> int:
+    """The server's cheap token count: ceil(characters / 4) (documented in ``system_fingerprint``)."""
+    return -(-len(text) // 4)
+
+
+def approx_prompt_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
+    """Prompt tokens of a chat under the cheap rule: content tokens + 3 per message + 3 for the reply."""
+    return sum(approx_tokens(str(m.get("content") or "")) + 3 for m in messages) + 3
+
+
+@dataclass(frozen=True)
+class Faults:
+    """What the server does wrong, and when.
+
+    ``script[n]`` is applied to the (n+1)-th arrival of the same messages (keyed by their sha256);
+    arrivals after the script are answered normally (subject to ``rates``). ``rates`` maps a fault
+    kind to its probability per request. ``flex`` faults apply only to requests sent with
+    ``service_tier=flex`` (a standard-tier request passes). ``timeout`` sleeps ``delay_s`` before
+    answering normally, so a client with a shorter timeout gives up. ``latency_s`` delays every
+    reply (a model's thinking time), so a test can kill a client while calls are in flight. ``api_key``, when set, is the
+    only bearer key accepted.
+    """
+
+    script: tuple[str, ...] = ()
+    rates: Mapping[str, float] = field(default_factory=dict)
+    seed: int = 0
+    retry_after_s: float | None = 0.05
+    delay_s: float = 2.0
+    latency_s: float = 0.0
+    context_limit: int | None = None
+    flex_unavailable: bool = False
+    api_key: str | None = None
+
+    def __post_init__(self) -> None:
+        bad = [k for k in (*self.script, *self.rates) if k not in FAULT_KINDS]
+        if bad:
+            raise GraphNIAHError(f"unknown fault kind(s) {bad}; known: {', '.join(FAULT_KINDS)}")
+        for k, p in self.rates.items():
+            if not 0 <= p <= 1:
+                raise GraphNIAHError(f"fault rate of {k} must be in [0, 1], got {p}")
+
+
+@dataclass
+class ServerStats:
+    """Counters the tests read: requests by outcome and by service tier."""
+
+    requests: int = 0
+    outcomes: Counter = field(default_factory=Counter)
+    tiers: Counter = field(default_factory=Counter)
+    authorization_seen: int = 0
+
+
+class _Reject(Exception):
+    """An HTTP error reply: status, OpenAI-style error body, extra headers."""
+
+    def __init__(self, status: int, message: str, code: str, type_: str, headers: Mapping[str, str] | None = None):
+        super().__init__(message)
+        self.status, self.message, self.code, self.type = status, message, code, type_
+        self.headers = dict(headers or {})
+
+    def body(self) -> bytes:
+        return json.dumps({"error": {"message": self.message, "type": self.type, "code": self.code, "param": None}}).encode()
+
+
+class BaselineApp:
+    """The policy and the fault state, independent of the HTTP plumbing (thread-safe)."""
+
+    def __init__(self, policy: Policy, *, seed: int = 0, faults: Faults | None = None, model_name: str | None = None):
+        if policy not in POLICIES:
+            raise GraphNIAHError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+        self.policy = policy
+        self.model_name = model_name or f"local-{policy}"
+        self.faults = faults or Faults()
+        self.stats = ServerStats()
+        self._lock = threading.Lock()
+        self._rng = np.random.default_rng(seed)
+        self._fault_rng = np.random.default_rng(self.faults.seed)
+        self._arrivals: Counter = Counter()
+        self._prompts = None
+
+    # -- answering ------------------------------------------------------------------------------
+
+    def _prompt_set(self):
+        if self._prompts is None:
+            from graphniah.sampling.examples.prompts import load_prompts
+
+            self._prompts = load_prompts()
+        return self._prompts
+
+    def _messages(self, messages: Sequence[Mapping[str, Any]]):
+        from graphniah.sampling.examples.records import Message
+
+        try:
+            return tuple(Message(role=m["role"], content=m["content"]) for m in messages)
+        except (KeyError, TypeError, ValueError) as err:
+            raise _Reject(400, f"messages must be a list of {{role, content}} text messages ({err})", "invalid_messages", "invalid_request_error") from None
+
+    def answer(self, messages: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:
+        """``(content, reasoning)`` of the policy's reply."""
+        if self.policy == "always-no":
+            return "\\answer{NO}", None
+        from graphniah.sampling.examples.textcheck import Undetermined, solve, split_messages
+
+        msgs = self._messages(messages)
+        if self.policy == "oracle":
+            try:
+                ans = solve(msgs, self._prompt_set())
+            except Undetermined as err:
+                return f"The context does not determine the answer ({err}).", "text-only solver: undetermined"
+            return f"Reading the citation blocks back into a graph and searching it gives {ans}.\n\\answer{{{ans}}}", "text-only solver: breadth-first search over the parsed citations"
+        try:
+            task, question, _ = split_messages(msgs, self._prompt_set())
+            answers = self._answer_set(task, question)
+        except Undetermined as err:
+            raise _Reject(400, f"cannot tell the task from the messages: {err}", "unknown_task", "invalid_request_error") from None
+        with self._lock:
+            pick = answers[int(self._rng.integers(len(answers)))]
+        return f"\\answer{{{pick}}}", None
+
+    def _answer_set(self, task: str, question: str) -> list[str]:
+        from graphniah.sampling.examples.records import option_letters
+        from graphniah.sampling.examples.textcheck import parse_question
+        from graphniah.stats import CountingAnswers
+
+        if task == "yesno":
+            return ["YES", "NO"]
+        if task == "mc":
+            q = parse_question("mc", question, self._prompt_set())
+            return list(option_letters(len(q.targets), q.none_option))
+        return [str(a) for a in CountingAnswers().answers]
+
+    # -- faults ---------------------------------------------------------------------------------
+
+    def fault_for(self, body_key: str, tier: str | None) -> str | None:
+        """The fault to apply to this arrival (script first, then random rates), or None."""
+        f = self.faults
+        with self._lock:
+            n = self._arrivals[body_key]
+            self._arrivals[body_key] += 1
+            kind = f.script[n] if n < len(f.script) else None
+            if kind is None:
+                for k, p in f.rates.items():
+                    if p > 0 and self._fault_rng.random() < p:
+                        kind = k
+                        break
+        if kind == "flex" and tier != "flex":
+            return None
+        return kind
+
+    def record(self, outcome: str, tier: str | None) -> None:
+        with self._lock:
+            self.stats.requests += 1
+            self.stats.outcomes[outcome] += 1
+            self.stats.tiers[tier or "default"] += 1
+
+    # -- one request ----------------------------------------------------------------------------
+
+    def complete(self, payload: Mapping[str, Any], authorization: str | None) -> tuple[dict, str | None]:
+        """The reply body and the fault to apply at the HTTP level (``timeout``/``cut``), or raise _Reject."""
+        f = self.faults
+        tier = payload.get("service_tier")
+        messages = payload.get("messages")
+        if not isinstance(messages, list) or not messages:
+            raise _Reject(400, "messages must be a non-empty list", "invalid_messages", "invalid_request_error")
+        if payload.get("stream"):
+            raise _Reject(400, "streaming is not supported by this server", "unsupported", "invalid_request_error")
+        if authorization is not None:
+            with self._lock:
+                self.stats.authorization_seen += 1
+        # Only a script needs to recognise repeated messages; hashing 200 KB per request is not free.
+        key = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest() if f.script else ""
+        fault = self.fault_for(key, tier) if (f.script or f.rates) else None
+        given = (authorization or "").removeprefix("Bearer ").strip()
+        if fault == "auth" or (f.api_key is not None and given != f.api_key):
+            raise _Reject(401, f"Incorrect API key provided: {given}.", "invalid_api_key", "invalid_request_error")
+        if f.flex_unavailable and tier == "flex" or fault == "flex":
+            raise _Reject(429, "Resource unavailable: the flex tier has no capacity right now, retry later or use the default tier.",
+                          "resource_unavailable", "resource_unavailable")
+        if fault == "429":
+            headers = {"Retry-After": f"{f.retry_after_s:g}"} if f.retry_after_s is not None else {}
+            raise _Reject(429, "Rate limit reached for requests. Please try again later.", "rate_limit_exceeded", "requests", headers)
+        if fault in ("500", "503"):
+            raise _Reject(int(fault), "The server had an error while processing your request.", "server_error", "server_error")
+        prompt_tokens = approx_prompt_tokens(messages)
+        if fault == "context" or (f.context_limit is not None and prompt_tokens > f.context_limit):
+            limit = f.context_limit if f.context_limit is not None else prompt_tokens - 1
+            raise _Reject(400, f"This model's maximum context length is {limit} tokens. However, your messages resulted in "
+                          f"{prompt_tokens} tokens. Please reduce the length of the messages.",
+                          "context_length_exceeded", "invalid_request_error")
+        if fault == "noanswer":
+            content, reasoning = "I looked at the context but will not commit to an answer.", None
+        else:
+            content, reasoning = self.answer(messages)
+        reasoning_tokens = approx_tokens(reasoning) if reasoning else 0
+        completion_tokens = approx_tokens(content) + reasoning_tokens
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if reasoning:
+            message["reasoning_content"] = reasoning
+        body = {
+            "id": f"chatcmpl-{uuid.uuid4().hex}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": str(payload.get("model") or self.model_name),
+            "system_fingerprint": f"graphniah-{self.policy};usage={USAGE_RULE}",
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+                "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
+            },
+        }
+        if tier is not None:
+            body["service_tier"] = tier
+        outcome = {"noanswer": "noanswer", "timeout": "timeout", "cut": "cut"}.get(fault or "", "ok")
+        self.record(outcome, tier)
+        return body, fault if fault in ("timeout", "cut") else None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        """Silent: request lines would be noise, and headers (keys) must never be logged."""
+
+    def _send(self, status: int, body: bytes, headers: Mapping[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        app = self.server.app
+        if self.path.rstrip("/") in ("/health", "/v1/health"):
+            self._send(200, b'{"status":"ok"}')
+        elif self.path.rstrip("/") in ("/v1/models", "/models"):
+            self._send(200, json.dumps({"object": "list", "data": [{"id": app.model_name, "object": "model", "owned_by": "graphniah"}]}).encode())
+        else:
+            self._send(404, _Reject(404, f"no route {self.path}", "not_found", "invalid_request_error").body())
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+        app = self.server.app
+        length = int(self.headers.get("Content-Length") or 0)
+        if length <= 0 or length > _MAX_BODY:
+            self.close_connection = True
+            self._send(400 if length <= 0 else 413, _Reject(400, "request body missing or too large", "invalid_body", "invalid_request_error").body())
+            return
+        raw = self.rfile.read(length)
+        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            self._send(404, _Reject(404, f"no route {self.path}", "not_found", "invalid_request_error").body())
+            return
+        payload: Any = None
+        try:
+            payload = json.loads(raw)
+            if not isinstance(payload, dict):
+                raise ValueError("not an object")
+            body, fault = app.complete(payload, self.headers.get("Authorization"))
+        except _Reject as rej:
+            app.record(f"http{rej.status}" if rej.code != "resource_unavailable" else "flex_unavailable",
+                       payload.get("service_tier") if isinstance(payload, dict) else None)
+            self._send(rej.status, rej.body(), rej.headers)
+            return
+        except ValueError as err:
+            app.record("http400", None)
+            self._send(400, _Reject(400, f"request body is not a JSON object ({err})", "invalid_json", "invalid_request_error").body())
+            return
+        data = json.dumps(body).encode()
+        if app.faults.latency_s:
+            time.sleep(app.faults.latency_s)
+        if fault == "timeout":
+            time.sleep(app.faults.delay_s)
+        if fault == "cut":
+            # Promise the whole body, send half of it, and drop the connection.
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        try:
+            self._send(200, data)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (a timeout fault): nothing to do
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 256
+
+    def __init__(self, address: tuple[str, int], app: BaselineApp):
+        super().__init__(address, _Handler)
+        self.app = app
+
+
+class BaselineServer:
+    """A running baseline server on 127.0.0.1 (a background thread); use as a context manager.
+
+    ``port=0`` picks a free port; ``url`` is the OpenAI-style base URL (``http://127.0.0.1:P/v1``).
+    """
+
+    def __init__(self, policy: Policy, *, port: int = 0, host: str = "127.0.0.1", seed: int = 0,
+                 faults: Faults | None = None, model_name: str | None = None):
+        self.app = BaselineApp(policy, seed=seed, faults=faults, model_name=model_name)
+        try:
+            self._httpd = _Server((host, port), self.app)
+        except OSError as err:
+            raise GraphNIAHError(f"cannot listen on {host}:{port}: {err.strerror}") from None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def stats(self) -> ServerStats:
+        return self.app.stats
+
+    def start(self) -> BaselineServer:
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        """Serve in the calling thread until interrupted (the CLI's mode)."""
+        try:
+            self._httpd.serve_forever(poll_interval=0.2)
+        finally:
+            self._httpd.server_close()
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> BaselineServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def wait_until_healthy(base_url: str, timeout_s: float = 60.0, interval_s: float = 0.1) -> None:
+    """Poll ``<root>/health`` until it answers 200 (``base_url`` may end in ``/v1``)."""
+    import httpx
+
+    root = base_url.rstrip("/").removesuffix("/v1")
+    deadline = time.monotonic() + timeout_s
+    last = "no answer"
+    while time.monotonic() < deadline:
+        try:
+            r = httpx.get(f"{root}/health", timeout=2.0)
+            if r.status_code == 200:
+                return
+            last = f"HTTP {r.status_code}"
+        except httpx.HTTPError as err:
+            last = type(err).__name__
+        time.sleep(interval_s)
+    raise GraphNIAHError(f"server at {root} did not become healthy within {timeout_s:.0f} s (last: {last})")
+

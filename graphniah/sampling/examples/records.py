@@ -1,0 +1,209 @@
+"""Typed records of the examples stage: paper metadata, chat messages, and the example itself.
+
+One example is one JSON line (``examples/<suite>.jsonl``). Everything a later stage needs is a field
+of :class:`Example`; nothing is stored as a loose dict except the recipe's free-form parameters,
+whose meaning belongs to the sampler that wrote them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pyarrow as pa
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from graphniah.errors import GraphNIAHError, validation_detail
+from graphniah.sampling.examples.prompts import Task
+from graphniah.io import atomic_path
+
+_WS = re.compile(r"\s+")
+
+
+def clean_text(value: str | None) -> str | None:
+    """One-line display form of a metadata string: whitespace runs become one space; empty is None.
+
+    S2AG titles and names sometimes carry newlines, tabs or doubled spaces. A rendered block must
+    keep every field on its own line (the text-only verifier relies on it), so this is applied to
+    every field when a :class:`PaperMeta` is built.
+    """
+    if value is None:
+        return None
+    text = _WS.sub(" ", value).strip()
+    return text or None
+
+
+@dataclass(frozen=True, slots=True)
+class PaperMeta:
+    """The metadata of one paper that rendering needs. Text fields are one line each (see ``clean_text``)."""
+
+    corpusid: int
+    title: str
+    authors: tuple[str, ...] = ()
+    venue: str | None = None
+    publication_date: dt.date | None = None
+    year: int | None = None
+    arxiv_id: str | None = None
+
+    def __post_init__(self) -> None:
+        title = clean_text(self.title)
+        if title is None:
+            raise ValueError(f"paper {self.corpusid}: empty title")
+        object.__setattr__(self, "title", title)
+        object.__setattr__(self, "authors", tuple(a for a in map(clean_text, self.authors) if a is not None))
+        object.__setattr__(self, "venue", clean_text(self.venue))
+        object.__setattr__(self, "arxiv_id", clean_text(self.arxiv_id))
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> PaperMeta:
+        """Build from one row of the snapshot's ``papers.parquet`` (``snapshot.PAPERS_SCHEMA``) as a dict.
+
+        ``venue`` falls back to ``journal`` when the venue is empty: S2AG often fills only one of them.
+        """
+        authors = tuple(a["name"] for a in (row.get("authors") or ()) if a and a.get("name"))
+        return cls(
+            corpusid=int(row["corpusid"]),
+            title=row["title"] or "",
+            authors=authors,
+            venue=clean_text(row.get("venue")) or clean_text(row.get("journal")),
+            publication_date=row.get("publication_date"),
+            year=row.get("year"),
+            arxiv_id=row.get("arxiv_id"),
+        )
+
+
+def papers_from_table(table: pa.Table) -> dict[int, PaperMeta]:
+    """``{corpusid: PaperMeta}`` for a (filtered) papers table; meant for the few hundred papers of an example."""
+    return {p.corpusid: p for p in map(PaperMeta.from_row, table.to_pylist())}
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Message(_Frozen):
+    """One chat message, in the OpenAI/LiteLLM shape."""
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class ExampleStats(_Frozen):
+    """Per-example statistics in the spirit of the paper's Table 2 (token counts are a later stage's job).
+
+    ``needles`` is the number of paper blocks of the task's own components; ``nodes`` and ``edges``
+    count the papers and citations of everything rendered in the context (including components added
+    as distractors); words are whitespace-separated.
+    """
+
+    question_words: int = Field(ge=0)
+    context_words: int = Field(ge=0)
+    needles: int = Field(ge=0)
+    needle_words: int = Field(ge=0)
+    needle_word_pct: float = Field(ge=0, le=100)
+    reference_lines: int = Field(ge=0)
+    nodes: int = Field(ge=0)
+    edges: int = Field(ge=0)
+
+
+class Recipe(_Frozen):
+    """What ``graphniah show`` needs to regenerate the example's prompt byte for byte."""
+
+    snapshot_hash: str
+    pool_hash: str
+    prompts_hash: str
+    seed: int
+    version: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+class Example(_Frozen):
+    """One benchmark example: question, rendered messages, ground truth, and its provenance.
+
+    ``targets`` are corpus ids: the YES/NO target, or the multiple-choice candidates in option order
+    (``options`` holds their titles in the same order); empty for counting. ``papers``/``edges`` are
+    the task's components (``edges`` as ``(citing, cited)``); the text-only verifier never reads them.
+    """
+
+    id: str
+    task: Task
+    depth: int = Field(ge=1)
+    component_size: int = Field(ge=1)
+    answer: str
+    options: tuple[str, ...] = ()
+    none_option: bool = False
+    messages: tuple[Message, ...]
+    papers: tuple[int, ...]
+    edges: tuple[tuple[int, int], ...]
+    source: int
+    targets: tuple[int, ...]
+    stats: ExampleStats
+    recipe: Recipe
+    token_counts: dict[str, int] | None = None
+
+    @model_validator(mode="after")
+    def _answer_fits_task(self) -> Example:
+        if self.task == "yesno":
+            ok = self.answer in ("YES", "NO") and len(self.targets) == 1 and not self.options
+        elif self.task == "mc":
+            n = len(self.options) + self.none_option
+            ok = len(self.targets) == len(self.options) >= 1 and n <= len(_LETTERS) and self.answer in _LETTERS[:n]
+        else:
+            ok = self.answer.isascii() and self.answer.isdigit() and not self.targets and not self.options
+        if not ok:
+            raise ValueError(
+                f"example {self.id}: answer {self.answer!r} with {len(self.targets)} targets and "
+                f"{len(self.options)} options does not fit task {self.task}"
+            )
+        return self
+
+
+def option_letters(n_options: int, none_option: bool) -> str:
+    """The letters of a multiple-choice question: A, B, ... for the candidates, then one for "none"."""
+    return _LETTERS[: n_options + none_option]
+
+
+def example_to_json(example: Example) -> str:
+    """One JSONL line (no trailing newline); UTF-8 text, field order fixed by the model."""
+    return example.model_dump_json()
+
+
+def write_examples(path: str | os.PathLike[str], examples: Iterable[Example]) -> int:
+    """Write ``examples`` as JSON lines atomically (streamed, so a large suite is never held as one string)."""
+    n = 0
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        for ex in examples:
+            f.write(example_to_json(ex))
+            f.write("\n")
+            n += 1
+    return n
+
+
+def iter_examples(path: str | os.PathLike[str]) -> Iterator[Example]:
+    """Read a JSONL file of examples lazily; a bad line raises ``GraphNIAHError`` naming file and line."""
+    try:
+        f = open(path, encoding="utf-8")
+    except OSError as err:
+        raise GraphNIAHError(f"cannot read examples file {path}: {err.strerror}") from None
+    with f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                yield Example.model_validate(json.loads(line))
+            except json.JSONDecodeError as err:
+                raise GraphNIAHError(f"{path}:{lineno}: not JSON ({err.msg} at column {err.colno})") from None
+            except ValidationError as err:
+                raise GraphNIAHError(f"{path}:{lineno}: not a valid example ({validation_detail(err)})") from None
+
+
+def read_examples(path: str | os.PathLike[str]) -> list[Example]:
+    return list(iter_examples(path))

@@ -1,0 +1,560 @@
+r"""Exact context packing under several tokenizers at once (the paper's appendix A.2.4, DESIGN §5).
+
+The rule, in this project's words. A prompt of target length L must have at most L tokens under
+*every* tokenizer, counting the whole chat: fixed messages (system), the user message (question,
+context, format reminder) and the template tokens. The needle blocks and every distractor block get
+an independent uniform key, and the context lists the blocks present in increasing key order.
+Distractors (a source file, an essay, a book, a passage, an extra component) are drawn one at a time
+and offered block by block in their own order. Packing stops at the first of: the prompt is within
+``NEAR_LIMIT`` = 100 tokens of L; the next block would push some count above L (that block and
+everything drawn after it are left out, so the last distractor may be cut at a block boundary,
+never inside a block); nothing more can be drawn. If the needles alone exceed L the example must be
+built again (:class:`NeedlesExceedLimit`).
+
+How it stays near-linear and exact
+----------------------------------
+Re-counting the whole prompt after every block is quadratic (tens of thousands of blocks at 922k
+tokens). Instead each block is counted once per tokenizer, *with* its separator attached, in
+batches, and a running total per tokenizer is kept exact by the theorem below. Only the final
+prompt is counted again as a whole — that recount is what ``token_counts`` stores.
+
+Write the user message as ``H + S + B_1 + S + ... + S + B_m + S + T`` where ``S = "\n\n"``, ``H`` is
+the text before the context (ending "=== CONTEXT ==="), ``B_1..B_m`` are the blocks present in key
+order and ``T`` the text after it. For a tokenizer ``t`` let ``a(u) = count(u + S)`` ("attached"),
+and call the junction between consecutive units ``u, v`` *glued* when ``t`` is o200k_base, ``u``
+ends in a character that is not a letter or digit and ``v`` starts with "/" (see
+``graphniah.sampling.tokenizers.joined_count``). A *run* is a maximal sequence ``u_a..u_b`` (b > a) of units
+joined by glued junctions; its correction is ``count(u_a + S + ... + S + u_b [+ S]) - sum a(u_i)``
+(no trailing ``S`` and the bare count of ``T`` when the run ends with ``T``).
+
+Theorem (bookkeeping). With ``base = chat_overhead(roles) + sum of count(fixed contents) + a(H) +
+count(T)``, the running total ``base + sum_{blocks present} a(B) + sum_{runs} correction`` equals
+``chat_count`` of the prompt, for every set of blocks present.
+
+Proof. ``chat_overhead`` is exact for contents that are stripped and neither start nor end with a
+newline (its docstring; checked here by :meth:`Frame.around`), so ``chat_count = overhead + sum of
+content counts``. ``H``, the blocks and ``T`` are clean (:func:`graphniah.sampling.tokenizers.is_clean_block`,
+checked), so ``joined_count``'s theorem gives ``count(user) = a(H) + sum a(B_i) + count(T)`` plus,
+for each run, the difference between counting the run merged and counting its members apart —
+exactly the corrections. The sum of ``a`` does not depend on the order; only the runs do. Inserting
+or removing one unit ``x`` between neighbours ``p`` and ``q`` changes the junctions ``(p, q)`` versus
+``(p, x), (x, q)`` only. Take the *window* from the first unit of the run ending at ``p`` (or ``p``)
+to the last unit of the run starting at ``q`` (or ``q``): the junctions just outside it are unglued
+and unchanged, so every run outside the window is unchanged and every run touching the change lies
+inside it; replacing the window's old corrections by its new ones keeps the sum exact. ∎
+
+Qwen3.5 and Gemma have no glued junctions, so for them a block's contribution is the constant
+``a(B) >= 1``; o200k_base needs a window only when ``x``, ``p`` or ``q`` carry a glue flag, and
+windows are short (runs are rare), so each block costs O(log n) for the ordered insertion
+(``SortedList``) plus O(1) expected work, and the whole packing O(n log n) plus one tokenization of
+each block and one of the final prompt.
+
+Batches. Drawn blocks are counted in batches sized to about half the room left (so little is
+counted beyond the cut). A tokenizer without glued junctions counts a batch as a few long pieces
+``B_i + S + ... + B_j + S`` — for Qwen3.5 about half the cost of one call per block — whose counts
+add up, by the same theorem, to the sum of the blocks' attached counts. If for every such tokenizer
+the total plus that sum stays below L − 100, the sum is added at once and the blocks are offered
+one by one as usual: while they are, such a tokenizer's true total lies between its total before
+the batch and that bound (each block adds ``a(B) >= 1``), so neither stop condition can come from
+it and the decisions are those of the exact per-block totals of o200k_base. Otherwise (near the
+end) the batch is counted block by block. If packing stops inside a batch counted as a whole, its
+blocks are then counted one by one and the totals brought back to the blocks kept.
+
+Why the final prompt has at most L tokens. :func:`pack` returns only after counting the final
+messages with ``chat_count`` under every tokenizer and seeing each count ``<= L``; if the running
+totals had ever been wrong (the theorem's hypotheses failing, e.g. for a tokenizer it does not
+cover), the recount catches it and ``_settle`` searches, with exact recounts only, for a prefix of
+the kept blocks (drawn order) that fits while one block more does not — so the bound never rests on
+the bookkeeping, only the speed does.
+
+Why the stop rule is the paper's. Blocks are offered in drawn order; by the theorem the totals
+after each offer are the exact counts of that prompt. A block is kept iff the prompt before it was
+not within 100 tokens of L and the prompt with it fits; the first failure ends packing. So the kept
+blocks are the drawn-order prefix up to the first block that does not fit (or up to where the
+prompt came within 100 of L), which is "keep blocks in drawn order up to the last that fits, never
+split one, stop when the next does not fit or the prompt is within 100 tokens of L". For Qwen3.5
+and Gemma adding a block always raises the count (by ``a(B) >= 1``), so that prefix is also the
+longest one that fits; for o200k_base a lower count after adding a block would need a glued
+junction to save more tokens than the block holds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+import numpy as np
+from sortedcontainers import SortedList
+
+from graphniah.errors import GraphNIAHError
+from graphniah.sampling.tokenizers import (
+    BLOCK_SEPARATOR,
+    O200K_SHA256,
+    QWEN_VOCAB_SHA256,
+    Gemma,
+    Message,
+    O200k,
+    Qwen35,
+    Tokenizer,
+    is_clean_block,
+)
+
+NEAR_LIMIT = 100  # stop once the prompt is within this many tokens of L (appendix A.2.4)
+MIN_CHUNK_CHARS = 8_000  # smallest batch of blocks counted at once
+CHARS_PER_TOKEN_FLOOR = 2.0  # batch size = room (tokens) * this; few texts have fewer chars per token
+PIECE_CHARS = 16_000  # a batch is counted in pieces of about this size by tokenizers without glue
+UNKNOWN = -1  # attached count not taken yet (the block was counted inside a piece)
+
+StopReason = Literal["near_limit", "next_block_too_long", "exhausted"]
+_HEAD, _TAIL = 0, 1  # unit ids of the fixed text before and after the context
+S = BLOCK_SEPARATOR
+
+
+def tokenizer_fingerprint(tok: Tokenizer) -> str:
+    """A short identity of a tokenizer's files and options, for recipes (counts depend on them)."""
+    if isinstance(tok, O200k):
+        return O200K_SHA256[:16]
+    if isinstance(tok, Qwen35):
+        return QWEN_VOCAB_SHA256[:16] + ("" if tok.enable_thinking else "+no-thinking")
+    if isinstance(tok, Gemma):
+        return tok.asset_sha256[:16]
+    return f"{type(tok).__module__}.{type(tok).__qualname__}"
+
+
+class NeedlesExceedLimit(GraphNIAHError):
+    """The needles alone (with the fixed prompt parts) exceed L under some tokenizer."""
+
+    def __init__(self, counts: Mapping[str, int], limit: int) -> None:
+        self.counts = dict(counts)
+        self.limit = limit
+        over = ", ".join(f"{k} {v:,}" for k, v in counts.items() if v > limit)
+        super().__init__(f"the needles alone exceed the context length {limit:,} ({over} tokens)")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The fixed parts of a prompt: messages before the last one, and that message around the context.
+
+    The last message's content is ``head + S + context + S + tail`` where the context is the blocks
+    joined by ``S``.
+    """
+
+    fixed: tuple[Message, ...]
+    role: str
+    head: str
+    tail: str
+
+    @classmethod
+    def around(cls, messages: Sequence[Message], placeholder: str) -> Frame:
+        """The frame of ``messages`` whose last content holds ``placeholder`` (once) where the context goes."""
+        *fixed, (role, content) = messages
+        parts = content.split(placeholder)
+        if len(parts) != 2:
+            raise GraphNIAHError(f"the last message must contain the context placeholder exactly once, found {len(parts) - 1}")
+        head, tail = parts
+        if not (head.endswith(S) and tail.startswith(S)):
+            raise GraphNIAHError("the user template (prompts/user.txt) must put a blank line before and after {context}")
+        frame = cls(tuple(fixed), role, head[: -len(S)], tail[len(S):])
+        for name, text in (("text before the context", frame.head), ("text after the context", frame.tail)):
+            if not is_clean_block(text):
+                raise GraphNIAHError(f"the {name} in the user template must not be empty or end in whitespace: {text[-60:]!r}")
+        for r, c in frame.fixed:
+            if not c or c != c.strip():
+                raise GraphNIAHError(f"the {r} message must be non-empty without surrounding whitespace")
+        return frame
+
+    def messages(self, blocks: Sequence[str]) -> list[Message]:
+        return [*self.fixed, (self.role, S.join((self.head, *blocks, self.tail)))]
+
+
+@dataclass(frozen=True)
+class Distractor:
+    """One drawn distractor: a label for reports, its blocks in their own order, and the drawer's data."""
+
+    label: str
+    blocks: tuple[str, ...]
+    payload: object = None
+
+
+class DistractorSource(Protocol):
+    """Draws distractors one at a time; None when nothing more can be drawn."""
+
+    def draw(self, rng: np.random.Generator) -> Distractor | None: ...
+
+
+@dataclass(frozen=True)
+class Used:
+    """A distractor that contributed blocks: the first ``kept`` of its blocks are in the context."""
+
+    distractor: Distractor
+    kept: int
+
+
+@dataclass(frozen=True)
+class Packed:
+    """A packed context and its exact counts.
+
+    ``context`` is in key order (``keys`` increasing, ties by drawn order); ``needle[i]`` tells a
+    needle from a distractor block. ``used`` lists, in drawn order, the distractors with blocks in
+    the context: all but the last are whole. ``rejected`` is the first drawn block left out (and its
+    key) when packing stopped because it did not fit. ``predicted`` holds the running totals for the
+    final prompt, ``token_counts`` the exact recount; ``recounts`` is 1 unless the totals were off.
+    """
+
+    context: tuple[str, ...]
+    keys: tuple[float, ...]
+    needle: tuple[bool, ...]
+    used: tuple[Used, ...]
+    messages: tuple[Message, ...]
+    token_counts: dict[str, int]
+    predicted: dict[str, int]
+    limit: int
+    stop: StopReason
+    rejected: tuple[str, float] | None
+    recounts: int
+    counted_blocks: int  # distractor blocks tokenized (kept + the cut remainder of the last batch)
+
+    @property
+    def n_distractor_blocks(self) -> int:
+        return sum(u.kept for u in self.used)
+
+
+@dataclass
+class _Units:
+    """Texts, keys and per-tokenizer attached counts / glue flags of every unit (id = list index)."""
+
+    texts: list[str] = field(default_factory=list)
+    keys: list[float] = field(default_factory=list)
+    attached: list[list[int]] = field(default_factory=list)  # [tokenizer][unit]
+    glue_left: dict[int, list[bool]] = field(default_factory=dict)  # glue tokenizers only
+    glue_right: dict[int, list[bool]] = field(default_factory=dict)
+
+
+class _Tally:
+    """Exact running prompt counts, one per tokenizer, for the set of units present (see the theorem)."""
+
+    def __init__(self, tokenizers: Sequence[Tokenizer], frame: Frame) -> None:
+        self.toks = list(tokenizers)
+        self.u = _Units(attached=[[] for _ in self.toks])
+        self.glue = [i for i, t in enumerate(self.toks) if callable(getattr(t, "glue_flags", None))]
+        # Tokenizers without glued junctions: a block adds its attached count, whatever its neighbours.
+        self.additive = [i for i in range(len(self.toks)) if i not in self.glue]
+        for g in self.glue:
+            self.u.glue_left[g], self.u.glue_right[g] = [], []
+        self.order: SortedList = SortedList()
+        self._runs: dict[tuple[int, tuple[int, ...]], int] = {}
+        roles = [r for r, _ in frame.fixed] + [frame.role]
+        self.totals = [
+            t.chat_overhead(roles) + sum(t.count(c) for _, c in frame.fixed) for t in self.toks
+        ]
+        # Unit 0 is the head (counted with its separator), unit 1 the tail (counted bare: nothing follows it).
+        self.add_units([frame.head, frame.tail], [-math.inf, math.inf], check=False)
+        for i, t in enumerate(self.toks):
+            self.u.attached[i][_TAIL] = t.count(frame.tail)
+            self.totals[i] += self.u.attached[i][_HEAD] + self.u.attached[i][_TAIL]
+        self.order.update([(-math.inf, _HEAD), (math.inf, _TAIL)])
+
+    # -- units ----------------------------------------------------------------------------------
+
+    def add_units(
+        self, texts: Sequence[str], keys: Sequence[float], check: bool = True, per_block: bool = True
+    ) -> tuple[range, list[int]]:
+        """Register blocks (not yet present) and count them with their separators attached.
+
+        Tokenizers with glued junctions (o200k_base) always count each block. The others count
+        each block (``per_block``) or only the whole batch, in pieces of about ``PIECE_CHARS``
+        joined by separators — by the theorem the sum over the batch, returned here per tokenizer
+        (0 where counted per block) with the new ids — leaving the blocks' own counts ``UNKNOWN``
+        until ``ensure_counts``.
+        """
+        if check:
+            bad = next((b for b in texts if not is_clean_block(b)), None)
+            if bad is not None:
+                raise GraphNIAHError(f"a context block is empty or has whitespace at an end: {bad[:60]!r}")
+        first = len(self.u.texts)
+        self.u.texts.extend(texts)
+        self.u.keys.extend(float(k) for k in keys)
+        with_sep = [b + S for b in texts]
+        sums = [0] * len(self.toks)
+        pieces: list[str] | None = None
+        for i, t in enumerate(self.toks):
+            if per_block or i in self.glue:
+                self.u.attached[i].extend(t.count_batch(with_sep).tolist())
+                continue
+            if pieces is None:
+                pieces = _pieces(with_sep)
+            sums[i] = int(t.count_batch(pieces).sum())
+            self.u.attached[i].extend([UNKNOWN] * len(texts))
+        for g in self.glue:
+            left, right = self.toks[g].glue_flags(texts)  # type: ignore[attr-defined]
+            self.u.glue_left[g].extend(left.tolist())
+            self.u.glue_right[g].extend(right.tolist())
+        return range(first, len(self.u.texts)), sums
+
+    def ensure_counts(self, ids: Sequence[int]) -> None:
+        """Count the blocks whose own counts were left ``UNKNOWN`` by a batch counted in pieces."""
+        for i, t in enumerate(self.toks):
+            todo = [x for x in ids if self.u.attached[i][x] == UNKNOWN]
+            if todo:
+                for x, c in zip(todo, t.count_batch([self.u.texts[x] + S for x in todo]).tolist()):
+                    self.u.attached[i][x] = c
+
+    # -- presence -------------------------------------------------------------------------------
+
+    def insert(self, x: int) -> None:
+        item = (self.u.keys[x], x)
+        pos = self.order.bisect_left(item)
+        self._change(x, pos - 1, pos, adding=True)
+        self.order.add(item)
+
+    def remove(self, x: int) -> None:
+        item = (self.u.keys[x], x)
+        pos = self.order.index(item)
+        self._change(x, pos - 1, pos + 1, adding=False)
+        self.order.remove(item)
+
+    def present(self) -> list[int]:
+        """Ids of the blocks present, in context order."""
+        return [x for _, x in self.order.islice(1, len(self.order) - 1)]
+
+    def _change(self, x: int, p_pos: int, q_pos: int, adding: bool) -> None:
+        sign = 1 if adding else -1
+        for i in range(len(self.toks)):
+            if (a := self.u.attached[i][x]) != UNKNOWN:  # unknown: its batch is in the totals as a whole
+                self.totals[i] += sign * a
+        if not self.glue:
+            return
+        p, q = self.order[p_pos][1], self.order[q_pos][1]
+        for g in self.glue:
+            gl, gr = self.u.glue_left[g], self.u.glue_right[g]
+            if not ((gl[p] and gr[q]) or (gl[p] and gr[x]) or (gl[x] and gr[q])):
+                continue  # no glued junction before or after: no run changes
+            left = [p]
+            j = p_pos
+            while j > 0 and gl[self.order[j - 1][1]] and gr[self.order[j][1]]:
+                j -= 1
+                left.append(self.order[j][1])
+            left.reverse()
+            right = [q]
+            j = q_pos
+            while j < len(self.order) - 1 and gl[self.order[j][1]] and gr[self.order[j + 1][1]]:
+                j += 1
+                right.append(self.order[j][1])
+            without = self._window(g, left + right)
+            with_x = self._window(g, left + [x] + right)
+            self.totals[g] += sign * (with_x - without)
+
+    def _window(self, g: int, ids: list[int]) -> int:
+        """Sum of the run corrections of tokenizer ``g`` inside a window of consecutive units."""
+        gl, gr = self.u.glue_left[g], self.u.glue_right[g]
+        total, run = 0, [ids[0]]
+        for a, b in zip(ids, ids[1:]):
+            if gl[a] and gr[b]:
+                run.append(b)
+                continue
+            if len(run) > 1:
+                total += self._run(g, run)
+            run = [b]
+        if len(run) > 1:
+            total += self._run(g, run)
+        return total
+
+    def _run(self, g: int, run: list[int]) -> int:
+        key = (g, tuple(run))
+        if key not in self._runs:
+            text = S.join(self.u.texts[i] for i in run) + ("" if run[-1] == _TAIL else S)
+            self._runs[key] = self.toks[g].count(text) - sum(self.u.attached[g][i] for i in run)
+        return self._runs[key]
+
+
+def pack(
+    frame: Frame,
+    needles: Sequence[str],
+    needle_keys: Sequence[float] | np.ndarray,
+    source: DistractorSource | None,
+    limit: int,
+    tokenizers: Mapping[str, Tokenizer],
+    rng: np.random.Generator,
+) -> Packed:
+    """Pack the needles and distractors drawn from ``source`` into a prompt of at most ``limit`` tokens.
+
+    ``needle_keys`` are the needles' random keys (drawn by the caller); every distractor block's key
+    is drawn here from ``rng`` right after its distractor is drawn (``rng.random(n_blocks)``).
+    Raises :class:`NeedlesExceedLimit` when the needles alone do not fit. See the module docstring
+    for the algorithm and its proofs.
+    """
+    if limit < 1:
+        raise GraphNIAHError(f"the context length must be positive, got {limit}")
+    if len(needle_keys) != len(needles):
+        raise ValueError("one key per needle block")
+    names = list(tokenizers)
+    tally = _Tally([tokenizers[n] for n in names], frame)
+    needle_ids, _ = tally.add_units(needles, needle_keys)
+    for x in needle_ids:
+        tally.insert(x)
+    if max(tally.totals) > limit:
+        raise NeedlesExceedLimit(dict(zip(names, tally.totals)), limit)
+
+    drawn: list[Distractor] = []
+    kept_of: list[int] = []  # per drawn distractor: blocks kept so far
+    pending: deque[tuple[str, float, int]] = deque()  # drawn, not yet counted: (text, key, distractor)
+    pending_chars = 0
+    counted: deque[tuple[int, int]] = deque()  # counted, not yet offered: (unit id, distractor)
+    offered: list[tuple[int, int]] = []  # kept distractor blocks in drawn order
+    stop: StopReason = "exhausted"
+    rejected: int | None = None
+    counted_blocks = 0
+    batch: tuple[range, list[int]] | None = None  # the batch being offered when counted as a whole
+    while True:
+        if max(tally.totals) >= limit - NEAR_LIMIT:
+            stop = "near_limit"
+            break
+        if not counted:
+            batch = None
+            target = max(MIN_CHUNK_CHARS, CHARS_PER_TOKEN_FLOOR * (limit - max(tally.totals)))
+            while pending_chars < target and source is not None:
+                d = source.draw(rng)
+                if d is None:
+                    source = None
+                    break
+                keys = rng.random(len(d.blocks))
+                drawn.append(d)
+                kept_of.append(0)
+                for b, k in zip(d.blocks, keys.tolist()):
+                    pending.append((b, k, len(drawn) - 1))
+                    pending_chars += len(b)
+            if not pending:
+                break
+            chunk: list[tuple[str, float, int]] = []
+            chars = 0
+            while pending and (not chunk or chars < target):
+                item = pending.popleft()
+                chunk.append(item)
+                chars += len(item[0])
+            pending_chars -= chars
+            ids, sums = tally.add_units([c[0] for c in chunk], [c[1] for c in chunk], per_block=False)
+            counted.extend(zip(ids, (c[2] for c in chunk)))
+            counted_blocks += len(chunk)
+            if all(tally.totals[i] + sums[i] < limit - NEAR_LIMIT for i in tally.additive):
+                # Offered one by one, these blocks can raise a count without glued junctions to at
+                # most its total with the whole batch, which stays short of the stop rule: only the
+                # o200k_base total (exact per block) can stop packing inside this batch.
+                for i in tally.additive:
+                    tally.totals[i] += sums[i]
+                batch = (ids, sums)
+            else:
+                tally.ensure_counts(ids)
+        x, d_index = counted.popleft()
+        tally.insert(x)
+        if max(tally.totals) > limit:
+            tally.remove(x)
+            stop, rejected = "next_block_too_long", x
+            break
+        offered.append((x, d_index))
+        kept_of[d_index] += 1
+    if batch is not None:
+        ids, sums = batch
+        kept = [x for x, _ in offered if x >= ids.start]  # the batch's ids are the newest
+        if len(kept) < len(ids):  # stopped inside a batch counted as a whole: count what was kept
+            tally.ensure_counts(ids)
+            for i in tally.additive:
+                tally.totals[i] += sum(tally.u.attached[i][x] for x in kept) - sums[i]
+
+    offered_ids = [x for x, _ in offered]
+    n_kept, exact, recounts, messages = _settle(tally, frame, offered_ids, limit, names)
+    if n_kept < len(offered):
+        for x, d_index in offered[n_kept:]:
+            kept_of[d_index] -= 1
+        stop, rejected = "next_block_too_long", offered[n_kept][0]
+    present = tally.present()
+    return Packed(
+        context=tuple(tally.u.texts[x] for x in present),
+        keys=tuple(tally.u.keys[x] for x in present),
+        needle=tuple(x in needle_ids for x in present),
+        used=tuple(Used(d, k) for d, k in zip(drawn, kept_of) if k > 0),
+        messages=tuple(messages),
+        token_counts=exact,
+        predicted=dict(zip(names, tally.totals)),
+        limit=limit,
+        stop=stop,
+        rejected=None if rejected is None else (tally.u.texts[rejected], tally.u.keys[rejected]),
+        recounts=recounts,
+        counted_blocks=counted_blocks,
+    )
+
+
+def _exact(tally: _Tally, frame: Frame, names: Sequence[str]) -> tuple[dict[str, int], list[Message]]:
+    messages = frame.messages([tally.u.texts[x] for x in tally.present()])
+    return {n: t.chat_count(messages) for n, t in zip(names, tally.toks)}, messages
+
+
+def _settle(
+    tally: _Tally, frame: Frame, offered: list[int], limit: int, names: Sequence[str]
+) -> tuple[int, dict[str, int], int, list[Message]]:
+    """Recount the prompt exactly; if it exceeds ``limit`` (running totals were off), find by exact
+    recounts a prefix ``n`` of the kept distractor blocks (drawn order) that fits while ``n + 1``
+    does not, leaving the tally at that prefix. Returns (n, exact counts, recounts, messages).
+
+    The first guess drops blocks until the running totals, shifted by the error just measured,
+    fit; then a binary search keeps ``fits(lo)`` and ``not fits(hi)`` with exact recounts only.
+    """
+    exact, messages = _exact(tally, frame, names)
+    recounts = 1
+    if max(exact.values()) <= limit:
+        return len(offered), exact, recounts, messages
+    tally.ensure_counts(offered)
+    n = len(offered)
+
+    def move_to(m: int) -> None:
+        nonlocal n
+        while n > m:
+            n -= 1
+            tally.remove(offered[n])
+        while n < m:
+            tally.insert(offered[n])
+            n += 1
+
+    error = [e - p for e, p in zip(exact.values(), tally.totals)]
+    # First guess: drop blocks until the running totals, shifted by the error just seen, fit.
+    probe = n
+    while probe > 0:
+        move_to(probe - 1)
+        probe -= 1
+        if all(t + e <= limit for t, e in zip(tally.totals, error)):
+            break
+    lo: int | None = None  # largest prefix known to fit
+    hi = len(offered)  # smallest prefix known not to fit
+    best: tuple[dict[str, int], list[Message]] = (exact, messages)
+    while lo is None or hi - lo > 1:
+        move_to(probe)
+        exact, messages = _exact(tally, frame, names)
+        recounts += 1
+        if max(exact.values()) <= limit:
+            lo, best = probe, (exact, messages)
+            probe = lo + 1 if recounts == 2 else (lo + hi) // 2  # the guess is usually right: try one more first
+        elif probe == 0:
+            raise NeedlesExceedLimit(exact, limit)
+        else:
+            hi = probe
+            probe = hi // 2 if lo is None else (lo + hi) // 2
+    move_to(lo)
+    return lo, best[0], recounts, best[1]
+
+
+def _pieces(texts: Sequence[str]) -> list[str]:
+    """Consecutive texts concatenated into pieces of about ``PIECE_CHARS`` (each text ends in its separator)."""
+    out: list[str] = []
+    cur: list[str] = []
+    size = 0
+    for t in texts:
+        cur.append(t)
+        size += len(t)
+        if size >= PIECE_CHARS:
+            out.append("".join(cur))
+            cur, size = [], 0
+    if cur:
+        out.append("".join(cur))
+    return out

@@ -1,0 +1,126 @@
+"""The baseline server over raw HTTP: routes, policies, usage block, faults, the CLI entry point."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import httpx
+import pytest
+
+from graphniah.errors import GraphNIAHError
+from graphniah.sampling.examples.textcheck import solve
+from graphniah.run.serve.baseline import BaselineServer, Faults, approx_prompt_tokens, wait_until_healthy
+
+
+def chat(url: str, messages, **extra) -> httpx.Response:
+    return httpx.post(f"{url}/chat/completions", json={"model": "m", "messages": messages, **extra}, timeout=30)
+
+
+def msgs(ex) -> list[dict]:
+    return [m.model_dump() for m in ex.messages]
+
+
+def test_routes_and_usage(suite):
+    ex = suite.examples[0]
+    with BaselineServer("oracle") as srv:
+        assert httpx.get(srv.url.removesuffix("/v1") + "/health").json() == {"status": "ok"}
+        models = httpx.get(f"{srv.url}/models").json()
+        assert models["object"] == "list" and models["data"][0]["id"] == "local-oracle"
+        assert httpx.get(f"{srv.url}/nothing").status_code == 404
+        r = chat(srv.url, msgs(ex))
+        assert r.status_code == 200
+        body = r.json()
+        choice = body["choices"][0]
+        assert choice["finish_reason"] == "stop" and choice["message"]["role"] == "assistant"
+        assert choice["message"]["content"].endswith(f"\\answer{{{ex.answer}}}")
+        u = body["usage"]
+        assert u["prompt_tokens"] == approx_prompt_tokens(msgs(ex)) == sum(-(-len(m.content) // 4) + 3 for m in ex.messages) + 3
+        assert u["total_tokens"] == u["prompt_tokens"] + u["completion_tokens"]
+        assert u["completion_tokens_details"]["reasoning_tokens"] > 0
+        assert body["system_fingerprint"].endswith("usage=chars/4")
+        assert chat(srv.url, []).status_code == 400
+        assert chat(srv.url, msgs(ex), stream=True).status_code == 400
+        assert httpx.post(f"{srv.url}/chat/completions", content=b"not json", timeout=5).status_code == 400
+
+
+def test_oracle_matches_the_text_only_solver(suite):
+    with BaselineServer("oracle") as srv:
+        for ex in suite.examples:
+            content = chat(srv.url, msgs(ex)).json()["choices"][0]["message"]["content"]
+            assert content.endswith(f"\\answer{{{solve(ex.messages)}}}")
+
+
+def test_oracle_without_a_determined_answer_gives_no_answer_block(suite):
+    ex = suite.examples[0]
+    garbled = msgs(ex)
+    garbled[1]["content"] = garbled[1]["content"].replace("=== CONTEXT ===", "=== CONTEXT? ===")
+    with BaselineServer("oracle") as srv:
+        content = chat(srv.url, garbled).json()["choices"][0]["message"]["content"]
+    assert "\\answer{" not in content
+
+
+def test_random_is_seeded_and_stays_in_the_answer_set(suite):
+    mc = [e for e in suite.examples if e.task == "mc"][0]
+    draws = []
+    for _ in range(2):
+        with BaselineServer("random", seed=42) as srv:
+            draws.append([chat(srv.url, msgs(mc)).json()["choices"][0]["message"]["content"] for _ in range(30)])
+    assert draws[0] == draws[1]  # same seed, same sequence
+    letters = {d.removeprefix("\\answer{").removesuffix("}") for d in draws[0]}
+    assert letters <= set("ABCD") and len(letters) >= 3
+    with BaselineServer("random") as srv:
+        assert chat(srv.url, [{"role": "user", "content": "hello"}]).status_code == 400  # no task to draw for
+
+
+def test_always_no(suite):
+    with BaselineServer("always-no") as srv:
+        for ex in suite.examples[:3]:
+            assert chat(srv.url, msgs(ex)).json()["choices"][0]["message"]["content"] == "\\answer{NO}"
+
+
+def test_fault_script_and_http_faults(suite):
+    ex = suite.examples[0]
+    faults = Faults(script=("429", "503", "context", "cut", "noanswer", "auth"), retry_after_s=1.5)
+    with BaselineServer("oracle", faults=faults) as srv:
+        r = chat(srv.url, msgs(ex))
+        assert r.status_code == 429 and r.headers["retry-after"] == "1.5"
+        assert chat(srv.url, msgs(ex)).status_code == 503
+        r = chat(srv.url, msgs(ex))
+        assert r.status_code == 400 and r.json()["error"]["code"] == "context_length_exceeded"
+        with pytest.raises(httpx.HTTPError):
+            chat(srv.url, msgs(ex))  # the body is cut half way
+        assert "\\answer{" not in chat(srv.url, msgs(ex)).json()["choices"][0]["message"]["content"]
+        r = httpx.post(f"{srv.url}/chat/completions", json={"messages": msgs(ex)}, headers={"Authorization": "Bearer k-1"})
+        assert r.status_code == 401 and "k-1" in r.json()["error"]["message"]  # echoes the key, like a careless provider
+        assert chat(srv.url, msgs(ex)).status_code == 200  # the script is over
+        other = msgs(suite.examples[1])
+        assert chat(srv.url, other).status_code == 429  # each distinct prompt has its own script
+    with pytest.raises(GraphNIAHError):
+        Faults(script=("418",))
+
+
+def test_flex_is_unavailable_only_at_the_flex_tier(suite):
+    ex = suite.examples[0]
+    with BaselineServer("oracle", faults=Faults(flex_unavailable=True)) as srv:
+        r = chat(srv.url, msgs(ex), service_tier="flex")
+        assert r.status_code == 429 and r.json()["error"]["code"] == "resource_unavailable"
+        r = chat(srv.url, msgs(ex))
+        assert r.status_code == 200
+        assert srv.stats.tiers == {"flex": 1, "default": 1}
+
+
+def test_serve_command_uses_the_registry_port_or_a_given_one(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-c", "from graphniah.cli import main; main()", "serve", "--policy", "always-no",
+                             "--port", "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("listening on http://127.0.0.1:")
+        url = line.split()[-1]
+        wait_until_healthy(url, 30)
+        r = chat(url, [{"role": "user", "content": "is it?"}])
+        assert r.json()["choices"][0]["message"]["content"] == "\\answer{NO}"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        proc.stdout.close()

@@ -1,0 +1,305 @@
+"""The runner against real HTTP servers on 127.0.0.1: baselines, faults, flex fallback, budget, guard, keys."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from graphniah.cli import app
+from graphniah.errors import GraphNIAHError
+from graphniah.sampling.examples.records import write_examples
+from graphniah.run.models import ModelEntry
+from graphniah.run import RetryPolicy, journal_path, read_journal, run_suite
+from graphniah.run.runner import RunPlan, RunSummary
+from graphniah.scoring import final_records, score_records
+from graphniah.run.serve.baseline import BaselineServer, Faults, approx_prompt_tokens
+from tests.run.helpers import CUTOFF, DemoSuite, fast_options, local_entry
+
+SECRET = "sk-test-SECRET123"
+
+
+def run(entry: ModelEntry, suite: DemoSuite, runs, path=None, **opts) -> RunSummary:
+    out = run_suite(entry, path or suite.path, runs_root=runs, snapshots_root=suite.snapshots, options=fast_options(**opts))
+    assert isinstance(out, RunSummary)
+    return out
+
+
+def records(runs, model="local-oracle", suite="demo"):
+    return read_journal(journal_path(runs, suite, model))
+
+
+def prompt_tokens(ex) -> int:
+    return approx_prompt_tokens([m.model_dump() for m in ex.messages])
+
+
+def test_oracle_scores_100_percent_and_a_rerun_sends_nothing(suite, tmp_path):
+    runs = tmp_path / "runs"
+    with BaselineServer("oracle") as srv:
+        entry = local_entry(api_base=srv.url)
+        s = run(entry, suite, runs)
+        assert (s.sent, s.ok, s.failed, s.unsent, s.stopped_by) == (16, 16, 0, 0, None)
+        recs = records(runs)
+        assert sorted(r.example_id for r in recs) == sorted(e.id for e in suite.examples)
+        sc = score_records(recs)
+        assert sc.overall.k == sc.overall.n == 16 and sc.failed == 0
+        assert {t: p.k for t, p in sc.by_task.items()} == {"count": 4, "mc": 4, "yesno": 8}
+        assert sc.counting.exact == 4 and sc.counting.median_ratio == 1.0
+        by_id = {e.id: e for e in suite.examples}
+        for r in recs:
+            ex = by_id[r.example_id]
+            assert (r.task, r.answer, r.extracted, r.correct) == (ex.task, ex.answer, ex.answer, True)
+            assert r.status == "ok" and r.attempts == 1 and r.errors == () and r.service_tier == "standard"
+            assert r.settings_hash == entry.settings_hash and r.model == "local-oracle"
+            assert r.usage.prompt_tokens == prompt_tokens(ex) and r.usage.reasoning_tokens > 0
+            assert r.usage.completion_tokens > r.usage.reasoning_tokens
+            assert r.reasoning and r.response_time_s > 0 and r.cost_usd_registry == 0.0 and r.cost_usd == 0.0
+        sent_before = srv.stats.requests
+        again = run(entry, suite, runs)
+        assert (again.sent, srv.stats.requests) == (0, sent_before)
+    # the sidecar says what the settings hash stands for
+    side = (runs / "demo" / "local-oracle.settings.json").read_text()
+    assert entry.settings_hash in side and "openai/local-oracle" in side
+
+
+def test_always_no_scores_exactly_the_no_label_share(suite, tmp_path):
+    runs = tmp_path / "runs"
+    with BaselineServer("always-no") as srv:
+        run(local_entry("local-always-no", api_base=srv.url), suite, runs)
+    sc = score_records(records(runs, "local-always-no"))
+    yesno = [e for e in suite.examples if e.task == "yesno"]
+    assert sc.by_task["yesno"].n == len(yesno)
+    assert sc.by_task["yesno"].k == sum(e.answer == "NO" for e in yesno)
+    assert sc.no_share.k == sc.no_share.n == len(yesno)
+    assert sc.by_task["mc"].k == sc.by_task["count"].k == 0
+    assert sc.no_answer == 8  # "NO" is neither an option letter nor a count
+    assert sc.counting.no_number == 4
+
+
+def test_random_draws_from_the_answer_set_of_each_task(suite, tmp_path):
+    runs = tmp_path / "runs"
+    with BaselineServer("random", seed=11) as srv:
+        run(local_entry("local-random", api_base=srv.url), suite, runs)
+    recs = records(runs, "local-random")
+    assert len(recs) == 16 and all(r.status == "ok" and r.extracted is not None for r in recs)
+    for r in recs:
+        if r.task == "yesno":
+            assert r.extracted in ("YES", "NO")
+        elif r.task == "mc":
+            assert r.extracted in "ABCD"
+        else:
+            assert 99 <= int(r.extracted) <= 249  # the benchmark's counting answers (sizes 100-250)
+
+
+def test_transient_faults_are_retried_and_the_successful_attempt_is_timed(suite, tmp_path):
+    runs = tmp_path / "runs"
+    faults = Faults(script=("429", "500", "503", "timeout", "cut"), retry_after_s=0.3, delay_s=1.0)
+    with BaselineServer("oracle", faults=faults) as srv:
+        s = run(local_entry(api_base=srv.url, timeout_s=0.5), suite, runs, concurrency=8)
+        assert srv.stats.requests == 16 * 6  # exactly our attempts: LiteLLM and openai retry nothing themselves
+    assert (s.ok, s.failed) == (16, 0)
+    for r in records(runs):
+        assert r.correct and r.attempts == 6
+        assert [e.kind for e in r.errors] == ["rate_limit", "server_error", "server_error", "timeout", "connection"]
+        assert [e.status for e in r.errors[:3]] == [429, 500, 503]
+        assert r.errors[0].waited_s >= 0.3  # the server's Retry-After is a floor for the backoff
+        assert all(0 < e.waited_s <= 0.3 for e in r.errors[1:])
+        assert r.response_time_s < 0.5  # the successful attempt only, not the 0.5 s timeout before it
+
+
+def test_a_429_storm_ends_within_the_attempt_bound(suite, tmp_path):
+    runs = tmp_path / "runs"
+    pol = RetryPolicy(max_attempts=3, base_s=0.002, cap_s=0.01)
+    with BaselineServer("oracle", faults=Faults(rates={"429": 0.7}, seed=5, retry_after_s=None)) as srv:
+        s = run(local_entry(api_base=srv.url), suite, runs, retry=pol, concurrency=8)
+        recs = records(runs)
+        assert sum(r.attempts for r in recs) == srv.stats.requests
+    assert s.ok + s.failed == 16 and s.failed > 0  # P(no failure at all) = (1 - 0.7^3)^16 < 0.2%
+    for r in recs:
+        assert 1 <= r.attempts <= 3 and all(e.kind == "rate_limit" and e.status == 429 for e in r.errors)
+        if r.status == "ok":
+            assert len(r.errors) == r.attempts - 1 and r.correct
+        else:
+            assert r.attempts == 3 and len(r.errors) == 3 and r.errors[-1].waited_s == 0 and r.response is None
+
+
+def test_recorded_failures_are_resent_only_with_retry_failed(suite, tmp_path):
+    runs = tmp_path / "runs"
+    entry = local_entry()
+    with BaselineServer("oracle", faults=Faults(script=("500", "500"))) as srv:
+        s = run(entry.with_overrides(api_base=srv.url), suite, runs, retry=RetryPolicy(max_attempts=2, base_s=0, cap_s=0))
+        assert (s.ok, s.failed) == (0, 16)
+        again = run(entry.with_overrides(api_base=srv.url), suite, runs)
+        assert again.sent == 0  # failures are recorded, not re-sent by a plain re-run
+        retried = run(entry.with_overrides(api_base=srv.url), suite, runs, retry_failed=True)
+        assert (retried.sent, retried.ok) == (16, 16)
+    recs = records(runs)
+    assert len(recs) == 32
+    final = final_records(recs)
+    assert len(final) == 16 and all(r.status == "ok" and r.correct for r in final.values())
+
+
+def test_context_too_long_is_recorded_and_not_retried(suite, tmp_path):
+    runs = tmp_path / "runs"
+    sizes = sorted(prompt_tokens(e) for e in suite.examples)
+    limit = sizes[len(sizes) // 2]
+    too_long = {e.id for e in suite.examples if prompt_tokens(e) > limit}
+    assert 0 < len(too_long) < 16
+    with BaselineServer("oracle", faults=Faults(context_limit=limit)) as srv:
+        run(local_entry(api_base=srv.url), suite, runs)
+        assert srv.stats.requests == 16
+    for r in records(runs):
+        if r.example_id in too_long:
+            assert r.status == "failed" and r.attempts == 1 and r.usage is None
+            assert (r.errors[0].kind, r.errors[0].status) == ("context_length", 400)
+            assert "maximum context length" in r.errors[0].message
+        else:
+            assert r.status == "ok" and r.correct
+
+
+def test_flex_capacity_errors_are_resent_at_the_standard_tier(suite, tmp_path):
+    runs = tmp_path / "runs"
+    entry = local_entry(service_tier="flex", fallback_tier="standard",
+                        price={"standard": {"input": 1.0, "output": 2.0}, "flex": {"input": 0.5, "output": 1.0}})
+    assert entry.settings_hash == local_entry().settings_hash  # the tier changes cost, not answers
+    with BaselineServer("oracle", faults=Faults(flex_unavailable=True)) as srv:
+        run(entry.with_overrides(api_base=srv.url), suite, runs)
+        assert srv.stats.outcomes["flex_unavailable"] == 16
+        assert srv.stats.tiers == {"flex": 16, "default": 16}  # the standard tier is the provider default: no service_tier sent
+    for r in records(runs):
+        assert r.status == "ok" and r.correct and r.attempts == 2 and r.service_tier == "standard"
+        assert [(e.kind, e.tier, e.waited_s) for e in r.errors] == [("flex_capacity", "flex", 0.0)]
+        assert r.cost_usd_registry == pytest.approx((r.usage.prompt_tokens * 1.0 + r.usage.completion_tokens * 2.0) / 1e6)
+
+
+def test_flex_without_fallback_retries_at_flex(suite, tmp_path):
+    runs = tmp_path / "runs"
+    entry = local_entry(service_tier="flex", price={"standard": {"input": 1.0, "output": 2.0}, "flex": {"input": 0.5, "output": 1.0}})
+    with BaselineServer("oracle", faults=Faults(script=("flex",))) as srv:
+        run(entry.with_overrides(api_base=srv.url), suite, runs)
+        assert srv.stats.tiers == {"flex": 32}  # both attempts at flex: no fallback configured
+    for r in records(runs):
+        assert r.service_tier == "flex" and r.attempts == 2 and r.errors[0].kind == "rate_limit"
+        assert r.cost_usd_registry == pytest.approx((r.usage.prompt_tokens * 0.5 + r.usage.completion_tokens * 1.0) / 1e6)
+
+
+def test_a_response_without_an_answer_block_is_answered_but_unscored(suite, tmp_path):
+    runs = tmp_path / "runs"
+    with BaselineServer("oracle", faults=Faults(script=("noanswer",))) as srv:
+        s = run(local_entry(api_base=srv.url), suite, runs)
+    assert (s.ok, s.no_answer) == (16, 16)
+    sc = score_records(records(runs))
+    assert sc.answered == 16 and sc.overall.k == 0 and sc.no_answer == 16 and sc.counting.no_number == 4
+
+
+def _priced_suite(suite: DemoSuite, tmp_path):
+    """The demo examples with token counts stored (the server's own rule, so estimates are exact)."""
+    exs = [e.model_copy(update={"token_counts": {"o200k_base": prompt_tokens(e)}}) for e in suite.examples]
+    path = tmp_path / "priced.jsonl"
+    write_examples(path, exs)
+    return exs, path
+
+
+def test_budget_stops_before_the_estimate_would_pass_it(suite, tmp_path):
+    runs = tmp_path / "runs"
+    exs, path = _priced_suite(suite, tmp_path)
+    price = {"input": 1000.0, "output": 1000.0}  # USD per 1M tokens: ~3 USD per example
+    entry = local_entry(price={"standard": price})
+    out = 60  # assumed output tokens; the oracle writes fewer, so the estimate bounds the spend
+    est = [(prompt_tokens(e) + out) * 1000.0 / 1e6 for e in exs]
+    budget = sum(est[:5]) + 0.5 * est[5]
+    plan = run_suite(entry, path, runs_root=runs, snapshots_root=suite.snapshots, dry_run=True,
+                     options=fast_options(assume_output_tokens=out))
+    assert isinstance(plan, RunPlan) and plan.estimate.usd == pytest.approx(sum(est))
+    with BaselineServer("oracle") as srv:
+        s = run(entry.with_overrides(api_base=srv.url), suite, runs, path=path, concurrency=1, budget_usd=budget,
+                assume_output_tokens=out)
+        assert (s.sent, s.ok, s.unsent, s.stopped_by) == (5, 5, 11, "budget")
+        spent = sum(r.spent_usd for r in records(runs, suite="priced"))
+        assert 0 < spent <= budget and s.spent_usd == pytest.approx(spent)
+        again = run(entry.with_overrides(api_base=srv.url), suite, runs, path=path, budget_usd=budget)
+        assert (again.sent, again.stopped_by) == (0, "budget")  # the journal's spend counts against the budget
+        rest = run(entry.with_overrides(api_base=srv.url), suite, runs, path=path, budget_usd=10 * sum(est))
+        assert (rest.sent, rest.stopped_by) == (11, None)
+
+
+def test_dry_run_estimates(suite, tmp_path, monkeypatch):
+    _, path = _priced_suite(suite, tmp_path)
+    flex = local_entry(service_tier="flex", fallback_tier="standard", price={"standard": {"input": 2.0, "output": 10.0}})
+    plan = run_suite(flex, path, runs_root=tmp_path / "runs", snapshots_root=suite.snapshots, dry_run=True,
+                     options=fast_options(assume_output_tokens=100))
+    total_in = sum(prompt_tokens(e) for e in suite.examples)
+    assert plan.estimate.input_tokens == total_in and plan.estimate.tier == "flex"
+    assert plan.estimate.usd is None  # no flex price: unknown, bounded at the standard price
+    assert plan.estimate.usd_upper == pytest.approx((total_in * 2.0 + 16 * 100 * 10.0) / 1e6)
+    assert not (tmp_path / "runs").exists()  # a dry run writes nothing
+    # Without stored counts and without tokenizer assets the estimate is honestly unknown.
+    monkeypatch.setenv("GRAPHNIAH_DATA", str(tmp_path / "empty-data"))
+    plan = run_suite(local_entry(price={"standard": {"input": 1.0, "output": 1.0}}), suite.path,
+                     runs_root=tmp_path / "runs", snapshots_root=suite.snapshots, dry_run=True, options=fast_options())
+    assert plan.estimate.usd is None and plan.estimate.usd_upper is None and "cannot estimate" in plan.estimate.note
+    with pytest.raises(GraphNIAHError, match="cannot enforce --budget-usd"):
+        run_suite(local_entry(price={"standard": {"input": 1.0, "output": 1.0}}), suite.path, runs_root=tmp_path / "runs",
+                  snapshots_root=suite.snapshots, options=fast_options(budget_usd=1.0))
+
+
+def test_the_cutoff_guard_names_both_dates(suite, tmp_path):
+    runs = tmp_path / "runs"
+    for cutoff in (CUTOFF, CUTOFF + dt.timedelta(days=30)):
+        entry = local_entry(baseline=False, knowledge_cutoff=cutoff)
+        with pytest.raises(GraphNIAHError) as err:
+            run_suite(entry, suite.path, runs_root=runs, snapshots_root=suite.snapshots, dry_run=True)
+        assert cutoff.isoformat() in str(err.value) and CUTOFF.isoformat() in str(err.value)
+    ok = local_entry(baseline=False, knowledge_cutoff=CUTOFF - dt.timedelta(days=1))
+    plan = run_suite(ok, suite.path, runs_root=runs, snapshots_root=suite.snapshots, dry_run=True)
+    assert len(plan.to_send) == 16
+    with pytest.raises(GraphNIAHError, match="no snapshot with hash"):
+        run_suite(ok, suite.path, runs_root=runs, snapshots_root=tmp_path / "nowhere", dry_run=True)
+
+
+def _registry_with(path, entry: ModelEntry) -> None:
+    body = entry.model_dump(mode="json", exclude={"name"})
+    path.write_text(yaml.safe_dump({"models": {entry.name: body}}))
+
+
+def test_api_keys_never_reach_files_logs_or_output(suite, tmp_path, monkeypatch, caplog):
+    caplog.set_level(logging.DEBUG)
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    runs = tmp_path / "runs"
+    registry = tmp_path / "models.yaml"
+    entry = local_entry(name="keyed", api_key_env="OPENAI_API_KEY", baseline=False,
+                        knowledge_cutoff=dt.date(2025, 1, 1))
+    cli = CliRunner()
+    args = ["run", "--model", "keyed", "--examples", str(suite.path), "--runs", str(runs), "--snapshots",
+            str(suite.snapshots), "--registry", str(registry), "--no-progress", "--max-attempts", "2"]
+    outputs = []
+    # 1. A provider that rejects the key and echoes it back in its error message.
+    with BaselineServer("oracle", faults=Faults(api_key="sk-test-the-right-one")) as srv:
+        _registry_with(registry, entry.with_overrides(api_base=srv.url))
+        res = cli.invoke(app, args)
+        outputs.append(res.output + (res.stderr or ""))
+        assert res.exit_code == 0, res.output
+        assert srv.stats.outcomes["http401"] == 16  # auth failures are not retried
+    recs = read_journal(journal_path(runs, "demo", "keyed"))
+    assert all(r.status == "failed" and r.attempts == 1 and r.errors[0].kind == "auth" for r in recs)
+    assert all("Incorrect API key provided" in r.errors[0].message for r in recs)
+    # 2. A provider that accepts exactly this key: it was sent, and still appears nowhere.
+    with BaselineServer("oracle", faults=Faults(api_key=SECRET)) as srv:
+        _registry_with(registry, entry.with_overrides(api_base=srv.url))
+        res = cli.invoke(app, [*args, "--retry-failed"])
+        outputs.append(res.output + (res.stderr or ""))
+        assert res.exit_code == 0, res.output
+        assert srv.stats.outcomes["ok"] == 16 and srv.stats.authorization_seen == 16
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".jsonl" for p in files)
+    for p in files:
+        assert "SECRET123" not in p.read_text(errors="replace"), p
+    for text in (*outputs, caplog.text):
+        assert "SECRET123" not in text
+    # 3. A missing key is named by its variable, never by a value.
+    monkeypatch.delenv("OPENAI_API_KEY")
+    res = cli.invoke(app, [*args, "--retry-failed"])
+    assert isinstance(res.exception, GraphNIAHError) and "OPENAI_API_KEY" in str(res.exception)

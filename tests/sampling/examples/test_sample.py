@@ -1,0 +1,158 @@
+"""Example sampling on the demo snapshot: invariants, verification, balance, determinism, alpha."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import networkx as nx
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from graphniah.cli import app
+from graphniah.errors import GraphNIAHError
+from graphniah.sampling.examples.records import Example, clean_text, read_examples, write_examples
+from graphniah.sampling.examples.sample import (
+    ExampleSpec,
+    SampleStats,
+    SamplingContext,
+    batch_specs,
+    build_example,
+    regenerate,
+    sample_examples,
+)
+from graphniah.sampling.examples.textcheck import normalize, verify
+
+DEPTHS = (4, 8, 16, 32)
+TASKS = ("yesno", "mc", "count")
+
+
+@pytest.fixture(scope="module")
+def ctx(demo_snapshot) -> SamplingContext:
+    return SamplingContext(demo_snapshot)
+
+
+@pytest.fixture(scope="module")
+def snapshot_edges(demo_snapshot) -> set[tuple[int, int]]:
+    t = pq.read_table(demo_snapshot.edges_path)
+    return set(zip(t.column("citing").to_pylist(), t.column("cited").to_pylist()))
+
+
+@pytest.fixture(scope="module")
+def titles(demo_snapshot) -> dict[int, str]:
+    t = pq.read_table(demo_snapshot.papers_path, columns=["corpusid", "title"])
+    return dict(zip(t.column("corpusid").to_pylist(), t.column("title").to_pylist()))
+
+
+def _check(ex: Example, snapshot_edges: set[tuple[int, int]], titles: dict[int, str]) -> None:
+    """Independent checks from the snapshot itself (not from the sampler's own state)."""
+    n_comp = 4 if ex.task == "mc" else 2
+    papers = set(ex.papers)
+    assert len(papers) == len(ex.papers) == n_comp * ex.component_size
+    # the snapshot's citations among the example's papers are exactly the stored forest
+    induced = {e for e in snapshot_edges if e[0] in papers and e[1] in papers}
+    assert induced == set(ex.edges)
+    g = nx.Graph(list(ex.edges))
+    comps = list(nx.connected_components(g))
+    assert len(comps) == n_comp and all(len(c) == ex.component_size for c in comps)
+    assert nx.is_forest(g)
+    assert len({normalize(titles[p]) for p in ex.papers}) == len(ex.papers)
+    src = next(c for c in comps if ex.source in c)
+    # the stored answer follows from the stored graph
+    if ex.task == "yesno":
+        assert ex.answer == ("YES" if ex.targets[0] in src else "NO")
+        if ex.answer == "YES":
+            assert nx.shortest_path_length(g, ex.source, ex.targets[0]) == ex.depth - 1
+    elif ex.task == "mc":
+        hits = [i for i, t in enumerate(ex.targets) if t in src]
+        assert len(hits) == 1 and ex.answer == "ABCD"[hits[0]]
+        assert nx.shortest_path_length(g, ex.source, ex.targets[hits[0]]) == ex.depth - 1
+        assert ex.options == tuple(clean_text(titles[t]) for t in ex.targets)
+    else:
+        assert ex.answer == str(ex.component_size - 1) == str(len(src) - 1)
+    # and from the text alone
+    assert verify(ex).ok
+
+
+@pytest.mark.slow
+def test_300_examples_across_tasks_depths_and_sizes_verify(ctx, snapshot_edges, titles) -> None:
+    rng = np.random.default_rng(2026)
+    n = 0
+    sizes = []
+    for task, depth in itertools.product(TASKS, DEPTHS):
+        specs = batch_specs(task, depth, 25, rng)  # sizes uniform in [100, 250]
+        for ex in sample_examples(ctx, specs, seed=depth * 10 + TASKS.index(task)):
+            _check(ex, snapshot_edges, titles)
+            sizes.append(ex.component_size)
+            n += 1
+    assert n == 300
+    assert min(sizes) < 130 and max(sizes) > 220
+
+
+def test_seed_reproduces_examples_exactly(ctx) -> None:
+    spec = ExampleSpec("mc", 8, 120, "C", none_option=True)
+    a = build_example(ctx, spec, seed=5, index=3)
+    b = build_example(ctx, spec, seed=5, index=3)
+    c = build_example(ctx, spec, seed=5, index=4)
+    assert a.model_dump_json() == b.model_dump_json()
+    assert a.messages != c.messages
+    assert regenerate(ctx, a) == a
+    assert a.answer == "C" and a.none_option and "E." in a.messages[1].content
+
+
+def test_answer_balance_in_pairs_and_groups_of_four() -> None:
+    rng = np.random.default_rng(0)
+    yn = [s.label for s in batch_specs("yesno", 4, 11, rng, component_size=100)]
+    assert all(sorted(yn[i : i + 2]) == ["NO", "YES"] for i in range(0, 10, 2)) and yn[10] in ("YES", "NO")
+    mc = [s.label for s in batch_specs("mc", 4, 10, rng, component_size=100)]
+    assert sorted(mc[:4]) == sorted(mc[4:8]) == list("ABCD")
+    assert len(set(mc[8:])) == 2
+    sizes = [s.component_size for s in batch_specs("count", 4, 400, rng)]
+    assert min(sizes) >= 100 and max(sizes) <= 250 and len(set(sizes)) > 100
+
+
+def test_alpha_shapes_the_in_degree_distribution(ctx) -> None:
+    """Small alpha concentrates new children on few papers (heavier tail) than large alpha."""
+
+    def top_share(alpha: float) -> float:
+        shares = []
+        for i in range(6):
+            ex = build_example(ctx, ExampleSpec("count", 4, 150, None, alpha=alpha), seed=11, index=i)
+            deg = Counter(p for e in ex.edges for p in e)
+            shares.append(sum(sorted(deg.values())[-5:]) / (2 * len(ex.edges)))
+        return float(np.mean(shares))
+
+    assert top_share(0.05) > top_share(5.0) + 0.05
+
+
+def test_too_small_requests_give_a_clear_error(ctx) -> None:
+    with pytest.raises(GraphNIAHError, match="smaller than the backbone"):
+        ExampleSpec("count", 32, 50)
+    with pytest.raises(GraphNIAHError, match="no usable path pool for depth 5"):
+        build_example(ctx, ExampleSpec("count", 5, 100), seed=0, index=0)
+    with pytest.raises(GraphNIAHError, match="cannot grow in it"):
+        build_example(ctx, ExampleSpec("mc", 32, 10**7, "A"), seed=0, index=0, stats=SampleStats())
+
+
+def test_cli_sample_verify_show_and_mutation(demo_snapshot, tmp_path) -> None:
+    out = tmp_path / "ex.jsonl"
+    runner = CliRunner()
+    root = demo_snapshot.path.parent.parent
+    res = runner.invoke(app, ["sample", "--snapshot", str(demo_snapshot.path), "--task", "count", "--depth", "16", "-n", "2", "--seed", "3", "--component-size", "120", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    exs = read_examples(out)
+    assert len(exs) == 2 and all(e.answer == "119" for e in exs)
+    assert runner.invoke(app, ["verify", str(out)]).exit_code == 0
+    res = runner.invoke(app, ["show", exs[0].id, "--examples", str(out), "--root", str(root)])
+    assert res.exit_code == 0, res.output
+    assert exs[0].messages[1].content in res.stdout
+    # drop one reference line of one block: the text no longer determines the stored count
+    ctx_text = exs[1].messages[1].content
+    lines = ctx_text.split("\n")
+    i = next(i for i, line in enumerate(lines) if line.strip().startswith("- ") and lines[i - 1].strip().startswith("- "))
+    broken = exs[1].model_copy(update={"messages": (exs[1].messages[0], exs[1].messages[1].model_copy(update={"content": "\n".join(lines[:i] + lines[i + 1 :])}))})
+    write_examples(out, [exs[0], broken])
+    res = runner.invoke(app, ["verify", str(out)])
+    assert res.exit_code == 1 and broken.id in res.output
