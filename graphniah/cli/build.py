@@ -17,7 +17,7 @@ from graphniah.sampling.suites import build_suite, load_suite
 
 @app.command("build")
 def build_cmd(
-    suite: Annotated[str, typer.Option(help="Suite name (pipelines/experiments/<name>.yaml) or a suite file.")],
+    suite: Annotated[str, typer.Option(help="Suite name (a shipped suite, see graphniah/resources/pipelines/experiments/) or a suite file.")],
     n: Annotated[int | None, typer.Option("-n", help="Examples per value (default: the suite's per_value).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the suite.")] = 0,
     snapshot: Annotated[Path | None, typer.Option(help="Snapshot folder (default: newest under --root).")] = None,

@@ -64,7 +64,7 @@ def run_cmd(
     runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = Path("runs"),
     examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = Path("examples"),
     snapshots: Annotated[Path, typer.Option(help="Where snapshots live (for the knowledge-cutoff check).")] = Path("snapshots"),
-    registry: Annotated[Path | None, typer.Option(help="Model registry file (default: pipelines/models.yaml).")] = None,
+    registry: Annotated[Path | None, typer.Option(help="Model registry file (default: the registry shipped in the package).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the backoff jitter.")] = 0,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:

@@ -12,7 +12,7 @@ Each entry is a :class:`ModelEntry`. Two of its derived values matter downstream
   parameters go as keywords; ``top_k`` and ``min_p`` (not OpenAI parameters) go in ``extra_body``,
   which OpenRouter and llama.cpp both read.
 
-The registry file is found at ``$GRAPHNIAH_MODELS`` if set, else ``<repo>/pipelines/models.yaml``.
+The registry file is found at ``$GRAPHNIAH_MODELS`` if set, else the registry shipped in the package (``graphniah/resources/pipelines/models.yaml``).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.io import canonical_json, sha256_bytes
+from graphniah.resources import resource_dir
 
 MODELS_ENV = "GRAPHNIAH_MODELS"
 Tier = Literal["standard", "flex"]
@@ -221,7 +222,7 @@ def registry_path(explicit: str | os.PathLike[str] | None = None) -> Path:
     if explicit is not None:
         return Path(explicit)
     env = os.environ.get(MODELS_ENV)
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "pipelines" / "models.yaml"
+    return Path(env) if env else resource_dir("pipelines") / "models.yaml"
 
 
 def load_registry(path: str | os.PathLike[str] | None = None) -> Registry:

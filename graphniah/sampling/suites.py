@@ -1,4 +1,4 @@
-"""Experiment suites: declarative files in ``pipelines/experiments/`` and the examples built from them.
+"""Experiment suites: declarative files shipped in ``graphniah/resources/pipelines/experiments/`` and the examples built from them.
 
 A suite varies one variable over its values; for each value, every other variable is drawn per
 example, uniformly and independently (the paper's §4.1): question depth from {4, 8, 16, 32},
@@ -41,8 +41,9 @@ from graphniah.sampling.examples.records import Example, write_examples
 from graphniah.sampling.examples.sample import DEFAULT_ALPHA, ExampleSpec, SamplingContext, balanced_labels, build_example
 from graphniah.io import canonical_json, sha256_bytes, write_json
 from graphniah.ingest.snapshot import Snapshot
+from graphniah.resources import resource_dir
 
-SUITES_DIR = Path(__file__).resolve().parents[2] / "pipelines" / "experiments"
+SUITES_DIR = resource_dir("pipelines") / "experiments"
 Variable = Literal["depth", "component_size", "task", "distractor", "context_length", "reasoning_effort", "none_option"]
 EXAMPLE_VARIABLES = ("depth", "component_size", "task", "distractor", "context_length", "none_option")
 
@@ -98,7 +99,7 @@ class SuiteSpec(_Strict):
 
 
 def load_suite(name_or_path: str | Path) -> SuiteSpec:
-    """A suite by name (``pipelines/experiments/<name>.yaml``) or by path."""
+    """A suite by name (``<suites dir>/<name>.yaml``) or by path."""
     path = Path(name_or_path)
     if not path.suffix:
         path = SUITES_DIR / f"{name_or_path}.yaml"

@@ -26,6 +26,7 @@ import yaml
 
 from graphniah.errors import GraphNIAHError
 from graphniah.io import canonical_json, sha256_bytes
+from graphniah.resources import resource_dir
 
 Task = Literal["yesno", "mc", "count"]
 TASKS: tuple[Task, ...] = ("yesno", "mc", "count")
@@ -179,9 +180,9 @@ class PromptSet:
 
 
 def default_prompts_dir() -> Path:
-    """``$GRAPHNIAH_PROMPTS`` if set, else the ``prompts/`` folder of the repository holding the package."""
+    """``$GRAPHNIAH_PROMPTS`` if set, else the template set shipped in the package."""
     env = os.environ.get(PROMPTS_ENV)
-    return Path(env) if env else Path(__file__).resolve().parents[3] / "prompts"
+    return Path(env) if env else resource_dir("prompts")
 
 
 def _files() -> list[str]:

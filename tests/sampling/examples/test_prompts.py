@@ -14,17 +14,18 @@ from graphniah.errors import GraphNIAHError
 from graphniah.sampling.examples.prompts import PROMPTS_ENV, TASKS, default_prompts_dir, load_prompts, prompts_hash
 
 REPO = Path(__file__).resolve().parents[3]
+PROMPTS = REPO / "graphniah" / "resources" / "prompts"
 PAPER = REPO.parent / "shared" / "seeds" / "graphniah-paper.txt"
 FIELD = re.compile(r"\S(?:[^\n]*\S)?")
 
 
 def test_default_folder_is_the_repository_prompts_folder(monkeypatch) -> None:
     monkeypatch.delenv(PROMPTS_ENV, raising=False)
-    assert default_prompts_dir() == REPO / "prompts"
+    assert default_prompts_dir() == PROMPTS
     for rel in ["user.txt", "block.yaml", "README.md"] + [
         f"{d}/{t}.txt" for d in ("system", "question", "reminder") for t in TASKS
     ]:
-        assert (REPO / "prompts" / rel).is_file(), rel
+        assert (PROMPTS / rel).is_file(), rel
 
 
 def test_content_of_the_templates() -> None:
@@ -63,7 +64,7 @@ def test_templates_do_not_reuse_the_papers_sentences() -> None:
     # The relationship names are the task's vocabulary, not prose: the only 6-word run allowed in common.
     allowed = {("one", "or", "more", "cites", "or", "cited_by")}
     ngrams = _ngrams(paper, 6)
-    for f in sorted((REPO / "prompts").rglob("*")):
+    for f in sorted((PROMPTS).rglob("*")):
         if f.is_file() and f.name != "README.md":
             shared = (_ngrams(f.read_text(encoding="utf-8"), 6) & ngrams) - allowed
             assert not shared, (f, sorted(shared)[:3])
@@ -76,7 +77,7 @@ def test_templates_do_not_reuse_the_papers_sentences() -> None:
         "You may give brief reasoning first",
         "Paper mentions with the same title",
     ]
-    every = "\n".join(f.read_text(encoding="utf-8") for f in (REPO / "prompts").rglob("*") if f.is_file())
+    every = "\n".join(f.read_text(encoding="utf-8") for f in (PROMPTS).rglob("*") if f.is_file())
     for phrase in spot:
         assert phrase in paper  # the spot checks are real sentences of the paper...
         assert phrase.lower() not in every.lower()  # ...and none of them is in a template
@@ -84,24 +85,24 @@ def test_templates_do_not_reuse_the_papers_sentences() -> None:
 
 def _copy(tmp_path: Path) -> Path:
     d = tmp_path / "prompts"
-    shutil.copytree(REPO / "prompts", d)
+    shutil.copytree(PROMPTS, d)
     return d
 
 
 def test_hash_is_stable_and_sees_every_change(tmp_path: Path, monkeypatch) -> None:
     d = _copy(tmp_path)
-    assert prompts_hash(d) == prompts_hash(REPO / "prompts")
+    assert prompts_hash(d) == prompts_hash(PROMPTS)
     f = d / "reminder" / "mc.txt"
     f.write_text(f.read_text(encoding="utf-8").replace("pick", "choose"), encoding="utf-8")
     d2 = _copy(tmp_path / "second")
-    assert prompts_hash(d2) == prompts_hash(REPO / "prompts")
+    assert prompts_hash(d2) == prompts_hash(PROMPTS)
     changed = load_prompts(d)
-    assert changed.hash != prompts_hash(REPO / "prompts") and "choose" in changed.reminders["mc"]
+    assert changed.hash != prompts_hash(PROMPTS) and "choose" in changed.reminders["mc"]
     monkeypatch.setenv(PROMPTS_ENV, str(d))
     assert load_prompts().hash == changed.hash
     assert (tmp_path / "prompts" / "README.md").exists()  # README is not part of the set: editing it changes nothing
     (d2 / "README.md").write_text("other", encoding="utf-8")
-    assert prompts_hash(d2) == prompts_hash(REPO / "prompts")
+    assert prompts_hash(d2) == prompts_hash(PROMPTS)
 
 
 @pytest.mark.parametrize(
