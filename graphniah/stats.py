@@ -4,11 +4,13 @@ Every function here reproduces a quantity the method paper prints (appendices D 
 tests in ``tests/test_stats.py`` check it against those printed numbers and against
 statsmodels/scipy. Choices the paper leaves implicit were settled from its printed numbers:
 
-* **Wilson intervals** use the normal quantile ``z``. With the exact 97.5% quantile
-  (1.959964...), ten of the 630 intervals printed in Tables 5-28 (footnoted cells included) come
-  out 0.01 percentage points off; with the rounded ``z = 1.96`` all 630 match. The paper
-  therefore used 1.96: pass ``z=PAPER_Z`` to reproduce its tables digit for digit. The default
-  is the exact quantile for ``confidence``, which is what statsmodels and scipy compute.
+* **Wilson intervals** use the normal quantile ``z``. All 630 intervals printed in Tables 5-28
+  (footnoted cells included) are transcribed with their (k, n) in
+  ``tests/data/paper_wilson_intervals.csv``, and the tests check every one. With the exact 97.5%
+  quantile (1.959964...), ten of them come out 0.01 percentage points off; with the rounded
+  ``z = 1.96`` all 630 match. The paper therefore used 1.96: pass ``z=PAPER_Z`` to reproduce its
+  tables digit for digit. The default is the exact quantile for ``confidence``, which is what
+  statsmodels and scipy compute.
 * **χ² across groups** is Pearson's statistic (not the likelihood-ratio G statistic: the G test
   gives p = 0.02 instead of the printed 0.03 for Gemini-3.8-Flash in Table 20). The paper applies it
   only to 2×5 tables, where Yates' continuity correction does not apply; ``chi2_test`` therefore
