@@ -16,11 +16,9 @@ kind               raised for                                                 ac
 ``other``          anything else (a bug, not a provider hiccup)               record, do not retry
 =================  =========================================================  ==========================
 
-Backoff is exponential with "equal jitter": before the n-th retry (n = 0, 1, ...) the runner waits
-``b/2 + U(0, b/2)`` with ``b = min(cap, base * 2**n)``, and at least as long as a ``Retry-After``
-header asks (up to ``max_retry_after_s``). Half the delay is fixed so that a storm of 429s spreads
-out instead of retrying at once; half is random so that 32 concurrent requests do not retry in
-lock-step. The jitter comes from an explicit ``numpy.random.Generator``.
+Backoff follows the project's one policy, :class:`graphniah.retry.RetryPolicy` (exponential with equal
+jitter from an explicit ``numpy.random.Generator``, ``Retry-After`` honoured as a floor with a ceiling);
+it is re-exported here for the runner's callers.
 """
 
 from __future__ import annotations
@@ -31,9 +29,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
-import numpy as np
+from graphniah.retry import RetryPolicy, retry_after_from_headers
 
-from graphniah.errors import GraphNIAHError
+__all__ = ["RETRYABLE", "Classified", "ErrorKind", "Redactor", "RetryPolicy", "classify"]
 
 
 class ErrorKind(StrEnum):
@@ -71,20 +69,12 @@ def _status(exc: BaseException) -> int | None:
 
 
 def _retry_after(exc: BaseException) -> float | None:
-    """Seconds from a ``Retry-After`` (or ``retry-after-ms``) header on the error's response, if any."""
+    """Seconds from the ``retry-after-ms`` / ``Retry-After`` headers (delta-seconds or an HTTP-date)
+    of the error's response, if any."""
     headers = getattr(exc, "litellm_response_headers", None)
     if headers is None:
         headers = getattr(getattr(exc, "response", None), "headers", None)
-    if headers is None:
-        return None
-    try:
-        ms = headers.get("retry-after-ms")
-        if ms is not None:
-            return max(0.0, float(ms) / 1000)
-        s = headers.get("retry-after")
-        return max(0.0, float(s)) if s is not None else None
-    except (TypeError, ValueError):
-        return None  # an HTTP-date Retry-After: fall back to our own backoff
+    return retry_after_from_headers(headers)
 
 
 def _causes(exc: BaseException) -> Iterator[BaseException]:
@@ -131,30 +121,6 @@ def classify(exc: BaseException, tier: str) -> Classified:
     if isinstance(exc, openai.APIError) and _CONTEXT.search(text):
         return out(ErrorKind.CONTEXT)
     return out(ErrorKind.OTHER)
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Bounds on retries. ``max_attempts`` counts every send of one example, fallback sends included."""
-
-    max_attempts: int = 8
-    base_s: float = 2.0
-    cap_s: float = 120.0
-    max_retry_after_s: float = 600.0
-
-    def __post_init__(self) -> None:
-        if self.max_attempts < 1:
-            raise GraphNIAHError(f"max_attempts must be at least 1, got {self.max_attempts}")
-        if not (0 <= self.base_s <= self.cap_s):
-            raise GraphNIAHError(f"backoff needs 0 <= base ({self.base_s}) <= cap ({self.cap_s})")
-
-    def delay(self, retry: int, retry_after_s: float | None, rng: np.random.Generator) -> float:
-        """Seconds to wait before retry number ``retry`` (0-based)."""
-        b = min(self.cap_s, self.base_s * 2.0**retry)
-        d = b / 2 + float(rng.uniform(0, b / 2))
-        if retry_after_s is not None:
-            d = max(d, min(retry_after_s, self.max_retry_after_s))
-        return d
 
 
 # ------------------------------------------------------------------------------------------------

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import email.utils
+
 import httpx
 import numpy as np
 import openai
@@ -79,6 +82,12 @@ def test_retry_after_header_is_read():
     assert classify(exc, "standard").retry_after_s == 7.0
     exc = _status_error(openai.RateLimitError, 429, "slow down", {"retry-after-ms": "250"})
     assert classify(exc, "standard").retry_after_s == 0.25
+
+
+def test_retry_after_http_date_is_read():
+    when = email.utils.format_datetime(dt.datetime.now(dt.UTC) + dt.timedelta(seconds=30), usegmt=True)
+    exc = _status_error(openai.RateLimitError, 429, "slow down", {"Retry-After": when})
+    assert 28.0 <= classify(exc, "standard").retry_after_s <= 30.0  # HTTP-dates have whole seconds
 
 
 def test_redactor_removes_env_secrets_bearer_tokens_and_key_shapes():

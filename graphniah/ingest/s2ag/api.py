@@ -20,7 +20,6 @@ every message this module produces names URLs by scheme, host and path only (``r
 
 from __future__ import annotations
 
-import email.utils
 import hashlib
 import logging
 import os
@@ -42,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
 from graphniah.io import _fsync_dir, read_json, write_json
+from graphniah.retry import RetryPolicy, retry_after_from_headers
 from graphniah.ingest.s2ag.read import DATASETS, REQUIRED_DATASETS
 
 __all__ = [
@@ -228,20 +228,7 @@ def _check_datasets(datasets: Sequence[str]) -> tuple[str, ...]:
 
 def _retry_after_s(response: httpx.Response) -> float | None:
     """Seconds the server asked us to wait (``Retry-After`` as a number or an HTTP date)."""
-    value = response.headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    return retry_after_from_headers(response.headers, datetime.now(UTC))
 
 
 def _is_transient(status: int) -> bool:
@@ -279,11 +266,11 @@ class _PartState:
 
 
 class _Backoff:
-    """Bounded exponential back-off with jitter for one operation.
+    """The shared :class:`~graphniah.retry.RetryPolicy` applied to one operation.
 
-    ``fail`` is called after each failed attempt: it waits ``backoff_s * 2**k`` scaled by a random
-    factor in [0.5, 1) (so parallel clients spread out), or at least what ``Retry-After`` asked
-    for, capped at ``_MAX_WAIT_S``; after ``max_retries`` waits it raises instead.
+    ``fail`` is called after each failed attempt: it sleeps the policy's delay (exponential with
+    jitter, at least what ``Retry-After`` asked for, both capped at ``_MAX_WAIT_S``); after
+    ``max_retries`` waits it raises instead.
     """
 
     def __init__(self, client: S2AGClient, what: str) -> None:
@@ -302,9 +289,7 @@ class _Backoff:
                 f"{self._what} failed {self.failures} times in a row (last: {reason}); "
                 f"gave up after {c.max_retries} retries"
             )
-        delay = min(_MAX_WAIT_S, c.backoff_s * 2 ** (self.failures - 1)) * float(c._rng.uniform(0.5, 1.0))
-        if retry_after is not None:
-            delay = max(delay, min(retry_after, _MAX_WAIT_S))
+        delay = c.retry.delay(self.failures - 1, retry_after, c._rng)
         c._note(f"{self._what}: {reason}; retry {self.failures}/{c.max_retries} in {delay:.2f} s")
         time.sleep(delay)
 
@@ -365,6 +350,8 @@ class S2AGClient:
         self.base_url = base_url.rstrip("/")
         self.max_retries = max_retries
         self.backoff_s = backoff_s
+        self.retry = RetryPolicy(max_attempts=max_retries + 1, base_s=min(backoff_s, _MAX_WAIT_S), cap_s=_MAX_WAIT_S,
+                                 max_retry_after_s=_MAX_WAIT_S)
         self.timeout_s = timeout_s
         self._key = api_key or None
         self._progress = progress

@@ -49,7 +49,8 @@ class Faults:
     (e.g. ``releases/2026-10-06/papers/part-000.gz``).
 
     - ``too_many_requests``: the first N requests (API or file) answer 429.
-    - ``retry_after``: the ``Retry-After`` value sent with each 429 (``None``: no header).
+    - ``retry_after``: the ``Retry-After`` value sent with each 429 (``None``: no header; a string,
+      e.g. an HTTP-date, is sent as it is).
     - ``server_errors``: after the 429s, the next N requests answer 503.
     - ``fault_scope``: which requests the two counters above apply to: "all", "api" or "files".
     - ``link_ttl_s``: links expire this many seconds after they were issued (403 afterwards).
@@ -62,7 +63,7 @@ class Faults:
     """
 
     too_many_requests: int = 0
-    retry_after: float | None = 0
+    retry_after: float | str | None = 0
     server_errors: int = 0
     fault_scope: Literal["all", "api", "files"] = "all"
     link_ttl_s: float | None = None
@@ -356,7 +357,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _fault_headers(self, status: int) -> dict[str, str]:
         ra = self.server_state.faults.retry_after
-        return {"Retry-After": f"{ra:g}"} if status == 429 and ra is not None else {}
+        if status != 429 or ra is None:
+            return {}
+        return {"Retry-After": ra if isinstance(ra, str) else f"{ra:g}"}
 
     def do_GET(self) -> None:  # noqa: N802  (http.server naming)
         srv = self.server_state

@@ -113,7 +113,10 @@ def _serve_in_process(path: Path, port: int, n_ctx: int, threads: int, alias: st
     try:
         import xllamacpp as xlc
     except ImportError as err:
-        raise GraphNIAHError(f"xllamacpp is not installed ({err}); run `make setup`") from None
+        raise GraphNIAHError(
+            f"xllamacpp (llama.cpp bindings) is not installed ({err}): pip install 'graphniah[local-llm]' "
+            "(make setup installs it)"
+        ) from None
     params = xlc.CommonParams()
     params.model.path = str(path)
     params.n_ctx = n_ctx

@@ -7,11 +7,13 @@ what was (not) fetched again.
 
 from __future__ import annotations
 
+import email.utils
 import gzip
 import json
 import logging
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -246,6 +248,19 @@ def test_file_server_errors_and_retry_after_are_honoured(served: Path, tmp_path:
         assert [r.status for r in _files(srv)][:3] == [429, 503, 503]
     assert elapsed >= 0.4  # backoff_s is 1 ms: only Retry-After explains the wait
     _assert_same_tree(served / "releases" / RELEASES[0] / "citations", folder / "citations")
+
+
+def test_retry_after_as_an_http_date_is_honoured(served: Path, tmp_path: Path) -> None:
+    # An HTTP-date has whole seconds: 2 s ahead means a wait of more than 1 s once it is parsed.
+    when = email.utils.format_datetime(datetime.now(UTC) + timedelta(seconds=2), usegmt=True)
+    faults = Faults(too_many_requests=1, retry_after=when, fault_scope="api")
+    with FakeS2AG(served, api_key=KEY, faults=faults) as srv:
+        t0 = time.monotonic()
+        with S2AGClient(KEY, srv.base_url, **FAST) as c:
+            assert c.releases() == list(RELEASES)
+        elapsed = time.monotonic() - t0
+        assert [r.status for r in srv.requests][:2] == [429, 200]
+    assert elapsed >= 1.0  # backoff_s is 1 ms: only the date explains the wait
 
 
 @pytest.mark.parametrize("scope", ["api", "files"])
