@@ -11,7 +11,9 @@ from rich.console import Console
 from rich.table import Table
 
 from graphniah.cli.app import app
+from graphniah.errors import GraphNIAHError
 from graphniah.ingest.build import EDGE_DROP_REASONS, PAPER_DROP_REASONS, ingest_release, snapshot_from_store
+from graphniah.ingest.s2ag.limits import Limits
 from graphniah.ingest.s2ag.store import ReleaseStore
 from graphniah.ingest.snapshot import Snapshot, parse_cutoff
 
@@ -20,6 +22,9 @@ app.add_typer(store_app, name="store")
 
 _CUTOFF = typer.Option(help="Keep papers published on or after this date (YYYY-MM-DD).")
 _REPLACE = typer.Option("--replace", help="Rebuild an existing snapshot (swapped in atomically).")
+_MEMORY = typer.Option("--memory-limit", help="Memory budget of the whole process, e.g. 4GB or 512MB (DuckDB spills beyond it). Default: half of the RAM.")
+_THREADS = typer.Option("--threads", help="DuckDB threads. Default: the CPUs this process may use.")
+_RELEASE_ID = typer.Option("--release-id", help="Release id of a folder without release.json (e.g. one fetched with S2's own scripts). Default: the folder name, when it is a release id such as 2026-11-25.")
 
 
 def _console() -> Console:
@@ -47,6 +52,8 @@ def print_summary(path: Path, seconds: float, console: Console | None = None) ->
     label = "SYNTHETIC demo release" if m["synthetic"] else "S2AG release"
     console.print(f"[bold]snapshot[/] {path}  ({label} {m['release_id']}, cutoff {m['cutoff']})")
     console.print(_rows_table("papers → eligible papers", m["rows"]["papers"], PAPER_DROP_REASONS))
+    if m["rows"]["papers"].get("titles_cleaned"):
+        console.print(f"{m['rows']['papers']['titles_cleaned']:,} kept titles rendered without inline markup (<i>, <sub>, entities …)")
     console.print(_rows_table("citation rows → edges", m["rows"]["edges"], EDGE_DROP_REASONS))
     size = sum(f["size"] for f in m["inputs"])
     console.print(f"{len(m['inputs'])} input files, {size / 1e6:,.1f} MB; snapshot_hash {m['snapshot_hash'][:16]}…; {seconds:,.1f} s")
@@ -54,14 +61,18 @@ def print_summary(path: Path, seconds: float, console: Console | None = None) ->
 
 @app.command("ingest")
 def ingest_cmd(
-    release: Annotated[Path, typer.Option(help="Release folder: release.json + papers/, citations/ (+ publication-venues/) with .gz shards.")],
+    release: Annotated[Path, typer.Option(help="Release folder: papers/, citations/ (+ publication-venues/) with .gz shards, and release.json if this project downloaded it.")],
     cutoff: Annotated[str, _CUTOFF],
     out: Annotated[Path, typer.Option(help="Snapshot folder to create, e.g. snapshots/2026-10-06/cutoff=2026-04-01.")],
     replace: Annotated[bool, _REPLACE] = False,
+    release_id: Annotated[str | None, _RELEASE_ID] = None,
+    memory_limit: Annotated[str | None, _MEMORY] = None,
+    threads: Annotated[int | None, _THREADS] = None,
 ) -> None:
     """Read an S2AG release folder with DuckDB and write the snapshot (papers, edges, manifest)."""
     t0 = time.perf_counter()
-    path = ingest_release(release, parse_cutoff(cutoff), out, replace=replace)
+    limits = Limits.resolve(memory_limit, threads)
+    path = ingest_release(release, parse_cutoff(cutoff), out, replace=replace, release_id=release_id, limits=limits)
     print_summary(path, time.perf_counter() - t0)
 
 
@@ -72,11 +83,14 @@ _STORE = typer.Option(help="Release store file (DuckDB); created if missing.")
 def store_load(
     store: Annotated[Path, _STORE],
     release: Annotated[Path, typer.Option(help="Full release folder to load (replaces the store's contents).")],
+    release_id: Annotated[str | None, _RELEASE_ID] = None,
+    memory_limit: Annotated[str | None, _MEMORY] = None,
+    threads: Annotated[int | None, _THREADS] = None,
 ) -> None:
     """Replace the store's contents with a full release."""
     t0 = time.perf_counter()
-    with ReleaseStore.open(store) as s:
-        s.load_release(release)
+    with ReleaseStore.open(store, Limits.resolve(memory_limit, threads)) as s:
+        s.load_release(release, release_id)
         counts = s.counts()
         console = _console()
         console.print(f"store {store} now holds release {s.release_id}: " + ", ".join(f"{k} {v:,}" for k, v in counts.items()) + f" ({time.perf_counter() - t0:,.1f} s)")
@@ -86,14 +100,20 @@ def store_load(
 def store_apply_diff(
     store: Annotated[Path, _STORE],
     diff: Annotated[list[Path], typer.Option(help="Diff folder(s) <from>_to_<to>, applied in the order given.")],
+    from_release: Annotated[str | None, typer.Option("--from-release", help="Release a diff folder without diff.json starts from (one --diff only; with --to-release).")] = None,
+    to_release: Annotated[str | None, typer.Option("--to-release", help="Release a diff folder without diff.json leads to (one --diff only; with --from-release).")] = None,
+    memory_limit: Annotated[str | None, _MEMORY] = None,
+    threads: Annotated[int | None, _THREADS] = None,
 ) -> None:
     """Apply diffs in order; each one is atomic and must start at the store's current release."""
+    if (from_release is not None or to_release is not None) and len(diff) != 1:
+        raise GraphNIAHError(f"--from-release/--to-release name the releases of one diff folder; got {len(diff)} --diff folders (apply them one at a time)")
     console = _console()
-    with ReleaseStore.open(store) as s:
+    with ReleaseStore.open(store, Limits.resolve(memory_limit, threads)) as s:
         for d in diff:
             t0 = time.perf_counter()
             before = s.release_id
-            s.apply_diff(d)
+            s.apply_diff(d, from_release, to_release)
             console.print(f"applied {d.name}: {before} → {s.release_id} ({time.perf_counter() - t0:,.1f} s)")
 
 
@@ -103,11 +123,13 @@ def store_snapshot(
     cutoff: Annotated[str, _CUTOFF],
     out: Annotated[Path, typer.Option(help="Snapshot folder to create.")],
     replace: Annotated[bool, _REPLACE] = False,
+    memory_limit: Annotated[str | None, _MEMORY] = None,
+    threads: Annotated[int | None, _THREADS] = None,
 ) -> None:
     """Write the snapshot of the release the store holds."""
     t0 = time.perf_counter()
     c = parse_cutoff(cutoff)
-    with ReleaseStore.open(store) as s:
+    with ReleaseStore.open(store, Limits.resolve(memory_limit, threads)) as s:
         path = snapshot_from_store(s, c, out, replace=replace)
     print_summary(path, time.perf_counter() - t0)
 
@@ -122,7 +144,7 @@ def store_status(store: Annotated[Path, _STORE]) -> None:
             console.print(f"store {store} is empty")
             return
         console.print(f"store {store}: release {st.release_id} ({'synthetic' if st.synthetic else 'S2AG'})")
-        console.print(f"  base release {st.base.release_id} loaded {st.base.loaded_at} from {st.base.path}")
+        console.print(f"  base release {st.base.release_id} (id from {st.base.release_id_from}) loaded {st.base.loaded_at} from {st.base.path}")
         for d in st.diffs:
-            console.print(f"  diff {d.from_release} → {d.to_release} applied {d.applied_at}")
+            console.print(f"  diff {d.from_release} → {d.to_release} (ids from {d.release_ids_from}) applied {d.applied_at}")
         console.print("  rows: " + ", ".join(f"{k} {v:,}" for k, v in s.counts().items()))

@@ -9,8 +9,13 @@ Two entry points, one query:
   with a release and moved forward with diffs.
 
 The snapshot query (``_classify``) counts every paper and citation row under the first drop
-reason of DESIGN.md §1 that applies, and selects the eligible papers and the edges; ``_write``
-writes them sorted and hashes their content. The store keeps exactly one row per primary key,
+reason of DESIGN.md §1 that applies (titles: ``graphniah.ingest.s2ag.titles`` — MathML titles are
+dropped, inline tags removed from the others), and selects the eligible papers and the edges;
+``_write`` streams them, sorted, into Parquet files and hashes their content on the way.
+
+Memory is bounded whatever the release size (``graphniah.ingest.s2ag.limits``): DuckDB works
+within its ``memory_limit`` and spills tables, aggregates and sorts to a temporary folder beside
+the snapshot, and Python only ever holds a few record batches. The store keeps exactly one row per primary key,
 chosen by the same content order the snapshot query uses to drop duplicate rows, so
 ingest(release N+1) and store(N) + diff(N→N+1) give the same rows (tested on demo releases).
 
@@ -26,7 +31,7 @@ import hashlib
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +46,8 @@ import pyarrow.parquet as pq
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
 from graphniah.io import atomic_dir, sha256_file, write_json
+from graphniah.ingest.s2ag import titles
+from graphniah.ingest.s2ag.limits import Limits, out_of_memory
 from graphniah.ingest.s2ag.read import (
     CITATIONS,
     NORMALISE_SQL,
@@ -64,10 +71,6 @@ if TYPE_CHECKING:
 
 MANIFEST_FORMAT = 1
 
-# An HTML/XML/MathML tag: "<i>", "</sub>", "<mml:math xmlns:mml=...>", "<br/>". A lone "<" or
-# "a < b > c" (space after "<") is not a tag, so ordinary comparisons in titles survive.
-MARKUP_PATTERN = r"</?[A-Za-z][A-Za-z0-9._-]*(?::[A-Za-z][A-Za-z0-9._-]*)?(?:\s[^<>]*)?/?>"
-
 # Drop reasons, in the order they are tested: a row is counted under the first that applies.
 PAPER_DROP_REASONS = (
     "missing_corpusid",
@@ -75,8 +78,8 @@ PAPER_DROP_REASONS = (
     "no_publication_date",  # publicationdate null (year only, or nothing)
     "invalid_publication_date",  # publicationdate not a complete YYYY-MM-DD date
     "before_cutoff",
-    "empty_title",  # null or only white space
-    "markup_title",  # MathML/HTML tags in the title
+    "empty_title",  # null, only white space, or nothing left once inline tags are removed
+    "mathml_title",  # MathML in the title (graphniah.ingest.s2ag.titles); other markup is rendered
 )
 EDGE_DROP_REASONS = (
     "null_citing",
@@ -105,8 +108,18 @@ class RowCounts:
 
 
 @dataclass(frozen=True)
+class PaperCounts(RowCounts):
+    """Paper rows, plus how many kept papers have a title that the title rule changed."""
+
+    titles_cleaned: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "titles_cleaned": self.titles_cleaned}
+
+
+@dataclass(frozen=True)
 class SnapshotCounts:
-    papers: RowCounts  # paper records → eligible papers
+    papers: PaperCounts  # paper records → eligible papers
     edges: RowCounts  # citation records → edges
 
 
@@ -116,10 +129,12 @@ class SnapshotCounts:
 
 
 def _classified_papers_sql(cutoff: dt.date, *, has_duplicates: bool) -> str:
-    """Every paper row with ``_pdate`` (parsed date) and ``_reason`` (NULL = eligible).
+    """Every paper row with ``_pdate`` (parsed date), ``_title`` (the title as rendered by the
+    title rule) and ``_reason`` (NULL = eligible).
 
     Rows that lose to another row with the same corpusid (``duplicate_losers_sql``, the rule the
-    store applies too) are in ``_dup_losers``; when there are none the lookup is skipped.
+    store applies too) are in ``_dup_losers``; when there are none the lookup is skipped. The
+    title rule (``graphniah.ingest.s2ag.titles``) runs only on titles containing ``<`` or ``&``.
     """
     papers = TABLES[PAPERS]
     duplicate = "rowid IN (SELECT _rid FROM _dup_losers)" if has_duplicates else "false"
@@ -129,15 +144,22 @@ def _classified_papers_sql(cutoff: dt.date, *, has_duplicates: bool) -> str:
         WHEN publicationdate IS NULL THEN 'no_publication_date'
         WHEN _pdate IS NULL THEN 'invalid_publication_date'
         WHEN _pdate < DATE {sql_str(cutoff.isoformat())} THEN 'before_cutoff'
-        WHEN title IS NULL OR title = '' THEN 'empty_title'
-        WHEN contains(title, '<') AND regexp_matches(title, {sql_str(MARKUP_PATTERN)}) THEN 'markup_title'
+        WHEN _title IS NULL OR _title = '' THEN 'empty_title'
+        WHEN _marked AND {titles.is_mathml_sql("_unescaped")} THEN 'mathml_title'
     END"""
-    return f"SELECT *, {reason} AS _reason FROM (SELECT *, TRY_CAST(publicationdate AS DATE) AS _pdate, {duplicate} AS _duplicate FROM {papers})"
+    rendered = f"CASE WHEN _marked THEN {titles.render_sql('_unescaped')} ELSE title END"
+    marked = titles.has_markup_sql("title")
+    return f"""SELECT *, {reason} AS _reason FROM (
+        SELECT *, {rendered} AS _title FROM (
+            SELECT *, TRY_CAST(publicationdate AS DATE) AS _pdate, {duplicate} AS _duplicate,
+                   {marked} AS _marked, CASE WHEN {marked} THEN {titles.unescape_sql("title")} END AS _unescaped
+            FROM {papers}))"""
 
 
-def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> tuple[RowCounts, str]:
-    """Count paper rows per drop reason, create ``_eligible`` (their corpusids), and return the
-    query that yields the eligible papers in the output schema, sorted by corpusid.
+def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> tuple[PaperCounts, str]:
+    """Count paper rows per drop reason (and eligible papers with a cleaned title), create
+    ``_eligible`` (their corpusids), and return the query that yields the eligible papers in the
+    output schema, sorted by corpusid.
 
     venue = the record's venue, else its journal name, else the name of its publication venue.
     """
@@ -145,10 +167,10 @@ def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> tuple[RowCounts,
     con.execute(f"CREATE OR REPLACE TEMP TABLE _dup_losers AS {duplicate_losers_sql(PAPERS, papers)}")
     has_duplicates = fetch_one(con, "SELECT count(*) FROM _dup_losers")[0] > 0  # type: ignore[index]
     classified = _classified_papers_sql(cutoff, has_duplicates=has_duplicates)
-    rows = dict(con.execute(f"SELECT coalesce(_reason, ''), count(*) FROM ({classified}) GROUP BY ALL").fetchall())
+    rows = {r: (n, c) for r, n, c in con.execute(f"SELECT coalesce(_reason, ''), count(*), count(*) FILTER (WHERE _title IS DISTINCT FROM title) FROM ({classified}) GROUP BY ALL").fetchall()}
     con.execute(f"CREATE OR REPLACE TEMP TABLE _eligible AS SELECT corpusid FROM ({classified}) WHERE _reason IS NULL")
     output = f"""
-        SELECT p.corpusid, p.title,
+        SELECT p.corpusid, p._title AS title,
                list_transform(p.authors, lambda a: struct_pack(id := a.authorId, name := a.name)) AS authors,
                COALESCE(p.venue, p.journal, v.name) AS venue,
                p.journal,
@@ -161,12 +183,13 @@ def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> tuple[RowCounts,
         WHERE p._reason IS NULL
         ORDER BY p.corpusid
     """
-    kept = rows.pop("", 0)
-    return RowCounts(kept + sum(rows.values()), kept, {r: rows.get(r, 0) for r in PAPER_DROP_REASONS}), output
+    kept, cleaned = rows.pop("", (0, 0))
+    dropped = {r: rows.get(r, (0, 0))[0] for r in PAPER_DROP_REASONS}
+    return PaperCounts(kept + sum(dropped.values()), kept, dropped, titles_cleaned=cleaned), output
 
 
-def _edges(con: duckdb.DuckDBPyConnection, citations: str) -> tuple[RowCounts, pa.Table]:
-    """Count citation rows per drop reason and return the edges as an Arrow table sorted by
+def _edges(con: duckdb.DuckDBPyConnection, citations: str) -> tuple[RowCounts, str]:
+    """Count citation rows per drop reason and return the query of the edges sorted by
     (citing, cited): distinct pairs between eligible papers, without self-loops.
 
     Two cheap scans instead of one that classifies every row: a filtered GROUP BY over the rows
@@ -200,8 +223,7 @@ def _edges(con: duckdb.DuckDBPyConnection, citations: str) -> tuple[RowCounts, p
         "endpoint_not_eligible": read - null_citing - null_cited - self_loop - between_eligible,
         "duplicate": between_eligible - kept,
     }
-    table = con.sql("SELECT citing, cited FROM _cit_groups ORDER BY citing, cited").to_arrow_table()
-    return RowCounts(read, kept, dropped), table
+    return RowCounts(read, kept, dropped), "SELECT citing, cited FROM _cit_groups ORDER BY citing, cited"
 
 
 def _offsets(arr: pa.Array) -> np.ndarray:
@@ -211,76 +233,146 @@ def _offsets(arr: pa.Array) -> np.ndarray:
     return raw[arr.offset : arr.offset + len(arr) + 1].astype("<i8")
 
 
-def _feed(h: hashlib._Hash, arr: pa.Array) -> None:
-    """Feed a canonical byte form of one Arrow array to ``h``.
+def _int64_bytes(arr: pa.Array) -> bytes:
+    return pc.fill_null(arr, 0).to_numpy().astype("<i8").tobytes()
 
-    First the positions of the nulls; then the values: integers and dates as little-endian
-    int64 (nulls as 0), strings as their byte lengths followed by their bytes (nulls as ""),
-    lists as their lengths (nulls as 0) followed by the flattened values, structs field by
-    field. The encoding depends only on the logical values (not on buffer layout, slicing or
-    chunking) and is injective for a fixed schema, so equal tables hash equal and different
-    tables differ. Everything is vectorised; no Python object is made per row.
+
+class _ArrayHasher:
+    """A canonical, streamable digest of one column (or nested child) of an Arrow schema.
+
+    Each node keeps separate sha256 streams: the positions of its nulls (counted from the first
+    row it was fed), and its values — integers and dates as little-endian int64 (nulls as 0);
+    strings as their byte lengths and, in a second stream, their bytes (nulls as ""); lists as
+    their lengths (nulls as 0) with the flattened values fed to a child node; structs field by
+    field to one child node each. Feeding the rows in any number of batches appends the same
+    bytes to every stream as feeding them at once, so the digest depends only on the logical
+    values — not on batch boundaries, buffer layout, slicing or chunking. For a fixed schema the
+    streams determine the values (lengths delimit the bytes, positions the nulls), so different
+    columns give different digests. Everything is vectorised; no Python object is made per row.
     """
-    valid: np.ndarray | None = None
-    if arr.null_count:
-        valid = arr.is_valid().to_numpy(zero_copy_only=False)
-        nulls = np.flatnonzero(~valid).astype("<i8")
-        h.update(len(nulls).to_bytes(8, "little") + nulls.tobytes())
-    else:
-        h.update(bytes(8))
-    t = arr.type
-    if pa.types.is_struct(t):
-        for i in range(t.num_fields):
-            _feed(h, pc.struct_field(arr, [i]))
-    elif pa.types.is_string(t) or pa.types.is_large_string(t):
-        if valid is not None:
-            arr = pc.fill_null(arr, "")  # null slots may legally span bytes; make them empty
-        offsets = _offsets(arr)
-        h.update(np.diff(offsets).tobytes())
-        if offsets[-1] > offsets[0]:
-            h.update(memoryview(arr.buffers()[2])[offsets[0] : offsets[-1]])
-    elif pa.types.is_list(t) or pa.types.is_large_list(t):
-        offsets = _offsets(arr)
-        lengths = np.diff(offsets)
-        if valid is None:
-            h.update(lengths.tobytes())
-            _feed(h, arr.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0])))
-        else:  # null slots count as empty lists; list_flatten skips whatever they span
-            h.update((lengths * valid).tobytes())
-            _feed(h, pc.list_flatten(arr))
-    elif pa.types.is_date32(t):
-        _feed_values(h, arr.cast(pa.int32()))
-    elif pa.types.is_integer(t):
-        _feed_values(h, arr)
-    else:  # pragma: no cover - the snapshot schemas use only the types above
-        raise TypeError(f"no canonical form for Arrow type {t}")
+
+    def __init__(self, t: pa.DataType) -> None:
+        self.type = t
+        self.rows = 0
+        self.null_count = 0
+        self.nulls = hashlib.sha256()
+        self.values = hashlib.sha256()
+        self.data = hashlib.sha256()  # string bytes
+        if pa.types.is_struct(t):
+            self.children = [_ArrayHasher(t.field(i).type) for i in range(t.num_fields)]
+        elif pa.types.is_list(t) or pa.types.is_large_list(t):
+            self.children = [_ArrayHasher(t.value_type)]
+        elif pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t) or pa.types.is_date32(t):
+            self.children = []
+        else:  # pragma: no cover - the snapshot schemas use only the types above
+            raise TypeError(f"no canonical form for Arrow type {t}")
+
+    def update(self, arr: pa.Array) -> None:
+        valid: np.ndarray | None = None
+        if arr.null_count:
+            valid = arr.is_valid().to_numpy(zero_copy_only=False)
+            self.nulls.update((np.flatnonzero(~valid) + self.rows).astype("<i8").tobytes())
+            self.null_count += arr.null_count
+        self.rows += len(arr)
+        t = self.type
+        if pa.types.is_struct(t):
+            for i, child in enumerate(self.children):
+                child.update(pc.struct_field(arr, [i]))
+        elif pa.types.is_string(t) or pa.types.is_large_string(t):
+            if valid is not None:
+                arr = pc.fill_null(arr, "")  # null slots may legally span bytes; make them empty
+            offsets = _offsets(arr)
+            self.values.update(np.diff(offsets).tobytes())
+            if offsets[-1] > offsets[0]:
+                self.data.update(memoryview(arr.buffers()[2])[offsets[0] : offsets[-1]])
+        elif pa.types.is_list(t) or pa.types.is_large_list(t):
+            offsets = _offsets(arr)
+            lengths = np.diff(offsets)
+            if valid is None:
+                self.values.update(lengths.tobytes())
+                self.children[0].update(arr.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0])))
+            else:  # null slots count as empty lists; list_flatten skips whatever they span
+                self.values.update((lengths * valid).tobytes())
+                self.children[0].update(pc.list_flatten(arr))
+        elif pa.types.is_date32(t):
+            self.values.update(_int64_bytes(arr.cast(pa.int32())))
+        else:
+            self.values.update(_int64_bytes(arr))
+
+    def digest(self) -> bytes:
+        h = hashlib.sha256(f"{self.type}\0{self.rows}\0{self.null_count}\0".encode())
+        for stream in (self.nulls, self.values, self.data):
+            h.update(stream.digest())
+        for child in self.children:
+            h.update(child.digest())
+        return h.digest()
 
 
-def _feed_values(h: hashlib._Hash, arr: pa.Array) -> None:
-    h.update(pc.fill_null(arr, 0).to_numpy().astype("<i8").tobytes())
+class ContentHasher:
+    """sha256 of a table's logical content, fed batch by batch (see ``_ArrayHasher``).
+
+    Computed from the data that is written, not from Parquet bytes (which depend on the writer's
+    version and settings), so the same rows always give the same hash, however they are batched.
+    """
+
+    def __init__(self, schema: pa.Schema) -> None:
+        self.schema = schema
+        self._columns = [_ArrayHasher(f.type) for f in schema]
+
+    def update(self, batch: pa.RecordBatch) -> None:
+        for hasher, col in zip(self._columns, batch.columns):
+            hasher.update(col)
+
+    def hexdigest(self) -> str:
+        h = hashlib.sha256(b"graphniah-table-v2\0")
+        for field_, hasher in zip(self.schema, self._columns):
+            h.update(field_.name.encode() + b"\0" + hasher.digest())
+        return h.hexdigest()
 
 
 def table_content_hash(table: pa.Table) -> str:
-    """sha256 of a table's logical content, column by column in schema order (see ``_feed``).
-
-    Computed from the data that is written, not from Parquet bytes (which depend on the writer's
-    version and settings), so the same rows always give the same hash.
-    """
-    h = hashlib.sha256()
-    for name, col in zip(table.column_names, table.columns):
-        h.update(name.encode() + b"\0")
-        _feed(h, col.combine_chunks() if col.num_chunks != 1 else col.chunk(0))
-    return h.hexdigest()
+    """The content hash of a whole table (``ContentHasher`` over its batches)."""
+    hasher = ContentHasher(table.schema)
+    for batch in table.to_batches():
+        hasher.update(batch)
+    return hasher.hexdigest()
 
 
-# Parquet settings: dictionaries only where values repeat, statistics where readers filter.
+# Parquet settings: dictionaries only where values repeat, statistics where readers filter. Each
+# streamed batch becomes one row group.
 _PAPERS_PARQUET = {"compression": "zstd", "use_dictionary": ["venue", "journal"], "write_statistics": ["corpusid", "publication_date", "year"]}
-_EDGES_PARQUET = {"compression": "zstd", "row_group_size": 1 << 20}
+_EDGES_PARQUET = {"compression": "zstd"}
+_PAPERS_BATCH = 1 << 17  # ~40 MB of papers in Arrow
+_EDGES_BATCH = 1 << 20  # 16 MB of edges
 
 
 def snapshot_hash(papers_sha256: str, edges_sha256: str) -> str:
     """The snapshot's content hash, over the content hashes of its two tables."""
-    return hashlib.sha256(f"graphniah-snapshot-v2\npapers {papers_sha256}\nedges {edges_sha256}\n".encode()).hexdigest()
+    return hashlib.sha256(f"graphniah-snapshot-v3\npapers {papers_sha256}\nedges {edges_sha256}\n".encode()).hexdigest()
+
+
+def _stream_parquet(con: duckdb.DuckDBPyConnection, sql: str, schema: pa.Schema, path: Path, batch_rows: int, options: dict[str, Any]) -> tuple[int, str]:
+    """Run ``sql`` and write its rows to ``path`` (exactly ``schema``) batch by batch, hashing
+    them on the way; returns (rows, content hash). Memory: a few batches, whatever the table size.
+
+    The writer thread writes batch i while this thread hashes it and DuckDB produces batch i+1
+    (pyarrow and hashlib release the GIL).
+    """
+    hasher = ContentHasher(schema)
+    rows = 0
+    reader = con.sql(sql).to_arrow_reader(batch_rows)
+    with pq.ParquetWriter(path, schema, **options) as writer, ThreadPoolExecutor(1, thread_name_prefix="write-parquet") as pool:
+        pending: Future[None] | None = None
+        for batch in reader:
+            batch = batch.cast(schema)
+            if pending is not None:
+                pending.result()
+            pending = pool.submit(writer.write_batch, batch)
+            hasher.update(batch)
+            rows += batch.num_rows
+        if pending is not None:
+            pending.result()
+    return rows, hasher.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -313,10 +405,10 @@ class _Stages:
 
 @dataclass(frozen=True)
 class _Classified:
-    papers: RowCounts
+    papers: PaperCounts
     papers_sql: str  # the eligible papers in output order (see _papers)
     edges: RowCounts
-    edge_table: pa.Table
+    edges_sql: str  # the edges in output order (see _edges)
 
 
 _SCRATCH = ("_dup_losers", "_eligible", "_cit_groups")
@@ -328,31 +420,24 @@ def _classify(con: duckdb.DuckDBPyConnection, cutoff: dt.date, stage: _Stages) -
     with stage("papers"):
         papers, papers_sql = _papers(con, cutoff)
     with stage("edges"):
-        edges, edge_table = _edges(con, TABLES[CITATIONS])
-    return _Classified(papers, papers_sql, edges, edge_table)
+        edges, edges_sql = _edges(con, TABLES[CITATIONS])
+    return _Classified(papers, papers_sql, edges, edges_sql)
 
 
 def _write(con: duckdb.DuckDBPyConnection, c: _Classified, folder: Path, stage: _Stages) -> _Built:
-    """Write both Parquet files (pyarrow, exactly ``PAPERS_SCHEMA``/``EDGES_SCHEMA``) and hash them.
+    """Stream both Parquet files (pyarrow, exactly ``PAPERS_SCHEMA``/``EDGES_SCHEMA``) and hash them.
 
     pyarrow rather than DuckDB's ``COPY``: DuckDB marks columns without nulls as required, so
-    the schema a reader sees would depend on the data. The two files are written by worker
-    threads while this one computes the content hashes (pyarrow releases the GIL).
+    the schema a reader sees would depend on the data.
     """
     with stage("write"):
-        papers = con.sql(c.papers_sql).to_arrow_table().cast(PAPERS_SCHEMA)
-        edges = c.edge_table.cast(EDGES_SCHEMA)
-        with ThreadPoolExecutor(2, thread_name_prefix="write-parquet") as pool:
-            jobs = [
-                pool.submit(pq.write_table, papers, folder / PAPERS_FILE, **_PAPERS_PARQUET),
-                pool.submit(pq.write_table, edges, folder / EDGES_FILE, **_EDGES_PARQUET),
-            ]
-            papers_sha, edges_sha = table_content_hash(papers), table_content_hash(edges)
-            for j in jobs:
-                j.result()
+        n_papers, papers_sha = _stream_parquet(con, c.papers_sql, PAPERS_SCHEMA, folder / PAPERS_FILE, _PAPERS_BATCH, _PAPERS_PARQUET)
+        n_edges, edges_sha = _stream_parquet(con, c.edges_sql, EDGES_SCHEMA, folder / EDGES_FILE, _EDGES_BATCH, _EDGES_PARQUET)
+    if (n_papers, n_edges) != (c.papers.kept, c.edges.kept):  # pragma: no cover - the counts and the output share their queries
+        raise RuntimeError(f"internal error: wrote {n_papers} papers and {n_edges} edges, counted {c.papers.kept} and {c.edges.kept}")
     files = {
         name: {"rows": rows, "bytes": (folder / name).stat().st_size, "sha256": sha256_file(folder / name), "content_sha256": content}
-        for name, rows, content in ((PAPERS_FILE, c.papers.kept, papers_sha), (EDGES_FILE, c.edges.kept, edges_sha))
+        for name, rows, content in ((PAPERS_FILE, n_papers, papers_sha), (EDGES_FILE, n_edges, edges_sha))
     }
     return _Built(SnapshotCounts(c.papers, c.edges), snapshot_hash(papers_sha, edges_sha), files)
 
@@ -391,13 +476,19 @@ def _snapshot_folder(out: Path, replace: bool) -> Iterator[Path]:
 
 
 @contextmanager
-def scratch_duckdb(near: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    """An in-memory DuckDB database whose spill files go to a temporary folder beside ``near``."""
+def scratch_duckdb(near: Path, limits: Limits | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """An in-memory DuckDB database within ``limits`` whose spill files go to a temporary folder
+    beside ``near`` (DuckDB evicts in-memory tables to it too, so a release larger than memory
+    fits). A DuckDB out-of-memory error becomes a ``GraphNIAHError`` naming the limit."""
+    limits = limits or Limits.resolve()
     near.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".duckdb-spill.", dir=near) as spill:
-        con = duckdb.connect(":memory:", config={"temp_directory": spill, "preserve_insertion_order": True})
+        con = duckdb.connect(":memory:")
         try:
+            limits.configure(con, Path(spill))
             yield con
+        except duckdb.OutOfMemoryException as e:
+            raise out_of_memory(e, limits) from None
         finally:
             con.close()
 
@@ -406,7 +497,7 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
-def _manifest(built: _Built, *, release_id: str, cutoff: dt.date, synthetic: bool, source: dict[str, Any], inputs: list[dict[str, Any]], stage: _Stages) -> dict[str, Any]:
+def _manifest(built: _Built, *, release_id: str, cutoff: dt.date, synthetic: bool, source: dict[str, Any], inputs: list[dict[str, Any]], stage: _Stages, limits: Limits) -> dict[str, Any]:
     return {
         "format": MANIFEST_FORMAT,
         "release_id": release_id,
@@ -415,29 +506,42 @@ def _manifest(built: _Built, *, release_id: str, cutoff: dt.date, synthetic: boo
         "source": source,
         "inputs": inputs,
         "rows": {"papers": built.counts.papers.to_json(), "edges": built.counts.edges.to_json()},
-        "eligibility": {"markup_pattern": MARKUP_PATTERN, "paper_drop_reasons": list(PAPER_DROP_REASONS), "edge_drop_reasons": list(EDGE_DROP_REASONS)},
+        "eligibility": {"titles": titles.rule_json(), "paper_drop_reasons": list(PAPER_DROP_REASONS), "edge_drop_reasons": list(EDGE_DROP_REASONS)},
         "files": built.files,
         "snapshot_hash": built.snapshot_hash,
         "package_version": __version__,
         "duckdb_version": duckdb.__version__,
         "created_at": _now(),
         "timings": stage.to_json(),
+        "resources": limits.to_json(),
     }
 
 
-def ingest_release(release_dir: Path, cutoff: dt.date, out: Path, *, replace: bool = False) -> Path:
+def ingest_release(
+    release_dir: Path,
+    cutoff: dt.date,
+    out: Path,
+    *,
+    replace: bool = False,
+    release_id: str | None = None,
+    limits: Limits | None = None,
+) -> Path:
     """Build the snapshot of ``release_dir`` for papers published on or after ``cutoff`` into ``out``.
 
     ``out`` is the snapshot folder itself (e.g. ``snapshots/2026-10-06/cutoff=2026-04-01``). It is
     written under a temporary name and renamed at the end; if it exists, ``replace=False`` refuses
-    and ``replace=True`` swaps the new folder in atomically. Returns ``out``.
+    and ``replace=True`` swaps the new folder in atomically. The release id comes from the
+    folder's ``release.json``, else ``release_id``, else the folder name (``read_release_info``);
+    the manifest's ``source.release_id_from`` says which. DuckDB runs within ``limits`` (default:
+    ``Limits.resolve()``). Returns ``out``.
     """
     stage = _Stages()
     cutoff = _as_date(cutoff)
+    limits = limits or Limits.resolve()
     release_dir, out = Path(release_dir), Path(out)
-    info = read_release_info(release_dir)
+    info = read_release_info(release_dir, release_id)
     sources = release_sources(release_dir)
-    with _snapshot_folder(out, replace) as tmp, scratch_duckdb(out.parent) as con:
+    with _snapshot_folder(out, replace) as tmp, scratch_duckdb(out.parent, limits) as con:
         with VerifiedRead(con, [s for ds in READ_DATASETS for s in sources[ds]]) as vr:
             with stage("read"):
                 for ds in (PAPERS, VENUES):
@@ -452,19 +556,21 @@ def ingest_release(release_dir: Path, cutoff: dt.date, out: Path, *, replace: bo
             release_id=info.release_id,
             cutoff=cutoff,
             synthetic=info.synthetic,
-            source={"type": "release", "release_dir": str(release_dir.resolve())},
+            source={"type": "release", "release_dir": str(release_dir.resolve()), "release_id_from": info.release_id_from},
             inputs=[f.to_json() for f in vr.inputs],
             stage=stage,
+            limits=limits,
         )
         write_json(tmp / MANIFEST_FILE, manifest)
     return out
 
 
 def snapshot_from_store(store: ReleaseStore, cutoff: dt.date, out: Path, *, replace: bool = False) -> Path:
-    """Build the snapshot of the release a ``ReleaseStore`` currently holds (same rules and layout).
+    """Build the snapshot of the release a ``ReleaseStore`` currently holds (same rules and layout),
+    within the store's limits (``ReleaseStore.open(path, limits)``).
 
-    The manifest's ``source`` names the base release and every diff applied since, with their
-    input files; ``inputs`` lists all of them.
+    The manifest's ``source`` names the base release and every diff applied since (with where
+    their ids came from), ``inputs`` lists all their files.
     """
     stage = _Stages()
     cutoff = _as_date(cutoff)
@@ -473,22 +579,26 @@ def snapshot_from_store(store: ReleaseStore, cutoff: dt.date, out: Path, *, repl
     if state is None:
         raise GraphNIAHError(f"release store {store.path} is empty; load a release first (`graphniah store load`)")
     con = store.connection
-    with _snapshot_folder(out, replace) as tmp, _scratch_tables(con):
-        built = _write(con, _classify(con, cutoff, stage), tmp, stage)
-        manifest = _manifest(
-            built,
-            release_id=state.release_id,
-            cutoff=cutoff,
-            synthetic=state.synthetic,
-            source={
-                "type": "store",
-                "store": str(Path(store.path).resolve()),
-                # Provenance without the file lists (those are in "inputs", tagged with their origin).
-                "base_release": {k: v for k, v in state.base.to_json().items() if k != "inputs"},
-                "diffs": [{k: v for k, v in d.to_json().items() if k != "inputs"} for d in state.diffs],
-            },
-            inputs=state.all_inputs(),
-            stage=stage,
-        )
-        write_json(tmp / MANIFEST_FILE, manifest)
+    try:
+        with _snapshot_folder(out, replace) as tmp, _scratch_tables(con):
+            built = _write(con, _classify(con, cutoff, stage), tmp, stage)
+            manifest = _manifest(
+                built,
+                release_id=state.release_id,
+                cutoff=cutoff,
+                synthetic=state.synthetic,
+                source={
+                    "type": "store",
+                    "store": str(Path(store.path).resolve()),
+                    # Provenance without the file lists (those are in "inputs", tagged with their origin).
+                    "base_release": {k: v for k, v in state.base.to_json().items() if k != "inputs"},
+                    "diffs": [{k: v for k, v in d.to_json().items() if k != "inputs"} for d in state.diffs],
+                },
+                inputs=state.all_inputs(),
+                stage=stage,
+                limits=store.limits,
+            )
+            write_json(tmp / MANIFEST_FILE, manifest)
+    except duckdb.OutOfMemoryException as e:
+        raise out_of_memory(e, store.limits) from None
     return out

@@ -39,10 +39,16 @@ def quirky_release(root: Path, release_id: str = "2026-10-06", *, shards: int = 
         paper(21, "Before the cutoff", date="2026-03-31"),  # before_cutoff
         paper(22, "   "),  # empty_title
         paper(23, None) | {"title": None},  # empty_title (null)
-        paper(24, "Energy of <mml:math><mml:mi>x</mml:mi></mml:math> states"),  # markup_title
-        paper(25, "Bold <b>claim</b>"),  # markup_title
+        paper(24, "Energy of <mml:math><mml:mi>x</mml:mi></mml:math> states"),  # mathml_title
+        paper(25, "Bold <b>claim</b>"),  # kept, rendered "Bold claim"
         paper(26, "Bad date", date="2026-04"),  # invalid_publication_date
         paper(27, "No id") | {"corpusid": None},  # missing_corpusid
+        paper(28, "<i>Drosophila</i> wing discs"),  # kept, cleaned
+        paper(29, "CO<sub>2</sub> capture &amp; storage"),  # kept, cleaned (tag and entity)
+        paper(30, "Vec<T> is not a tag"),  # kept as is
+        paper(31, "<i> </i>"),  # empty_title once the tags are gone
+        paper(32, "Escaped &lt;mml:math&gt;&lt;mml:mi&gt;x&lt;/mml:mi&gt;&lt;/mml:math&gt;"),  # mathml_title
+        paper(33, '<math xmlns="http://www.w3.org/1998/Math/MathML"><mi>k</mi></math>-means'),  # mathml_title
     ]
     citations = [
         citation(10, 11),
@@ -57,6 +63,8 @@ def quirky_release(root: Path, release_id: str = "2026-10-06", *, shards: int = 
         citation(10, 20),  # endpoint_not_eligible (no date)
         citation(21, 10),  # endpoint_not_eligible (before cutoff)
         citation(10, 424242),  # endpoint_not_eligible (unknown paper)
+        citation(25, 10),  # kept: a cleaned title keeps the paper and its edges
+        citation(32, 10),  # endpoint_not_eligible (MathML title)
     ]
     return write_release(root, release_id, papers, citations, [venue("pv-1", "Proceedings of Venue One"), venue("pv-2", "")], shards=shards)
 
@@ -68,7 +76,7 @@ def _table(path: Path) -> list[dict]:
 def test_eligibility_and_edge_rules(tmp_path: Path) -> None:
     out = ingest_release(quirky_release(tmp_path), CUTOFF, tmp_path / "snap")
     papers = {r["corpusid"]: r for r in _table(out / "papers.parquet")}
-    assert list(papers) == [10, 11, 12, 13, 14, 15]  # sorted by corpusid, one row per paper
+    assert list(papers) == [10, 11, 12, 13, 14, 15, 25, 28, 29, 30]  # sorted by corpusid, one row per paper
     assert papers[10] == {
         "corpusid": 10,
         "title": "Graph search in long contexts",
@@ -84,28 +92,36 @@ def test_eligibility_and_edge_rules(tmp_path: Path) -> None:
     assert papers[12]["venue"] == "Proceedings of Venue One" and papers[12]["journal"] is None  # → publication venue name
     assert papers[13]["authors"] == [{"id": "77", "name": "B. Legacy"}, {"id": None, "name": "No Id"}]
     assert papers[13]["venue"] is None and papers[13]["arxiv_id"] is None
+    assert [papers[i]["title"] for i in (14, 25, 28, 29, 30)] == [
+        "A < b > c is an inequality, not markup",
+        "Bold claim",
+        "Drosophila wing discs",
+        "CO2 capture & storage",
+        "Vec<T> is not a tag",
+    ]
 
     edges = [(r["citing"], r["cited"]) for r in _table(out / "edges.parquet")]
-    assert edges == [(10, 11), (11, 10), (12, 10), (13, 14), (15, 10)]
+    assert edges == [(10, 11), (11, 10), (12, 10), (13, 14), (15, 10), (25, 10)]
 
     rows = Snapshot.open(out).manifest["rows"]
     assert rows["papers"] == {
-        "read": 15,
-        "kept": 6,
+        "read": 21,
+        "kept": 10,
         "dropped": {
             "missing_corpusid": 1,
             "duplicate_corpusid": 1,
             "no_publication_date": 1,
             "invalid_publication_date": 1,
             "before_cutoff": 1,
-            "empty_title": 2,
-            "markup_title": 2,
+            "empty_title": 3,
+            "mathml_title": 3,
         },
+        "titles_cleaned": 3,  # 25, 28, 29 (11 is only trimmed, 30 has no tag)
     }
     assert rows["edges"] == {
-        "read": 12,
-        "kept": 5,
-        "dropped": {"null_citing": 1, "null_cited": 1, "self_loop": 1, "endpoint_not_eligible": 3, "duplicate": 1},
+        "read": 14,
+        "kept": 6,
+        "dropped": {"null_citing": 1, "null_cited": 1, "self_loop": 1, "endpoint_not_eligible": 4, "duplicate": 1},
     }
     assert set(rows["papers"]["dropped"]) == set(PAPER_DROP_REASONS) and set(rows["edges"]["dropped"]) == set(EDGE_DROP_REASONS)
 
@@ -124,7 +140,7 @@ def test_schemas_manifest_and_input_hashes(tmp_path: Path) -> None:
     for item in m["inputs"]:
         f = rdir / item["path"]
         assert item["size"] == f.stat().st_size and item["sha256"] == hashlib.sha256(f.read_bytes()).hexdigest()
-    assert m["files"]["papers.parquet"]["rows"] == 6 and m["files"]["edges.parquet"]["rows"] == 5
+    assert m["files"]["papers.parquet"]["rows"] == 10 and m["files"]["edges.parquet"]["rows"] == 6
     assert sorted(p.name for p in out.iterdir()) == ["edges.parquet", "manifest.json", "papers.parquet"]
 
 
@@ -147,7 +163,7 @@ def test_rerun_refuses_or_replaces_atomically(tmp_path: Path) -> None:
     assert (out / "manifest.json").read_bytes() == before
     ingest_release(rdir, dt.date(2026, 5, 1), out, replace=True)
     m = Snapshot.open(out).manifest
-    assert m["cutoff"] == "2026-05-01" and m["rows"]["papers"]["kept"] == 5
+    assert m["cutoff"] == "2026-05-01" and m["rows"]["papers"]["kept"] == 9
     assert sorted(p.name for p in tmp_path.iterdir()) == ["releases", "snap"]  # no temp or old folder left
 
 
@@ -209,8 +225,8 @@ def test_cli_ingest_summary_and_errors(tmp_path: Path) -> None:
     out = tmp_path / "snap"
     r = CliRunner().invoke(app, ["ingest", "--release", str(rdir), "--cutoff", "2026-04-01", "--out", str(out)])
     assert r.exit_code == 0, r.stdout
-    assert "SYNTHETIC" in r.stdout and "markup_title" in r.stdout and "kept" in r.stdout
-    assert json.loads((out / "manifest.json").read_text())["rows"]["edges"]["kept"] == 5
+    assert "SYNTHETIC" in r.stdout and "mathml_title" in r.stdout and "kept" in r.stdout and "3 kept titles rendered" in r.stdout
+    assert json.loads((out / "manifest.json").read_text())["rows"]["edges"]["kept"] == 6
     # The real entry point prints a GraphNIAHError as one line and exits 2.
     for args, message in (
         (["--cutoff", "2026-04-01", "--out", str(out)], "already exists"),

@@ -2,11 +2,15 @@
 
 Layout (shared with the demo generator and the API downloader)::
 
-    <release_dir>/release.json                 {"release_id": ..., "synthetic": ...}
+    <release_dir>/release.json                 {"release_id": ..., "synthetic": ...} (optional)
     <release_dir>/<dataset>/*.gz               gzip JSON-lines shards, any file names
-    <diff_dir>/diff.json                       {"from_release": ..., "to_release": ..., "synthetic": ...}
+    <diff_dir>/diff.json                       {"from_release": ..., "to_release": ..., "synthetic": ...} (optional)
     <diff_dir>/<dataset>/update_files/*.gz     complete new records (upserted by primary key)
     <diff_dir>/<dataset>/delete_files/*.gz     objects holding at least the primary key
+
+The descriptors are written by this project's downloader and demo generator. A release fetched
+with S2's own scripts has only the dataset folders: its id then comes from an option or from the
+folder name (``read_release_info``, ``read_diff_info``).
 
 **One normalising query per dataset.** ``papers_sql``/``citations_sql``/``venues_sql`` turn raw
 records of either S2AG format into the same typed columns: ids that are JSON strings (legacy) or
@@ -30,6 +34,7 @@ the exact line.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import hashlib
 import json
 import os
@@ -78,34 +83,44 @@ _GZIP_WBITS = 31  # zlib: gzip wrapper, 32 KiB window, verifies CRC-32 and ISIZE
 # --------------------------------------------------------------------------------------------
 
 
+# Where a release id came from (recorded in manifests and the store's provenance).
+ID_FROM_DESCRIPTOR = "descriptor"  # release.json / diff.json written by this project's downloader
+ID_FROM_OPTION = "option"  # --release-id, --from-release/--to-release (release_id=, from_release=/to_release=)
+ID_FROM_FOLDER_NAME = "folder_name"  # the folder is named like a release id (or <from>_to_<to>)
+
+# S2AG release ids are dates; a folder named like one (``2026-11-25``) names its release.
+_RELEASE_ID_NAME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_DIFF_NAME = re.compile(r"(?P<a>[0-9]{4}-[0-9]{2}-[0-9]{2})_to_(?P<b>[0-9]{4}-[0-9]{2}-[0-9]{2})")
+# Ids given as options end up in folder names (snapshots/<release>/…): no separators or spaces.
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
 @dataclass(frozen=True)
 class ReleaseInfo:
-    """What ``release.json`` says about a release folder."""
+    """A release folder's id, whether it is synthetic, and where the id came from (``ID_FROM_*``)."""
 
     release_id: str
     synthetic: bool
     path: Path
+    release_id_from: str = ID_FROM_DESCRIPTOR
 
 
 @dataclass(frozen=True)
 class DiffInfo:
-    """What ``diff.json`` says about a diff folder (one step between consecutive releases)."""
+    """A diff folder (one step between consecutive releases): from/to ids and where they came from."""
 
     from_release: str
     to_release: str
     synthetic: bool
     path: Path
+    release_ids_from: str = ID_FROM_DESCRIPTOR
 
     @property
     def name(self) -> str:
         return f"{self.from_release}_to_{self.to_release}"
 
 
-def _read_descriptor(path: Path, what: str) -> dict[str, Any]:
-    if not path.parent.is_dir():
-        raise GraphNIAHError(f"{what} folder {path.parent} does not exist")
-    if not path.is_file():
-        raise GraphNIAHError(f"{path.parent} is not an S2AG {what} folder: {path.name} is missing")
+def _read_descriptor(path: Path) -> dict[str, Any]:
     try:
         obj = read_json(path)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -122,25 +137,100 @@ def _field(obj: dict[str, Any], key: str, path: Path, kind: type) -> Any:
     return value
 
 
-def read_release_info(release_dir: Path) -> ReleaseInfo:
-    """Read ``release.json``; a missing or malformed descriptor is an error that names the file."""
+def _is_date_id(name: str) -> bool:
+    if not _RELEASE_ID_NAME.fullmatch(name):
+        return False
+    try:
+        dt.date.fromisoformat(name)
+    except ValueError:
+        return False
+    return True
+
+
+def _option_id(value: str, option: str) -> str:
+    if not _SAFE_ID.fullmatch(value):
+        raise GraphNIAHError(f"{option} {value!r} is not a usable release id: use letters, digits, '.', '_' or '-' (e.g. 2026-11-25)")
+    return value
+
+
+def _require_dir(folder: Path, what: str) -> None:
+    if not folder.is_dir():
+        raise GraphNIAHError(f"{what} folder {folder} does not exist")
+
+
+def _refuse_unfinished_download(folder: Path, pattern: str, marker: str) -> None:
+    """Without a descriptor, a folder holding a downloader's ``.part`` files is a download that
+    stopped half-way (``graphniah s2ag download`` writes the descriptor last): never read it."""
+    part = next(iter(sorted(folder.glob(pattern))), None)
+    if part is not None:
+        raise GraphNIAHError(
+            f"{folder} looks like an unfinished download: it has no {marker} but holds the partial file {part}; "
+            "run the download again to finish it (`graphniah s2ag download` / `graphniah s2ag diffs`)"
+        )
+
+
+def read_release_info(release_dir: Path, release_id: str | None = None) -> ReleaseInfo:
+    """The id of a release folder: from its ``release.json`` (this project's downloader and demo
+    generator write one), else from ``release_id`` (``--release-id``), else from the folder's name
+    when that is a release id (``2026-11-25``) — a release fetched with S2's own scripts is just
+    the dataset folders. A ``release_id`` that contradicts ``release.json`` is an error; so is a
+    folder whose id cannot be determined (the message says which option to pass). Releases
+    without a descriptor are real S2AG data (``synthetic`` False).
+    """
     release_dir = Path(release_dir)
+    _require_dir(release_dir, "release")
     path = release_dir / RELEASE_FILE
-    obj = _read_descriptor(path, "release")
-    return ReleaseInfo(_field(obj, "release_id", path, str), bool(obj.get("synthetic", False)), release_dir)
-
-
-def read_diff_info(diff_dir: Path) -> DiffInfo:
-    """Read ``diff.json`` (from/to release ids, synthetic flag)."""
-    diff_dir = Path(diff_dir)
-    path = diff_dir / DIFF_FILE
-    obj = _read_descriptor(path, "diff")
-    return DiffInfo(
-        _field(obj, "from_release", path, str),
-        _field(obj, "to_release", path, str),
-        bool(obj.get("synthetic", False)),
-        diff_dir,
+    if path.is_file():
+        obj = _read_descriptor(path)
+        rid = _field(obj, "release_id", path, str)
+        if release_id is not None and release_id != rid:
+            raise GraphNIAHError(f"--release-id {release_id} contradicts {path}, which names release {rid}; drop the option or fix the folder")
+        return ReleaseInfo(rid, bool(obj.get("synthetic", False)), release_dir, ID_FROM_DESCRIPTOR)
+    _refuse_unfinished_download(release_dir, "*/*.part", RELEASE_FILE)
+    if release_id is not None:
+        return ReleaseInfo(_option_id(release_id, "--release-id"), False, release_dir, ID_FROM_OPTION)
+    name = release_dir.resolve().name
+    if _is_date_id(name):
+        return ReleaseInfo(name, False, release_dir, ID_FROM_FOLDER_NAME)
+    raise GraphNIAHError(
+        f"cannot tell which S2AG release {release_dir} holds: it has no {RELEASE_FILE} and its name "
+        f"{name!r} is not a release id (a date such as 2026-11-25); pass --release-id "
+        "RELEASE_ID (release_id=...), or rename the folder to its release id"
     )
+
+
+def read_diff_info(diff_dir: Path, from_release: str | None = None, to_release: str | None = None) -> DiffInfo:
+    """The from/to ids of a diff folder: from its ``diff.json``, else from ``from_release`` and
+    ``to_release`` (``--from-release/--to-release``, both), else from a folder named
+    ``<from>_to_<to>`` with two release ids; otherwise an error that names the options.
+    """
+    diff_dir = Path(diff_dir)
+    _require_dir(diff_dir, "diff")
+    given = (from_release, to_release)
+    if (from_release is None) != (to_release is None):
+        raise GraphNIAHError(f"diff {diff_dir}: pass both --from-release and --to-release (got only {'--from-release' if from_release else '--to-release'})")
+    path = diff_dir / DIFF_FILE
+    if path.is_file():
+        obj = _read_descriptor(path)
+        ids = (_field(obj, "from_release", path, str), _field(obj, "to_release", path, str))
+        if from_release is not None and given != ids:
+            raise GraphNIAHError(f"--from-release/--to-release {from_release} → {to_release} contradict {path}, which says {ids[0]} → {ids[1]}")
+        return DiffInfo(*ids, bool(obj.get("synthetic", False)), diff_dir, ID_FROM_DESCRIPTOR)
+    _refuse_unfinished_download(diff_dir, "*/*/*.part", DIFF_FILE)
+    if from_release is not None and to_release is not None:
+        a, b = _option_id(from_release, "--from-release"), _option_id(to_release, "--to-release")
+        how = ID_FROM_OPTION
+    elif (m := _DIFF_NAME.fullmatch(diff_dir.resolve().name)) and _is_date_id(m["a"]) and _is_date_id(m["b"]):
+        a, b, how = m["a"], m["b"], ID_FROM_FOLDER_NAME
+    else:
+        raise GraphNIAHError(
+            f"cannot tell which releases diff {diff_dir} goes between: it has no {DIFF_FILE} and its name "
+            f"{diff_dir.resolve().name!r} is not <from>_to_<to> (e.g. 2026-11-18_to_2026-11-25); pass --from-release "
+            "FROM --to-release TO (from_release=..., to_release=...)"
+        )
+    if a == b:
+        raise GraphNIAHError(f"diff {diff_dir} goes from release {a} to itself; check --from-release/--to-release")
+    return DiffInfo(a, b, False, diff_dir, how)
 
 
 def shard_files(folder: Path) -> tuple[Path, ...]:
@@ -425,9 +515,13 @@ def sql_str(s: str | Path) -> str:
     return "'" + str(s).replace("'", "''") + "'"
 
 
+def strip_ws_sql(expr: str) -> str:
+    """``expr`` without white space (Unicode separators included) at either end."""
+    return f"regexp_replace({expr}, '^{_WS_CLASS}+|{_WS_CLASS}+$', '', 'g')"
+
+
 def _trim_title(expr: str) -> str:
-    strip = f"regexp_replace({expr}, '^{_WS_CLASS}+|{_WS_CLASS}+$', '', 'g')"
-    return f"CASE WHEN ord({expr}[1]) IN ({_WS_CODES}) OR ord({expr}[-1]) IN ({_WS_CODES}) THEN {strip} ELSE {expr} END"
+    return f"CASE WHEN ord({expr}[1]) IN ({_WS_CODES}) OR ord({expr}[-1]) IN ({_WS_CODES}) THEN {strip_ws_sql(expr)} ELSE {expr} END"
 
 
 def _clean(expr: str) -> str:
@@ -749,15 +843,15 @@ class VerifiedRead:
 TABLES = {PAPERS: "papers", CITATIONS: "citations", VENUES: "venues"}
 
 
-def load_release_tables(con: duckdb.DuckDBPyConnection, release_dir: Path) -> tuple[ReleaseInfo, tuple[InputFile, ...]]:
+def load_release_tables(con: duckdb.DuckDBPyConnection, release_dir: Path, release_id: str | None = None) -> tuple[ReleaseInfo, tuple[InputFile, ...]]:
     """Create (or replace) the ``papers``/``citations``/``venues`` tables from a release folder,
     one row per primary key (``drop_duplicates``) — the release store's full load.
 
-    Raises ``GraphNIAHError`` for a missing descriptor or dataset folder, damaged files, bad
-    records, or a release without papers.
+    Raises ``GraphNIAHError`` for an unknown release id (``read_release_info``), a missing dataset
+    folder, damaged files, bad records, or a release without papers.
     """
     release_dir = Path(release_dir)
-    info = read_release_info(release_dir)
+    info = read_release_info(release_dir, release_id)
     sources = release_sources(release_dir)
     with VerifiedRead(con, [s for ds in READ_DATASETS for s in sources[ds]]) as vr:
         for ds in READ_DATASETS:

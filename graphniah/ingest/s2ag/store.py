@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -33,8 +33,10 @@ from typing import Any
 import duckdb
 
 from graphniah.errors import GraphNIAHError
+from graphniah.ingest.s2ag.limits import Limits, out_of_memory
 from graphniah.ingest.s2ag.read import (
     CITATIONS,
+    ID_FROM_DESCRIPTOR,
     NORMALISE_SQL,
     PAPERS,
     READ_DATASETS,
@@ -64,7 +66,8 @@ class _Record:
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Any:
-        kw = {f.name: obj[f.name] for f in fields(cls)}  # type: ignore[arg-type]
+        # Fields added later have defaults; records written before them read as those defaults.
+        kw = {f.name: obj[f.name] for f in fields(cls) if f.name in obj or f.default is MISSING}  # type: ignore[arg-type]
         kw["synthetic"] = bool(kw["synthetic"])
         kw["inputs"] = tuple(InputFile(i["dataset"], i["role"], i["path"], int(i["size"]), i["sha256"]) for i in kw["inputs"])
         return cls(**kw)
@@ -79,6 +82,7 @@ class LoadedRelease(_Record):
     path: str
     inputs: tuple[InputFile, ...]
     loaded_at: str
+    release_id_from: str = ID_FROM_DESCRIPTOR  # read.ID_FROM_*: release.json, option or folder name
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,7 @@ class AppliedDiff(_Record):
     path: str
     inputs: tuple[InputFile, ...]
     applied_at: str
+    release_ids_from: str = ID_FROM_DESCRIPTOR  # read.ID_FROM_*: diff.json, options or folder name
 
 
 @dataclass(frozen=True)
@@ -130,18 +135,21 @@ def _now() -> str:
 class ReleaseStore:
     """A DuckDB file holding one S2AG release; see the module docstring.
 
-    ``ReleaseStore.open(path)`` creates the file if it is missing. The store keeps its connection
-    open (DuckDB allows one writing process per file); close it with ``close()`` or use it as a
-    context manager.
+    ``ReleaseStore.open(path, limits)`` creates the file if it is missing. The store keeps its
+    connection open (DuckDB allows one writing process per file); close it with ``close()`` or use
+    it as a context manager. DuckDB works within ``limits`` (memory, threads) and spills to
+    ``<store>.tmp/`` beside the file, so loading a release larger than memory works.
     """
 
-    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection, limits: Limits) -> None:
         self.path = Path(path)
         self._con = con
+        self.limits = limits
 
     @classmethod
-    def open(cls, path: Path) -> ReleaseStore:
+    def open(cls, path: Path, limits: Limits | None = None) -> ReleaseStore:
         path = Path(path)
+        limits = limits or Limits.resolve()
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             con = duckdb.connect(str(path))
@@ -149,8 +157,9 @@ class ReleaseStore:
             raise GraphNIAHError(f"cannot open release store {path}: {str(e).splitlines()[0]} (is another graphniah process using it?)") from None
         except duckdb.Error as e:
             raise GraphNIAHError(f"{path} is not a usable release store (DuckDB file): {str(e).splitlines()[0]}") from None
+        limits.configure(con, path.with_name(path.name + ".tmp"))
         con.execute("CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)")
-        return cls(path, con)
+        return cls(path, con, limits)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -203,24 +212,30 @@ class ReleaseStore:
     # -- updates ---------------------------------------------------------------------------
 
     def _transaction(self) -> _Transaction:
-        return _Transaction(self._con)
+        return _Transaction(self._con, self.limits)
 
-    def load_release(self, release_dir: Path) -> None:
-        """Replace the store's contents with the full release in ``release_dir`` (one transaction)."""
+    def load_release(self, release_dir: Path, release_id: str | None = None) -> None:
+        """Replace the store's contents with the full release in ``release_dir`` (one transaction).
+
+        The release id comes from ``release.json``, else ``release_id``, else the folder name
+        (``read.read_release_info``); the store records which.
+        """
         release_dir = Path(release_dir)
-        read_release_info(release_dir)  # fail early on a missing descriptor
+        read_release_info(release_dir, release_id)  # fail early on an unknown release id
         with self._transaction():
-            info, inputs = load_release_tables(self._con, release_dir)
-            self._write_state(StoreState(LoadedRelease(info.release_id, info.synthetic, str(release_dir.resolve()), inputs, _now()), ()))
+            info, inputs = load_release_tables(self._con, release_dir, release_id)
+            loaded = LoadedRelease(info.release_id, info.synthetic, str(release_dir.resolve()), inputs, _now(), info.release_id_from)
+            self._write_state(StoreState(loaded, ()))
 
-    def apply_diff(self, diff_dir: Path) -> None:
+    def apply_diff(self, diff_dir: Path, from_release: str | None = None, to_release: str | None = None) -> None:
         """Apply one diff (upserts, then deletes, per dataset) and advance the release id, atomically.
 
-        The diff's ``from_release`` must equal the store's current release, so diffs can only be
-        applied once and in order.
+        The diff's from/to ids come from ``diff.json``, else ``from_release``/``to_release``, else
+        a folder named ``<from>_to_<to>`` (``read.read_diff_info``). Its ``from_release`` must
+        equal the store's current release, so diffs can only be applied once and in order.
         """
         diff_dir = Path(diff_dir)
-        info = read_diff_info(diff_dir)
+        info = read_diff_info(diff_dir, from_release, to_release)
         state = self.state
         if state is None:
             raise GraphNIAHError(f"release store {self.path} is empty: load release {info.from_release} before applying diff {diff_dir.name}")
@@ -245,7 +260,7 @@ class ReleaseStore:
                         self._delete_keys(ds)
                 self._con.execute("DROP TABLE IF EXISTS _keys")
             # Same transaction: the data change and the new release id commit together.
-            applied = AppliedDiff(info.from_release, info.to_release, info.synthetic, str(diff_dir.resolve()), vr.inputs, _now())
+            applied = AppliedDiff(info.from_release, info.to_release, info.synthetic, str(diff_dir.resolve()), vr.inputs, _now(), info.release_ids_from)
             self._write_state(StoreState(state.base, (*state.diffs, applied)))
 
     def _check_delete_keys(self, ds: str, diff_dir: Path) -> None:
@@ -278,10 +293,12 @@ class ReleaseStore:
 
 
 class _Transaction:
-    """BEGIN … COMMIT, or ROLLBACK on any exception (including KeyboardInterrupt)."""
+    """BEGIN … COMMIT, or ROLLBACK on any exception (including KeyboardInterrupt); DuckDB running
+    out of memory becomes a ``GraphNIAHError`` naming the limit (after the rollback)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, limits: Limits) -> None:
         self._con = con
+        self._limits = limits
 
     def __enter__(self) -> None:
         self._con.execute("BEGIN TRANSACTION")
@@ -289,5 +306,7 @@ class _Transaction:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         if exc is None:
             self._con.execute("COMMIT")
-        else:
-            self._con.execute("ROLLBACK")
+            return
+        self._con.execute("ROLLBACK")
+        if isinstance(exc, duckdb.OutOfMemoryException):
+            raise out_of_memory(exc, self._limits) from None

@@ -52,7 +52,8 @@ def _release_pair(root: Path, *, legacy: bool = False) -> tuple[Path, Path, Path
 
     p2 = dict(p1)
     p2[2] = paper(2, "Study 2 of citation graphs, revised", legacy=legacy)  # changed record
-    p2[6] = paper(6, "Now with <i>markup</i>", legacy=legacy)  # becomes ineligible
+    p2[6] = paper(6, "Now with <mml:math><mml:mi>x</mml:mi></mml:math>", legacy=legacy)  # becomes ineligible (MathML)
+    p2[9] = paper(9, "Study 9 of <i>citation</i> graphs", legacy=legacy)  # stays, rendered without the tags
     p2[7] = paper(7, "Waiting for a date", date="2026-06-01", legacy=legacy)  # becomes eligible
     p2[13] = paper(13, "A new paper", date="2026-09-30", legacy=legacy)  # inserted
     del p2[11]  # deleted (its citations go too)
@@ -69,7 +70,7 @@ def _release_pair(root: Path, *, legacy: bool = False) -> tuple[Path, Path, Path
         return {k: c[k] for k in ("citationid", "citingcorpusid", "citedcorpusid") if k in c}
 
     updates = {
-        "papers": [p2[2], p2[6], p2[7], p2[13]],
+        "papers": [p2[2], p2[6], p2[7], p2[9], p2[13]],
         "citations": [citation(a, b, legacy=legacy) for a, b in [(13, 1), (13, 7), (6, 1)]],
         "publication-venues": v2,
     }
@@ -92,10 +93,12 @@ def test_diff_equivalence_on_hand_built_releases(tmp_path: Path, legacy: bool) -
     papers = {r["corpusid"]: r for r in pq.read_table(inc / "papers.parquet").to_pylist()}
     assert 7 in papers and 13 in papers and 6 not in papers and 11 not in papers
     assert papers[2]["title"].endswith("revised") and papers[8]["venue"] == "New Venue Name"
+    assert papers[9]["title"] == "Study 9 of citation graphs"
     edges = {(r["citing"], r["cited"]) for r in pq.read_table(inc / "edges.parquet").to_pylist()}
     assert (3, 4) not in edges and (13, 7) in edges and (7, 2) in edges and (6, 1) not in edges
     m = Snapshot.open(inc).manifest
     assert m["release_id"] == "2026-10-13" and m["source"]["type"] == "store"
+    assert m["rows"]["papers"]["titles_cleaned"] == 1 and m["rows"]["papers"]["dropped"]["mathml_title"] == 1
     assert m["source"]["base_release"]["release_id"] == "2026-10-06"
     assert [(d["from_release"], d["to_release"]) for d in m["source"]["diffs"]] == [("2026-10-06", "2026-10-13")]
     assert {i["origin"] for i in m["inputs"]} == {"2026-10-06", "2026-10-06_to_2026-10-13"}
