@@ -82,7 +82,7 @@ def measure_full(snapshot_dir: str, pool: int, seed: int) -> dict:
         t3 = time.perf_counter()
         per_depth[depth] = {
             "kept": pr.n_kept,
-            "removed_per_round": [[r.removed_small_components, r.removed_by_bound] for r in pr.rounds],
+            "removed": [pr.removed_small_components, pr.removed_by_bound],
             "prune_s": round(t2 - t1, 2),
             "pool_s": round(t3 - t2, 2),
             "paths": pp.size,
@@ -247,7 +247,7 @@ def main() -> None:
         print(f"  WARNING: fewer than 1,000,000 eligible papers; raise --papers (now {args.papers:,})")
     for depth, d in r["depths"].items():
         print(
-            f"  depth {depth:>2}: kept {d['kept']:,} (removed per round [components, bound]: {d['removed_per_round']}); "
+            f"  depth {depth:>2}: kept {d['kept']:,} (removed [components, bound]: {d['removed']}); "
             f"prune {d['prune_s']}s; {d['paths']} paths in {d['pool_s']}s ({d['attempts']} searches, {d['steps']:,} steps, rejects {d['rejects']})"
         )
     print(f"  total {r['total_s']}s, peak memory {r['peak_rss_mb']:,} MB")

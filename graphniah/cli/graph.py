@@ -67,9 +67,9 @@ def prune_cmd(
     snap = _snapshot(snapshot, root)
     g = _load(snap, console)
     results = prune_snapshot(snap, depths, graph=g, log=lambda m: console.print(m, markup=False, highlight=False))
-    table = Table("depth", "path papers", "papers in", "kept", "rounds", "removed per round")
+    table = Table("depth", "path papers", "papers in", "kept", "removed: small components", "removed: bound")
     for d, r in results.items():
-        table.add_row(str(d), str(r.length), f"{r.papers_allowed:,}", f"{r.n_kept:,}", str(len(r.rounds)), " ".join(f"{x.removed:,}" for x in r.rounds))
+        table.add_row(str(d), str(r.length), f"{r.papers_allowed:,}", f"{r.n_kept:,}", f"{r.removed_small_components:,}", f"{r.removed_by_bound:,}")
     console.print(table)
 
 

@@ -1,7 +1,7 @@
 """Graph stage: the citation graph in memory, pruning for a depth, and path pools.
 
     g = CitationGraph.load(snapshot)
-    result = prune(g, depth)                          # PruneResult (kept mask, bounds, rounds)
+    result = prune(g, depth)                          # PruneResult (kept mask, bounds, removal counts)
     pool = sample_path_pool(g, depth, 1000, rng)      # PathPool (paths as corpus ids)
     write_pruned(snapshot, g, result); write_pool(snapshot, pool, seed=seed)
     load_pool(snapshot, depth)
@@ -12,7 +12,7 @@
 
 from graphniah.graph.citation_graph import CitationGraph, usable_metadata_mask
 from graphniah.graph.paths import PathPool, PoolParams, PoolStats, Rejects, explain_short, sample_path_pool
-from graphniah.graph.prune import PruneResult, PruneRound, block_cut_bounds, path_length, prune
+from graphniah.graph.prune import PruneResult, block_cut_bounds, path_length, prune
 from graphniah.graph.store import (
     PoolOutcome,
     build_path_pools,
@@ -33,7 +33,6 @@ __all__ = [
     "PoolParams",
     "PoolStats",
     "PruneResult",
-    "PruneRound",
     "Rejects",
     "block_cut_bounds",
     "build_path_pools",

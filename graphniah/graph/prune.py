@@ -1,21 +1,24 @@
 """Pruning: remove the papers that cannot lie on a simple path of ``L = 3k - 2`` papers.
 
-Longest simple path is NP-hard, so pruning uses upper bounds and iterates to a fixed point:
+Longest simple path is NP-hard, so pruning uses upper bounds, in one pass:
 
-1. a connected component with fewer than ``L`` papers holds no ``L``-path;
+1. a connected component with fewer than ``L`` papers holds no ``L``-path (a cheap pre-filter:
+   the bound below never exceeds the size of a paper's component, so rule 2 alone would remove
+   these papers too, at the cost of computing their blocks);
 2. the biconnected components (blocks) and their block-cut tree bound the number of papers of any
    simple path through a paper (``block_cut_bounds``); papers whose bound is below ``L`` go.
 
-Removing papers can split blocks and components, which lowers other bounds, hence the repetition.
-(Measured usefulness, ``bench/graph.py`` on a 1M-paper demo snapshot: the component rule removes
-about a third of the papers, the bound a few hundred more at depth 4 and none at depth 16 or 32,
-because what remains hangs off a large 2-connected core; the second round has removed nothing in
-any graph tried, but it is kept because the bound is not proven to be idempotent.)
+Soundness: by ``block_cut_bounds``, a paper on an ``L``-path has bound ``>= L``, so no paper of
+that path is removed. Every paper on an ``L``-path of the starting graph is kept.
 
-Soundness of the iteration: by ``block_cut_bounds``, a paper on an ``L``-path of the current graph
-has bound ``>= L``, so no paper of that path is removed; the path therefore survives in the next,
-smaller graph, and by induction in the final one. Every paper on an ``L``-path of the starting
-graph is kept.
+One pass is the fixed point. Removing papers could, a priori, split blocks and components and
+lower other papers' bounds, so an earlier version repeated the two rules until nothing changed;
+its second round never removed a paper (1,500 random graphs, and the 1M-paper demo snapshot).
+That is a theorem, proven in ``prune``'s docstring: after one pass every remaining component has
+``>= L`` papers and every remaining paper keeps exactly the bounds it had (both of them: through
+and end), so a second pass removes nothing and the first pass's bounds are the final graph's.
+``tests/graph/test_prune.py`` checks this on every graph with at most 7 vertices and on random
+ones, against the bounds computed afresh on the pruned graph.
 
 The starting graph is the snapshot graph induced on the *allowed* papers (by default those with
 usable metadata: a pooled path never contains any other paper, so removing them first loses no
@@ -223,26 +226,13 @@ def graph_blocks(n: int, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.n
     return sizes, members
 
 
-@dataclass(frozen=True)
-class PruneRound:
-    """What one round removed."""
-
-    papers_before: int
-    removed_small_components: int
-    removed_by_bound: int
-
-    @property
-    def removed(self) -> int:
-        return self.removed_small_components + self.removed_by_bound
-
-
 @dataclass(frozen=True, eq=False)
 class PruneResult:
-    """The fixed point of pruning for one depth, over the vertices of a ``CitationGraph``.
+    """Pruning for one depth, over the vertices of a ``CitationGraph`` (a fixed point: see ``prune``).
 
     ``kept``, ``path_bound`` and ``end_bound`` are per-vertex arrays; the bounds are those of the
-    final (pruned) graph and 0 for removed papers. ``end_bound[v] >= L`` is the sound test for
-    "``v`` can end an ``L``-path" that path sampling uses to choose start papers.
+    pruned graph and 0 for removed papers. ``end_bound[v] >= L`` is the sound test for "``v`` can
+    end an ``L``-path" that path sampling uses to choose start papers.
     """
 
     depth: int
@@ -250,7 +240,8 @@ class PruneResult:
     kept: np.ndarray
     path_bound: np.ndarray
     end_bound: np.ndarray
-    rounds: tuple[PruneRound, ...]
+    removed_small_components: int
+    removed_by_bound: int
     papers_total: int
     papers_allowed: int
 
@@ -271,14 +262,8 @@ class PruneResult:
             "papers_excluded_metadata_or_not_allowed": self.papers_total - self.papers_allowed,
             "papers_in": self.papers_allowed,
             "papers_kept": self.n_kept,
-            "rounds": [
-                {
-                    "papers_before": r.papers_before,
-                    "removed_small_components": r.removed_small_components,
-                    "removed_by_bound": r.removed_by_bound,
-                }
-                for r in self.rounds
-            ],
+            "removed_small_components": self.removed_small_components,
+            "removed_by_bound": self.removed_by_bound,
         }
 
 
@@ -293,50 +278,73 @@ def _induced_edges(g: CitationGraph, alive: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def prune(g: CitationGraph, depth: int, *, allowed: np.ndarray | None = None) -> PruneResult:
-    """Prune ``g`` for question depth ``depth`` (paths of ``3*depth - 2`` papers) to a fixed point.
+    """Prune ``g`` for question depth ``depth`` (paths of ``L = 3*depth - 2`` papers), in one pass.
 
     ``allowed`` (bool per vertex) is the starting vertex set; default: papers with usable metadata.
-    Passing a previous result's ``kept`` resumes from it (one round confirms a fixed point).
+    Passing a previous result's ``kept`` removes nothing and returns the same bounds (below).
 
-    Each round drops small components, then recomputes bounds only for the components that
-    changed: a component none of whose papers lost a neighbour keeps its vertex set and edges, so
-    its blocks and bounds are those of the previous round (the first round computes all).
+    **One pass is a fixed point, and keeps the bounds.** Let G0 be the allowed graph without its
+    components of fewer than L papers, T its block-cut forest (block weight w(B) = |B| - 1), G1
+    what remains after removing the papers with through(v) < L. As the proof of
+    ``block_cut_bounds`` shows, through(B) = 1 + the largest weight of a tree path of T containing
+    B, and end(v) = 1 + the largest weight of a tree path of T starting at v's node (v's block
+    when v lies in one block, the cut node v otherwise). Call B *good* if through(B) >= L; every
+    block of a tree path of weight >= L - 1 is good, and a paper is kept iff it lies in a good block.
+
+    1. A bad block B keeps at most one paper. A kept paper u of B lies in a good block Bu != B,
+       so u is a cut vertex. Let P be a heaviest tree path through Bu (weight >= L - 1). P avoids
+       B (else B is good), so it lies in the part of T - B on u's side. From u, go to the node y
+       of P nearest to u, then along P to its heavier side of y: the two sides share y, so the
+       heavier one weighs >= weight(P) / 2, and F(B->u) >= (L - 1) / 2. Two kept papers u != w
+       would give through(B) >= |B| + F(B->u) + F(B->w) >= 2 + L - 1 > L: B would be good.
+    2. So every edge of a bad block loses an end, and G1 is exactly the union of the good blocks
+       with their edges. A good block stays 2-connected (or a bridge) in G1, and each block of
+       G1 lies inside a block of G0 (G1 is a subgraph); so the blocks of G1 are the good blocks,
+       its cut vertices are the papers in two or more good blocks, and its block-cut forest T1
+       is the subforest of T on those nodes, with the same weights. Tree paths of T1 are tree
+       paths of T, so no bound of G1 exceeds the bound of G0.
+    3. through: a heaviest tree path of T through a good block weighs >= L - 1, so all its blocks
+       are good and it is a path of T1: through(B) is the same in G1. For a kept paper the
+       maximum over its blocks is taken at a good one, so through(v) is unchanged (>= L). That
+       path's blocks also hold 1 + weight >= L papers of v's component, so no component of G1
+       is small: a second pass removes nothing.
+    4. end: let Q be a heaviest tree path of T from v's node and Bg a good block at v; it
+       suffices that every block of Q is good (then Q, less the weight-0 node v where v is no
+       longer a cut vertex, is a path of T1). (a) If Q starts with Bg (always when v lies in one
+       block), it leaves Bg through a cut c1 != v with the heaviest arm of Bg not via v; adding
+       Bg's heaviest arm through another cut gives a tree path through all of Q's blocks weighing
+       w(Bg) + the two heaviest arms = through(Bg) - 1 >= L - 1. (b) If Q starts with a block
+       B1 != Bg, then weight(Q) = F(Bg->v) (B1 is v's heaviest direction) and weight(Q) >=
+       F(v->Bg) = w(Bg) + a, where a is Bg's heaviest arm not via v. Bg's two heaviest arms
+       therefore sum to at most weight(Q) + a, and Q extended at v into Bg and along that arm is
+       a tree path through all of Q's blocks weighing weight(Q) + w(Bg) + a >= through(Bg) - 1.
+    ∎ So the bounds computed in the pass are those of the pruned graph, and no recomputation
+    is needed; ``tests/graph/test_prune.py`` checks both claims by brute force.
     """
     length = path_length(depth)
     alive = np.array(g.has_usable_metadata if allowed is None else allowed, dtype=bool, copy=True)
     if alive.shape != (g.n,):
         raise ValueError(f"allowed must be a bool array of {g.n} vertices")
     papers_allowed = int(np.count_nonzero(alive))
-    ea, eb = g.undirected_edges
+    ids, a, b = _induced_edges(g, alive)
+    adj = sp.coo_matrix((np.ones(a.size, np.int8), (a, b)), shape=(ids.size, ids.size))
+    _, label = csgraph.connected_components(adj, directed=False)
+    small = np.bincount(label)[label] < length
+    alive[ids[small]] = False
+    # Bounds of the components that are big enough (blocks never span components, so computing
+    # them on the induced subgraph of all of them at once gives each component's own bounds).
+    rids, ra, rb = _induced_edges(g, alive)
     through = np.zeros(g.n, dtype=np.int64)
     end = np.zeros(g.n, dtype=np.int64)
-    touched = alive.copy()  # papers whose component changed since its bounds were computed
-    rounds: list[PruneRound] = []
-    while True:
-        before = int(np.count_nonzero(alive))
-        ids, a, b = _induced_edges(g, alive)
-        adj = sp.coo_matrix((np.ones(a.size, np.int8), (a, b)), shape=(ids.size, ids.size))
-        _, label = csgraph.connected_components(adj, directed=False)
-        small = np.bincount(label)[label] < length
-        n_small = int(np.count_nonzero(small))
-        alive[ids[small]] = False
-        changed = np.zeros(label.size and int(label.max()) + 1, dtype=bool)
-        changed[label[touched[ids] & ~small]] = True
-        redo = np.zeros(g.n, dtype=bool)
-        redo[ids[changed[label] & ~small]] = True
-        rids, ra, rb = _induced_edges(g, redo)
-        through[rids], end[rids] = block_cut_bounds(rids.size, *graph_blocks(rids.size, ra, rb))
-        low = redo & (through < length)
-        n_low = int(np.count_nonzero(low))
-        alive[low] = False
-        rounds.append(PruneRound(before, n_small, n_low))
-        if n_low == 0:
-            # The bounds are those of the current graph, whose components all have >= L papers
-            # (small ones went first): another round would remove nothing.
-            break
-        touched = np.zeros(g.n, dtype=bool)
-        touched[eb[low[ea] & alive[eb]]] = True
-        touched[ea[low[eb] & alive[ea]]] = True
+    through[rids], end[rids] = block_cut_bounds(rids.size, *graph_blocks(rids.size, ra, rb))
+    low = alive & (through < length)
+    alive[low] = False
     through[~alive] = 0
     end[~alive] = 0
-    return PruneResult(depth, length, alive, through, end, tuple(rounds), g.n, papers_allowed)
+    return PruneResult(
+        depth, length, alive, through, end,
+        removed_small_components=int(np.count_nonzero(small)),
+        removed_by_bound=int(np.count_nonzero(low)),
+        papers_total=g.n,
+        papers_allowed=papers_allowed,
+    )

@@ -4,7 +4,7 @@ Layout under a snapshot folder (all files written atomically, the manifest last,
 that exists describes a complete Parquet file, which it also names by sha256):
 
     pruned/depth=K.parquet   column ``corpusid`` (ascending): the papers kept for depth K
-    pruned/depth=K.json      snapshot hash, depth, per-round removal counts, package version
+    pruned/depth=K.json      snapshot hash, depth, removal counts per rule, package version
     paths/depth=K.parquet    column ``path``: list<int64> of 3K-2 corpus ids per row
     paths/depth=K.json       snapshot hash, seed, parameters, attempts, steps, rejects by reason
 
@@ -166,7 +166,7 @@ def rng_for(seed: int, depth: int) -> np.random.Generator:
 
 
 def _allowed_from_file(snapshot: Snapshot, g: CitationGraph, depth: int) -> np.ndarray | None:
-    """Start pruning from a stored fixed point when there is a valid one (one round confirms it)."""
+    """Start pruning from a stored fixed point when there is a valid one (pruning it removes nothing)."""
     try:
         kept = load_pruned(snapshot, depth)
     except GraphNIAHError:
@@ -192,8 +192,10 @@ def prune_snapshot(
             write_pruned(snapshot, g, result, seconds=secs)
         out[depth] = result
         if log:
-            removed = ", ".join(str(r.removed) for r in result.rounds)
-            log(f"depth {depth}: kept {result.n_kept:,} of {result.papers_allowed:,} papers in {len(result.rounds)} rounds (removed per round: {removed}) in {secs:.1f}s")
+            log(
+                f"depth {depth}: kept {result.n_kept:,} of {result.papers_allowed:,} papers (removed "
+                f"{result.removed_small_components:,} in small components, {result.removed_by_bound:,} by the bound) in {secs:.1f}s"
+            )
     return out
 
 

@@ -106,7 +106,7 @@ def test_long_chain_is_handled_without_deep_recursion() -> None:
     assert np.all(end == np.maximum(np.arange(n) + 1, n - np.arange(n)))
 
 
-def test_pruning_removes_what_cannot_be_on_a_path_and_reports_rounds() -> None:
+def test_pruning_removes_what_cannot_be_on_a_path_and_counts_each_rule() -> None:
     """A 13-cycle with short branches (19 papers), a 12-paper path (too small a component for
     depth 5, L = 13), a 5-clique, and a 21-paper star (big enough, but no path through a star has
     more than 3 papers): the counts per round say which rule removed what."""
@@ -115,15 +115,16 @@ def test_pruning_removes_what_cannot_be_on_a_path_and_reports_rounds() -> None:
     g = nx.disjoint_union(nx.disjoint_union(core, nx.path_graph(12)), nx.complete_graph(5))
     result = prune(citation_graph(g), 5)
     assert result.kept[:19].all() and not result.kept[19:].any()
-    # the core's papers all lie on a 13-paper path; the bounds on the rest are already final
-    assert [(r.removed_small_components, r.removed_by_bound) for r in result.rounds] == [(17, 0)]
+    # the core's papers all lie on a 13-paper path
+    assert (result.removed_small_components, result.removed_by_bound) == (17, 0)
     assert result.summary()["papers_kept"] == 19
 
     with_star = nx.disjoint_union(g, nx.star_graph(20))
     result = prune(citation_graph(with_star), 5)
     assert result.kept[:19].all() and not result.kept[19:].any()
-    assert [(r.removed_small_components, r.removed_by_bound) for r in result.rounds] == [(17, 21), (0, 0)]
-    assert result.summary()["rounds"][0] == {"papers_before": 57, "removed_small_components": 17, "removed_by_bound": 21}
+    assert (result.removed_small_components, result.removed_by_bound) == (17, 21)
+    summary = result.summary()
+    assert (summary["papers_in"], summary["removed_small_components"], summary["removed_by_bound"]) == (57, 17, 21)
 
     # Depth 6 (L = 16): a path must run round the cycle and out along two branches; the bound is
     # exact on this cactus, so exactly the papers of such paths stay.
@@ -134,7 +135,7 @@ def test_pruning_removes_what_cannot_be_on_a_path_and_reports_rounds() -> None:
     # Depth 7 (L = 19): the core has 19 papers, so only the bound (2 + 13 + 2 = 17) removes it.
     result7 = prune(citation_graph(with_star), 7)
     assert result7.n_kept == 0
-    assert result7.rounds[0].removed_by_bound == 19 + 21
+    assert result7.removed_by_bound == 19 + 21
 
 
 def test_unusable_papers_are_excluded_before_pruning() -> None:
@@ -148,3 +149,82 @@ def test_unusable_papers_are_excluded_before_pruning() -> None:
     assert prune(cg, 2).kept.tolist() == [True] * 5 + [False] + [True] * 4
     everything = prune(cg, 3, allowed=np.ones(10, dtype=bool))
     assert everything.n_kept == 10
+
+
+# --------------------------------------------------------------------------------------------
+# One pass is the fixed point (the theorem in prune's docstring), checked by brute force
+# --------------------------------------------------------------------------------------------
+
+
+def _bounds_on(g: nx.Graph, vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Through and end bounds of the subgraph induced on ``vertices``, indexed by g's vertices (0 elsewhere)."""
+    n = g.number_of_nodes()
+    sub = nx.convert_node_labels_to_integers(g.subgraph(vertices.tolist()), label_attribute="v")
+    t, e = bounds(sub) if sub.number_of_nodes() else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    back = np.array([sub.nodes[i]["v"] for i in range(sub.number_of_nodes())], dtype=np.int64)
+    through, end = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    through[back], end[back] = t, e
+    return through, end
+
+
+def _one_pass_is_a_fixed_point(g: nx.Graph) -> int:
+    """For every path length L = 2..n: one pass (drop components < L, then papers with bound < L)
+    leaves components of >= L papers whose bounds, computed afresh, are the bounds the pass saw.
+    Returns how many L removed papers by the bound, i.e. how often a second round *could* have
+    mattered. Bounds never span components, so one computation on g serves every L."""
+    g = nx.convert_node_labels_to_integers(g)
+    n = g.number_of_nodes()
+    size = np.zeros(n, np.int64)
+    for comp in nx.connected_components(g):
+        size[list(comp)] = len(comp)
+    through, end = bounds(g)
+    assert np.all(through <= size)  # why the component rule is only a cheap pre-filter
+    removing = 0
+    seen: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+    for length in range(2, n + 1):
+        kept = (size >= length) & (through >= length)
+        removing += bool(np.any((size >= length) & ~kept))
+        key = kept.tobytes()
+        if key not in seen:
+            seen[key] = _bounds_on(g, np.flatnonzero(kept))
+        t1, e1 = seen[key]
+        after = g.subgraph(np.flatnonzero(kept).tolist())
+        assert all(len(c) >= length for c in nx.connected_components(after)), (sorted(g.edges()), length)
+        assert np.array_equal(t1[kept], through[kept]), (sorted(g.edges()), length)
+        assert np.array_equal(e1[kept], end[kept]), (sorted(g.edges()), length)
+        assert np.all(t1[kept] >= length)
+    return removing
+
+
+def test_one_pass_is_a_fixed_point_on_every_graph_with_at_most_seven_vertices() -> None:
+    """All 1,252 graphs of networkx's atlas (every graph on 1-7 vertices up to isomorphism), every L."""
+    graphs = nx.graph_atlas_g()[1:]
+    assert len(graphs) == 1252
+    removing = sum(_one_pass_is_a_fixed_point(g) for g in graphs)
+    assert removing > 150  # the bound does remove papers in many of these cases: the check is not vacuous
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_one_pass_is_a_fixed_point_on_random_graphs(shape: str) -> None:
+    removing = 0
+    for seed in range(60):
+        removing += _one_pass_is_a_fixed_point(random_shape(shape, np.random.default_rng([97, seed])))
+    assert removing > 0  # in every shape some L makes the bound remove papers
+
+
+def test_a_pruned_graph_is_pruned_again_to_itself() -> None:
+    """prune on its own result removes nothing and returns the same bounds (what ``prune_snapshot``
+    relies on when it resumes from a stored pruned set)."""
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(40):
+        g = nx.disjoint_union(random_shape("blocks", rng), random_shape("cactus", rng))
+        cg = citation_graph(g)
+        for depth in (2, 3, 4):
+            first = prune(cg, depth)
+            again = prune(cg, depth, allowed=first.kept)
+            assert np.array_equal(again.kept, first.kept)
+            assert np.array_equal(again.path_bound, first.path_bound) and np.array_equal(again.end_bound, first.end_bound)
+            assert (again.removed_small_components, again.removed_by_bound) == (0, 0)
+            checked += first.removed_by_bound > 0
+    assert checked > 0
