@@ -14,6 +14,22 @@ quotes, parentheses, a trailing full stop) and then reads the task's answer form
 A response without an answer block, or whose block does not normalise, has no answer
 (``extracted is None``) and is wrong. Run-level summaries reuse :mod:`graphniah.stats`
 (Wilson intervals, the Table 15 counting outcomes).
+
+**One scoring path.** Every accuracy in the project (``graphniah score``, the demo's table,
+``graphniah report``, the notebooks, the dataset export and the inspect_ai scorer) goes through two
+functions of this module:
+
+1. :func:`counted_records` decides which record of an example counts, per run (model and settings
+   hash; :func:`split_runs` groups a journal into runs): the **last ``ok`` record** of the example;
+   an example without any ``ok`` record is represented by its last failed record and counts as
+   *failed* — apart from the accuracy, whose denominator is the answered examples (the paper's
+   "#Examples").
+2. :func:`score_record` scores that record **from its response text** with :func:`score_response`
+   against the record's truth. The ``extracted``/``correct`` a journal stores are what the rule said
+   when the call finished and are never read, so a re-scored journal gives the same answer
+   everywhere.
+
+:func:`score_records` combines the two into a run's accuracies.
 """
 
 from __future__ import annotations
@@ -22,8 +38,9 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
+from graphniah.errors import GraphNIAHError
 from graphniah.stats import CountingOutcomes, Proportion, counting_outcomes, proportion
 
 _OPEN = "\\answer{"
@@ -120,14 +137,30 @@ def score_response(task: str, truth: str, text: str | None) -> Scored:
 
 
 class ScoredRecord(Protocol):
-    """The fields of a journal record that scoring reads (``graphniah.run.journal.RunRecord``)."""
+    """The fields of a journal record that scoring reads (``graphniah.run.journal.RunRecord``).
 
-    example_id: str
-    task: str
-    answer: str
-    status: str
-    extracted: str | None
-    correct: bool | None
+    A record's stored ``extracted``/``correct`` are deliberately not among them: they are what the
+    scoring rule said when the call finished, and a later rule may differ.
+    """
+
+    @property
+    def example_id(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def settings_hash(self) -> str: ...
+    @property
+    def task(self) -> str: ...
+    @property
+    def answer(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def response(self) -> str | None: ...
+
+
+R = TypeVar("R", bound=ScoredRecord)
+RunKey = tuple[str, str]  # (model, settings hash): one run, one row of the paper's tables
 
 
 @dataclass(frozen=True)
@@ -135,8 +168,8 @@ class RunScore:
     """Accuracy of one model on one suite, as the paper reports it.
 
     ``answered`` are the examples with a successful call (the paper's "#Examples"); accuracy is over
-    them. ``failed`` are examples whose last call failed (context too long, auth, retries exhausted);
-    ``no_answer`` counts answered examples without a usable answer block. ``counting`` holds the
+    them. ``failed`` are examples without a successful call (context too long, auth, retries
+    exhausted); ``no_answer`` counts answered examples without a usable answer block. ``counting`` holds the
     Table 15 outcomes of the counting examples, ``no_share`` the share of NO answers among answered
     YES/NO examples (Table 14).
     """
@@ -150,43 +183,92 @@ class RunScore:
     no_share: Proportion | None
 
 
-def final_records(records: Iterable[ScoredRecord]) -> dict[str, ScoredRecord]:
-    """One record per example: its successful one if any, else its last failed one.
-
-    A journal holds at most one successful record per example and settings, but may hold failures
-    before it (and ``--retry-failed`` appends new attempts after them).
-    """
-    out: dict[str, ScoredRecord] = {}
+def split_runs(records: Iterable[R]) -> dict[RunKey, list[R]]:
+    """The records grouped by run ``(model, settings_hash)``, runs and records in journal order."""
+    out: dict[RunKey, list[R]] = {}
     for r in records:
+        out.setdefault((r.model, r.settings_hash), []).append(r)
+    return out
+
+
+def counted_records(records: Iterable[R]) -> dict[str, R]:
+    """THE rule for which record of an example counts: ``{example_id: record}`` for one run.
+
+    Per example, the *last* ``ok`` record counts; an example without any ``ok`` record is
+    represented by its last ``failed`` record (it failed: :func:`score_record` makes it wrong, and
+    :func:`score_records` counts it apart from the accuracy, as the paper's "#Examples" does).
+    "Last" is journal order, i.e. the order the records were appended.
+
+    Why this rule: the runner writes at most one ``ok`` record per example and settings hash
+    (see :mod:`graphniah.run.journal`), so for a journal the runner wrote "last ok" and "first ok"
+    agree; they differ only for a journal that was merged or edited, where the newest answer is the
+    one the researcher means. A failure never hides an earlier success (a retried example that
+    later failed again still counts with its answer).
+
+    All records must belong to one run (one model and settings hash): several settings in one
+    journal are several runs, and mixing them would count one example twice or pick an answer
+    given under other settings. Use :func:`split_runs` first; a mix is a ``GraphNIAHError``.
+    """
+    out: dict[str, R] = {}
+    run: RunKey | None = None
+    for r in records:
+        key = (r.model, r.settings_hash)
+        if run is None:
+            run = key
+        elif key != run:
+            raise GraphNIAHError(
+                f"records of several runs ({run[0]} settings {run[1][:12]} and {key[0]} settings {key[1][:12]}) "
+                "cannot be counted together; group them with graphniah.scoring.split_runs first"
+            )
         prev = out.get(r.example_id)
-        if prev is None or prev.status != "ok":
+        if prev is None or r.status == "ok" or prev.status != "ok":
             out[r.example_id] = r
     return out
 
 
+final_records = counted_records  # the earlier name of the same rule
+
+
+_FAILED = Scored(None, None, False)
+
+
+def score_record(record: ScoredRecord) -> Scored:
+    """Score one record from its response text with the current :func:`score_response`.
+
+    The stored ``extracted``/``correct`` of the record are never used, so a journal written under an
+    older scoring rule is scored by today's rule everywhere. A failed record has no answer and is
+    wrong; an ``ok`` record without a response text has no answer either.
+    """
+    if record.status != "ok":
+        return _FAILED
+    return score_response(record.task, record.answer, record.response)
+
+
 def score_records(records: Iterable[ScoredRecord], *, z: float | None = None) -> RunScore:
-    """Summarise a run's records (all of one model and settings) into accuracies with Wilson intervals."""
-    final = list(final_records(records).values())
-    ok = [r for r in final if r.status == "ok"]
-    failed = len(final) - len(ok)
-    by_task_n: Counter = Counter(r.task for r in ok)
-    by_task_k: Counter = Counter(r.task for r in ok if r.correct)
+    """Summarise one run's records into accuracies with Wilson intervals (through :func:`counted_records`).
+
+    Every accuracy the project prints comes from here or from the same two functions
+    (:func:`counted_records` picks the record, :func:`score_record` scores it).
+    """
+    counted = counted_records(records).values()
+    ok = [(r, score_record(r)) for r in counted if r.status == "ok"]
+    by_task_n: Counter = Counter(r.task for r, _ in ok)
+    by_task_k: Counter = Counter(r.task for r, s in ok if s.correct)
     by_task = {t: proportion(by_task_k[t], n, z=z) for t, n in sorted(by_task_n.items())}
     overall = proportion(sum(by_task_k.values()), len(ok), z=z) if ok else None
-    counts = [r for r in ok if r.task == "count"]
+    counts = [(r, s) for r, s in ok if r.task == "count"]
     counting = None
     if counts:
-        counting = counting_outcomes([None if r.extracted is None else int(r.extracted) for r in counts],
-                                     [int(r.answer) for r in counts])
-    yn = [r for r in ok if r.task == "yesno"]
-    no_share = proportion(sum(r.extracted == "NO" for r in yn), len(yn), z=z) if yn else None
+        counting = counting_outcomes([None if s.extracted is None else int(s.extracted) for _, s in counts],
+                                     [int(r.answer) for r, _ in counts])
+    yn = [s for r, s in ok if r.task == "yesno"]
+    no_share = proportion(sum(s.extracted == "NO" for s in yn), len(yn), z=z) if yn else None
     return RunScore(
         answered=len(ok),
-        failed=failed,
+        failed=len(counted) - len(ok),
         overall=overall,
         by_task=by_task,
-        no_answer=sum(r.extracted is None for r in ok),
+        no_answer=sum(s.extracted is None for _, s in ok),
         counting=counting,
         no_share=no_share,
     )
-

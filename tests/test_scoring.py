@@ -6,7 +6,18 @@ from dataclasses import dataclass
 
 import pytest
 
-from graphniah.scoring import extract_answer, final_records, normalize_answer, score_records, score_response
+from graphniah.errors import GraphNIAHError
+from graphniah.scoring import (
+    Scored,
+    counted_records,
+    extract_answer,
+    final_records,
+    normalize_answer,
+    score_record,
+    score_records,
+    score_response,
+    split_runs,
+)
 from graphniah.stats import counting_outcomes
 
 
@@ -58,12 +69,21 @@ def test_score_response():
 
 @dataclass(frozen=True)
 class R:
+    """A record as scoring reads it; ``extracted``/``correct`` stand for the stored fields and become
+    the response text (scoring never reads stored fields)."""
+
     example_id: str
     task: str
     answer: str
     status: str
     extracted: str | None
     correct: bool | None
+    model: str = "m"
+    settings_hash: str = "h"
+
+    @property
+    def response(self) -> str | None:
+        return None if self.status != "ok" else (f"\\answer{{{self.extracted}}}" if self.extracted else "no answer")
 
 
 def test_score_records_matches_the_paper_definitions():
@@ -101,3 +121,43 @@ def test_final_records_prefer_the_successful_one():
 def test_empty_runs_have_no_accuracy():
     sc = score_records([R("x", "count", "5", "failed", None, None)])
     assert sc.overall is None and sc.counting is None and sc.no_share is None and sc.failed == 1
+
+
+def test_the_last_ok_record_counts_and_a_later_failure_does_not_undo_it():
+    a_ok1, a_ok2 = R("a", "yesno", "YES", "ok", "NO", False), R("a", "yesno", "YES", "ok", "YES", True)
+    b_ok, b_fail = R("b", "mc", "A", "ok", "A", True), R("b", "mc", "A", "failed", None, None)
+    c_fail1, c_fail2 = R("c", "count", "5", "failed", None, None), R("c", "count", "5", "failed", None, None)
+    counted = counted_records([a_ok1, b_ok, c_fail1, a_ok2, b_fail, c_fail2])
+    assert counted["a"] is a_ok2 and counted["b"] is b_ok and counted["c"] is c_fail2
+    assert list(counted) == ["a", "b", "c"]
+    assert final_records is counted_records  # the earlier name is the same rule
+
+
+def test_scores_come_from_the_response_text_never_the_stored_fields():
+    @dataclass(frozen=True)
+    class Stored:
+        example_id: str = "y"
+        model: str = "m"
+        settings_hash: str = "h"
+        task: str = "yesno"
+        answer: str = "YES"
+        status: str = "ok"
+        response: str | None = "\\answer{\\textbf{yes}}."
+        extracted: str | None = None  # what an older rule stored
+        correct: bool | None = False
+
+    s = score_record(Stored())
+    assert (s.extracted, s.correct) == ("YES", True)
+    assert score_records([Stored()]).overall.k == 1
+    assert score_record(Stored(status="failed", response=None, correct=True)) == Scored(None, None, False)
+    assert score_record(Stored(response=None, extracted="YES", correct=True)).correct is False
+
+
+def test_records_of_several_runs_are_not_counted_together():
+    recs = [R("a", "yesno", "YES", "ok", "YES", True), R("a", "yesno", "YES", "ok", "NO", False, settings_hash="h2"),
+            R("b", "yesno", "NO", "ok", "NO", True, model="m2")]
+    with pytest.raises(GraphNIAHError, match="several runs.*split_runs"):
+        counted_records(recs)
+    runs = split_runs(recs)
+    assert list(runs) == [("m", "h"), ("m", "h2"), ("m2", "h")]
+    assert [score_records(v).overall.k for v in runs.values()] == [1, 0, 1]

@@ -109,15 +109,15 @@ def score_cmd(
 ) -> None:
     """Accuracy of a model's journal, per task, with 95% Wilson intervals and counting outcomes."""
     from graphniah.run import journal_path, read_journal
-    from graphniah.scoring import score_records
+    from graphniah.scoring import score_records, split_runs
 
     path = journal_path(runs, suite, model)
     records = read_journal(path)
     if not records:
         raise GraphNIAHError(f"no records in {path}; run `graphniah run --suite {suite} --model {model}` first")
     console = Console()
-    for h in sorted({r.settings_hash for r in records}):
-        sc = score_records([r for r in records if r.settings_hash == h])
+    for (_, h), run_records in sorted(split_runs(records).items()):
+        sc = score_records(run_records)
         t = Table(title=f"{model} on {suite} (settings {h[:12]}): {sc.answered} answered, {sc.failed} failed, "
                         f"{sc.no_answer} without an answer")
         for col in ("task", "n", "accuracy %", "95% CI"):

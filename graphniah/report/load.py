@@ -9,20 +9,18 @@ arrays so that every table is a few vectorised group-bys.
 
 Choices, and why:
 
-* **Which record counts.** A journal may hold several records per example and settings (failed
-  attempts, then a success; or ``--retry-failed`` appending more). The report uses the *last*
-  ``ok`` record of each (example, model, settings); an example with records but no ``ok`` one is a
-  failure of that run and is counted apart (never as a wrong answer), like the paper's
-  "#Examples counts the examples that the model answered".
-* **Scoring.** The answer is re-extracted from the stored response with
-  :func:`graphniah.scoring.score_response` against the truth of the examples file, so a report
-  always reflects the current scoring rule; a record without a response text falls back to its
-  stored ``extracted``/``correct`` fields.
-* **Tolerance.** Journals and examples are read as JSON and only the fields the report uses are
-  taken; unknown fields are ignored and optional ones may be missing (the runner and the sampler
-  keep growing). A line that is not JSON, or lacks a field the report cannot do without, is an
-  error naming file and line. A trailing partial journal line (a run interrupted mid-write) is
-  ignored, as the runner itself does.
+* **Which record counts, and its score**, come from :mod:`graphniah.scoring`, the one path every
+  accuracy of the project takes: per (example, model, settings) the last ``ok`` record counts
+  (:func:`~graphniah.scoring.counted_records`), re-scored from its response text
+  (:func:`~graphniah.scoring.score_record`); an example with records but no ``ok`` one is a failure
+  of that run and is counted apart (never as a wrong answer), like the paper's "#Examples counts
+  the examples that the model answered". A record whose task or truth differs from the examples
+  file's is an error (the journal belongs to other examples).
+* **One model per file format.** Examples are read through
+  :class:`~graphniah.sampling.examples.records.Example` and journals through
+  :class:`~graphniah.run.journal.RunRecord` (both versioned, see :mod:`graphniah.formats`), so a
+  line the runner or the sampler would reject is rejected here too, naming file and line. A
+  trailing partial journal line (a run interrupted mid-write) is ignored, as the runner does.
 * **The varied variable** is ``by=`` when given, else the suite manifest's
   (``examples/<suite>.json`` written by :mod:`graphniah.sampling.suites`: ``suite.vary``), else it is
   inferred (:func:`infer_variable`).
@@ -41,7 +39,9 @@ import numpy as np
 
 from graphniah.errors import GraphNIAHError
 from graphniah.io import canonical_json, sha256_bytes
-from graphniah.scoring import score_response
+from graphniah.run.journal import RunRecord, read_journal
+from graphniah.sampling.examples.records import Example, enumerate_examples
+from graphniah.scoring import Scored, counted_records, score_record, split_runs
 
 __all__ = [
     "RUN_VARIABLES",
@@ -105,75 +105,39 @@ class ExampleInfo:
     token_counts: Mapping[str, int] | None = None
 
 
-def _example_info(obj: Mapping[str, Any], where: str) -> ExampleInfo:
-    try:
-        task = str(obj["task"])
-        if task not in _TASK_ORDER:
-            raise GraphNIAHError(f"{where}: unknown task {task!r} (expected yesno, mc or count)")
-        recipe = obj.get("recipe") or {}
-        params = dict(recipe.get("params") or {})
-        none_option = bool(obj.get("none_option", params.get("none_option", False)))
-        length = params.get("context_length")
-        alpha = params.get("alpha")
-        if recipe:
-            key_src = {k: v for k, v in recipe.items() if k != "params"} | {
-                "params": {k: v for k, v in params.items() if k != "none_option"},
-                "task": task,
-            }
-            pair_key = sha256_bytes(canonical_json(key_src).encode())[:16]
-        else:  # without a recipe nothing says which examples share a context: pair with none
-            pair_key = f"id:{obj['id']}"
-        return ExampleInfo(
-            id=str(obj["id"]),
-            task=task,
-            depth=int(obj.get("depth", params.get("depth", 0))),
-            component_size=int(obj.get("component_size", params.get("component_size", 0))),
-            answer=str(obj["answer"]),
-            none_option=none_option,
-            n_options=len(obj.get("options") or ()) if task == "mc" else 0,
-            distractor=str(params.get("distractor") or "none"),
-            context_length=None if length is None else int(length),
-            alpha=None if alpha is None else float(alpha),
-            pair_key=pair_key,
-            token_counts=obj.get("token_counts"),
-        )
-    except KeyError as err:
-        raise GraphNIAHError(f"{where}: example lacks the field {err.args[0]!r}") from None
-    except (TypeError, ValueError) as err:
-        raise GraphNIAHError(f"{where}: malformed example ({err})") from None
-
-
-def _json_lines(path: Path, what: str, *, complete_only: bool = False) -> Iterator[tuple[str, dict[str, Any]]]:
-    """``(where, object)`` for every non-blank line of a JSON-lines file; errors name file and line.
-
-    ``complete_only`` ignores a last line without its newline (a write a crash cut short).
-    """
-    try:
-        f = open(path, "rb")
-    except OSError as err:
-        raise GraphNIAHError(f"cannot read {what} {path}: {err.strerror}") from None
-    with f:  # streamed: an examples file holds whole prompts and may be large
-        for lineno, line in enumerate(f, 1):
-            if not line.strip() or (complete_only and not line.endswith(b"\n")):
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise GraphNIAHError(f"{path}:{lineno}: not JSON ({err.msg} at column {err.colno})") from None
-            if not isinstance(obj, dict):
-                raise GraphNIAHError(f"{path}:{lineno}: a line of the {what} must be a JSON object")
-            yield f"{path}:{lineno}", obj
+def _example_info(ex: Example) -> ExampleInfo:
+    params = ex.recipe.params
+    recipe = ex.recipe.model_dump(mode="json")
+    key_params = {k: v for k, v in recipe.pop("params").items() if k != "none_option"}
+    pair_key = sha256_bytes(canonical_json(recipe | {"params": key_params, "task": ex.task}).encode())[:16]
+    length, alpha = params.get("context_length"), params.get("alpha")
+    return ExampleInfo(
+        id=ex.id,
+        task=ex.task,
+        depth=ex.depth,
+        component_size=ex.component_size,
+        answer=ex.answer,
+        none_option=ex.none_option,
+        n_options=len(ex.options) if ex.task == "mc" else 0,
+        distractor=str(params.get("distractor") or "none"),
+        context_length=None if length is None else int(length),
+        alpha=None if alpha is None else float(alpha),
+        pair_key=pair_key,
+        token_counts=ex.token_counts,
+    )
 
 
 def read_example_infos(path: str | os.PathLike[str]) -> dict[str, ExampleInfo]:
-    """``{id: ExampleInfo}`` of an examples JSONL file (duplicate ids are an error)."""
+    """``{id: ExampleInfo}`` of an examples JSONL file, read through the one :class:`Example` model.
+
+    Duplicate ids and an empty file are errors.
+    """
     p = Path(path)
     out: dict[str, ExampleInfo] = {}
-    for where, obj in _json_lines(p, "examples file"):
-        info = _example_info(obj, where)
-        if info.id in out:
-            raise GraphNIAHError(f"{where}: example id {info.id} appears twice")
-        out[info.id] = info
+    for lineno, ex in enumerate_examples(p):
+        if ex.id in out:
+            raise GraphNIAHError(f"{p}:{lineno}: example id {ex.id} appears twice")
+        out[ex.id] = _example_info(ex)
     if not out:
         raise GraphNIAHError(f"examples file {p} holds no examples")
     return out
@@ -184,67 +148,13 @@ def read_example_infos(path: str | os.PathLike[str]) -> dict[str, ExampleInfo]:
 # ------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Record:
-    """The fields of a journal line the report reads (see ``graphniah.run.journal.RunRecord``)."""
-
-    example_id: str
-    model: str
-    settings_hash: str
-    status: str
-    task: str | None
-    answer: str | None
-    response: str | None
-    extracted: str | None
-    correct: bool | None
-    prompt_tokens: float
-    completion_tokens: float
-    reasoning_tokens: float
-    cost_usd: float
-    response_time_s: float
-    attempts: int
-    reasoning_effort: str | None
+def read_run_records(path: str | os.PathLike[str]) -> list[RunRecord]:
+    """The complete records of one journal, validated by :class:`graphniah.run.journal.RunRecord`."""
+    return read_journal(path)
 
 
-def _num(value: Any) -> float:
+def _num(value: float | int | None) -> float:
     return float("nan") if value is None else float(value)
-
-
-def read_run_records(path: str | os.PathLike[str]) -> list[_Record]:
-    """The complete records of one journal, tolerant of fields the report does not use."""
-    p = Path(path)
-    out: list[_Record] = []
-    for where, obj in _json_lines(p, "journal", complete_only=True):
-        try:
-            usage = obj.get("usage") or {}
-            status = str(obj["status"])
-            if status not in ("ok", "failed"):
-                raise GraphNIAHError(f"{where}: status must be 'ok' or 'failed', got {status!r}")
-            out.append(
-                _Record(
-                    example_id=str(obj["example_id"]),
-                    model=str(obj.get("model") or p.stem),
-                    settings_hash=str(obj.get("settings_hash") or ""),
-                    status=status,
-                    task=obj.get("task"),
-                    answer=obj.get("answer"),
-                    response=obj.get("response"),
-                    extracted=obj.get("extracted"),
-                    correct=obj.get("correct"),
-                    prompt_tokens=_num(usage.get("prompt_tokens")),
-                    completion_tokens=_num(usage.get("completion_tokens")),
-                    reasoning_tokens=_num(usage.get("reasoning_tokens")),
-                    cost_usd=_num(obj.get("cost_usd")),
-                    response_time_s=_num(obj.get("response_time_s")),
-                    attempts=int(obj.get("attempts") or 1),
-                    reasoning_effort=obj.get("reasoning_effort"),
-                )
-            )
-        except KeyError as err:
-            raise GraphNIAHError(f"{where}: run record lacks the field {err.args[0]!r}") from None
-        except (TypeError, ValueError, AttributeError) as err:
-            raise GraphNIAHError(f"{where}: malformed run record ({err})") from None
-    return out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -484,31 +394,40 @@ def load_suite(
     if not journals:
         raise GraphNIAHError(f"no journals in {runs_dir}/ (run `graphniah run --suite {suite} --model NAME` first)")
 
-    # Last ok record per (model, settings, example); failures apart.
-    final: dict[tuple[str, str, str], _Record] = {}
+    # Which record of an example counts, and its score: graphniah.scoring's one rule.
+    final: dict[tuple[str, str, str], tuple[RunRecord, Scored]] = {}
     failed: dict[tuple[str, str], set[str]] = {}
     journal_of: dict[tuple[str, str], Path] = {}
     order: list[tuple[str, str]] = []
     unknown: set[tuple[str, str, str]] = set()
     for path in journals:
-        for r in read_run_records(path):
-            run_key = (r.model, r.settings_hash)
+        records = read_run_records(path)
+        for run_key, run_records in split_runs(records).items():
             if run_key not in journal_of:
                 journal_of[run_key] = path
                 order.append(run_key)
-            if r.example_id not in examples:
-                unknown.add((r.model, r.settings_hash, r.example_id))
-                continue
-            key = (r.model, r.settings_hash, r.example_id)
-            if r.status == "ok":
-                final[key] = r
-            else:
-                failed.setdefault(run_key, set()).add(r.example_id)
+            known = []
+            for r in run_records:
+                info = examples.get(r.example_id)
+                if info is None:
+                    unknown.add((r.model, r.settings_hash, r.example_id))
+                    continue
+                if (r.task, r.answer) != (info.task, info.answer):
+                    raise GraphNIAHError(
+                        f"{path}: the record of example {r.example_id} has task {r.task} and answer {r.answer!r}, but "
+                        f"{ex_path} says {info.task} and {info.answer!r}; the journal belongs to other examples"
+                    )
+                known.append(r)
+            for example_id, r in counted_records(known).items():
+                if r.status == "ok":
+                    final[(*run_key, example_id)] = (r, score_record(r))
+                else:
+                    failed.setdefault(run_key, set()).add(example_id)
 
     efforts: dict[str, set[str]] = {}
     effort_of_run: dict[tuple[str, str], str | None] = {}
     for run_key in order:
-        eff = _run_effort(run_key, [r for k, r in final.items() if k[:2] == run_key], journal_of[run_key])
+        eff = _run_effort(run_key, [r for k, (r, _) in final.items() if k[:2] == run_key], journal_of[run_key])
         effort_of_run[run_key] = eff
         efforts.setdefault(run_key[0], set()).add(eff or "")
 
@@ -594,7 +513,7 @@ def load_suite(
     )
 
 
-def _run_effort(run_key: tuple[str, str], records: Sequence[_Record], journal: Path) -> str | None:
+def _run_effort(run_key: tuple[str, str], records: Sequence[RunRecord], journal: Path) -> str | None:
     """The reasoning effort of a run: from its records, else from ``<model>.settings.json``."""
     found = {r.reasoning_effort for r in records if r.reasoning_effort}
     if len(found) == 1:
@@ -611,7 +530,7 @@ def _run_effort(run_key: tuple[str, str], records: Sequence[_Record], journal: P
 
 
 def _outcomes(
-    final: Mapping[tuple[str, str, str], _Record],
+    final: Mapping[tuple[str, str, str], tuple[RunRecord, Scored]],
     examples: Mapping[str, ExampleInfo],
     run_index: Mapping[tuple[str, str], int],
     effort_of_run: Mapping[tuple[str, str], str | None],
@@ -629,7 +548,7 @@ def _outcomes(
     none_option = np.zeros(n, dtype=bool)
     correct = np.zeros(n, dtype=bool)
     for i, key in enumerate(keys):
-        r = final[key]
+        r, scored = final[key]
         info = examples[key[2]]
         ex_id[i] = info.id
         cols_i["run"][i] = run_index[key[:2]]
@@ -645,16 +564,16 @@ def _outcomes(
         none_option[i] = info.none_option
         if info.context_length is not None:
             cols_f["context_length"][i] = info.context_length
-        if r.response is not None:
-            s = score_response(info.task, info.answer, r.response)
-            extracted[i], correct[i] = s.extracted, s.correct
-        else:
-            extracted[i], correct[i] = r.extracted, bool(r.correct)
+        extracted[i], correct[i] = scored.extracted, scored.correct
         if info.task == "count" and extracted[i] is not None:
             try:
                 cols_f["predicted"][i] = float(int(extracted[i]))
             except ValueError:
                 pass
-        for name in ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd", "response_time_s"):
-            cols_f[name][i] = getattr(r, name)
+        usage = r.usage
+        if usage is not None:
+            for name in ("prompt_tokens", "completion_tokens", "reasoning_tokens"):
+                cols_f[name][i] = _num(getattr(usage, name))
+        for name in ("cost_usd", "response_time_s"):
+            cols_f[name][i] = _num(getattr(r, name))
     return Outcomes(example_id=ex_id, extracted=extracted, none_option=none_option, correct=correct, **cols_o, **cols_i, **cols_f)

@@ -19,6 +19,13 @@ it is sent again: nothing that finished is lost except the calls whose lines wer
 which were not finished as far as the journal is concerned. If the crash comes after the line is
 written, the next start sees the ``ok`` record and does not send it again. Hence every example has
 at most one ``ok`` record per settings hash, and every acknowledged one survives.
+
+**Format.** Every line is one :class:`RunRecord`, read and written only through that model. Lines
+carry ``format_version`` (currently 2). Version 1 is the same record without the field (journals
+written before versions existed); it is upgraded on reading by adding the field, so an old journal
+keeps working and a resumed run appends version-2 lines after its version-1 ones. Any other
+version is an error naming file, line and version (see :mod:`graphniah.formats`). Which record of
+an example counts, and how it is scored, is decided in :mod:`graphniah.scoring` only.
 """
 
 from __future__ import annotations
@@ -31,16 +38,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from graphniah.errors import GraphNIAHError, validation_detail
+from graphniah.formats import Format, Frozen, ReasoningEffort, Task, add_version
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Usage(_Frozen):
+class Usage(Frozen):
     """Token counts as the provider reported them (reasoning tokens are part of completion tokens)."""
 
     prompt_tokens: int | None = None
@@ -48,7 +52,7 @@ class Usage(_Frozen):
     reasoning_tokens: int | None = None
 
 
-class CallError(_Frozen):
+class CallError(Frozen):
     """One failed attempt: its kind (see ``runner.errors``), HTTP status, tier and redacted message."""
 
     attempt: int
@@ -59,7 +63,7 @@ class CallError(_Frozen):
     waited_s: float = 0.0  # backoff before the next attempt (0 for the last one or a tier switch)
 
 
-class RunRecord(_Frozen):
+class RunRecord(Frozen):
     """One finished call.
 
     ``status`` is ``ok`` when a response arrived (whether or not it contains an answer) and
@@ -68,11 +72,12 @@ class RunRecord(_Frozen):
     registry's prices at the tier used. ``response_time_s`` covers the successful attempt only.
     """
 
+    format_version: Literal[2] = 2  # first, so a line says its version before anything else
     example_id: str
     model: str
     settings_hash: str
     status: Literal["ok", "failed"]
-    task: str
+    task: Task
     answer: str
     response: str | None = None
     reasoning: str | None = None
@@ -83,8 +88,9 @@ class RunRecord(_Frozen):
     attempts: int = Field(ge=1)
     errors: tuple[CallError, ...] = ()
     service_tier: str | None = None
-    reasoning_effort: str | None = None
-    extracted: str | None = None
+    reasoning_effort: ReasoningEffort | None = None
+    extracted: str | None = None  # what the scoring rule said when the call finished; scores are re-computed
+
     correct: bool | None = None
     finished_at: str
 
@@ -106,17 +112,29 @@ class Recovery:
     dropped_bytes: int
 
 
+JOURNAL_FORMAT = Format(
+    "run record", RunRecord.model_fields["format_version"].default, {1: add_version(2)},
+    hint="the journal was edited or damaged — move it away to start over",
+)
+
+
+def parse_record(line: bytes, where: str) -> RunRecord:
+    """One journal line as a :class:`RunRecord` (older versions upgraded); errors name ``where``."""
+    try:
+        if line.startswith(_FAST):
+            return RunRecord.model_validate_json(line)
+        return RunRecord.model_validate(JOURNAL_FORMAT.parse_json(line, where))
+    except ValidationError as err:
+        JOURNAL_FORMAT.parse_json(line, where)  # a line that is not JSON, or of another version, says so
+        raise GraphNIAHError(f"{where}: not a valid run record ({validation_detail(err)}); "
+                             "the journal was edited or damaged — move it away to start over") from None
+
+
+_FAST = JOURNAL_FORMAT.fast_prefix()
+
+
 def _parse(path: Path, data: bytes) -> list[RunRecord]:
-    records = []
-    for lineno, line in enumerate(data.split(b"\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(RunRecord.model_validate_json(line))
-        except ValidationError as err:
-            raise GraphNIAHError(f"{path}:{lineno}: not a valid run record ({validation_detail(err)}); "
-                                 "the journal was edited or damaged — move it away to start over") from None
-    return records
+    return [parse_record(line, f"{path}:{lineno}") for lineno, line in enumerate(data.split(b"\n"), 1) if line.strip()]
 
 
 def read_journal(path: str | os.PathLike[str]) -> list[RunRecord]:

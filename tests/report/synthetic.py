@@ -158,9 +158,9 @@ def write_suite(root: Path, suite: str, examples: list[Example], models: dict[st
                                   usage=Usage(prompt_tokens=1000, completion_tokens=out_tok, reasoning_tokens=reason_tok),
                                   cost_usd=cost, response_time_s=t, extracted=extracted, correct=right, **base))
             p_ = ex.recipe.params
-            pair = canonical_json({k: v for k, v in p_.items() if k != "none_option"} | {"seed": ex.recipe.seed})
+            pair = canonical_json({k: v for k, v in p_.model_dump().items() if k != "none_option"} | {"seed": ex.recipe.seed})
             truth.append(Truth(ex.id, model, settings, effort, ex.task, ex.depth, ex.component_size, ex.answer,
-                               ex.none_option, p_.get("distractor", "none"), p_.get("context_length"), pair,
+                               ex.none_option, p_.distractor, p_.context_length, pair,
                                extracted,
                                right, out_tok, reason_tok, cost, t))
     for jname, recs in journals.items():

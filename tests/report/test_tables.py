@@ -195,9 +195,11 @@ def test_last_ok_record_counts_and_unknown_examples_are_noted(tmp_path):
 
     write_examples(tmp_path / "examples" / "s.jsonl", ex)
 
+    truth = {e.id: e.answer for e in ex}
+
     def rec(eid, status, text=None):
-        return RunRecord(example_id=eid, model="m", settings_hash="h", status=status, task="yesno", answer="YES",
-                         response=text, attempts=1, finished_at="2026-11-01T00:00:00+00:00")
+        return RunRecord(example_id=eid, model="m", settings_hash="h", status=status, task="yesno",
+                         answer=truth.get(eid, "YES"), response=text, attempts=1, finished_at="2026-11-01T00:00:00+00:00")
 
     with Journal(tmp_path / "runs" / "s" / "m.jsonl") as j:
         j.append([rec(ex[0].id, "failed"), rec(ex[0].id, "ok", "\\answer{NO}"), rec(ex[0].id, "ok", "\\answer{YES}"),
@@ -223,15 +225,23 @@ def test_reader_errors_name_the_file_and_line(tmp_path):
         load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples")
     bad = tmp_path / "runs" / "s" / "m.jsonl"
     bad.parent.mkdir(parents=True)
-    bad.write_text('{"example_id": "a", "status": "ok"}\nnot json\n')
+    good = {"example_id": ex[0].id, "model": "m", "settings_hash": "h", "status": "ok", "task": "yesno",
+            "answer": "YES", "response": "\\answer{YES}", "attempts": 1, "finished_at": "2026-11-01T00:00:00+00:00"}
+    bad.write_text(json.dumps(good) + "\nnot json\n")
     with pytest.raises(GraphNIAHError, match=r"m\.jsonl:2: not JSON"):
         load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples")
     bad.write_text('{"example_id": "a", "model": "m"}\n')
-    with pytest.raises(GraphNIAHError, match=r"m\.jsonl:1: run record lacks the field 'status'"):
+    with pytest.raises(GraphNIAHError, match=r"m\.jsonl:1: not a valid run record \(settings_hash: Field required"):
         load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples")
-    bad.write_text(json.dumps({"example_id": ex[0].id, "model": "m", "status": "ok", "response": "\\answer{YES}",
-                               "some_future_field": [1, 2]}) + "\n")
-    data = load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples")  # unknown fields are fine
+    # the report reads journals through the runner's RunRecord: a field it does not know is not silently dropped
+    bad.write_text(json.dumps(good | {"some_future_field": [1, 2]}) + "\n")
+    with pytest.raises(GraphNIAHError, match=r"m\.jsonl:1: not a valid run record \(some_future_field"):
+        load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples")
+    bad.write_text(json.dumps(good | {"format_version": 3}) + "\n")
+    with pytest.raises(GraphNIAHError, match=r"m\.jsonl:1: run record format_version 3 is not supported"):
+        load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples")
+    bad.write_text(json.dumps(good) + "\n")  # a line written before versions existed (version 1) still reads
+    data = load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples")
     assert data.outcomes.correct.tolist() == [True]
     with pytest.raises(GraphNIAHError, match="unknown varied variable 'colour'"):
         load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="colour")

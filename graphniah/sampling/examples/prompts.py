@@ -20,16 +20,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal
 
 import yaml
 
 from graphniah.errors import GraphNIAHError
+from graphniah.formats import TASKS, Task  # noqa: F401 - re-exported: the names are defined once, in formats
 from graphniah.io import canonical_json, sha256_bytes
 from graphniah.resources import resource_dir
 
-Task = Literal["yesno", "mc", "count"]
-TASKS: tuple[Task, ...] = ("yesno", "mc", "count")
 PROMPTS_ENV = "GRAPHNIAH_PROMPTS"
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")

@@ -1,14 +1,19 @@
 """Typed records of the examples stage: paper metadata, chat messages, and the example itself.
 
 One example is one JSON line (``examples/<suite>.jsonl``). Everything a later stage needs is a field
-of :class:`Example`; nothing is stored as a loose dict except the recipe's free-form parameters,
-whose meaning belongs to the sampler that wrote them.
+of :class:`Example`, the recipe's parameters included (:class:`RecipeParams`); every reader and
+writer of examples goes through :func:`parse_example`/:func:`example_to_json`.
+
+**Format.** Each line carries ``format_version`` (currently 2), written first. Version 1 is the same
+example without the field (files written before versions existed); it is upgraded on reading by
+adding the field — nothing else differs, and the typed parameters accept exactly what the sampler
+wrote — so an old examples file keeps working and its ids are unchanged (they hash the recipe only).
+Any other version is an error naming file, line and version (see :mod:`graphniah.formats`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -16,10 +21,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import pyarrow as pa
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, model_serializer, model_validator
 
 from graphniah.errors import GraphNIAHError, validation_detail
-from graphniah.sampling.examples.prompts import Task
+from graphniah.formats import Format, Frozen, Task, add_version
 from graphniah.io import atomic_path
 
 _WS = re.compile(r"\s+")
@@ -82,18 +87,14 @@ def papers_from_table(table: pa.Table) -> dict[int, PaperMeta]:
     return {p.corpusid: p for p in map(PaperMeta.from_row, table.to_pylist())}
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Message(_Frozen):
+class Message(Frozen):
     """One chat message, in the OpenAI/LiteLLM shape."""
 
     role: Literal["system", "user", "assistant"]
     content: str
 
 
-class ExampleStats(_Frozen):
+class ExampleStats(Frozen):
     """Per-example statistics in the spirit of the paper's Table 2 (token counts are a later stage's job).
 
     ``needles`` is the number of paper blocks of the task's own components; ``nodes`` and ``edges``
@@ -111,7 +112,60 @@ class ExampleStats(_Frozen):
     edges: int = Field(ge=0)
 
 
-class Recipe(_Frozen):
+class RecipeParams(Frozen):
+    """The sampler's parameters of one example: its spec (``ExampleSpec.params``), its index, and what
+    pins packing's inputs (``corpus``: the text corpus's fingerprint; ``tokenizers``: each
+    tokenizer's fingerprint).
+
+    Serialised exactly as the sampler's dict always was — same keys in the same order, and
+    ``reserve_none_option``/``corpus``/``tokenizers`` only when set — because an example's id is the
+    hash of its recipe: typing the parameters must not change any id or any byte of a file.
+    """
+
+    task: Task
+    depth: int = Field(ge=1)
+    component_size: int = Field(ge=1)
+    label: str | None
+    none_option: bool
+    alpha: float = Field(gt=0)
+    distractor: str
+    context_length: int | None
+    reserve_none_option: bool = False
+    index: int = Field(ge=0)
+    corpus: str | None = None
+    tokenizers: dict[str, str] | None = None
+
+    @model_serializer(mode="wrap")
+    def _only_what_is_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out = handler(self)
+        if not self.reserve_none_option:
+            del out["reserve_none_option"]
+        for name in ("corpus", "tokenizers"):
+            if getattr(self, name) is None:
+                del out[name]
+        return out
+
+    # Read access by key, for code written against the dict the parameters used to be: a key is
+    # present exactly when the serialised form has it.
+    def __contains__(self, key: object) -> bool:
+        return key in type(self).model_fields and not (key in _OPTIONAL_PARAMS and not getattr(self, key))  # type: ignore[operator]
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
+_OPTIONAL_PARAMS = frozenset({"reserve_none_option", "corpus", "tokenizers"})
+
+
+class Recipe(Frozen):
     """What ``graphniah show`` needs to regenerate the example's prompt byte for byte."""
 
     snapshot_hash: str
@@ -119,13 +173,13 @@ class Recipe(_Frozen):
     prompts_hash: str
     seed: int
     version: str
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: RecipeParams
 
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-class Example(_Frozen):
+class Example(Frozen):
     """One benchmark example: question, rendered messages, ground truth, and its provenance.
 
     ``targets`` are corpus ids: the YES/NO target, or the multiple-choice candidates in option order
@@ -133,6 +187,7 @@ class Example(_Frozen):
     the task's components (``edges`` as ``(citing, cited)``); the text-only verifier never reads them.
     """
 
+    format_version: Literal[2] = 2  # first, so a line says its version before anything else
     id: str
     task: Task
     depth: int = Field(ge=1)
@@ -166,6 +221,11 @@ class Example(_Frozen):
         return self
 
 
+EXAMPLES_FORMAT = Format("example", Example.model_fields["format_version"].default, {1: add_version(2)},
+                         hint="rebuild the examples with graphniah build or graphniah sample")
+_FAST = EXAMPLES_FORMAT.fast_prefix()
+
+
 def option_letters(n_options: int, none_option: bool) -> str:
     """The letters of a multiple-choice question: A, B, ... for the candidates, then one for "none"."""
     return _LETTERS[: n_options + none_option]
@@ -187,22 +247,36 @@ def write_examples(path: str | os.PathLike[str], examples: Iterable[Example]) ->
     return n
 
 
-def iter_examples(path: str | os.PathLike[str]) -> Iterator[Example]:
-    """Read a JSONL file of examples lazily; a bad line raises ``GraphNIAHError`` naming file and line."""
+def enumerate_examples(path: str | os.PathLike[str]) -> Iterator[tuple[int, Example]]:
+    """``(line number, example)`` of a JSONL file of examples, read lazily; a bad line raises
+    ``GraphNIAHError`` naming file and line."""
     try:
-        f = open(path, encoding="utf-8")
+        f = open(path, "rb")
     except OSError as err:
         raise GraphNIAHError(f"cannot read examples file {path}: {err.strerror}") from None
     with f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
                 continue
-            try:
-                yield Example.model_validate(json.loads(line))
-            except json.JSONDecodeError as err:
-                raise GraphNIAHError(f"{path}:{lineno}: not JSON ({err.msg} at column {err.colno})") from None
-            except ValidationError as err:
-                raise GraphNIAHError(f"{path}:{lineno}: not a valid example ({validation_detail(err)})") from None
+            yield lineno, parse_example(line, f"{path}:{lineno}")
+
+
+def parse_example(line: bytes | str, where: str) -> Example:
+    """One line of an examples file as an :class:`Example` (older versions upgraded); errors name ``where``."""
+    raw = line.encode() if isinstance(line, str) else line
+    try:
+        if raw.startswith(_FAST):  # the common case: one parse, in pydantic-core
+            return Example.model_validate_json(raw)
+        return Example.model_validate(EXAMPLES_FORMAT.parse_json(raw, where))
+    except ValidationError as err:
+        EXAMPLES_FORMAT.parse_json(raw, where)  # a line that is not JSON, or of another version, says so
+        raise GraphNIAHError(f"{where}: not a valid example ({validation_detail(err)})") from None
+
+
+def iter_examples(path: str | os.PathLike[str]) -> Iterator[Example]:
+    """Read a JSONL file of examples lazily; a bad line raises ``GraphNIAHError`` naming file and line."""
+    for _, example in enumerate_examples(path):
+        yield example
 
 
 def read_examples(path: str | os.PathLike[str]) -> list[Example]:

@@ -51,7 +51,7 @@ from graphniah.sampling.examples.distract import (
 )
 from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
 from graphniah.sampling.examples.prompts import PromptSet, Task, load_prompts
-from graphniah.sampling.examples.records import Example, PaperMeta, Recipe, option_letters, papers_from_table
+from graphniah.sampling.examples.records import Example, PaperMeta, Recipe, RecipeParams, option_letters, papers_from_table
 from graphniah.sampling.examples.render import build_messages, example_stats, question, render_component
 from graphniah.sampling.examples.textcheck import normalize, verify
 from graphniah.graph.citation_graph import CitationGraph
@@ -300,7 +300,7 @@ def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int
         prompts_hash=ctx.prompts.hash,
         seed=seed,
         version=__version__,
-        params=spec.params() | {"index": index} | ctx.packing_params(spec),
+        params=RecipeParams.model_validate(spec.params() | {"index": index} | ctx.packing_params(spec)),
     )
     for _ in range(MAX_ATTEMPTS):
         stats.attempts += 1
@@ -515,12 +515,9 @@ def sample_examples(
 def spec_of(example: Example) -> tuple[ExampleSpec, int, int]:
     """The spec, seed and index stored in an example's recipe."""
     p = example.recipe.params
-    length = p.get("context_length")
-    spec = ExampleSpec(
-        p["task"], int(p["depth"]), int(p["component_size"]), p.get("label"), bool(p.get("none_option")), float(p["alpha"]),
-        p.get("distractor", NONE), None if length is None else int(length), bool(p.get("reserve_none_option", False)),
-    )
-    return spec, example.recipe.seed, int(p["index"])
+    spec = ExampleSpec(p.task, p.depth, p.component_size, p.label, p.none_option, p.alpha, p.distractor,
+                       p.context_length, p.reserve_none_option)
+    return spec, example.recipe.seed, p.index
 
 
 def regenerate(ctx: SamplingContext, example: Example) -> Example:
@@ -534,11 +531,11 @@ def regenerate(ctx: SamplingContext, example: Example) -> Example:
     if ctx.pool(spec.depth)[1] != r.pool_hash:
         raise GraphNIAHError(f"example {example.id} was made from another depth-{spec.depth} path pool ({r.pool_hash[:12]})")
     now = ctx.packing_params(spec)
-    if "corpus" in now and r.params.get("corpus") != now["corpus"]:
+    if "corpus" in now and r.params.corpus != now["corpus"]:
         raise GraphNIAHError(
-            f"example {example.id} was packed with another {spec.distractor} corpus ({str(r.params.get('corpus'))[:12]}); "
+            f"example {example.id} was packed with another {spec.distractor} corpus ({str(r.params.corpus)[:12]}); "
             f"the corpus at {ctx.corpus(spec.distractor).path} now hashes to {now['corpus'][:12]}"
         )
-    if "tokenizers" in now and r.params.get("tokenizers") != now["tokenizers"]:
-        raise GraphNIAHError(f"example {example.id} was packed with other tokenizer files ({r.params.get('tokenizers')}; now {now['tokenizers']})")
+    if "tokenizers" in now and r.params.tokenizers != now["tokenizers"]:
+        raise GraphNIAHError(f"example {example.id} was packed with other tokenizer files ({r.params.tokenizers}; now {now['tokenizers']})")
     return build_example(ctx, spec, seed, index)

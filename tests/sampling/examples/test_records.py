@@ -19,6 +19,7 @@ from graphniah.sampling.examples.records import (
     Message,
     PaperMeta,
     Recipe,
+    RecipeParams,
     papers_from_table,
     read_examples,
     write_examples,
@@ -97,7 +98,8 @@ RECIPE = Recipe(
     prompts_hash="c" * 64,
     seed=2**70 + 3,
     version="0.1.0",
-    params={"alpha": 0.1, "distractor": "code"},
+    params=RecipeParams(task="yesno", depth=4, component_size=50, label="YES", none_option=False, alpha=0.1,
+                        distractor="code", context_length=1000, index=7, corpus="c" * 16, tokenizers={"o200k_base": "t" * 16}),
 )
 
 

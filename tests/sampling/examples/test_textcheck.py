@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from graphniah.sampling.examples.prompts import load_prompts
-from graphniah.sampling.examples.records import Example, PaperMeta, Recipe, option_letters
+from graphniah.sampling.examples.records import Example, PaperMeta, Recipe, RecipeParams, option_letters
 from graphniah.sampling.examples.render import build_messages, example_stats, question, render_component
 from graphniah.sampling.examples.textcheck import (
     Undetermined,
@@ -93,7 +93,9 @@ def distractors(rng: np.random.Generator, titles: list[str]) -> list[str]:
 
 # ----------------------------------------------------------------------------- cases
 
-RECIPE = Recipe(snapshot_hash="s" * 64, pool_hash="p" * 64, prompts_hash=load_prompts().hash, seed=0, version="test")
+RECIPE = Recipe(snapshot_hash="s" * 64, pool_hash="p" * 64, prompts_hash=load_prompts().hash, seed=0, version="test",
+                params=RecipeParams(task="yesno", depth=2, component_size=4, label="YES", none_option=False, alpha=0.1,
+                                    distractor="none", context_length=None, index=0))
 
 
 @dataclass

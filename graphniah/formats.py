@@ -1,0 +1,126 @@
+"""What every on-disk format shares: the frozen base model, ``format_version``, and the project's names.
+
+Each file format the project writes has exactly one pydantic model, and every reader and writer goes
+through it (examples: :class:`graphniah.sampling.examples.records.Example`; journal records:
+:class:`graphniah.run.journal.RunRecord`; suite manifests: :class:`graphniah.sampling.suites.SuiteManifest`;
+snapshot manifests: :class:`graphniah.ingest.snapshot.SnapshotManifest`; pruned-set and pool
+manifests: :class:`graphniah.graph.store.GraphManifest`). Each such model carries a ``format_version``
+field, and its reader checks the version *before* it validates the shape, so a file of another
+version is never misread as this one:
+
+* a version this code writes is read as is;
+* an older version with a registered upgrade is upgraded (each format says in its module docstring
+  which older versions it upgrades and how; the upgrades are tested);
+* anything else — a newer version, or an older one without an upgrade — is a :class:`GraphNIAHError`
+  naming the file (and line), the version found and the versions this code reads.
+
+A file written before versions existed has no ``format_version``; it is version 1 of its format.
+
+This module also defines, once, the names other modules use: the tasks and the reasoning efforts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict
+
+from graphniah.errors import GraphNIAHError
+
+__all__ = [
+    "EFFORTS",
+    "TASKS",
+    "Format",
+    "Frozen",
+    "ReasoningEffort",
+    "Task",
+]
+
+#: The three tasks (the paper's YES/NO, multiple choice and counting), in the paper's order.
+Task = Literal["yesno", "mc", "count"]
+TASKS: tuple[str, ...] = get_args(Task)
+#: Reasoning efforts a model may be run at (LiteLLM's ``reasoning_effort``), lowest first.
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
+EFFORTS: tuple[str, ...] = get_args(ReasoningEffort)
+
+
+class Frozen(BaseModel):
+    """The base of every typed record: immutable, and an unknown field is an error (never ignored)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+Upgrade = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class Format:
+    """One versioned file format: its name, the version written today, and upgrades of older ones.
+
+    ``upgrades[v]`` turns a parsed object of version ``v`` into one of version ``v + 1`` (the chain
+    is applied until ``current``); it is given a copy and returns the object with ``format_version``
+    set. ``hint`` is appended to the error for a version that cannot be read (what to do about it).
+    """
+
+    def __init__(self, what: str, current: int, upgrades: Mapping[int, Upgrade] | None = None, hint: str = ""):
+        self.what = what
+        self.current = current
+        self.upgrades = dict(upgrades or {})
+        self.hint = hint
+
+    @property
+    def readable(self) -> tuple[int, ...]:
+        """The versions this code reads: the current one and every one with an upgrade chain to it."""
+        out = [self.current]
+        v = self.current - 1
+        while v in self.upgrades:
+            out.append(v)
+            v -= 1
+        return tuple(sorted(out))
+
+    def version_of(self, obj: Mapping[str, Any]) -> Any:
+        return obj.get("format_version", 1)
+
+    def to_current(self, obj: Any, where: str) -> dict[str, Any]:
+        """``obj`` (a parsed JSON value) as an object of the current version, or a clear error."""
+        if not isinstance(obj, dict):
+            raise GraphNIAHError(f"{where}: a {self.what} must be a JSON object, found {type(obj).__name__}")
+        found = self.version_of(obj)
+        if found == self.current:
+            return obj
+        if type(found) is not int or found not in self.readable:
+            versions = ", ".join(map(str, self.readable))
+            newer = type(found) is int and found > self.current
+            raise GraphNIAHError(
+                f"{where}: {self.what} format_version {found!r} is not supported (this graphniah reads version"
+                f"{'s' if len(self.readable) > 1 else ''} {versions})"
+                + ("; it was written by a newer graphniah, upgrade the package" if newer else "")
+                + (f"; {self.hint}" if self.hint and not newer else "")
+            )
+        out = dict(obj)
+        for v in range(found, self.current):
+            out = self.upgrades[v](out)
+        return out
+
+    def fast_prefix(self) -> bytes:
+        """How a compact JSON line of the current version starts when ``format_version`` is the model's
+        first field: such a line can go straight to ``model_validate_json`` (no second parse)."""
+        return b'{"format_version":%d,' % self.current
+
+    def parse_json(self, text: str | bytes, where: str) -> dict[str, Any]:
+        """Parse one JSON document (a file or one line) and bring it to the current version."""
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise GraphNIAHError(f"{where}: not JSON ({err.msg} at line {err.lineno} column {err.colno})") from None
+        return self.to_current(obj, where)
+
+
+def add_version(version: int) -> Upgrade:
+    """The upgrade of a format whose next version only adds the ``format_version`` field."""
+
+    def upgrade(obj: dict[str, Any]) -> dict[str, Any]:
+        return {"format_version": version} | {k: v for k, v in obj.items() if k != "format_version"}
+
+    return upgrade
