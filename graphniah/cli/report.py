@@ -36,6 +36,7 @@ def report_cmd(
     paper_z: Annotated[bool, typer.Option("--paper-z", help="Wilson intervals with z = 1.96, as the paper printed them.")] = False,
     figures: Annotated[bool, typer.Option(help="Write PNG/SVG figures.")] = True,
     html: Annotated[bool, typer.Option(help="Write report.html.")] = True,
+    viewer: Annotated[Path | None, typer.Option(help="The suite's example viewer folder (graphniah view): report.html links cells and example ids to it.")] = None,
 ) -> None:
     """Tables (Markdown/CSV), figures (PNG/SVG) and a self-contained HTML report of a suite's runs."""
     from graphniah.report import ReportConfig, build_report, load_suite, write_report
@@ -46,7 +47,7 @@ def report_cmd(
     t0 = time.perf_counter()
     data = load_suite(suite, runs_root=runs, examples_root=examples_root, examples_path=examples, by=by)
     report = build_report(data, ReportConfig(z=PAPER_Z if paper_z else None, threshold_margin=threshold_margin, threshold=threshold))
-    files = write_report(report, out if out is not None else Path("reports") / suite, figures=figures, html=html)
+    files = write_report(report, out if out is not None else Path("reports") / suite, figures=figures, html=html, viewer=viewer)
     console = Console(stderr=True)
     for note in data.notes:
         console.print(f"[yellow]note:[/] {note}", highlight=False)

@@ -132,8 +132,12 @@ class ReportFiles:
     html: Path | None
 
 
-def write_report(report: Report, out: str | os.PathLike[str], *, figures: bool = True, html: bool = True) -> ReportFiles:
-    """Write the report folder atomically (an existing folder is replaced only once the new one is complete)."""
+def write_report(report: Report, out: str | os.PathLike[str], *, figures: bool = True, html: bool = True,
+                 viewer: str | os.PathLike[str] | None = None) -> ReportFiles:
+    """Write the report folder atomically (an existing folder is replaced only once the new one is complete).
+
+    ``viewer``: the folder of the suite's example viewer (``graphniah view``), which report.html then links to.
+    """
     out = Path(out)
     d = report.data
     with atomic_dir(out, replace=True) as tmp:
@@ -159,10 +163,11 @@ def write_report(report: Report, out: str | os.PathLike[str], *, figures: bool =
                         svgs[name] = data.decode("utf-8")
         html_path = None
         if html:
-            from graphniah.report.html import render_html
+            from graphniah.report.html import render_html, viewer_links
 
+            links = None if viewer is None else viewer_links(d, Path(os.path.relpath(Path(viewer).resolve(), out.resolve())).as_posix())
             write_in_staging(tmp / "report.html", render_html(
-                f"GraphNIAH report: suite {d.suite}", report.facts(), d.notes, report.tables, svgs, report.context.show))
+                f"GraphNIAH report: suite {d.suite}", report.facts(), d.notes, report.tables, svgs, report.context.show, links))
             html_path = out / "report.html"
         write_json(tmp / "summary.json", _summary(report))
     return ReportFiles(out, tuple(tables), tuple(fig_paths), html_path)

@@ -1,0 +1,36 @@
+"""CLI for the example viewer: ``graphniah view``."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from graphniah.cli.app import app
+from graphniah.errors import GraphNIAHError
+
+
+@app.command("view")
+def view_cmd(
+    out: Annotated[Path, typer.Option(help="Folder to write (replaced atomically); open OUT/index.html in a browser.")],
+    examples: Annotated[Path | None, typer.Option(help="Examples JSON-lines file.")] = None,
+    dataset: Annotated[Path | None, typer.Option(help="An exported dataset folder instead of --examples.")] = None,
+    runs: Annotated[Path | None, typer.Option(help="Folder of run journals (<runs>/<suite>/), whose answers the pages show.")] = None,
+    root: Annotated[Path, typer.Option(help="Where snapshots live (paper titles, authors and dates for the graphs).")] = Path("snapshots"),
+) -> None:
+    """Write a static site (no server, no network) showing every example, its graph, needles and answers."""
+    from graphniah.view import build_viewer
+
+    if (examples is None) == (dataset is None):
+        raise GraphNIAHError("give exactly one of --examples FILE or --dataset DIR")
+    t0 = time.perf_counter()
+    files = build_viewer(examples, out, dataset=dataset, runs=runs, snapshots=root)
+    console = Console(stderr=True)
+    if files.without_metadata:
+        console.print(f"[yellow]note:[/] {files.without_metadata} example(s) were sampled from a snapshot not under {root}/: "
+                      "their graphs show corpus ids instead of titles", highlight=False)
+    console.print(f"{files.examples} examples, {len(files.runs)} run(s) in {time.perf_counter() - t0:.1f}s", highlight=False)
+    print(files.index.resolve())

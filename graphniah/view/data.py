@@ -1,0 +1,190 @@
+"""What the viewer's pages are built from: examples, every run's counted answer, and paper metadata.
+
+Examples are read with :func:`graphniah.sampling.examples.records.iter_examples`, journals with
+:func:`graphniah.run.journal.read_journal`, and which record of an example counts, and whether it
+is right, with :mod:`graphniah.scoring` (``split_runs`` → ``counted_records`` → ``score_record``),
+so the viewer shows exactly the answers every accuracy in the project is computed from.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from graphniah.errors import GraphNIAHError
+from graphniah.ingest.snapshot import find_snapshot_by_hash
+from graphniah.run.journal import RunRecord, read_journal
+from graphniah.sampling.examples.records import Example, PaperMeta, papers_from_table
+from graphniah.scoring import counted_records, score_record, split_runs
+
+__all__ = ["Answer", "Outcome", "PaperLookup", "RunView", "example_facts", "load_answers", "outcome_of"]
+
+_ID = re.compile(r"^[A-Za-z0-9_.-]{1,200}$")
+
+
+@dataclass(frozen=True, slots=True)
+class RunView:
+    """One run (a model at one settings hash); ``label`` follows the report's rule, so report links match."""
+
+    label: str
+    model: str
+    settings_hash: str
+    journal: Path
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A run's counted record of one example, scored by the current rule."""
+
+    status: str  # ok | failed
+    extracted: str | None
+    correct: bool
+    response: str | None
+    reasoning: str | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    reasoning_tokens: int | None
+    cost_usd: float | None
+    response_time_s: float | None
+    attempts: int
+    error: str | None  # the last error of a failed call (already redacted by the runner)
+
+
+Outcome = str  # "correct" | "wrong" | "failed" | "none" (the run has no record of the example)
+
+
+def outcome_of(answer: Answer | None) -> Outcome:
+    if answer is None:
+        return "none"
+    if answer.status != "ok":
+        return "failed"
+    return "correct" if answer.correct else "wrong"
+
+
+def check_id(example_id: str, where: str) -> str:
+    """Example ids name files of the site, so they must be plain (the sampler's are ``task-hex``)."""
+    if not _ID.match(example_id) or example_id.startswith("."):
+        raise GraphNIAHError(f"{where}: example id {example_id!r} cannot name a file (letters, digits, '-', '_', '.' only)")
+    return example_id
+
+
+def _answer(r: RunRecord) -> Answer:
+    s = score_record(r)
+    u = r.usage
+    return Answer(
+        status=r.status,
+        extracted=s.extracted,
+        correct=s.correct,
+        response=r.response,
+        reasoning=r.reasoning,
+        prompt_tokens=u.prompt_tokens if u else None,
+        completion_tokens=u.completion_tokens if u else None,
+        reasoning_tokens=u.reasoning_tokens if u else None,
+        cost_usd=r.cost_usd,
+        response_time_s=r.response_time_s,
+        attempts=r.attempts,
+        error=r.errors[-1].message if r.status != "ok" and r.errors else None,
+    )
+
+
+def _labels(keys: Sequence[tuple[str, str]], efforts: Mapping[tuple[str, str], str | None]) -> list[str]:
+    """The report's run labels: the model, qualified by effort or settings hash when it has several runs."""
+    out = []
+    for model, h in keys:
+        siblings = [k for k in keys if k[0] == model]
+        if len(siblings) == 1:
+            out.append(model)
+        elif len({efforts[s] for s in siblings}) == len(siblings):
+            out.append(f"{model} ({efforts[(model, h)] or 'default'})")
+        else:
+            out.append(f"{model} [{h[:8]}]")
+    return out
+
+
+def load_answers(runs_dir: str | os.PathLike[str] | None) -> tuple[tuple[RunView, ...], dict[tuple[str, int], Answer]]:
+    """Every run in ``runs_dir/*.jsonl`` and its counted answer per example: ``{(example id, run index): Answer}``."""
+    if runs_dir is None:
+        return (), {}
+    d = Path(runs_dir)
+    if not d.is_dir():
+        raise GraphNIAHError(f"--runs {d}: not a folder of run journals")
+    keys: list[tuple[str, str]] = []
+    journal_of: dict[tuple[str, str], Path] = {}
+    records: dict[tuple[str, str], list[RunRecord]] = {}
+    for path in sorted(d.glob("*.jsonl")):
+        for key, recs in split_runs(read_journal(path)).items():
+            if key not in records:
+                keys.append(key)
+                journal_of[key] = path
+                records[key] = []
+            records[key].extend(recs)
+    efforts = {k: next((r.reasoning_effort for r in records[k] if r.reasoning_effort), None) for k in keys}
+    runs = tuple(RunView(label, k[0], k[1], journal_of[k]) for label, k in zip(_labels(keys, efforts), keys, strict=True))
+    answers = {(eid, i): _answer(r) for i, k in enumerate(keys) for eid, r in counted_records(records[k]).items()}
+    return runs, answers
+
+
+def example_facts(example: Example) -> dict[str, object]:
+    """The design variables the index filters on (context length and distractor live in the recipe)."""
+    params = example.recipe.params
+    length = params.get("context_length")
+    return {
+        "task": example.task,
+        "depth": example.depth,
+        "component_size": example.component_size,
+        "context_length": None if length is None else int(length),
+        "distractor": str(params.get("distractor") or "none"),
+        "label": example.answer,
+    }
+
+
+class PaperLookup:
+    """Paper metadata of examples from the snapshots they were sampled from (found by the recipe's hash).
+
+    Each snapshot's ``papers.parquet`` is read once; a snapshot that is not under ``root`` gives
+    no metadata (the pages then show corpus ids) and is listed in ``missing``.
+    """
+
+    _COLUMNS = ("corpusid", "title", "authors", "venue", "journal", "publication_date", "year", "arxiv_id")
+
+    def __init__(self, root: str | os.PathLike[str] | None):
+        self.root = Path(root) if root is not None else None
+        self._tables: dict[str, tuple[np.ndarray, pa.Table] | None] = {}
+        self.missing: set[str] = set()
+
+    def _table(self, snapshot_hash: str) -> tuple[np.ndarray, pa.Table] | None:
+        if snapshot_hash not in self._tables:
+            got = None
+            if self.root is not None and self.root.is_dir():
+                try:
+                    snap = find_snapshot_by_hash(self.root, snapshot_hash)
+                except GraphNIAHError:
+                    snap = None
+                if snap is not None:
+                    t = pq.read_table(snap.papers_path, columns=list(self._COLUMNS)).sort_by("corpusid")
+                    got = (np.asarray(t.column("corpusid"), dtype=np.int64), t)
+            if got is None:
+                self.missing.add(snapshot_hash)
+            self._tables[snapshot_hash] = got
+        return self._tables[snapshot_hash]
+
+    def meta(self, example: Example, extra: Iterable[int] = ()) -> dict[int, PaperMeta] | None:
+        """``{corpusid: PaperMeta}`` of the example's papers, or None when its snapshot is not available."""
+        found = self._table(example.recipe.snapshot_hash)
+        if found is None:
+            return None
+        ids, table = found
+        want = np.unique(np.asarray([*example.papers, *extra], dtype=np.int64))
+        pos = np.searchsorted(ids, want)
+        ok = (pos < ids.size) & (ids[np.minimum(pos, ids.size - 1)] == want)
+        if not ok.all():
+            raise GraphNIAHError(f"example {example.id}: papers {want[~ok][:5].tolist()} are not in its snapshot "
+                                 f"{example.recipe.snapshot_hash[:12]} under {self.root}")
+        return papers_from_table(table.take(pa.array(pos)))

@@ -1,0 +1,241 @@
+"""Writing the viewer: a static folder that opens from disk (``index.html``), with no server and no network.
+
+Layout of the folder (replaced atomically as a whole)::
+
+    index.html, example.html     the two pages (templates from graphniah/view/static/)
+    static/view.css, view.js     the project's own style sheet and script
+    data.js                      the index: one row per example (assigns a global: file:// forbids fetch())
+    examples/<id>.js             one example's page data, loaded by example.html#id=<id> with a <script> tag
+    viewer.json                  what the site was built from
+
+The index holds only short facts per example (task, depth, size, length, distractor, label and
+each run's outcome), so 10,000 examples stay a few megabytes; everything heavy (prompt rows,
+responses, the forest's SVG) lives in the example's own file and is loaded only when its page opens.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import json
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from graphniah import __version__
+from graphniah.errors import GraphNIAHError
+from graphniah.io import atomic_dir, sha256_file, write_in_staging
+from graphniah.sampling.examples.prompts import PromptSet, load_prompts
+from graphniah.sampling.examples.records import Example, PaperMeta, iter_examples, option_letters
+from graphniah.sampling.tokenizers import Tokenizer, load_tokenizer
+from graphniah.view.data import Answer, PaperLookup, RunView, check_id, example_facts, load_answers, outcome_of
+from graphniah.view.graph import PALETTE, forest_layout, forest_svg, highlighted_path
+from graphniah.view.needles import NeedleMap, PromptRows, needle_map, prompt_rows
+
+__all__ = ["ViewerFiles", "build_viewer", "example_page_data", "needle_map_svg"]
+
+_STATIC = ("view.css", "view.js")
+_PAGES = ("index.html", "example.html")
+_KIND_CODE = {"context": 0, "question": 1, "needle": 2, "paper": 3}
+_OUTCOME_CODE = {"correct": "c", "wrong": "w", "failed": "f", "none": "-"}
+
+
+@dataclass(frozen=True)
+class ViewerFiles:
+    """What ``build_viewer`` wrote."""
+
+    out: Path
+    index: Path
+    examples: int
+    runs: tuple[RunView, ...]
+    without_metadata: int  # examples whose snapshot was not found (pages show corpus ids, needles unidentified)
+
+
+def _js(name: str, obj: object) -> str:
+    """A script that hands ``obj`` to the page: ``GraphNIAHView.<name>(...)`` (a global, since file:// has no fetch)."""
+    return f"GraphNIAHView.{name}({json.dumps(obj, ensure_ascii=False, separators=(',', ':'))});\n"
+
+
+def needle_map_svg(nm: NeedleMap, rows: PromptRows, colour_of: Mapping[int, int]) -> str:
+    """The strip: the user message's length in tokens; the context (distractor text) grey, blocks and question marked."""
+    e = html.escape
+    total = max(nm.total_tokens, 1)
+    w, h = 1000.0, 30.0
+
+    def x(tok: int) -> float:
+        return tok / total * w
+
+    out = [f'<svg class="needles" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w:.0f} {h:.0f}" preserveAspectRatio="none" '
+           f'data-total="{nm.total_tokens}" data-blocks="{len(nm.blocks())}">',
+           f'<rect class="whole" x="0" y="8" width="{w:.0f}" height="14"><title>user message: {nm.total_tokens:,} o200k tokens</title></rect>']
+    for s, (r0, _) in zip(nm.spans, rows.span_rows, strict=True):
+        if s.kind == "context":
+            out.append(f'<rect class="context" x="{x(s.token):.2f}" y="8" width="{max(x(s.tokens), 0.5):.2f}" height="14" data-row="{r0}">'
+                       f"<title>context (distractor text between the blocks): tokens {s.token:,}–{s.token + s.tokens:,}</title></rect>")
+    for s, (r0, _) in zip(nm.spans, rows.span_rows, strict=True):
+        if s.kind == "context":
+            continue
+        width = max(x(s.tokens), 1.2)  # a 300-token block in 900k tokens is still visible
+        what = {"question": "question", "needle": "needle", "paper": "paper block (distractor component)"}[s.kind]
+        label = f"{what}: {s.title}" if s.title else what
+        tip = f"{label} — tokens {s.token:,}–{s.token + s.tokens:,} of {nm.total_tokens:,}"
+        if s.kind == "needle":
+            fill = f' fill="{PALETTE[colour_of.get(s.paper or -1, 0) % len(PALETTE)]}"'
+            y, hh = 2.0, 26.0
+        elif s.kind == "question":
+            fill, y, hh = "", 0.0, 30.0
+        else:
+            fill, y, hh = "", 8.0, 14.0
+        out.append(f'<rect class="{s.kind}" x="{x(s.token):.2f}" y="{y}" width="{width:.2f}" height="{hh}"{fill} data-row="{r0}">'
+                   f"<title>{e(tip)}</title></rect>")
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _answer_json(a: Answer | None, run: RunView) -> dict[str, object]:
+    return {
+        "run": run.label,
+        "outcome": outcome_of(a),
+        "extracted": a.extracted if a else None,
+        "response": a.response if a else None,
+        "reasoning": a.reasoning if a else None,
+        "prompt_tokens": a.prompt_tokens if a else None,
+        "completion_tokens": a.completion_tokens if a else None,
+        "reasoning_tokens": a.reasoning_tokens if a else None,
+        "cost_usd": a.cost_usd if a else None,
+        "time_s": a.response_time_s if a else None,
+        "attempts": a.attempts if a else None,
+        "error": a.error if a else None,
+    }
+
+
+def example_page_data(
+    example: Example,
+    meta: Mapping[int, PaperMeta] | None,
+    runs: Sequence[RunView],
+    answers: Mapping[tuple[str, int], Answer],
+    tokenizer: Tokenizer,
+    prompts: PromptSet,
+) -> dict[str, object]:
+    """Everything the example page shows, as plain JSON-able data (the forest and the strip as SVG)."""
+    layout = forest_layout(example)
+    path = highlighted_path(example)
+    nm = needle_map(example, tokenizer, prompts, meta)
+    text = example.messages[-1].content
+    rows = prompt_rows(text, nm.spans)
+    colour_of = dict(zip(layout.papers, layout.component, strict=True))
+    q = next((s for s in nm.spans if s.kind == "question"), None)
+    letters = option_letters(len(example.options), example.none_option) if example.task == "mc" else ""
+    opts = list(example.options) + (["none of these"] if example.none_option else [])
+    return {
+        "id": example.id,
+        **example_facts(example),
+        "question": text[q.start : q.end] if q is not None else None,
+        "options": [[letters[i], o] for i, o in enumerate(opts)],
+        "answer": example.answer,
+        "system": example.messages[0].content if len(example.messages) > 1 else "",
+        "papers": len(example.papers),
+        "edges": len(example.edges),
+        "path": len(path),
+        "metadata": meta is not None,
+        "missing_blocks": len(nm.missing),
+        "token_counts": example.token_counts,
+        "forest": forest_svg(example, layout, meta or {}, path),
+        "needle_map": needle_map_svg(nm, rows, colour_of),
+        "total_tokens": nm.total_tokens,
+        "blocks": {"needle": sum(s.kind == "needle" for s in nm.spans), "paper": sum(s.kind == "paper" for s in nm.spans)},
+        "rows": list(rows.rows),
+        "spans": [[r0, r1, _KIND_CODE[s.kind], colour_of.get(s.paper, -1) if s.paper is not None else -1]
+                  for s, (r0, r1) in zip(nm.spans, rows.span_rows, strict=True)],
+        "palette": list(PALETTE),
+        "runs": [_answer_json(answers.get((example.id, i)), r) for i, r in enumerate(runs)],
+    }
+
+
+def _static(name: str) -> str:
+    return resources.files("graphniah.view").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def _examples_of(examples: Path | None, dataset: Path | None) -> tuple[Iterator[Example], dict[str, object], str]:
+    """The examples to show, what they are (for ``viewer.json``) and a short name for the page title."""
+    if (examples is None) == (dataset is None):
+        raise GraphNIAHError("give exactly one of an examples file or a dataset folder")
+    if examples is not None:
+        return iter_examples(examples), {"path": str(examples), "sha256": sha256_file(examples)}, examples.name
+    from graphniah.dataset.read import iter_dataset_examples, open_dataset  # the dataset stage, only when asked for
+
+    ds = open_dataset(dataset)  # checks every file against the manifest's hashes
+    return iter_dataset_examples(ds), {"dataset": str(dataset), "suite": ds.suite}, f"dataset {ds.suite}"
+
+
+def build_viewer(
+    examples: str | os.PathLike[str] | None,
+    out: str | os.PathLike[str],
+    *,
+    dataset: str | os.PathLike[str] | None = None,
+    runs: str | os.PathLike[str] | None = None,
+    snapshots: str | os.PathLike[str] | None = "snapshots",
+    tokenizer: Tokenizer | None = None,
+    title: str | None = None,
+    prompts: str | os.PathLike[str] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> ViewerFiles:
+    """Write the viewer for an examples file or an exported dataset folder (and the run journals in ``runs``)
+    to ``out``, atomically (the old folder stays until the new one is complete).
+
+    ``snapshots`` is where the examples' snapshots live (paper metadata); ``prompts`` the template
+    folder the examples were rendered with (default: the package's), needed to find their blocks.
+    """
+    source_iter, source_info, source_name = _examples_of(
+        None if examples is None else Path(examples), None if dataset is None else Path(dataset))
+    where = str(examples if examples is not None else dataset)
+    run_views, answers = load_answers(runs)
+    tok = tokenizer or load_tokenizer("o200k_base")
+    prompt_set = load_prompts(prompts)
+    lookup = PaperLookup(snapshots)
+    rows: list[list[object]] = []
+    without = 0
+    seen: set[str] = set()
+    with atomic_dir(out, replace=True) as tmp:
+        for n, ex in enumerate(source_iter, 1):
+            check_id(ex.id, where)
+            if ex.id in seen:
+                raise GraphNIAHError(f"{where}: example id {ex.id} appears twice")
+            seen.add(ex.id)
+            meta = lookup.meta(ex)
+            without += meta is None
+            data = example_page_data(ex, meta, run_views, answers, tok, prompt_set)
+            write_in_staging(tmp / "examples" / f"{ex.id}.js", _js("example", data))
+            f = example_facts(ex)
+            rows.append([ex.id, f["task"], f["depth"], f["component_size"], f["context_length"], f["distractor"], f["label"],
+                         data["total_tokens"],
+                         "".join(_OUTCOME_CODE[r["outcome"]] for r in data["runs"]),  # type: ignore[index]
+                         [r["extracted"] for r in data["runs"]]])  # type: ignore[index]
+            if progress:
+                progress(n)
+        if not rows:
+            raise GraphNIAHError(f"{where} holds no examples")
+        index = {
+            "title": title or f"GraphNIAH examples: {source_name}",
+            "source": where,
+            "runs": [{"label": r.label, "model": r.model, "settings_hash": r.settings_hash} for r in run_views],
+            "columns": ["id", "task", "depth", "component_size", "context_length", "distractor", "label", "tokens", "outcomes", "answers"],
+            "rows": rows,
+        }
+        write_in_staging(tmp / "data.js", _js("index", index))
+        for page in _PAGES:
+            write_in_staging(tmp / page, _static(page))
+        for name in _STATIC:
+            write_in_staging(tmp / "static" / name, _static(name))
+        write_in_staging(tmp / "viewer.json", json.dumps({
+            "examples": {**source_info, "count": len(rows)},
+            "runs": [{"label": r.label, "model": r.model, "settings_hash": r.settings_hash, "journal": str(r.journal),
+                      "sha256": sha256_file(r.journal)} for r in run_views],
+            "snapshots_without_metadata": sorted(lookup.missing),
+            "version": __version__,
+            "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        }, indent=2) + "\n")
+    out = Path(out)
+    return ViewerFiles(out, out / "index.html", len(rows), run_views, without)

@@ -1,0 +1,396 @@
+/* GraphNIAH example viewer: the index (filter, sort, accuracy with Wilson intervals) and the example page
+   (answers, forest, needle map, windowed prompt). Plain ES2017, no dependencies, runs from file://.
+   Data arrive as scripts that call GraphNIAHView.index(...) / GraphNIAHView.example(...), because
+   browsers block fetch() of local files. */
+(function () {
+  'use strict';
+
+  // The exact 97.5% normal quantile: graphniah.stats.wilson_interval's default for 95% intervals.
+  var Z95 = 1.959963984540054;
+
+  /* Wilson score interval for k successes in n trials, the formula of graphniah.stats.wilson_interval:
+     centre = (k + z²/2) / (n + z²), half = z / (n + z²) · sqrt(k (n − k) / n + z²/4),
+     with the ends set exactly at k = 0 (low 0) and k = n (high 1). */
+  function wilson(k, n, z) {
+    if (z === undefined) { z = Z95; }
+    if (!(n > 0) || k < 0 || k > n) { return null; }
+    var z2 = z * z;
+    var centre = (k + z2 / 2) / (n + z2);
+    var half = z / (n + z2) * Math.sqrt(k * (n - k) / n + z2 / 4);
+    var low = k === 0 ? 0 : Math.max(0, centre - half);
+    var high = k === n ? 1 : Math.min(1, centre + half);
+    return [low, high];
+  }
+
+  var V = window.GraphNIAHView = { wilson: wilson, Z95: Z95 };
+
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    if (attrs) { Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); }); }
+    if (text !== undefined && text !== null) { e.textContent = String(text); }
+    return e;
+  }
+  function $(id) { return document.getElementById(id); }
+  function pct(x) { return (100 * x).toFixed(1); }
+  function fmtInt(x) { return x === null || x === undefined ? '—' : Number(x).toLocaleString('en-US'); }
+  function fmtLen(x) { return x === null || x === undefined ? 'none' : (x % 1000 === 0 ? (x / 1000) + 'k' : fmtInt(x)); }
+
+  // ---------------------------------------------------------------------------------------- hash state
+  function parseHash() {
+    var out = {};
+    var h = window.location.hash.replace(/^#/, '');
+    if (!h) { return out; }
+    h.split('&').forEach(function (part) {
+      if (!part) { return; }
+      var i = part.indexOf('=');
+      var k = decodeURIComponent(i < 0 ? part : part.slice(0, i));
+      var v = i < 0 ? '' : decodeURIComponent(part.slice(i + 1).replace(/\+/g, ' '));
+      out[k] = v;
+    });
+    return out;
+  }
+  function buildHash(obj) {
+    return Object.keys(obj).filter(function (k) { return obj[k] !== '' && obj[k] !== undefined && obj[k] !== null; })
+      .map(function (k) { return encodeURIComponent(k) + '=' + encodeURIComponent(obj[k]); }).join('&');
+  }
+
+  // ---------------------------------------------------------------------------------------- index page
+  var OUTCOME_OF = { c: 'correct', w: 'wrong', f: 'failed', '-': 'none' };
+  var SYMBOL = { c: '✓', w: '✗', f: '!', '-': '–' };
+  var PAGE = 100;
+  var FIELDS = [
+    ['task', 'Task', 1], ['depth', 'Depth', 2], ['length', 'Context length', 4], ['distractor', 'Distractor', 5], ['label', 'Label', 6]
+  ];
+
+  V.index = function (data) {
+    V.data = data;
+    var rows = data.rows;
+    var runs = data.runs;
+    var state = { sort: 'id', desc: false, page: 1 };
+    document.title = data.title;
+    $('title').textContent = data.title;
+    $('source').textContent = rows.length.toLocaleString('en-US') + ' examples from ' + data.source + ' · ' +
+      (runs.length ? runs.length + ' run(s): ' + runs.map(function (r) { return r.label; }).join(', ') : 'no runs');
+
+    // Filter form: selects of the values present, a size range, an id search, one select per run.
+    var form = $('filters');
+    function distinct(col) {
+      var seen = {};
+      rows.forEach(function (r) { seen[r[col] === null ? 'none' : r[col]] = r[col]; });
+      return Object.keys(seen).map(function (k) { return seen[k]; }).sort(function (a, b) {
+        if (a === null) { return 1; } if (b === null) { return -1; }
+        return typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b));
+      });
+    }
+    function field(label, input) {
+      var w = el('label', { 'class': 'f' }); w.appendChild(el('span', null, label)); w.appendChild(input); form.appendChild(w);
+    }
+    FIELDS.forEach(function (f) {
+      var s = el('select', { name: f[0], id: 'f-' + f[0] });
+      s.appendChild(el('option', { value: '' }, 'any'));
+      distinct(f[2]).forEach(function (v) {
+        s.appendChild(el('option', { value: v === null ? 'none' : String(v) }, f[0] === 'length' ? fmtLen(v) : (v === null ? 'none' : v)));
+      });
+      field(f[1], s);
+    });
+    var sizes = distinct(3);
+    var smin = el('input', { type: 'number', name: 'smin', id: 'f-smin', placeholder: String(sizes[0]), min: 0 });
+    var smax = el('input', { type: 'number', name: 'smax', id: 'f-smax', placeholder: String(sizes[sizes.length - 1]), min: 0 });
+    var sw = el('span', { 'class': 'range' }); sw.appendChild(smin); sw.appendChild(document.createTextNode('–')); sw.appendChild(smax);
+    field('Component size', sw);
+    field('Id contains', el('input', { type: 'search', name: 'q', id: 'f-q', placeholder: 'e.g. count-3f' }));
+    runs.forEach(function (r, i) {
+      var s = el('select', { name: 'run.' + r.label, id: 'f-run' + i, 'data-run': String(i) });
+      [['', 'any'], ['answered', 'answered'], ['correct', 'correct'], ['wrong', 'wrong'], ['failed', 'failed'], ['none', 'not run']]
+        .forEach(function (o) { s.appendChild(el('option', { value: o[0] }, o[1])); });
+      field(r.label, s);
+    });
+
+    function readState() {
+      var h = parseHash();
+      var f = { task: h.task || '', depth: h.depth || '', length: h.length || '', distractor: h.distractor || '', label: h.label || '', q: h.q || '' };
+      var size = h.size || '';
+      var m = /^(\d*)(?:-(\d*))?$/.exec(size);
+      f.smin = m ? m[1] : ''; f.smax = m ? (m[2] === undefined ? m[1] : m[2]) : '';
+      f.runs = runs.map(function (r) { return h['run.' + r.label] || ''; });
+      if (h.model) {  // the report's links: model=LABEL (its answered examples), optionally outcome=correct|wrong
+        runs.forEach(function (r, i) { if (r.label === h.model || r.model === h.model) { f.runs[i] = h.outcome || 'answered'; } });
+      }
+      state.sort = h.sort || 'id'; state.desc = h.desc === '1'; state.page = Math.max(1, parseInt(h.page || '1', 10) || 1);
+      return f;
+    }
+    function writeState(f) {
+      var obj = { task: f.task, depth: f.depth, length: f.length, distractor: f.distractor, label: f.label, q: f.q };
+      if (f.smin || f.smax) { obj.size = f.smin === f.smax ? f.smin : (f.smin + '-' + f.smax); }
+      runs.forEach(function (r, i) { obj['run.' + r.label] = f.runs[i]; });
+      if (state.sort !== 'id') { obj.sort = state.sort; }
+      if (state.desc) { obj.desc = '1'; }
+      if (state.page > 1) { obj.page = String(state.page); }
+      var h = buildHash(obj);
+      if (window.location.hash.replace(/^#/, '') !== h) { history.replaceState(null, '', h ? '#' + h : window.location.pathname); }
+    }
+    function formToFilter() {
+      var f = { task: $('f-task').value, depth: $('f-depth').value, length: $('f-length').value, distractor: $('f-distractor').value,
+        label: $('f-label').value, q: $('f-q').value.trim(), smin: $('f-smin').value, smax: $('f-smax').value };
+      f.runs = runs.map(function (r, i) { return $('f-run' + i).value; });
+      return f;
+    }
+    function filterToForm(f) {
+      ['task', 'depth', 'length', 'distractor', 'label', 'q', 'smin', 'smax'].forEach(function (k) { $('f-' + k).value = f[k]; });
+      runs.forEach(function (r, i) { $('f-run' + i).value = f.runs[i]; });
+    }
+    function matches(f) {
+      var smin = f.smin === '' ? -Infinity : Number(f.smin), smax = f.smax === '' ? Infinity : Number(f.smax);
+      var q = f.q.toLowerCase();
+      return rows.filter(function (r) {
+        if (f.task && r[1] !== f.task) { return false; }
+        if (f.depth && String(r[2]) !== f.depth) { return false; }
+        if (r[3] < smin || r[3] > smax) { return false; }
+        if (f.length && (r[4] === null ? 'none' : String(r[4])) !== f.length) { return false; }
+        if (f.distractor && r[5] !== f.distractor) { return false; }
+        if (f.label && r[6] !== f.label) { return false; }
+        if (q && r[0].toLowerCase().indexOf(q) < 0) { return false; }
+        for (var i = 0; i < runs.length; i++) {
+          var want = f.runs[i];
+          if (!want) { continue; }
+          var got = OUTCOME_OF[r[8].charAt(i)];
+          if (want === 'answered' ? !(got === 'correct' || got === 'wrong') : got !== want) { return false; }
+        }
+        return true;
+      });
+    }
+    var SORT_COL = { id: 0, task: 1, depth: 2, size: 3, length: 4, distractor: 5, label: 6, tokens: 7 };
+    function sortRows(sel) {
+      var col = SORT_COL[state.sort];
+      var run = /^run(\d+)$/.exec(state.sort);
+      var key = run ? function (r) { return 'cwf-'.indexOf(r[8].charAt(Number(run[1]))); } : function (r) { return r[col]; };
+      var dir = state.desc ? -1 : 1;
+      return sel.slice().sort(function (a, b) {
+        var x = key(a), y = key(b);
+        if (x === y) { return a[0] < b[0] ? -1 : 1; }
+        if (x === null) { return 1; } if (y === null) { return -1; }
+        return (typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y))) * dir;
+      });
+    }
+    function summary(sel) {
+      var t = $('summary');
+      t.textContent = '';
+      var head = el('tr');
+      ['Run', 'Accuracy', '95% Wilson interval', 'Correct / answered', 'Failed', 'Not run'].forEach(function (h) { head.appendChild(el('th', null, h)); });
+      t.appendChild(head);
+      if (!runs.length) { var tr0 = el('tr'); tr0.appendChild(el('td', { colspan: '6' }, 'No run journals were given (--runs).')); t.appendChild(tr0); }
+      runs.forEach(function (r, i) {
+        var k = 0, n = 0, failed = 0, none = 0;
+        sel.forEach(function (row) {
+          var c = row[8].charAt(i);
+          if (c === 'c') { k++; n++; } else if (c === 'w') { n++; } else if (c === 'f') { failed++; } else { none++; }
+        });
+        var ci = wilson(k, n);
+        var tr = el('tr', { 'class': 'run', 'data-run': r.label });
+        tr.appendChild(el('td', null, r.label));
+        tr.appendChild(el('td', { 'class': 'num acc' }, n ? pct(k / n) + '%' : '—'));
+        tr.appendChild(el('td', { 'class': 'num ci', 'data-low': ci ? ci[0] : '', 'data-high': ci ? ci[1] : '' }, ci ? '[' + pct(ci[0]) + ', ' + pct(ci[1]) + ']' : '—'));
+        tr.appendChild(el('td', { 'class': 'num' }, k + ' / ' + n));
+        tr.appendChild(el('td', { 'class': 'num' }, failed));
+        tr.appendChild(el('td', { 'class': 'num' }, none));
+        t.appendChild(tr);
+      });
+    }
+    function pager(box, pages) {
+      box.textContent = '';
+      function btn(label, page, disabled) {
+        var b = el('button', { type: 'button' }, label);
+        b.disabled = disabled;
+        b.addEventListener('click', function () { state.page = page; render(false); });
+        box.appendChild(b);
+      }
+      btn('«', 1, state.page <= 1); btn('‹', state.page - 1, state.page <= 1);
+      box.appendChild(el('span', null, 'page ' + state.page + ' of ' + pages));
+      btn('›', state.page + 1, state.page >= pages); btn('»', pages, state.page >= pages);
+    }
+    function table(sel) {
+      var t = $('examples');
+      t.textContent = '';
+      var head = el('tr');
+      var cols = [['id', 'Example'], ['task', 'Task'], ['depth', 'Depth'], ['size', 'Size'], ['length', 'L'], ['distractor', 'Distractor'],
+        ['label', 'Label'], ['tokens', 'Tokens']];
+      runs.forEach(function (r, i) { cols.push(['run' + i, r.label]); });
+      cols.forEach(function (c) {
+        var th = el('th', { 'data-sort': c[0], 'class': 'sortable' + (state.sort === c[0] ? (state.desc ? ' desc' : ' asc') : ''), title: 'sort by ' + c[1] }, c[1]);
+        th.addEventListener('click', function () {
+          if (state.sort === c[0]) { state.desc = !state.desc; } else { state.sort = c[0]; state.desc = false; }
+          state.page = 1; render(false);
+        });
+        head.appendChild(th);
+      });
+      t.appendChild(head);
+      var frag = document.createDocumentFragment();
+      sel.forEach(function (r) {
+        var tr = el('tr', { 'data-id': r[0] });
+        var td = el('td', { 'class': 'id' });
+        td.appendChild(el('a', { href: 'example.html#id=' + encodeURIComponent(r[0]) }, r[0]));
+        tr.appendChild(td);
+        tr.appendChild(el('td', null, r[1]));
+        tr.appendChild(el('td', { 'class': 'num' }, r[2]));
+        tr.appendChild(el('td', { 'class': 'num' }, r[3]));
+        tr.appendChild(el('td', { 'class': 'num' }, fmtLen(r[4])));
+        tr.appendChild(el('td', null, r[5]));
+        tr.appendChild(el('td', { 'class': 'num' }, r[6]));
+        tr.appendChild(el('td', { 'class': 'num' }, fmtInt(r[7])));
+        runs.forEach(function (run, i) {
+          var c = r[8].charAt(i);
+          var ans = r[9][i];
+          tr.appendChild(el('td', { 'class': 'out o-' + c, title: run.label + ': ' + OUTCOME_OF[c] + (ans !== null ? ' (answered ' + ans + ')' : '') },
+            SYMBOL[c] + (ans !== null && ans !== undefined ? ' ' + ans : '')));
+        });
+        frag.appendChild(tr);
+      });
+      t.appendChild(frag);
+    }
+    function render(fromHash) {
+      var f;
+      if (fromHash) { f = readState(); filterToForm(f); } else { f = formToFilter(); }
+      var sel = matches(f);
+      summary(sel);
+      var sorted = sortRows(sel);
+      var pages = Math.max(1, Math.ceil(sorted.length / PAGE));
+      state.page = Math.min(state.page, pages);
+      table(sorted.slice((state.page - 1) * PAGE, state.page * PAGE));
+      $('count').textContent = sel.length.toLocaleString('en-US') + ' of ' + rows.length.toLocaleString('en-US') + ' examples';
+      pager($('pager'), pages); pager($('pager-top'), pages);
+      writeState(f);
+    }
+    form.addEventListener('change', function () { state.page = 1; render(false); });
+    form.addEventListener('input', function (ev) { if (ev.target.type === 'search' || ev.target.type === 'number') { state.page = 1; render(false); } });
+    form.addEventListener('submit', function (ev) { ev.preventDefault(); });
+    $('reset').addEventListener('click', function (ev) { ev.preventDefault(); history.replaceState(null, '', window.location.pathname); render(true); });
+    window.addEventListener('hashchange', function () { render(true); });
+    render(true);
+  };
+
+  // ---------------------------------------------------------------------------------------- example page
+  var ROW_H = 16;
+  var KIND_CLASS = ['', 'q', 'nb', 'pb'];
+
+  function prompt(d) {
+    var box = $('prompt'), spacer = $('prompt-spacer'), win = $('prompt-window');
+    var n = d.rows.length;
+    // Row -> span (later spans win: blocks and the question are drawn over the context).
+    var kind = new Int8Array(n), colour = new Int16Array(n).fill(-1), first = new Int8Array(n);
+    d.spans.forEach(function (s) {
+      for (var r = s[0]; r <= s[1] && r < n; r++) { kind[r] = s[2]; colour[r] = s[3]; }
+      if (s[2] >= 2) { first[s[0]] = 1; }
+    });
+    spacer.style.height = (n * ROW_H) + 'px';
+    var drawn = [-1, -1];
+    function draw() {
+      var top = box.scrollTop, h = box.clientHeight || 600;
+      var a = Math.max(0, Math.floor(top / ROW_H) - 40), b = Math.min(n, Math.ceil((top + h) / ROW_H) + 40);
+      if (a === drawn[0] && b === drawn[1]) { return; }
+      drawn = [a, b];
+      win.style.transform = 'translateY(' + (a * ROW_H) + 'px)';
+      var frag = document.createDocumentFragment();
+      for (var r = a; r < b; r++) {
+        var div = el('div', { 'class': 'r ' + KIND_CLASS[kind[r]] + (first[r] ? ' first' : ''), 'data-row': String(r) });
+        if (kind[r] === 2 && colour[r] >= 0) { div.style.borderLeftColor = d.palette[colour[r] % d.palette.length]; }
+        div.textContent = d.rows[r] || '\u200b';
+        frag.appendChild(div);
+      }
+      win.textContent = '';
+      win.appendChild(frag);
+    }
+    var pending = false;
+    box.addEventListener('scroll', function () {
+      if (!pending) { pending = true; requestAnimationFrame(function () { pending = false; draw(); }); }
+    });
+    V.scrollToRow = function (r) { box.scrollTop = Math.max(0, r * ROW_H - 2 * ROW_H); draw(); };
+    draw();
+  }
+
+  V.example = function (d) {
+    V.current = d;
+    document.title = d.id + ' · GraphNIAH';
+    $('title').textContent = d.id;
+    var back = $('back');
+    back.href = 'index.html#task=' + encodeURIComponent(d.task);
+    $('facts').textContent = [d.task, 'depth ' + d.depth, 'component size ' + d.component_size, 'context ' + fmtLen(d.context_length),
+      'distractor ' + d.distractor, d.papers + ' papers, ' + d.edges + ' citations', fmtInt(d.total_tokens) + ' o200k tokens (user message)'].join(' · ');
+    $('question').textContent = d.question || '(the question could not be located in the prompt)';
+    var ol = $('options');
+    d.options.forEach(function (o) {
+      var li = el('li', { 'class': o[0] === d.answer ? 'gold' : '' });
+      li.appendChild(el('b', null, o[0] + ') ')); li.appendChild(document.createTextNode(o[1]));
+      ol.appendChild(li);
+    });
+    ol.hidden = !d.options.length;
+    $('gold').textContent = d.answer;
+
+    // Answers: one row per run, then each response (and reasoning) in a collapsible block.
+    var t = $('answers');
+    var head = el('tr');
+    ['Run', 'Result', 'Extracted answer', 'Prompt tokens', 'Completion tokens', 'Reasoning tokens', 'Cost (USD)', 'Time (s)', 'Attempts']
+      .forEach(function (h) { head.appendChild(el('th', null, h)); });
+    t.appendChild(head);
+    var resp = $('responses');
+    if (!d.runs.length) { var tr0 = el('tr'); tr0.appendChild(el('td', { colspan: '9' }, 'No run journals were given (--runs).')); t.appendChild(tr0); }
+    d.runs.forEach(function (a) {
+      var c = { correct: 'c', wrong: 'w', failed: 'f', none: '-' }[a.outcome];
+      var tr = el('tr', { 'class': 'answer', 'data-run': a.run });
+      tr.appendChild(el('td', null, a.run));
+      tr.appendChild(el('td', { 'class': 'out o-' + c }, SYMBOL[c] + ' ' + a.outcome));
+      tr.appendChild(el('td', { 'class': 'extracted' }, a.extracted === null ? (a.outcome === 'none' ? '' : 'no answer') : a.extracted));
+      tr.appendChild(el('td', { 'class': 'num' }, fmtInt(a.prompt_tokens)));
+      tr.appendChild(el('td', { 'class': 'num' }, fmtInt(a.completion_tokens)));
+      tr.appendChild(el('td', { 'class': 'num' }, fmtInt(a.reasoning_tokens)));
+      tr.appendChild(el('td', { 'class': 'num' }, a.cost_usd === null ? '—' : a.cost_usd.toFixed(6)));
+      tr.appendChild(el('td', { 'class': 'num' }, a.time_s === null ? '—' : a.time_s.toFixed(2)));
+      tr.appendChild(el('td', { 'class': 'num' }, a.attempts === null ? '—' : a.attempts));
+      t.appendChild(tr);
+      if (a.outcome === 'none') { return; }
+      var det = el('details', { 'class': 'response' });
+      det.appendChild(el('summary', null, a.run + ': ' + (a.outcome === 'failed' ? 'error' : 'response') + (a.reasoning ? ' and reasoning' : '')));
+      if (a.reasoning) { det.appendChild(el('h4', null, 'Reasoning')); det.appendChild(el('pre', { 'class': 'reasoning' }, a.reasoning)); }
+      if (a.outcome === 'failed') { det.appendChild(el('pre', { 'class': 'err' }, a.error || 'failed (no message)')); } else {
+        det.appendChild(el('h4', null, 'Response'));
+        det.appendChild(el('pre', null, a.response === null ? '(no text)' : a.response));
+      }
+      resp.appendChild(det);
+    });
+
+    $('forest').innerHTML = d.forest;  // SVG built by graphniah.view.graph (all text escaped there)
+    $('forest-legend').textContent = 'Each colour is one component (' + d.papers + ' papers). S = source, ' +
+      (d.task === 'mc' ? 'A–' + String.fromCharCode(64 + d.options.length - (d.options.length && d.options[d.options.length - 1][1] === 'none of these' ? 1 : 0)) + ' = options' : (d.task === 'yesno' ? 'T = target' : 'no target (counting)')) +
+      '; arrows point from the citing to the cited paper; ' + (d.path ? 'the red path (' + d.path + ' papers) joins the source to the reachable target. ' : 'no target is reachable from the source. ') +
+      'Hover a node for its title, authors and date.' + (d.metadata ? '' : ' (Snapshot not found: papers are shown by corpus id.)');
+    $('needle-map').innerHTML = d.needle_map;
+    $('map-legend').textContent = 'The user message, ' + fmtInt(d.total_tokens) + ' o200k tokens, left to right: the question (dark), ' +
+      d.blocks.needle + ' needle blocks (tall, in their component\'s colour)' + (d.blocks.paper ? ', ' + d.blocks.paper + ' paper blocks of distractor components (blue)' : '') +
+      ', and the distractor text around them (grey). Click a mark to scroll the prompt there.' +
+      (d.metadata ? '' : ' Without the snapshot, needles cannot be told from other paper blocks.') + (d.missing_blocks ? ' ' + d.missing_blocks + ' block(s) not found in the text!' : '');
+    Array.prototype.forEach.call(document.querySelectorAll('#needle-map rect[data-row]'), function (r) {
+      r.addEventListener('click', function () { V.scrollToRow(Number(r.getAttribute('data-row'))); });
+    });
+    $('system').textContent = d.system;
+    $('prompt-legend').textContent = d.rows.length.toLocaleString('en-US') + ' rows; only the rows on screen are drawn. Highlighted: the question (yellow), needle blocks (coloured bar), other paper blocks (blue).';
+    prompt(d);
+  };
+
+  function loadExample() {
+    var h = parseHash();
+    var id = h.id || '';
+    if (!/^[A-Za-z0-9_.-]{1,200}$/.test(id) || id.charAt(0) === '.') {
+      var e = $('error'); e.hidden = false; e.textContent = id ? 'Not an example id: ' + id : 'No example given: open example.html#id=<example id> from the index.';
+      $('title').textContent = 'No example';
+      return;
+    }
+    var s = document.createElement('script');
+    s.src = 'examples/' + encodeURIComponent(id) + '.js';
+    s.onerror = function () { var e = $('error'); e.hidden = false; e.textContent = 'No data for example ' + id + ' in this viewer.'; $('title').textContent = id; };
+    document.body.appendChild(s);
+  }
+
+  if (document.body && document.body.getAttribute('data-page') === 'example') {
+    window.addEventListener('hashchange', function () { window.location.reload(); });
+    loadExample();
+  }
+}());

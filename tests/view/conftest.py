@@ -1,0 +1,73 @@
+"""Real examples (sampled from the demo snapshot, packed with real distractors) and real journals for the viewer tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from graphniah.run.journal import CallError, Journal, RunRecord, Usage
+from graphniah.sampling.examples.records import Example, write_examples
+from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
+
+SPECS = (
+    ExampleSpec("yesno", 4, 30, "YES", distractor="disjoint-component", context_length=9000),
+    ExampleSpec("yesno", 4, 24, "NO"),
+    ExampleSpec("mc", 4, 20, "C", distractor="essays", context_length=9000),
+    ExampleSpec("count", 4, 25, None, distractor="code", context_length=7000),
+)
+
+
+@dataclass(frozen=True)
+class ViewerSuite:
+    ctx: SamplingContext
+    examples: list[Example]
+    examples_path: Path
+    runs_dir: Path
+    snapshots: Path
+    expected: dict[str, dict[str, tuple[str, str | None]]]  # run label -> example id -> (outcome, extracted)
+
+
+def _wrong(ex: Example) -> str:
+    if ex.task == "yesno":
+        return "NO" if ex.answer == "YES" else "YES"
+    if ex.task == "mc":
+        return "A" if ex.answer != "A" else "B"
+    return str(int(ex.answer) + 3)
+
+
+def _record(ex: Example, model: str, status: str, response: str | None, i: int) -> RunRecord:
+    errors = () if status == "ok" else (CallError(attempt=1, kind="context_length", status=400, tier="standard",
+                                                  message="prompt too long for this model"),)
+    return RunRecord(example_id=ex.id, model=model, settings_hash="h-" + model, status=status, task=ex.task, answer=ex.answer,
+                     response=response, usage=Usage(prompt_tokens=1000 + i, completion_tokens=7 + i, reasoning_tokens=i) if status == "ok" else None,
+                     cost_usd=0.001 * (i + 1) if status == "ok" else None, response_time_s=0.5 + i if status == "ok" else None,
+                     attempts=1, errors=errors, reasoning="I followed the citations." if status == "ok" and model == "model-a" else None,
+                     finished_at="2026-11-01T00:00:00+00:00")
+
+
+@pytest.fixture(scope="package")
+def viewer_suite(demo_snapshot, tmp_path_factory) -> ViewerSuite:
+    ctx = SamplingContext(demo_snapshot)
+    examples = [build_example(ctx, spec, seed=7, index=i) for i, spec in enumerate(SPECS)]
+    root = tmp_path_factory.mktemp("viewer-suite")
+    path = root / "examples" / "view.jsonl"
+    path.parent.mkdir()
+    write_examples(path, examples)
+    runs = root / "runs" / "view"
+    expected: dict[str, dict[str, tuple[str, str | None]]] = {"model-a": {}, "model-b": {}}
+    with Journal(runs / "model-a.jsonl") as j:  # always right, with reasoning
+        j.append([_record(ex, "model-a", "ok", f"Reasoning... \\answer{{{ex.answer}}}", i) for i, ex in enumerate(examples)])
+        expected["model-a"] = {ex.id: ("correct", ex.answer) for ex in examples}
+    with Journal(runs / "model-b.jsonl") as j:
+        yes, no, mc, count = examples
+        j.append([
+            _record(yes, "model-b", "failed", None, 0), _record(yes, "model-b", "ok", f"\\answer{{{_wrong(yes)}}}", 0),  # retried: the ok one counts
+            _record(no, "model-b", "ok", "I cannot tell.", 1),  # no answer block: wrong, nothing extracted
+            _record(mc, "model-b", "ok", f"\\answer{{{mc.answer}}}", 2),
+            _record(count, "model-b", "failed", None, 3),  # failed for good
+        ])
+        expected["model-b"] = {yes.id: ("wrong", _wrong(yes)), no.id: ("wrong", None), mc.id: ("correct", mc.answer),
+                               count.id: ("failed", None)}
+    return ViewerSuite(ctx, examples, path, runs, demo_snapshot.path.parent.parent, expected)

@@ -1,0 +1,200 @@
+"""The data the viewer's pages are built from, checked against independent recomputations."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import networkx as nx
+import pytest
+from typer.testing import CliRunner
+
+from graphniah.cli import app
+from graphniah.errors import GraphNIAHError
+from graphniah.report import build_report, load_suite, write_report
+from graphniah.report.html import ViewerLinks
+from graphniah.sampling.examples.records import option_letters, write_examples
+from graphniah.sampling.examples.render import render_component
+from graphniah.sampling.tokenizers import load_tokenizer
+from graphniah.view import build_viewer
+from graphniah.view.data import PaperLookup, load_answers
+from graphniah.view.graph import forest_layout, forest_svg, highlighted_path
+from graphniah.view.needles import needle_map, prompt_rows
+
+
+@pytest.fixture(scope="module")
+def o200k():
+    return load_tokenizer("o200k_base")
+
+
+def _js_payload(path) -> dict:
+    """The object a data script hands to ``GraphNIAHView.<name>(...)``."""
+    text = path.read_text(encoding="utf-8")
+    start, end = text.index("(") + 1, text.rindex(")")
+    return json.loads(text[start:end])
+
+
+def test_layout_gives_every_paper_a_point_and_colours_components_apart(viewer_suite) -> None:
+    for ex in viewer_suite.examples:
+        lay = forest_layout(ex)
+        assert lay.papers == ex.papers
+        assert len(lay.x) == len(lay.y) == len(lay.component) == len(ex.papers)
+        assert all(math.isfinite(v) for v in (*lay.x, *lay.y))
+        assert all(0 <= x <= lay.width + 1e-6 for x in lay.x) and all(0 <= y <= lay.height + 1e-6 for y in lay.y)
+        assert len({(round(x, 3), round(y, 3)) for x, y in zip(lay.x, lay.y)}) == len(ex.papers)  # no two papers on one spot
+        g = nx.Graph()
+        g.add_nodes_from(ex.papers)
+        g.add_edges_from(ex.edges)
+        comps = list(nx.connected_components(g))
+        colour = dict(zip(lay.papers, lay.component))
+        assert {frozenset(c) for c in comps} == {frozenset(p for p in ex.papers if colour[p] == k) for k in set(lay.component)}
+        assert colour[ex.source] == 0  # the source's component comes first
+        svg = forest_svg(ex, lay, viewer_suite.ctx.meta(viewer_suite.ctx.graph.vertex_of(list(ex.papers))), highlighted_path(ex))
+        assert svg.count('<circle class="node') == len(ex.papers)
+        assert svg.count("<line ") == len(ex.edges) and svg.count('marker-end="url(#arr') == len(ex.edges)
+
+
+def test_highlighted_path_is_the_true_source_target_path(viewer_suite) -> None:
+    for ex in viewer_suite.examples:
+        path = highlighted_path(ex)
+        g = nx.Graph(list(ex.edges))
+        if ex.task == "yesno" and ex.answer == "YES":
+            truth = nx.shortest_path(g, ex.source, ex.targets[0])
+        elif ex.task == "mc":
+            truth = nx.shortest_path(g, ex.source, ex.targets[option_letters(4, False).index(ex.answer)])
+        else:  # NO and counting: no target is reachable, nothing is highlighted
+            truth = []
+            if ex.task == "yesno":
+                assert not nx.has_path(g, ex.source, ex.targets[0])
+        assert list(path) == truth
+        assert all(g.has_edge(a, b) for a, b in zip(path, path[1:]))
+        if path:
+            assert len(path) == ex.depth  # depth k: the source and the target are k papers apart on the path
+
+
+def test_needle_offsets_equal_the_recounted_token_offsets_of_the_blocks(viewer_suite, o200k) -> None:
+    lookup = PaperLookup(viewer_suite.snapshots)
+    ctx = viewer_suite.ctx
+    for ex in viewer_suite.examples:
+        meta = lookup.meta(ex)
+        assert meta is not None and set(meta) == set(ex.papers)
+        nm = needle_map(ex, o200k, ctx.prompts, meta)
+        text = ex.messages[-1].content
+        assert nm.total_tokens == o200k.count(text) and nm.identified and nm.missing == ()
+        citing = [p for p in ex.papers if any(a == p for a, _ in ex.edges)]
+        blocks = dict(zip(citing, render_component(meta, ex.edges, ex.papers, ctx.prompts)))
+        needles = [s for s in nm.spans if s.kind == "needle"]
+        assert sorted(s.paper for s in needles) == sorted(citing)  # every needle block found, once
+        for s in needles:
+            assert text[s.start : s.end] == blocks[s.paper]
+            assert s.token == o200k.count(text[: s.start])  # recounted from the start of the message
+            assert s.tokens == o200k.count(blocks[s.paper])
+        starts = [s.token for s in nm.spans if s.kind != "context"]
+        assert starts == sorted(starts)
+        (q,) = [s for s in nm.spans if s.kind == "question"]
+        assert q.token == o200k.count(text[: q.start]) and "Paper" in text[q.start : q.end]
+        others = [s for s in nm.spans if s.kind == "paper"]
+        if ex.recipe.params["distractor"] == "disjoint-component":
+            assert others and all(s.token == o200k.count(text[: s.start]) for s in others)
+            assert all(text[s.start : s.end].startswith(f"Title: {s.title}") for s in others)
+        else:
+            assert not others
+        # Without metadata every block-shaped run is still found, but needles are not told apart.
+        blind = needle_map(ex, o200k, ctx.prompts, None)
+        assert not blind.identified
+        assert sorted(s.start for s in blind.blocks()) == sorted(s.start for s in nm.blocks())
+
+
+def test_prompt_rows_rebuild_the_text_and_cover_the_spans(viewer_suite, o200k) -> None:
+    ex = viewer_suite.examples[0]
+    text = ex.messages[-1].content
+    nm = needle_map(ex, o200k, viewer_suite.ctx.prompts, None)
+    rows = prompt_rows(text, nm.spans, width=70)
+    assert max(map(len, rows.rows)) <= 70
+    lines: dict[int, str] = {}
+    for start, row in zip(rows.row_start, rows.rows):
+        line_start = text.rfind("\n", 0, start) + 1
+        lines[line_start] = lines.get(line_start, "") + row
+    assert "\n".join(lines[k] for k in sorted(lines)) == text
+    for s, (r0, r1) in zip(nm.spans, rows.span_rows):
+        assert rows.row_start[r0] <= s.start < (rows.row_start[r0 + 1] if r0 + 1 < len(rows.rows) else len(text) + 1)
+        assert rows.row_start[r1] < s.end <= (rows.row_start[r1 + 1] if r1 + 1 < len(rows.rows) else len(text))
+
+
+def test_answers_follow_the_scoring_rule(viewer_suite) -> None:
+    runs, answers = load_answers(viewer_suite.runs_dir)
+    assert [r.label for r in runs] == ["model-a", "model-b"]
+    for i, run in enumerate(runs):
+        for eid, (outcome, extracted) in viewer_suite.expected[run.label].items():
+            a = answers[(eid, i)]
+            got = "failed" if a.status != "ok" else ("correct" if a.correct else "wrong")
+            assert (got, a.extracted) == (outcome, extracted)
+    failed = answers[(viewer_suite.examples[3].id, 1)]
+    assert failed.error == "prompt too long for this model"
+
+
+def test_view_cli_writes_a_site_that_matches_its_inputs(viewer_suite, tmp_path) -> None:
+    out = tmp_path / "site"
+    r = CliRunner().invoke(app, ["view", "--examples", str(viewer_suite.examples_path), "--runs", str(viewer_suite.runs_dir),
+                                 "--root", str(viewer_suite.snapshots), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert str((out / "index.html").resolve()) in r.output
+    index = _js_payload(out / "data.js")
+    assert [row[0] for row in index["rows"]] == [ex.id for ex in viewer_suite.examples]
+    labels = [run["label"] for run in index["runs"]]
+    code = {"correct": "c", "wrong": "w", "failed": "f"}
+    for row in index["rows"]:
+        assert row[8] == "".join(code[viewer_suite.expected[label][row[0]][0]] for label in labels)
+        assert row[9] == [viewer_suite.expected[label][row[0]][1] for label in labels]
+    for ex in viewer_suite.examples:
+        page = _js_payload(out / "examples" / f"{ex.id}.js")
+        assert page["papers"] == len(ex.papers) and page["forest"].count('<circle class="node') == len(ex.papers)
+        assert page["answer"] == ex.answer and page["metadata"] and page["missing_blocks"] == 0
+        assert "".join(page["rows"]).replace("", "") and len(page["rows"]) >= ex.messages[-1].content.count("\n") + 1
+        assert [a["run"] for a in page["runs"]] == labels
+    # No network, no CDN: every script and style sheet is the site's own file.
+    for name in ("index.html", "example.html"):
+        html = (out / name).read_text()
+        assert "http://" not in html and "https://" not in html and "//cdn" not in html
+    assert "http" not in (out / "static" / "view.js").read_text().replace("http://www.w3.org", "")
+
+
+def test_bad_inputs_give_clear_errors(viewer_suite, tmp_path) -> None:
+    dup = tmp_path / "dup.jsonl"
+    write_examples(dup, [viewer_suite.examples[1], viewer_suite.examples[1]])
+    with pytest.raises(GraphNIAHError, match="appears twice"):
+        build_viewer(dup, tmp_path / "site", snapshots=viewer_suite.snapshots)
+    assert not (tmp_path / "site").exists()  # nothing half-written
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x"}\n')
+    with pytest.raises(GraphNIAHError, match=r"bad.jsonl:1"):
+        build_viewer(bad, tmp_path / "site")
+    with pytest.raises(GraphNIAHError, match="not a folder of run journals"):
+        build_viewer(dup, tmp_path / "site", runs=tmp_path / "nope")
+    r = CliRunner().invoke(app, ["view", "--out", str(tmp_path / "x")])
+    assert r.exit_code != 0 and "exactly one of --examples" in str(r.exception or r.output)
+
+
+def test_without_the_snapshot_pages_show_corpus_ids(viewer_suite, tmp_path) -> None:
+    ex = viewer_suite.examples[1]
+    path = tmp_path / "one.jsonl"
+    write_examples(path, [ex])
+    files = build_viewer(path, tmp_path / "site", snapshots=tmp_path / "no-snapshots")
+    assert files.without_metadata == 1
+    page = _js_payload(tmp_path / "site" / "examples" / f"{ex.id}.js")
+    assert not page["metadata"] and f"paper {ex.source} (no metadata" in page["forest"]
+
+
+def test_report_links_cells_to_the_filtered_index_and_ids_to_pages(viewer_suite, tmp_path) -> None:
+    site = tmp_path / "site"
+    build_viewer(viewer_suite.examples_path, site, runs=viewer_suite.runs_dir, snapshots=viewer_suite.snapshots)
+    data = load_suite("view", runs_root=viewer_suite.runs_dir.parent, examples_root=viewer_suite.examples_path.parent, by="task")
+    files = write_report(build_report(data), tmp_path / "report", figures=False, viewer=site)
+    html = files.html.read_text()
+    assert 'href="../site/index.html#model=model-b&amp;task=yesno"' in html
+    for ex in viewer_suite.examples:
+        assert f'href="../site/example.html#id={ex.id}"' in html
+    links = ViewerLinks("v", frozenset({"m"}), {"16": {"depth": "16"}})
+    assert links.cell_filter("accuracy", ["m"], "16") == {"model": "m", "depth": "16"}
+    assert links.cell_filter("counting_by_size", ["m"], "100–149") == {"task": "count", "model": "m", "size": "100-149"}
+    assert links.cell_filter("labels", ["m"], "NO-label") == {"task": "yesno", "model": "m", "label": "NO"}
