@@ -18,6 +18,7 @@ from graphniah.run.runner import RunPlan, RunSummary
 from graphniah.scoring import final_records, score_records
 from graphniah.run.serve.baseline import BaselineServer, Faults, approx_prompt_tokens
 from tests.run.helpers import CUTOFF, DemoSuite, fast_options, local_entry
+from tests.secret_scan import assert_secret_absent
 
 SECRET = "sk-test-SECRET123"
 
@@ -295,8 +296,7 @@ def test_api_keys_never_reach_files_logs_or_output(suite, tmp_path, monkeypatch,
         assert srv.stats.outcomes["ok"] == 16 and srv.stats.authorization_seen == 16
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert any(p.suffix == ".jsonl" for p in files)
-    for p in files:
-        assert "SECRET123" not in p.read_text(errors="replace"), p
+    assert_secret_absent(tmp_path, "SECRET123")  # journals, their gzip/Parquet/DuckDB forms, logs
     for text in (*outputs, caplog.text):
         assert "SECRET123" not in text
     # 3. A missing key is named by its variable, never by a value.

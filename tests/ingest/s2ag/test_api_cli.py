@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from graphniah.cli import app, main
 from graphniah.ingest.s2ag.fake_api import FakeS2AG, Faults
 from tests.ingest.s2ag.test_api import KEY, RELEASES, served_demo, shard
+from tests.secret_scan import assert_secret_absent
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +54,7 @@ def test_cli_lists_downloads_and_fetches_diffs(fake: FakeS2AG, served: Path, tmp
     steps = [str(tmp_path / "diffs" / f"{a}_to_{b}") for a, b in zip(RELEASES, RELEASES[1:], strict=False)]
     assert [line for line in out.splitlines() if line.startswith(str(tmp_path))] == steps
     assert all((Path(s) / "diff.json").exists() for s in steps)
-    for p in tmp_path.rglob("*"):
-        assert not p.is_file() or KEY.encode() not in p.read_bytes()
+    assert_secret_absent(tmp_path, KEY)
 
 
 def test_cli_without_key_says_to_set_it(
