@@ -15,7 +15,7 @@ key                         content                                             
 ``counting_by_size``        counting accuracy by component-size range           Table 16
 ``none_option``             before/after "none of these", gained/lost, McNemar  Table 17
 ``none_option_tokens``      output/reasoning tokens before/after, Wilcoxon      Table 18
-``pairwise``                Fisher per pair of values with Holm, overall χ²      Table 20
+``pairwise``                Fisher per pair of values with Holm, overall χ²      Tables 20, 22
 ``paired``                  McNemar per pair of efforts on the same examples    Table 21
 ``cost``                    answered/failed, tokens, response time, cost        Tables 29–34
 ==========================  ==================================================  ===============
@@ -568,6 +568,9 @@ def _pairwise_table(ctx: ReportContext) -> ReportTable | None:
         return None
     grid = accuracy_grid(ctx)
     pairs = [(i, j) for i in range(L) for j in range(i + 1, L)]
+    # The paper prints raw p-values for context lengths (Table 22) and Holm-adjusted ones for
+    # distractor types (Table 20); the context-length cells show both, raw first.
+    raw_first = d.variable == "context_length"
     key, title = "pairwise", f"Pairwise comparison of the values of {d.variable_title.lower()}"
     cells = {(pi, r): Cell(DASH) for pi in range(len(pairs)) for r in range(len(d.row_labels))}
     chi = [Cell(DASH)] * len(d.row_labels)
@@ -581,7 +584,11 @@ def _pairwise_table(ctx: ReportContext) -> ReportTable | None:
             g = comps.get((d.levels[i], d.levels[j]))
             if g is None:
                 continue
-            cells[(pi, r)] = Cell(f"{100 * g.difference:+.2f} p = {format_pvalue(g.pvalue_holm)}")
+            if raw_first:
+                text = f"{100 * g.difference:+.2f} p = {format_pvalue(g.pvalue)} (Holm p = {format_pvalue(g.pvalue_holm)})"
+            else:
+                text = f"{100 * g.difference:+.2f} p = {format_pvalue(g.pvalue_holm)}"
+            cells[(pi, r)] = Cell(text)
             values.append(CellValue(key, f"{d.levels[i]} vs {d.levels[j]}", label, "fisher_holm", None, None, g.difference,
                                     pvalue=g.pvalue_holm))
             values.append(CellValue(key, f"{d.levels[i]} vs {d.levels[j]}", label, "fisher_raw", None, None, g.difference,
@@ -594,10 +601,17 @@ def _pairwise_table(ctx: ReportContext) -> ReportTable | None:
             pass  # a model right (or wrong) on every example: the χ² statistic is undefined
     rows = [tuple([Cell(f"{d.levels[i]} vs {d.levels[j]}")] + [cells[(pi, r)] for r in range(len(d.row_labels))]) for pi, (i, j) in enumerate(pairs)]
     rows.append(tuple([Cell(f"All {L}, χ² test")] + chi))
+    pvalues = (
+        f"the two-sided p-value of Fisher's exact test, raw (as in the paper's Table 22), and in parentheses after Holm's "
+        f"correction over the {len(pairs)} pairs of each model. Each value has its own examples, so the test treats the two "
+        "sets of answers as independent samples"
+        if raw_first else
+        f"the p-value of Fisher's exact test after Holm's correction over the {len(pairs)} pairs of each model (raw p-values "
+        "in cells.csv)"
+    )
     caption = (
         f"Pairwise comparison of the values of {d.variable_title.lower()} in suite {d.suite}, all tasks pooled. Each cell: accuracy "
-        "with the second value minus accuracy with the first, in percentage points, and the p-value of Fisher's exact test "
-        f"after Holm's correction over the {len(pairs)} pairs of each model (raw p-values in cells.csv). Last row: p-value of "
+        f"with the second value minus accuracy with the first, in percentage points, and {pvalues}. Last row: p-value of "
         "Pearson's χ² test that accuracy is the same for all values (a dash where it is undefined)."
     )
     return ReportTable(key, title, caption, (d.variable_title, *d.row_labels), tuple(rows), tuple(values))

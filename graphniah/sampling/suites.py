@@ -7,10 +7,21 @@ from all five, and the context length fixed at 200,000 unless it is the varied v
 value, YES/NO labels are assigned in consecutive pairs and multiple-choice answer letters in
 consecutive groups of four (appendix A.2.5), so the last pair or group may be incomplete.
 
-Two suites reuse examples across values: ``reasoning-effort`` builds one set (the values are run
-settings, not example settings), and ``none-option`` builds each multiple-choice example twice from
-the same seed and index, once without and once with the fifth option, so everything but the option
-list is the same.
+A suite gives either ``per_value`` (examples per value) or ``counts`` (one count per value, e.g.
+``{200000: 100, 500000: 50, 922000: 50}``). Examples are shared in three ways (the paper's §4):
+
+- ``reasoning-effort`` builds one set of examples (the values are run settings, not example settings);
+- ``reuse: {suite: S, for_value: v[, from_value: w]}`` takes the examples of value ``v`` from the
+  built suite ``S`` (those of its value ``w``, or all of them), copied byte for byte (same ids, same
+  lines) instead of being built again: ``context-length`` reuses the 100 examples of
+  ``reasoning-effort`` at 200,000 tokens and builds 50 and 50 at 500,000 and 922,000. ``S`` must
+  have been built first, from the same snapshot and with the same seed; the manifest records the
+  hashes of its files;
+- ``none-option`` pairs each multiple-choice example without the fifth option ("before") with its
+  twin that has it ("after"): the twin is built from the same spec, seed and index with the option
+  added. The shipped suite takes the "before" examples from the ``task`` suite's multiple-choice
+  examples (``reuse``), which pack with room for the option (``reserve_none_option: true`` in
+  ``task.yaml``), so before and after have the very same context.
 
 ``build_suite`` writes ``examples/<suite>.jsonl`` (examples in plan order) and ``<suite>.json`` (the
 suite manifest: the suite file, seed, snapshot, and every example's recipe). Examples are built in
@@ -37,9 +48,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
 from graphniah.sampling.examples.prompts import load_prompts
-from graphniah.sampling.examples.records import Example, write_examples
-from graphniah.sampling.examples.sample import DEFAULT_ALPHA, ExampleSpec, SamplingContext, balanced_labels, build_example
-from graphniah.io import canonical_json, sha256_bytes, write_json
+from graphniah.sampling.examples.records import Example
+from graphniah.sampling.examples.sample import (
+    DEFAULT_ALPHA,
+    ExampleSpec,
+    SamplingContext,
+    balanced_labels,
+    build_example,
+    spec_of,
+)
+from graphniah.io import atomic_write_text, canonical_json, sha256_bytes, write_json
 from graphniah.ingest.snapshot import Snapshot
 from graphniah.resources import resource_dir
 
@@ -68,15 +86,28 @@ class Draw(_Strict):
     alpha: float = DEFAULT_ALPHA
 
 
+class Reuse(_Strict):
+    """Take the examples of one value from another built suite instead of building them."""
+
+    suite: str = Field(min_length=1)  # the other suite's name
+    for_value: Any  # the value of this suite they serve
+    from_value: Any = None  # their value in the other suite (None: all of its examples)
+
+
 class SuiteSpec(_Strict):
     name: str
     description: str = ""
     vary: Variable
     values: tuple[Any, ...]
-    per_value: int = Field(ge=1)
+    per_value: int | None = Field(default=None, ge=1)
+    counts: dict[Any, int] | None = None  # examples per value, when they differ (instead of per_value)
     same_examples: bool = False
     draw: Draw = Draw()
     fixed: dict[str, Any] = Field(default_factory=dict)
+    reuse: Reuse | None = None
+    # Multiple-choice examples pack with room for a fifth option, so that a none-option suite can
+    # reuse them as its "before" examples with contexts identical to its "after" twins.
+    reserve_none_option: bool = False
 
     @model_validator(mode="after")
     def _check(self) -> SuiteSpec:
@@ -87,7 +118,38 @@ class SuiteSpec(_Strict):
         unknown = set(self.fixed) - set(EXAMPLE_VARIABLES)
         if unknown:
             raise ValueError(f"unknown fixed variables {sorted(unknown)}")
+        if (self.per_value is None) == (self.counts is None):
+            raise ValueError("give either per_value (examples per value) or counts (a count for each value), not both")
+        if self.counts is not None:
+            if self.same_examples:
+                raise ValueError("counts needs one group of examples per value; this suite shares one set (same_examples)")
+            missing = [v for v in self.values if not _has_value(self.counts, v)]
+            extra = [k for k in self.counts if not _has_value(dict.fromkeys(self.values), k)]
+            if missing or extra:
+                raise ValueError(f"counts must give one count for each of the values {list(self.values)}"
+                                 + (f"; missing {missing}" if missing else "") + (f"; not a value: {extra}" if extra else ""))
+            bad = {k: c for k, c in self.counts.items() if not isinstance(c, int) or c < 1}
+            if bad:
+                raise ValueError(f"counts must be positive integers, got {bad}")
+        if self.reuse is not None:
+            if self.reuse.suite == self.name:
+                raise ValueError("a suite cannot reuse its own examples")
+            if self.same_examples:
+                raise ValueError("reuse takes the examples of one value; this suite shares one set (same_examples)")
+            if not _has_value(dict.fromkeys(self.values), self.reuse.for_value):
+                raise ValueError(f"reuse.for_value {self.reuse.for_value!r} is not one of the values {list(self.values)}")
+            if self.vary == "none_option" and self.reuse.for_value is not False:
+                raise ValueError("a none-option suite reuses its 'before' examples: set reuse.for_value: false")
         return self
+
+    def count(self, value: Any, per_value: int | None = None) -> int:
+        """Examples of ``value`` (``per_value`` overrides the file, the same for every value)."""
+        if per_value is not None:
+            return per_value
+        if self.counts is not None:
+            return next(c for k, c in self.counts.items() if _same_value(k, value))
+        assert self.per_value is not None  # the validator makes sure one of the two is given
+        return self.per_value
 
     @property
     def example_values(self) -> tuple[Any, ...]:
@@ -112,23 +174,127 @@ def load_suite(name_or_path: str | Path) -> SuiteSpec:
         raise GraphNIAHError(f"{path}: not a valid suite file: {err}") from None
 
 
+def _same_value(a: Any, b: Any) -> bool:
+    """Values compare as JSON (``200000`` from YAML is the ``200000`` of a manifest; ``False`` is not ``0``)."""
+    return canonical_json(a) == canonical_json(b)
+
+
+def _has_value(values: dict[Any, Any], v: Any) -> bool:
+    return any(_same_value(k, v) for k in values)
+
+
 @dataclass(frozen=True)
 class SuiteItem:
-    """One example of a suite: the value it belongs to, its spec and its index (its randomness)."""
+    """One example of a suite: the value it belongs to, its spec and its index (its randomness).
+
+    ``reused`` is the id of the example copied from another suite (``SuiteSpec.reuse``); such an
+    item is never built.
+    """
 
     value: Any
     spec: ExampleSpec
     index: int
+    reused: str | None = None
 
 
-def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None) -> list[SuiteItem]:
+@dataclass(frozen=True)
+class ReusedExample:
+    """One example of another built suite: its id, its value there, its spec and index, its line."""
+
+    id: str
+    value: Any
+    spec: ExampleSpec
+    index: int
+    line: str  # the JSON line as written in the other suite's examples file (copied byte for byte)
+
+
+@dataclass(frozen=True)
+class ReusedSuite:
+    """The examples a suite takes from another built suite, and what pins them."""
+
+    name: str
+    seed: int
+    snapshot_hash: str
+    examples_sha256: str
+    manifest_sha256: str
+    examples: tuple[ReusedExample, ...]
+
+    def to_json(self, reuse: Reuse) -> dict[str, Any]:
+        return {
+            "suite": self.name, "for_value": reuse.for_value, "from_value": reuse.from_value, "n": len(self.examples),
+            "seed": self.seed, "snapshot_hash": self.snapshot_hash,
+            "examples_sha256": self.examples_sha256, "manifest_sha256": self.manifest_sha256,
+        }
+
+
+def load_reused(suite: SuiteSpec, out_root: Path, snapshot_hash: str, seed: int, per_value: int | None = None) -> ReusedSuite:
+    """The examples ``suite`` reuses from the suite built under ``out_root`` (see ``SuiteSpec.reuse``).
+
+    The other suite must be completely built (its manifest lists exactly the lines of its examples
+    file), from the same snapshot and with the same seed (so that every example of this suite
+    comes from that seed, and a none-option twin is built from its "before" example's seed and
+    index); the selected group must hold as many examples as this suite asks for that value.
+    """
+    reuse = suite.reuse
+    if reuse is None:
+        raise GraphNIAHError(f"suite {suite.name} reuses no other suite's examples")
+    examples_path, manifest_path, _ = suite_paths(out_root, reuse.suite)
+    hint = f"run 'graphniah build --suite {reuse.suite} --seed {seed} --out {out_root}' first"
+    if not (examples_path.is_file() and manifest_path.is_file()):
+        raise GraphNIAHError(f"suite {suite.name} reuses the examples of suite {reuse.suite}, which is not built under {out_root}: {hint}")
+    manifest_bytes, examples_bytes = manifest_path.read_bytes(), examples_path.read_bytes()
+    try:
+        manifest = json.loads(manifest_bytes)
+        entries = manifest["examples"]
+        built_seed, built_snapshot = int(manifest["seed"]), str(manifest["snapshot_hash"])
+    except (ValueError, KeyError, TypeError) as err:
+        raise GraphNIAHError(f"{manifest_path}: not a suite manifest ({err})") from None
+    lines = examples_bytes.decode("utf-8").splitlines()
+    if [e.get("id") for e in entries] != [json.loads(line).get("id") for line in lines]:
+        raise GraphNIAHError(f"{examples_path} does not hold the examples its manifest {manifest_path} lists: {hint}")
+    if built_snapshot != snapshot_hash:
+        raise GraphNIAHError(f"suite {reuse.suite} under {out_root} was built from snapshot {built_snapshot[:12]}, not "
+                             f"{snapshot_hash[:12]}: build it again from this snapshot ({hint})")
+    if built_seed != seed:
+        raise GraphNIAHError(f"suite {reuse.suite} under {out_root} was built with seed {built_seed}: build {suite.name} "
+                             f"with --seed {built_seed} too, or {hint}")
+    chosen: list[ReusedExample] = []
+    for entry, line in zip(entries, lines, strict=True):
+        if reuse.from_value is not None and not _same_value(entry.get("value"), reuse.from_value):
+            continue
+        ex = Example.model_validate_json(line)
+        spec, _, index = spec_of(ex)
+        chosen.append(ReusedExample(ex.id, entry.get("value"), spec, index, line))
+    where = f"suite {reuse.suite}" + ("" if reuse.from_value is None else f" (value {reuse.from_value!r})")
+    want = suite.count(reuse.for_value, per_value)
+    if len(chosen) != want:
+        raise GraphNIAHError(f"suite {suite.name} takes {want} examples for {reuse.for_value!r} from {where}, which has "
+                             f"{len(chosen)}: build both with the same number of examples (-n)")
+    if suite.vary == "none_option":
+        unfit = [r.id for r in chosen if r.spec.task != "mc" or r.spec.none_option or not r.spec.reserve_none_option]
+        if unfit:
+            raise GraphNIAHError(
+                f"suite {suite.name} needs multiple-choice examples without the fifth option, packed with room for it "
+                f"(reserve_none_option: true in the suite file of {reuse.suite}); {len(unfit)} of {where} are not, e.g. {unfit[0]}"
+            )
+    return ReusedSuite(reuse.suite, built_seed, built_snapshot, sha256_bytes(examples_bytes), sha256_bytes(manifest_bytes),
+                       tuple(chosen))
+
+
+def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused: ReusedSuite | None = None) -> list[SuiteItem]:
     """Every example of the suite, deterministically from ``seed`` and the suite's name.
 
     Value group ``i`` draws from ``SeedSequence([seed, name_key, i])``, so two suites built with the
-    same seed are still independent draws.
+    same seed are still independent draws. The group of ``reuse.for_value`` is the ``reused``
+    examples (``load_reused``), in their order and with their own indices; it draws nothing, and the
+    indices of the other groups continue after its count, so examples built here never share an
+    index (hence randomness) with the reused ones.
     """
+    if suite.reuse is not None and reused is None:
+        raise GraphNIAHError(f"suite {suite.name} reuses examples of suite {suite.reuse.suite}: plan it with them (load_reused)")
+    if per_value is not None and per_value < 1:
+        raise GraphNIAHError(f"examples per value must be at least 1, got {per_value}")
     name_key = int(sha256_bytes(suite.name.encode())[:8], 16)
-    n = per_value or suite.per_value
     d = suite.draw
     items: list[SuiteItem] = []
     index = 0
@@ -136,6 +302,11 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None) -> lis
     if suite.vary == "none_option":
         values = (False,)  # built once without the option, then repeated with it (same indices)
     for vi, value in enumerate(values):
+        n = suite.count(value, per_value)
+        if reused is not None and suite.reuse is not None and _same_value(value, suite.reuse.for_value):
+            items += [SuiteItem(value, r.spec, r.index, reused=r.id) for r in reused.examples]
+            index += n
+            continue
         rng = np.random.default_rng(np.random.SeedSequence([seed, name_key, vi]))
         rows: list[dict[str, Any]] = []
         for _ in range(n):
@@ -163,14 +334,15 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None) -> lis
                 distractor=row["distractor"],
                 context_length=None if row["distractor"] == "none" else int(row["context_length"]),
             )
+            if suite.reserve_none_option and spec.task == "mc":
+                spec = replace(spec, reserve_none_option=True)
             items.append(SuiteItem(value, spec, index))
             index += 1
     if suite.vary == "none_option":
-        # Both twins pack with room for the fifth option, so their contexts are identical.
-        base = [replace(it.spec, reserve_none_option=True) for it in items]
-        items = [SuiteItem(False, sp, it.index) for sp, it in zip(base, items)] + [
-            SuiteItem(True, replace(sp, none_option=True), it.index) for sp, it in zip(base, items)
-        ]
+        # Both twins pack with room for the fifth option, so their contexts are identical (reused
+        # "before" examples were packed so: load_reused checks it).
+        base = [it if it.reused else replace(it, spec=replace(it.spec, reserve_none_option=True)) for it in items]
+        items = base + [SuiteItem(True, replace(it.spec, none_option=True), it.index) for it in base]
     return items
 
 
@@ -238,14 +410,15 @@ def build_suite(
     progress: Callable[[int, int], None] | None = None,
 ) -> BuiltSuite:
     """Build (or finish building) the suite's examples; see the module docstring for the files."""
-    items = plan_suite(suite, seed, per_value)
+    taken = load_reused(suite, out_root, snapshot.content_hash, seed, per_value) if suite.reuse is not None else None
+    items = plan_suite(suite, seed, per_value, taken)
     examples_path, manifest_path, partial = suite_paths(out_root, suite.name)
     out_root.mkdir(parents=True, exist_ok=True)
     done = _read_partial(partial)
     prompts_hash = load_prompts().hash
     keys = [_item_key(it, seed, snapshot.content_hash, prompts_hash) for it in items]
     reused = sum(k in done for k in keys)
-    todo = [(k, it) for k, it in zip(keys, items) if k not in done]
+    todo = [(k, it) for k, it in zip(keys, items) if k not in done and it.reused is None]
     if progress:
         progress(len(items) - len(todo), len(items))
     if todo:
@@ -278,8 +451,11 @@ def build_suite(
                         finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                         for fut in finished:
                             record(pending.pop(fut), fut.result())
-    examples = [Example.model_validate_json(done[k]) for k in keys]
-    write_examples(examples_path, examples)
+    copied = {r.id: r.line for r in taken.examples} if taken is not None else {}
+    lines = [copied[it.reused] if it.reused is not None else done[k] for k, it in zip(keys, items)]
+    examples = [Example.model_validate_json(line) for line in lines]
+    # The lines as they are: a reused example is the other suite's line byte for byte.
+    atomic_write_text(examples_path, "".join(line + "\n" for line in lines))
     manifest = {
         "kind": "graphniah.suite",
         "suite": suite.to_json(),
@@ -291,9 +467,13 @@ def build_suite(
         "version": __version__,
         "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "examples": [
-            {"id": ex.id, "index": it.index, "value": it.value, "recipe": ex.recipe.model_dump()} for ex, it in zip(examples, items)
+            {"id": ex.id, "index": it.index, "value": it.value, "recipe": ex.recipe.model_dump()}
+            | ({"reused_from": taken.name} if taken is not None and it.reused is not None else {})
+            for ex, it in zip(examples, items)
         ],
     }
+    if taken is not None and suite.reuse is not None:
+        manifest["reuse"] = taken.to_json(suite.reuse)
     write_json(manifest_path, manifest)
     partial.unlink(missing_ok=True)
     return BuiltSuite(examples_path, manifest_path, len(examples), reused)

@@ -385,3 +385,39 @@ def test_size_ranges_follow_the_paper_and_skip_empty_ones():
     assert labels == ("100–149",) and codes.tolist() == [0, 0, 0]
     codes, labels, _ = size_bins(np.array([20, 30, 40, 50]))
     assert labels == ("20–30", "31–41", "42–50") and codes.tolist() == [0, 0, 1, 2]
+
+
+def test_context_length_pairs_print_raw_p_values_and_holm_beside(tmp_path):
+    """Table 22: per pair of lengths, Fisher's exact test on independent samples, raw p as in the
+    paper and the Holm-adjusted p beside it; 100 examples at 200k, 50 at 500k and 50 at 922k."""
+    from graphniah.stats import format_pvalue
+
+    counts = {200_000: 100, 500_000: 50, 922_000: 50}
+    right = {200_000: 71, 500_000: 32, 922_000: 30}  # the paper's 71%, 64%, 60% for Gemini-3.8-Flash
+    examples, rank = [], {}
+    for length, n in counts.items():
+        for i in range(n):
+            ex = make_example("mc", 8, 150, "ABCD"[i % 4], seed=2, index=len(examples), distractor="essays",
+                              context_length=length)
+            rank[ex.id] = i
+            examples.append(ex)
+
+    def flash(ex):
+        length = ex.recipe.params["context_length"]
+        return ex.answer if rank[ex.id] < right[length] else "ABCD"[("ABCD".index(ex.answer) + 1) % 4]
+
+    write_suite(tmp_path, "lengths", examples, {"flash": {"answer": flash}}, np.random.default_rng(1))
+    data = load_suite("lengths", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="context_length")
+    assert data.levels == ("200k", "500k", "922k")
+    t = build_report(data).table("pairwise")
+    pairs = [(200_000, 500_000), (200_000, 922_000), (500_000, 922_000)]
+    raw = [sps.fisher_exact([[right[a], counts[a] - right[a]], [right[b], counts[b] - right[b]]]).pvalue for a, b in pairs]
+    adj = multipletests(raw, method="holm")[1]
+    for (a, b), p, q in zip(pairs, raw, adj, strict=True):
+        row = f"{a // 1000}k vs {b // 1000}k"
+        assert t.value(row, "flash", "fisher_raw").pvalue == pytest.approx(p)
+        assert t.value(row, "flash", "fisher_holm").pvalue == pytest.approx(q)
+        diff = right[b] / counts[b] - right[a] / counts[a]
+        assert t.cell(row, "flash").text == f"{100 * diff:+.2f} p = {format_pvalue(p)} (Holm p = {format_pvalue(q)})"
+        assert p > 0.1  # as in the paper: no change is significant
+    assert "raw (as in the paper's Table 22)" in t.caption

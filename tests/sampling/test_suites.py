@@ -8,23 +8,49 @@ from collections import Counter
 import pytest
 
 from graphniah.errors import GraphNIAHError
+from graphniah.io import sha256_file
 from graphniah.sampling.examples.records import read_examples
 from graphniah.sampling.examples.textcheck import verify
-from graphniah.sampling.suites import SUITES_DIR, build_suite, load_suite, plan_suite, suite_paths
+from graphniah.sampling.suites import (
+    SUITES_DIR,
+    ReusedExample,
+    ReusedSuite,
+    SuiteSpec,
+    build_suite,
+    load_suite,
+    plan_suite,
+    suite_paths,
+)
 
 PAPER_SUITES = ("depth", "component-size", "task", "distractor", "context-length", "reasoning-effort", "none-option")
+
+
+def planned_as_reused(suite: SuiteSpec, seed: int) -> ReusedSuite | None:
+    """What ``load_reused`` would return for a suite that reuses another, from the other suite's plan
+    (same seed; example ids stand in for the built ones)."""
+    if suite.reuse is None:
+        return None
+    other = plan_suite(load_suite(suite.reuse.suite), seed)
+    picked = [it for it in other if suite.reuse.from_value is None or it.value == suite.reuse.from_value]
+    examples = tuple(ReusedExample(f"{suite.reuse.suite}-{it.index}", it.value, it.spec, it.index, "") for it in picked)
+    return ReusedSuite(suite.reuse.suite, seed, "snap", "ex", "man", examples)
 
 
 @pytest.mark.parametrize("name", PAPER_SUITES)
 def test_paper_suites_follow_the_design(name: str) -> None:
     suite = load_suite(name)
-    items = plan_suite(suite, seed=1)
-    assert items == plan_suite(suite, seed=1) and items != plan_suite(suite, seed=2)
+    items = plan_suite(suite, seed=1, reused=planned_as_reused(suite, 1))
+    assert items == plan_suite(suite, seed=1, reused=planned_as_reused(suite, 1))
+    assert items != plan_suite(suite, seed=2, reused=planned_as_reused(suite, 2))
     by_value = Counter(it.value for it in items)
     if suite.same_examples:
         assert by_value == {None: suite.per_value}
     else:
-        assert set(by_value) == set(suite.values) and set(by_value.values()) == {suite.per_value}
+        assert set(by_value) == set(suite.values)
+        assert all(by_value[v] == suite.count(v) for v in suite.values)
+    # indices (the examples' randomness) never repeat, except a none-option twin's
+    per_index = Counter(it.index for it in items)
+    assert set(per_index.values()) == ({2} if suite.vary == "none_option" else {1})
     for value in by_value:
         group = [it.spec for it in items if it.value == value]
         if suite.vary in ("depth", "component_size", "task", "distractor", "context_length"):
@@ -50,14 +76,59 @@ def test_other_variables_are_drawn_uniformly() -> None:
 
 
 def test_none_option_pairs_share_everything_but_the_option() -> None:
-    items = plan_suite(load_suite("none-option"), seed=0)
-    without = {it.index: it.spec for it in items if it.value is False}
+    suite = load_suite("none-option")
+    items = plan_suite(suite, seed=0, reused=planned_as_reused(suite, 0))
+    without = {it.index: it for it in items if it.value is False}
     with_ = {it.index: it.spec for it in items if it.value is True}
     assert without.keys() == with_.keys() and len(without) == 100
-    for i, spec in without.items():
+    for i, it in without.items():
+        spec = it.spec
         assert spec.task == "mc" and not spec.none_option and with_[i].none_option
         assert {**spec.params(), "none_option": True} == with_[i].params()
         assert spec.reserve_none_option and with_[i].reserve_none_option
+        assert it.reused == f"task-{i}"  # the "before" examples are the task suite's, never built here
+    # ...which are exactly the task suite's multiple-choice examples, packed with room for option E
+    task = plan_suite(load_suite("task"), seed=0)
+    assert {it.index: it.spec for it in task if it.value == "mc"} == {i: it.spec for i, it in without.items()}
+    assert all(it.spec.reserve_none_option == (it.spec.task == "mc") for it in task)
+
+
+def test_context_length_reuses_the_reasoning_effort_examples_at_200k() -> None:
+    suite = load_suite("context-length")
+    assert suite.reuse is not None and suite.reuse.suite == "reasoning-effort" and suite.reuse.for_value == 200_000
+    assert [suite.count(v) for v in suite.values] == [100, 50, 50]
+    items = plan_suite(suite, seed=4, reused=planned_as_reused(suite, 4))
+    effort = plan_suite(load_suite("reasoning-effort"), seed=4)
+    at_200k = [it for it in items if it.value == 200_000]
+    assert [(it.spec, it.index) for it in at_200k] == [(it.spec, it.index) for it in effort]
+    assert all(it.reused is not None for it in at_200k)
+    built_here = [it for it in items if it.reused is None]
+    assert Counter(it.value for it in built_here) == {500_000: 50, 922_000: 50}
+    assert {it.spec.context_length for it in built_here if it.value == 922_000} == {922_000}
+    assert min(it.index for it in built_here) == 100  # after the reused group: no index shared with it
+    # -n overrides every count (a small build of both suites stays consistent)
+    small = plan_suite(suite, seed=4, per_value=3, reused=ReusedSuite(
+        "reasoning-effort", 4, "snap", "ex", "man", tuple(ReusedExample(f"r{i}", None, effort[i].spec, i, "") for i in range(3))))
+    assert Counter(it.value for it in small) == {200_000: 3, 500_000: 3, 922_000: 3}
+    with pytest.raises(GraphNIAHError, match="reuses examples of suite reasoning-effort"):
+        plan_suite(suite, seed=4)
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ("per_value: 3\ncounts: {1: 2, 2: 2}\n", "either per_value .* or counts"),
+    ("", "either per_value .* or counts"),
+    ("counts: {1: 2}\n", "one count for each of the values .* missing \\[2\\]"),
+    ("counts: {1: 2, 2: 2, 3: 1}\n", "not a value: \\[3\\]"),
+    ("counts: {1: 2, 2: 0}\n", "positive integers"),
+    ("per_value: 2\nreuse: {suite: other, for_value: 7}\n", "reuse.for_value 7 is not one of the values"),
+    ("per_value: 2\nreuse: {suite: s, for_value: 1}\n", "cannot reuse its own examples"),
+    ("per_value: 2\nreuse: {suite: other, for_value: 1, colour: red}\n", "colour"),
+])
+def test_counts_and_reuse_are_validated(tmp_path, extra: str, message: str) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("name: s\nvary: depth\nvalues: [1, 2]\n" + extra)
+    with pytest.raises(GraphNIAHError, match=f"{path}: not a valid suite file(.|\\n)*{message}"):
+        load_suite(path)
 
 
 @pytest.mark.slow
@@ -115,3 +186,78 @@ def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, t
     assert all(e["recipe"]["params"]["context_length"] == 60_000 for e in manifest["examples"])
     assert all(verify(e).ok for e in again)
     assert all(max(e.token_counts.values()) <= 60_000 for e in again)
+
+
+SMALL = """draw:
+  depth: [4]
+  component_size: {min: 20, max: 24}
+  distractor: [essays]
+  context_length: [20000]
+"""
+
+
+def _suite_file(folder, name: str, body: str):
+    path = folder / f"{name}.yaml"
+    path.write_text(f"name: {name}\n{body}{SMALL}")
+    return load_suite(path)
+
+
+@pytest.mark.slow
+def test_reusing_suites_copy_examples_byte_for_byte(demo_snapshot, tmp_path) -> None:
+    """The shapes of context-length (reuse a run-setting suite's examples for one value, build the
+    others with their own counts) and none-option (reuse a task suite's multiple-choice examples as
+    "before", build "after" twins with the very same context), on small examples."""
+    from graphniah.report.load import read_example_infos
+    from graphniah.sampling.examples.textcheck import split_messages
+
+    out = tmp_path / "examples"
+    effort = _suite_file(tmp_path, "effort", "vary: reasoning_effort\nvalues: [low, high]\nsame_examples: true\nper_value: 2\n")
+    lengths = _suite_file(tmp_path, "lengths", "vary: context_length\nvalues: [20000, 25000]\ncounts: {20000: 2, 25000: 1}\n"
+                                               "reuse: {suite: effort, for_value: 20000}\n")
+    with pytest.raises(GraphNIAHError, match="reuses the examples of suite effort, which is not built .*'graphniah build --suite effort"):
+        build_suite(lengths, demo_snapshot, 5, out_root=out, workers=1)
+    first = build_suite(effort, demo_snapshot, 5, out_root=out, workers=1)
+    with pytest.raises(GraphNIAHError, match="built with seed 5: build lengths with --seed 5"):
+        build_suite(lengths, demo_snapshot, 6, out_root=out, workers=1)
+    with pytest.raises(GraphNIAHError, match="takes 3 examples .* which has 2"):
+        build_suite(lengths, demo_snapshot, 5, out_root=out, per_value=3, workers=1)
+    built = build_suite(lengths, demo_snapshot, 5, out_root=out, workers=1)
+    reused_lines = first.examples_path.read_text().splitlines()
+    lines = built.examples_path.read_text().splitlines()
+    assert lines[:2] == reused_lines and len(lines) == 3  # same ids, same bytes
+    manifest = json.loads(built.manifest_path.read_text())
+    assert manifest["reuse"]["examples_sha256"] == sha256_file(first.examples_path)
+    assert manifest["reuse"]["manifest_sha256"] == sha256_file(first.manifest_path)
+    assert [e.get("reused_from") for e in manifest["examples"]] == ["effort", "effort", None]
+    assert [e["value"] for e in manifest["examples"]] == [20000, 20000, 25000]
+    new = read_examples(built.examples_path)[2]
+    assert new.recipe.params["context_length"] == 25000 and new.recipe.params["index"] == 2
+    assert verify(new).ok and max(new.token_counts.values()) <= 25000
+
+    tasks = _suite_file(tmp_path, "tasks", "vary: task\nvalues: [mc, count]\nper_value: 2\nreserve_none_option: true\n")
+    plain = _suite_file(tmp_path, "plain", "vary: task\nvalues: [mc]\nper_value: 2\n")
+    none = _suite_file(tmp_path, "none", "vary: none_option\nvalues: [false, true]\nper_value: 2\n"
+                                         "reuse: {suite: tasks, from_value: mc, for_value: false}\n")
+    build_suite(plain, demo_snapshot, 5, out_root=out, workers=1)
+    none_on_plain = none.model_copy(update={"reuse": none.reuse.model_copy(update={"suite": "plain"})})
+    with pytest.raises(GraphNIAHError, match="packed with room for it"):
+        build_suite(none_on_plain, demo_snapshot, 5, out_root=out, workers=1)
+    task_built = build_suite(tasks, demo_snapshot, 5, out_root=out, workers=2)
+    pairs = build_suite(none, demo_snapshot, 5, out_root=out, workers=2)
+    task_lines = task_built.examples_path.read_text().splitlines()
+    task_manifest = json.loads(task_built.manifest_path.read_text())
+    mc_lines = [line for line, e in zip(task_lines, task_manifest["examples"], strict=True) if e["value"] == "mc"]
+    lines = pairs.examples_path.read_text().splitlines()
+    assert lines[:2] == mc_lines  # "before": the task suite's mc examples, byte for byte
+    before, after = read_examples(pairs.examples_path)[:2], read_examples(pairs.examples_path)[2:]
+    for b, a in zip(before, after, strict=True):
+        assert not b.none_option and a.none_option and a.answer == b.answer and a.options == b.options
+        qb, cb = split_messages(b.messages)[1:]
+        qa, ca = split_messages(a.messages)[1:]
+        assert ca == cb  # the very same context
+        assert [line for line in qa.splitlines() if line not in qb.splitlines()][0].strip().startswith("E.")
+        assert verify(a).ok and verify(b).ok and max(a.token_counts.values()) <= 20000
+    # the report pairs each "before" with its own "after" (same key: the recipe without the option)
+    infos = read_example_infos(pairs.examples_path)
+    assert [infos[b.id].pair_key for b in before] == [infos[a.id].pair_key for a in after]
+    assert len({infos[b.id].pair_key for b in before}) == 2
