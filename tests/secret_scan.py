@@ -105,7 +105,7 @@ def _scan_bytes(data: bytes, where: str, forms: tuple[str, ...], depth: int) -> 
         return [*hits, f"{where}: nested more than {_MAX_DEPTH} containers deep, not followed"]
     try:
         layers = list(_decoded_layers(data, where, nested=depth > 0))
-    except Exception as exc:  # noqa: BLE001 - any failure to decode is a finding, not a pass
+    except Exception as exc:  # any failure to decode is a finding, not a pass
         return [*hits, f"{where}: could not be decoded ({type(exc).__name__}: {exc})"]
     for kind, payload, inner in layers:
         if kind == "bytes":
@@ -167,7 +167,7 @@ def _scan_parquet(data: bytes, where: str, forms: tuple[str, ...]) -> list[str]:
     try:
         pf = pq.ParquetFile(pa.BufferReader(data))
         table = pf.read()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # unreadable is a finding, not a pass
         return [f"{where}: Parquet that pyarrow cannot read ({type(exc).__name__}: {exc})"]
     hits = []
     meta_text = repr(pf.metadata.metadata) + repr(pf.schema_arrow) + repr(table.schema.metadata)
@@ -201,10 +201,7 @@ def _string_arrays(array: pa.Array) -> Iterator[pa.Array]:
         yield from _string_arrays(array.items)
     elif pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t) or pa.types.is_list_view(t):
         yield from _string_arrays(array.flatten())
-    elif pa.types.is_struct(t):
-        for i in range(t.num_fields):
-            yield from _string_arrays(array.field(i))
-    elif pa.types.is_union(t):
+    elif pa.types.is_struct(t) or pa.types.is_union(t):
         for i in range(t.num_fields):
             yield from _string_arrays(array.field(i))
 

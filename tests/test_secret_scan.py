@@ -42,8 +42,8 @@ def _write_all_formats(folder: Path, key: str | None) -> None:
         for i, r in enumerate(planted):
             f.write(json.dumps({"i": i, "text": r}) + "\n")
     con = duckdb.connect(str(folder / "store.duckdb"))
-    calls = pa.table({"id": np.arange(2000, dtype=np.int32), "headers": planted})
-    con.execute("CREATE TABLE calls AS SELECT * FROM calls")
+    con.register("planted_rows", pa.table({"id": np.arange(2000, dtype=np.int32), "headers": planted}))
+    con.execute("CREATE TABLE calls AS SELECT * FROM planted_rows")
     con.execute("CHECKPOINT")
     con.close()
     buf = io.BytesIO()

@@ -94,8 +94,8 @@ def _load_paper_intervals() -> tuple[PrintedInterval, ...]:
 PAPER_INTERVALS = _load_paper_intervals()
 
 # The (k, n) of the cells where the exact 97.5% normal quantile rounds differently from the printed
-# interval (ten cells: (6, 30) is printed twice); the rounded z = 1.96 reproduces them all, which is
-# how PAPER_Z was determined.
+# interval (ten cells: (50, 50) is printed twice, in Table 13), each by 0.01 percentage points; the
+# rounded z = 1.96 reproduces them all, which is how PAPER_Z was determined.
 Z_SENSITIVE = {(23, 40), (24, 31), (7, 32), (25, 32), (6, 30), (13, 17), (50, 50), (10, 35), (21, 45)}
 
 
