@@ -13,9 +13,11 @@ built examples and the finished calls in the journals.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from rich.table import Table
 
 from graphniah.sampling.examples.records import Example, iter_examples
 from graphniah.sampling.examples.textcheck import split_messages
@@ -62,8 +64,7 @@ def run_demo(
     """
     # Imported here: LiteLLM's import is slow, and only this step needs it.
     from graphniah.run.models import get_model
-    from graphniah.run import RunOptions, journal_path, read_journal, run_suite
-    from graphniah.scoring import score_records
+    from graphniah.run import RunOptions, run_suite
     from graphniah.run.serve.baseline import BaselineServer
     from graphniah.run.serve.llamacpp import LlamaCppServer
 
@@ -89,8 +90,7 @@ def run_demo(
                 options=RunOptions(concurrency=1 if llm else 4, progress=False),
             )
         log(f"{name}: sent {summary.sent}, ok {summary.ok}, failed {summary.failed} in {summary.elapsed_s:.1f}s")
-        records = [r for r in read_journal(journal_path(runs_root, suite.name, name)) if r.settings_hash == entry.settings_hash]
-        scores[name] = score_records(records)
+        scores[name] = journal_score(runs_root, suite.name, name, entry.settings_hash)
 
     none_option = any(ex.none_option for ex in iter_examples(built.examples_path))
     sizes = suite.draw.component_size
@@ -109,6 +109,34 @@ def run_demo(
     return DemoResult(snap, built.examples_path, scores, baselines, files)
 
 
+def journal_score(runs_root: Path, suite: str, model: str, settings_hash: str) -> RunScore:
+    """The score of one model's run (its records at ``settings_hash``) in ``<runs_root>/<suite>/<model>.jsonl``,
+    through the project's one scoring path (:func:`graphniah.scoring.score_records`)."""
+    from graphniah.run.journal import journal_path, read_journal
+    from graphniah.scoring import score_records, split_runs
+
+    return score_records(split_runs(read_journal(journal_path(runs_root, suite, model))).get((model, settings_hash), []))
+
+
+def accuracy_table(scores: Mapping[str, RunScore], baselines: Mapping[str, float], title: str) -> Table:
+    """The demo's accuracy table: one row per model (% with 95% Wilson intervals and n per task, then
+    all tasks), and the exact random-guessing row."""
+    tasks = list(baselines)
+    table = Table(title=title)
+    table.add_column("model")
+    for t in [*tasks, "all"]:
+        table.add_column(t, justify="right")
+    for name, sc in scores.items():
+        cells = []
+        for t in [*tasks, "all"]:
+            p = sc.overall if t == "all" else sc.by_task.get(t)
+            cells.append("—" if p is None else f"{100 * p.estimate:.1f} [{100 * p.interval.low:.1f}, {100 * p.interval.high:.1f}] n={p.n}")
+        table.add_row(name, *cells)
+    mix = sum(baselines.values()) / len(baselines)
+    table.add_row("random guessing (exact)", *[f"{100 * baselines[t]:.2f}" for t in tasks], f"{100 * mix:.2f}")
+    return table
+
+
 def preview(example: Example, width: int = 400) -> str:
     """A few lines that show what an example is: question, answer, sizes, token counts."""
     _, question, _ = split_messages(example.messages)
@@ -119,7 +147,7 @@ def preview(example: Example, width: int = 400) -> str:
     st = example.stats
     return (
         f"{example.id} — {example.task}, depth {example.depth}, {example.component_size} papers per component, "
-        f"{example.recipe.params.get('distractor', 'none')} distractors\n"
+        f"{example.recipe.params.distractor} distractors\n"
         f"  {question}\n"
         f"  answer: {example.answer}   |   {st.needles} paper blocks of {st.nodes} papers, "
         f"{st.context_words:,} context words ({st.needle_word_pct:.1f}% needles); tokens: {counts}"

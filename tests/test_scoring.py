@@ -156,7 +156,7 @@ def test_scores_come_from_the_response_text_never_the_stored_fields():
 def test_records_of_several_runs_are_not_counted_together():
     recs = [R("a", "yesno", "YES", "ok", "YES", True), R("a", "yesno", "YES", "ok", "NO", False, settings_hash="h2"),
             R("b", "yesno", "NO", "ok", "NO", True, model="m2")]
-    with pytest.raises(GraphNIAHError, match="several runs.*split_runs"):
+    with pytest.raises(GraphNIAHError, match=r"several runs.*split_runs"):
         counted_records(recs)
     runs = split_runs(recs)
     assert list(runs) == [("m", "h"), ("m", "h2"), ("m2", "h")]

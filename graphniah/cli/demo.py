@@ -50,7 +50,7 @@ def demo_cmd(
     llm: bool = typer.Option(False, "--llm", help="Run the short demo-llm suite on SmolLM2 (llama.cpp) instead of the baselines."),
 ) -> None:
     """The whole pipeline on the synthetic demo release: refresh, build, run local endpoints, score."""
-    from graphniah.demo import preview, run_demo
+    from graphniah.demo import accuracy_table, preview, run_demo
     from graphniah.sampling.examples.records import iter_examples
     from graphniah.ingest.snapshot import parse_cutoff
 
@@ -66,19 +66,7 @@ def demo_cmd(
         if ex.task not in shown:
             shown.add(ex.task)
             console.print(preview(ex), markup=False, highlight=False)
-    tasks = list(result.baselines)
-    table = Table(title=f"Accuracy on the {'demo-llm' if llm else 'demo'} suite (SYNTHETIC data), % with 95% Wilson intervals — {result.examples}")
-    table.add_column("model")
-    for t in [*tasks, "all"]:
-        table.add_column(t, justify="right")
-    for name, sc in result.scores.items():
-        cells = []
-        for t in [*tasks, "all"]:
-            p = sc.overall if t == "all" else sc.by_task.get(t)
-            cells.append("—" if p is None else f"{100 * p.estimate:.1f} [{100 * p.interval.low:.1f}, {100 * p.interval.high:.1f}] n={p.n}")
-        table.add_row(name, *cells)
-    mix = sum(result.baselines.values()) / len(result.baselines)
-    table.add_row("random guessing (exact)", *[f"{100 * result.baselines[t]:.2f}" for t in tasks], f"{100 * mix:.2f}")
-    console.print(table)
+    title = f"Accuracy on the {'demo-llm' if llm else 'demo'} suite (SYNTHETIC data), % with 95% Wilson intervals — {result.examples}"
+    console.print(accuracy_table(result.scores, result.baselines, title))
     if result.report is not None:
         console.print(f"report: {result.report.html or result.report.out} (tables and figures in {result.report.out})", highlight=False)

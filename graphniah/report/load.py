@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,7 @@ import numpy as np
 
 from graphniah.errors import GraphNIAHError
 from graphniah.io import canonical_json, sha256_bytes
-from graphniah.run.journal import RunRecord, read_journal
+from graphniah.run.journal import RunRecord, read_journal, read_run_settings
 from graphniah.sampling.examples.records import Example, enumerate_examples
 from graphniah.scoring import Scored, counted_records, score_record, split_runs
 
@@ -514,19 +514,12 @@ def load_suite(
 
 
 def _run_effort(run_key: tuple[str, str], records: Sequence[RunRecord], journal: Path) -> str | None:
-    """The reasoning effort of a run: from its records, else from ``<model>.settings.json``."""
+    """The reasoning effort of a run: from its records, else from the journal's settings file."""
     found = {r.reasoning_effort for r in records if r.reasoning_effort}
     if len(found) == 1:
         return found.pop()
-    settings = journal.with_suffix(".settings.json")
-    if settings.is_file():
-        try:
-            entry = json.loads(settings.read_text(encoding="utf-8")).get(run_key[1]) or {}
-            eff = (entry.get("settings") or {}).get("reasoning_effort")
-            return str(eff) if eff else None
-        except (OSError, json.JSONDecodeError, AttributeError):
-            return None
-    return None
+    entry = read_run_settings(journal).runs.get(run_key[1])
+    return entry.reasoning_effort if entry is not None else None
 
 
 def _outcomes(

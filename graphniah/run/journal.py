@@ -36,12 +36,13 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
 from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.formats import Format, Frozen, ReasoningEffort, Task, add_version
+from graphniah.io import atomic_write_text
 
 
 class Usage(Frozen):
@@ -219,6 +220,60 @@ def failed_ids(records: Iterable[RunRecord], settings_hash: str) -> set[str]:
     """Examples with a failed record and no successful one for these settings."""
     recs = [r for r in records if r.settings_hash == settings_hash]
     return {r.example_id for r in recs if r.status == "failed"} - done_ids(recs, settings_hash)
+
+
+class RunSettingsEntry(Frozen):
+    """What one settings hash of a journal stands for (written when the settings first run)."""
+
+    model: str
+    settings: dict[str, Any]  # ``ModelEntry.settings()``: the exact inputs of the settings hash
+    examples: str = ""  # where the examples came from (file or dataset), for the reader's orientation
+    first_run: str
+
+    @property
+    def reasoning_effort(self) -> str | None:
+        eff = self.settings.get("reasoning_effort")
+        return str(eff) if eff else None
+
+
+class RunSettings(Frozen):
+    """``<model>.settings.json`` next to a journal: ``runs`` maps each settings hash to its entry.
+
+    Version 1 (written before versions existed) is the bare mapping ``{hash: entry}``; it is upgraded
+    on reading by moving the mapping under ``runs``.
+    """
+
+    format_version: Literal[2] = 2
+    runs: dict[str, RunSettingsEntry] = Field(default_factory=dict)
+
+
+SETTINGS_FORMAT = Format("run settings file", 2, {1: lambda obj: {"format_version": 2, "runs": obj}},
+                         hint="move the file away; the next run writes it again")
+
+
+def settings_path(journal: str | os.PathLike[str]) -> Path:
+    return Path(journal).with_suffix(".settings.json")
+
+
+def read_run_settings(journal: str | os.PathLike[str]) -> RunSettings:
+    """The settings file of a journal (empty when there is none); errors name the file."""
+    path = settings_path(journal)
+    try:
+        text = path.read_bytes()
+    except FileNotFoundError:
+        return RunSettings()
+    try:
+        return RunSettings.model_validate(SETTINGS_FORMAT.parse_json(text, str(path)))
+    except ValidationError as err:
+        raise GraphNIAHError(f"{path}: not a valid run settings file ({validation_detail(err)})") from None
+
+
+def record_run_settings(journal: str | os.PathLike[str], settings_hash: str, entry: RunSettingsEntry) -> None:
+    """Add ``settings_hash`` to the journal's settings file unless it is there already (atomic write)."""
+    known = read_run_settings(journal)
+    if settings_hash not in known.runs:
+        updated = RunSettings(runs={**known.runs, settings_hash: entry})
+        atomic_write_text(settings_path(journal), updated.model_dump_json(indent=2) + "\n")
 
 
 def journal_path(runs_root: str | os.PathLike[str], suite: str, model: str) -> Path:

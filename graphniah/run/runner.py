@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import json
 import logging
 import os
 import time
@@ -39,14 +38,24 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import ValidationError
 
-from graphniah.errors import GraphNIAHError, validation_detail
-from graphniah.sampling.examples.records import Example
-from graphniah.io import read_json, sha256_file, write_json
+from graphniah.errors import GraphNIAHError
+from graphniah.sampling.examples.records import Example, parse_example
+from graphniah.io import sha256_file
 from graphniah.run.models import LOCAL_DUMMY_KEY, ModelEntry, Tier
 from graphniah.run.errors import RETRYABLE, ErrorKind, Redactor, RetryPolicy, classify
-from graphniah.run.journal import CallError, Journal, RunRecord, Usage, done_ids, failed_ids, journal_path, read_journal
+from graphniah.run.journal import (
+    CallError,
+    Journal,
+    RunRecord,
+    RunSettingsEntry,
+    Usage,
+    done_ids,
+    failed_ids,
+    journal_path,
+    read_journal,
+    record_run_settings,
+)
 from graphniah.scoring import score_response
 
 _LITELLM: Any = None
@@ -153,7 +162,8 @@ class ExampleRef:
         with open(self.path, "rb") as f:
             f.seek(self.offset)
             line = f.read(self.length)
-        return [{"role": m["role"], "content": m["content"]} for m in json.loads(line)["messages"]]
+        ex = parse_example(line, f"{self.path}:offset {self.offset}")  # the one reader of example lines
+        return [{"role": m.role, "content": m.content} for m in ex.messages]
 
 
 def index_examples(path: str | os.PathLike[str]) -> list[ExampleRef]:
@@ -170,10 +180,7 @@ def index_examples(path: str | os.PathLike[str]) -> list[ExampleRef]:
         for lineno, line in enumerate(f, 1):
             n = len(line)
             if line.strip():
-                try:
-                    ex = Example.model_validate_json(line)
-                except ValidationError as err:
-                    raise GraphNIAHError(f"{p}:{lineno}: not a valid example ({validation_detail(err)})") from None
+                ex = parse_example(line, f"{p}:{lineno}")
                 if ex.id in seen:
                     raise GraphNIAHError(f"{p}:{lineno}: example id {ex.id} already appears on line {seen[ex.id]}")
                 seen[ex.id] = lineno
@@ -588,13 +595,9 @@ class _Run:
 
 def _record_settings(plan: RunPlan, examples_source: str) -> None:
     """Keep ``<model>.settings.json`` next to the journal: what each settings hash stands for."""
-    path = plan.journal.with_suffix(".settings.json")
-    known = read_json(path) if path.is_file() else {}
-    h = plan.entry.settings_hash
-    if h not in known:
-        known[h] = {"model": plan.entry.name, "settings": plan.entry.settings(), "examples": examples_source,
-                    "first_run": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
-        write_json(path, known)
+    record_run_settings(plan.journal, plan.entry.settings_hash, RunSettingsEntry(
+        model=plan.entry.name, settings=plan.entry.settings(), examples=examples_source,
+        first_run=dt.datetime.now(dt.UTC).isoformat(timespec="seconds")))
 
 
 def execute(plan: RunPlan, journal: Journal, options: RunOptions, *, examples_source: str = "") -> RunSummary:
