@@ -8,6 +8,10 @@ Longest simple path is NP-hard, so pruning uses upper bounds, in one pass:
 2. the biconnected components (blocks) and their block-cut tree bound the number of papers of any
    simple path through a paper (``block_cut_bounds``); papers whose bound is below ``L`` go.
 
+(Measured usefulness, ``bench/graph.py`` on a 1M-paper demo snapshot: the component rule removes
+about a third of the papers, the bound a few hundred more at depth 4 and none at depth 16 or 32,
+because what remains hangs off a large 2-connected core.)
+
 Soundness: by ``block_cut_bounds``, a paper on an ``L``-path has bound ``>= L``, so no paper of
 that path is removed. Every paper on an ``L``-path of the starting graph is kept.
 
