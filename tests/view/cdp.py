@@ -110,11 +110,16 @@ class Browser:
 
     # -- page -----------------------------------------------------------------------------------
     def open(self, url: str, settle: float = 0.5, timeout: float = 60) -> None:
-        """Navigate and wait for the load event (then a moment for scripts that load more scripts)."""
+        """Navigate and wait for the load event (then a moment for scripts that load more scripts).
+
+        A URL that differs from the current one only by its fragment is a same-document navigation
+        (the page sees ``hashchange``, no new load), which ``Page.navigatedWithinDocument`` reports.
+        """
         self._events.clear()
         self.call("Page.navigate", {"url": url})
         deadline = time.monotonic() + timeout
-        while not any(e.get("method") == "Page.loadEventFired" for e in self._events):
+        done = ("Page.loadEventFired", "Page.navigatedWithinDocument")
+        while not any(e.get("method") in done for e in self._events):
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{url} did not finish loading")
             self._drain(0.1)
