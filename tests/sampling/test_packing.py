@@ -304,3 +304,21 @@ def test_prompts_fill_the_context_length(kind: str, limit: int, toks: dict, corp
         assert counts == p.token_counts and max(counts.values()) <= limit
         assert p.stop != "exhausted"
         assert max(counts.values()) >= FILL * limit, (kind, limit, seed, p.stop, counts)
+
+
+def test_every_corpus_block_costs_at_most_900_tokens(toks: dict, corpora: dict) -> None:
+    """What the fill bound rests on: a block of at most MAX_BLOCK_BYTES bytes costs at most its bytes
+    + 2 tokens with its separator (no tokenizer makes more tokens than bytes), checked on the largest
+    blocks of every corpus; and the few longer blocks (whole sentences) are counted outright."""
+    from graphniah.sampling.corpora import MAX_BLOCK_BYTES
+    from graphniah.sampling.tokenizers import BLOCK_SEPARATOR
+
+    for kind, corpus in corpora.items():
+        blocks = [b for i in range(len(corpus)) for b in corpus.blocks(i)]
+        size = np.asarray([len(b.encode("utf-8")) for b in blocks])
+        assert len(BLOCK_SEPARATOR) + MAX_BLOCK_BYTES <= 900
+        largest = [blocks[i] for i in np.argsort(-size, kind="stable")[:150]]
+        for name, tok in toks.items():
+            counts = tok.count_batch([b + BLOCK_SEPARATOR for b in largest])
+            assert (counts <= np.asarray([len(b.encode("utf-8")) + 2 for b in largest])).all(), (kind, name)
+            assert counts.max() <= 900, (kind, name, int(counts.max()))

@@ -214,12 +214,12 @@ def test_reusing_suites_copy_examples_byte_for_byte(demo_snapshot, tmp_path) -> 
     effort = _suite_file(tmp_path, "effort", "vary: reasoning_effort\nvalues: [low, high]\nsame_examples: true\nper_value: 2\n")
     lengths = _suite_file(tmp_path, "lengths", "vary: context_length\nvalues: [20000, 25000]\ncounts: {20000: 2, 25000: 1}\n"
                                                "reuse: {suite: effort, for_value: 20000}\n")
-    with pytest.raises(GraphNIAHError, match="reuses the examples of suite effort, which is not built .*'graphniah build --suite effort"):
+    with pytest.raises(GraphNIAHError, match=r"reuses the examples of suite effort, which is not built .*'graphniah build --suite effort"):
         build_suite(lengths, demo_snapshot, 5, out_root=out, workers=1)
     first = build_suite(effort, demo_snapshot, 5, out_root=out, workers=1)
     with pytest.raises(GraphNIAHError, match="built with seed 5: build lengths with --seed 5"):
         build_suite(lengths, demo_snapshot, 6, out_root=out, workers=1)
-    with pytest.raises(GraphNIAHError, match="takes 3 examples .* which has 2"):
+    with pytest.raises(GraphNIAHError, match=r"takes 3 examples .* which has 2"):
         build_suite(lengths, demo_snapshot, 5, out_root=out, per_value=3, workers=1)
     built = build_suite(lengths, demo_snapshot, 5, out_root=out, workers=1)
     reused_lines = first.examples_path.read_text().splitlines()
@@ -255,7 +255,7 @@ def test_reusing_suites_copy_examples_byte_for_byte(demo_snapshot, tmp_path) -> 
         qb, cb = split_messages(b.messages)[1:]
         qa, ca = split_messages(a.messages)[1:]
         assert ca == cb  # the very same context
-        assert [line for line in qa.splitlines() if line not in qb.splitlines()][0].strip().startswith("E.")
+        assert next(line for line in qa.splitlines() if line not in qb.splitlines()).strip().startswith("E.")
         assert verify(a).ok and verify(b).ok and max(a.token_counts.values()) <= 20000
     # the report pairs each "before" with its own "after" (same key: the recipe without the option)
     infos = read_example_infos(pairs.examples_path)
