@@ -54,6 +54,7 @@ bench: setup
 	$(BIN)/python bench/graph.py
 	$(BIN)/python bench/sample.py
 	$(BIN)/python bench/packing.py
+	$(BIN)/python bench/fill.py
 	$(BIN)/python bench/runner.py
 	$(BIN)/python bench/report.py
 
