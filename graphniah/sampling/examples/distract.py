@@ -42,7 +42,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.io import canonical_json, sha256_bytes
 from graphniah.sampling.corpora import Corpus, open_corpus
 from graphniah.sampling.corpora.build import DOCUMENTS_FILE
-from graphniah.sampling.corpora.model import Kind
+from graphniah.sampling.corpora.model import Kind, block_rule
 from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
 from graphniah.sampling.examples.render import render_component
 from graphniah.sampling.packing import Distractor
@@ -63,13 +63,15 @@ def check_kind(kind: str) -> str:
 
 def corpus_fingerprint(corpus: Corpus) -> str:
     """What the recipe stores to pin a text corpus: the documents file hash of a built corpus (from its
-    verified manifest), or for a user folder the hash of every document's id and text."""
+    verified manifest; the file holds the blocks too), or for a user folder the hash of every
+    document's id and text and of the block rule that cuts them."""
     if corpus.manifest is not None:
         ident = {"kind": corpus.kind.value, "documents_sha256": corpus.manifest.files[DOCUMENTS_FILE].sha256}
     else:
         ident = {
             "kind": corpus.kind.value,
             "folder_documents": [[d.doc_id, sha256_bytes(d.text.encode("utf-8"))] for d in corpus.documents],
+            "blocks": block_rule(corpus.kind).as_dict(),
         }
     return sha256_bytes(canonical_json(ident).encode("utf-8"))
 

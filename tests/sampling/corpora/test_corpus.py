@@ -114,3 +114,16 @@ def test_bm25_on_the_wikipedia_summaries(built_corpora):
     s = wiki.scores(titles[0])
     assert s.shape == (len(wiki),) and s[wiki.ids.index("Photosynthesis")] > np.percentile(s, 99.9)
 
+
+
+def test_a_user_folder_is_pinned_with_its_block_rule(tmp_path, monkeypatch):
+    """Recipes pin a user folder by its texts and by the rule that cuts them into blocks: another rule
+    gives other blocks, so ``graphniah show`` must see another corpus."""
+    from graphniah.sampling.corpora.model import BlockRule
+    from graphniah.sampling.examples import distract
+
+    corpus = open_corpus("essays", folder=_user_folder(tmp_path))
+    before = distract.corpus_fingerprint(corpus)
+    assert distract.corpus_fingerprint(open_corpus("essays", folder=tmp_path / "mine")) == before
+    monkeypatch.setattr(distract, "block_rule", lambda kind: BlockRule(max_bytes=100))
+    assert distract.corpus_fingerprint(corpus) != before
