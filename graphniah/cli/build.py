@@ -18,7 +18,7 @@ from graphniah.sampling.suites import build_suite, load_suite
 @app.command("build")
 def build_cmd(
     suite: Annotated[str, typer.Option(help="Suite name (a shipped suite, see graphniah/resources/pipelines/experiments/) or a suite file.")],
-    n: Annotated[int | None, typer.Option("-n", help="Examples per value (default: the suite's per_value).")] = None,
+    n: Annotated[int | None, typer.Option("-n", help="Examples per value, the same for every value (default: the suite's per_value or counts).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the suite.")] = 0,
     snapshot: Annotated[Path | None, typer.Option(help="Snapshot folder (default: newest under --root).")] = None,
     root: Annotated[Path, typer.Option(help="Where snapshots live.")] = Path("snapshots"),
