@@ -162,8 +162,8 @@ class BlockRule:
     ``max_bytes`` (UTF-8) is cut at ``unit`` boundaries — sentences (``sentence_starts``) for
     prose, lines for source code — into consecutive pieces of at most ``max_bytes``
     (``pack_units``). A unit longer than ``max_bytes`` stays whole: a block never ends inside a
-    sentence (or a code line). Blocks keep the document's order, and joining them with whitespace gives back every
-    non-whitespace character of the text in order.
+    sentence (or a code line). Blocks keep the document's order, and joining them with whitespace
+    gives back every non-whitespace character of the text, in order.
     """
 
     unit: Unit = "sentence"
