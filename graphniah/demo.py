@@ -23,6 +23,7 @@ from graphniah.sampling.examples.records import Example, iter_examples
 from graphniah.sampling.examples.textcheck import split_messages
 from graphniah.refresh import refresh
 from graphniah.report import ReportFiles
+from graphniah.view import ViewerFiles
 from graphniah.scoring import RunScore
 from graphniah.ingest.snapshot import Snapshot
 from graphniah.stats import CountingAnswers, MultipleChoiceAnswers, YesNoAnswers, random_baseline
@@ -42,6 +43,7 @@ class DemoResult:
     scores: dict[str, RunScore]  # registry model name -> score
     baselines: dict[str, float]  # task -> exact random-guessing accuracy
     report: ReportFiles | None  # tables, figures and HTML of the run
+    viewer: ViewerFiles | None = None  # the example viewer of the run (graphniah view)
 
 
 def run_demo(
@@ -99,14 +101,19 @@ def run_demo(
         "mc": float(random_baseline(MultipleChoiceAnswers(none_option=none_option))),
         "count": float(random_baseline(CountingAnswers(sizes.min, sizes.max))),
     }
-    files = None
+    files = viewer = None
     if reports_root is not None:
         from graphniah.report import build_report, load_suite as load_runs, write_report
 
+        from graphniah.view import build_viewer
+
+        # The viewer first, so that the report links its cells and example ids to it.
+        viewer = build_viewer(built.examples_path, reports_root / f"{suite.name}-viewer", runs=runs_root / suite.name,
+                              snapshots=root)
         data = load_runs(suite.name, runs_root=runs_root, examples_root=examples_root)
-        files = write_report(build_report(data), reports_root / suite.name)
+        files = write_report(build_report(data), reports_root / suite.name, viewer=viewer.out)
         log(f"report: {files.out} ({len(files.tables)} tables, {len(files.figures)} figures)")
-    return DemoResult(snap, built.examples_path, scores, baselines, files)
+    return DemoResult(snap, built.examples_path, scores, baselines, files, viewer)
 
 
 def journal_score(runs_root: Path, suite: str, model: str, settings_hash: str) -> RunScore:

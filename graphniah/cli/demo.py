@@ -70,3 +70,6 @@ def demo_cmd(
     console.print(accuracy_table(result.scores, result.baselines, title))
     if result.report is not None:
         console.print(f"report: {result.report.html or result.report.out} (tables and figures in {result.report.out})", highlight=False)
+    if result.viewer is not None:
+        console.print(f"viewer: {result.viewer.index.resolve()} (open it in a browser: every example, its graph, needles and answers)",
+                      highlight=False, soft_wrap=True)
