@@ -103,3 +103,24 @@ def test_index_and_example_pages_in_headless_chromium(viewer_suite, browser, tmp
         browser.screenshot(shots / f"{ex.id}-end.png", full_page=False)
     assert browser.errors == [], browser.errors
     assert len(list(shots.glob("*.png"))) == 1 + 2 * len(ids)
+
+
+def test_index_with_ten_thousand_examples(viewer_suite, browser, tmp_path) -> None:
+    """The index holds one short row per example and draws one page of them: 10,000 rows open and filter."""
+    site = build_viewer(viewer_suite.examples_path, tmp_path / "site", runs=viewer_suite.runs_dir, snapshots=viewer_suite.snapshots).out
+    text = (site / "data.js").read_text(encoding="utf-8")
+    head, payload = text.split("(", 1)
+    index = json.loads(payload.rsplit(")", 1)[0])
+    base = index["rows"]
+    index["rows"] = [[f"{r[0]}-{i:05d}", *r[1:]] for i in range(10_000) for r in [base[i % len(base)]]]
+    (site / "data.js").write_text(f"{head}({json.dumps(index)});\n", encoding="utf-8")
+    browser.open((site / "index.html").as_uri())
+    assert browser.eval("document.querySelector('#count').textContent") == "10,000 of 10,000 examples"
+    assert browser.eval("document.querySelectorAll('#examples tr[data-id]').length") == 100  # one page is drawn
+    n_count = sum(1 for r in index["rows"] if r[1] == "count")
+    browser.eval("location.hash = 'task=count'")
+    browser.wait_for(f"document.querySelector('#count').textContent === '{n_count:,} of 10,000 examples'")
+    k = sum(1 for r in index["rows"] if r[1] == "count" and r[8][0] == "c")
+    assert browser.eval("document.querySelector('#summary tr.run').cells[3].textContent") == f"{k} / {n_count}"
+    browser.screenshot(tmp_path / "index-10000.png", full_page=False)
+    assert browser.errors == [], browser.errors

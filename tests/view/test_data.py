@@ -198,3 +198,16 @@ def test_report_links_cells_to_the_filtered_index_and_ids_to_pages(viewer_suite,
     assert links.cell_filter("accuracy", ["m"], "16") == {"model": "m", "depth": "16"}
     assert links.cell_filter("counting_by_size", ["m"], "100–149") == {"task": "count", "model": "m", "size": "100-149"}
     assert links.cell_filter("labels", ["m"], "NO-label") == {"task": "yesno", "model": "m", "label": "NO"}
+
+
+def test_dataset_folder_gives_the_same_site_data(viewer_suite, tmp_path) -> None:
+    export = pytest.importorskip("graphniah.dataset.export", reason="the dataset stage (graphniah.dataset) is not installed")
+    export.export_suite(viewer_suite.examples_path, tmp_path / "dataset", suite="view", snapshots_root=viewer_suite.snapshots)
+    from_file = build_viewer(viewer_suite.examples_path, tmp_path / "a", runs=viewer_suite.runs_dir, snapshots=viewer_suite.snapshots)
+    from_dataset = build_viewer(None, tmp_path / "b", dataset=tmp_path / "dataset", runs=viewer_suite.runs_dir,
+                                snapshots=viewer_suite.snapshots)
+    assert from_dataset.examples == from_file.examples == len(viewer_suite.examples)
+    rows = [_js_payload(tmp_path / d / "data.js")["rows"] for d in ("a", "b")]
+    assert rows[0] == rows[1]
+    for ex in viewer_suite.examples:
+        assert (tmp_path / "a" / "examples" / f"{ex.id}.js").read_bytes() == (tmp_path / "b" / "examples" / f"{ex.id}.js").read_bytes()
