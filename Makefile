@@ -57,6 +57,7 @@ bench: setup
 	$(BIN)/python bench/fill.py
 	$(BIN)/python bench/runner.py
 	$(BIN)/python bench/report.py
+	$(BIN)/python bench/view.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
