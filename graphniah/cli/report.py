@@ -25,11 +25,12 @@ def _floats(text: str, name: str) -> tuple[float, ...]:
 
 @app.command("report")
 def report_cmd(
-    suite: Annotated[str, typer.Option(help="Suite name: examples/<suite>.jsonl and runs/<suite>/*.jsonl.")],
+    suite: Annotated[str | None, typer.Option(help="Suite name: examples/<suite>.jsonl and runs/<suite>/*.jsonl.")] = None,
     out: Annotated[Path | None, typer.Option(help="Report folder (default: reports/<suite>); replaced atomically.")] = None,
     runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = Path("runs"),
     examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = Path("examples"),
     examples: Annotated[Path | None, typer.Option(help="The suite's examples file, if not <examples-root>/<suite>.jsonl.")] = None,
+    dataset: Annotated[Path | None, typer.Option(help="An exported dataset folder instead of a suite (its suite's journals under --runs).")] = None,
     by: Annotated[str | None, typer.Option(help="Varied variable: depth | component_size | context_length | distractor | task | none_option | reasoning_effort (default: the suite manifest's, else inferred).")] = None,
     threshold_margin: Annotated[float, typer.Option(help="Effective depth/size: points above the random baseline (as a fraction).")] = 0.25,
     threshold: Annotated[float | None, typer.Option(help="Effective depth/size: a fixed accuracy threshold in [0, 1] instead.")] = None,
@@ -44,6 +45,13 @@ def report_cmd(
 
     if threshold is not None and not 0 <= threshold <= 1:
         raise GraphNIAHError(f"--threshold must lie in [0, 1], got {threshold}")
+    if (suite is None) == (dataset is None):
+        raise GraphNIAHError("give exactly one of --suite NAME or --dataset DIR")
+    if dataset is not None:
+        from graphniah.dataset import materialize_examples
+
+        ds, examples = materialize_examples(dataset, runs)  # the examples file, rebuilt from the rows and hash-checked
+        suite = ds.suite
     t0 = time.perf_counter()
     data = load_suite(suite, runs_root=runs, examples_root=examples_root, examples_path=examples, by=by)
     report = build_report(data, ReportConfig(z=PAPER_Z if paper_z else None, threshold_margin=threshold_margin, threshold=threshold))

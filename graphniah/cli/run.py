@@ -52,6 +52,7 @@ def run_cmd(
     model: Annotated[str, typer.Option(help="Registry name (see `graphniah models list`).")],
     suite: Annotated[str | None, typer.Option(help="Suite name: reads <examples-root>/<suite>.jsonl.")] = None,
     examples: Annotated[Path | None, typer.Option(help="An examples JSONL file instead of a suite.")] = None,
+    dataset: Annotated[Path | None, typer.Option(help="An exported dataset folder (`graphniah export`) instead of a suite.")] = None,
     api_base: Annotated[str | None, typer.Option(help="Override the model's base URL (local endpoints).")] = None,
     concurrency: Annotated[int, typer.Option(help="Requests in flight at once.")] = 8,
     budget_usd: Annotated[float | None, typer.Option(help="Stop before the estimate or the spend would pass this (USD, all runs of these settings).")] = None,
@@ -72,20 +73,26 @@ def run_cmd(
     from graphniah.run.models import load_registry
     from graphniah.run import RetryPolicy, RunOptions, RunSummary, run_suite, suite_file
 
-    if (suite is None) == (examples is None):
-        raise GraphNIAHError("give exactly one of --suite NAME or --examples FILE")
+    if (suite is not None) + (examples is not None) + (dataset is not None) != 1:
+        raise GraphNIAHError("give exactly one of --suite NAME, --examples FILE or --dataset DIR")
     if reasoning_effort is not None and reasoning_effort not in _EFFORTS:
         raise GraphNIAHError(f"--reasoning-effort must be one of {', '.join(_EFFORTS)}")
     entry = load_registry(registry)[model].with_overrides(api_base=api_base, reasoning_effort=reasoning_effort,  # type: ignore[arg-type]
                                                            timeout_s=timeout)
-    src = examples if examples is not None else suite_file(suite, examples_root)  # type: ignore[arg-type]
+    src = None if dataset is not None else examples if examples is not None else suite_file(suite, examples_root)  # type: ignore[arg-type]
     options = RunOptions(concurrency=concurrency, budget_usd=budget_usd, retry_failed=retry_failed,
                          retry=RetryPolicy(max_attempts=max_attempts), assume_output_tokens=assume_output_tokens,
                          seed=seed, progress=progress)
     console = Console(stderr=True)
     try:
-        result = run_suite(entry, src, suite=suite, runs_root=runs, snapshots_root=snapshots, options=options,
-                           dry_run=dry_run, on_plan=lambda p: _print_plan(console, p))
+        if dataset is not None:
+            from graphniah.dataset import run_dataset
+
+            result = run_dataset(entry, dataset, runs_root=runs, options=options, dry_run=dry_run,
+                                 on_plan=lambda p: _print_plan(console, p))
+        else:
+            result = run_suite(entry, src, suite=suite, runs_root=runs, snapshots_root=snapshots, options=options,  # type: ignore[arg-type]
+                               dry_run=dry_run, on_plan=lambda p: _print_plan(console, p))
     except KeyboardInterrupt:
         console.print("interrupted: every finished call is in the journal; run the same command again to resume")
         raise typer.Exit(130) from None

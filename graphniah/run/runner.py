@@ -628,16 +628,22 @@ def suite_file(suite: str, examples_root: str | os.PathLike[str] = "examples") -
 
 def run_suite(
     entry: ModelEntry,
-    examples: str | os.PathLike[str] | Sequence[Example],
+    examples: str | os.PathLike[str] | Sequence[Example] | Sequence[ExampleRef],
     *,
     suite: str | None = None,
     runs_root: str | os.PathLike[str] = "runs",
     snapshots_root: str | os.PathLike[str] = "snapshots",
+    cutoffs: Mapping[str, dt.date] | None = None,
+    examples_source: str | None = None,
     options: RunOptions | None = None,
     dry_run: bool = False,
     on_plan: Callable[[RunPlan], None] | None = None,
 ) -> RunPlan | RunSummary:
-    """Run ``entry`` on the examples (a JSONL file or Example objects); a dry run returns the plan only.
+    """Run ``entry`` on the examples (a JSONL file, Example objects, or prepared ``ExampleRef``s); a dry run returns the plan only.
+
+    ``cutoffs`` (``{snapshot_hash: cutoff}``) replaces looking the snapshots up under ``snapshots_root``
+    for the knowledge-cutoff guard when they are known otherwise (a dataset's manifest records them);
+    ``examples_source`` describes in-memory examples in ``<model>.settings.json``.
 
     The journal is ``<runs_root>/<suite>/<entry.name>.jsonl``; ``suite`` defaults to the file's stem.
     ``on_plan`` is called with the plan before anything is sent (the CLI prints it).
@@ -649,12 +655,12 @@ def run_suite(
         suite = suite or src.stem
         source = str(src)
     else:
-        refs = refs_of(examples)
+        refs = list(examples) if all(isinstance(e, ExampleRef) for e in examples) else refs_of(examples)  # type: ignore[arg-type]
         if suite is None:
             raise GraphNIAHError("a suite name is needed when examples are given in memory")
-        source = "in-memory examples"
+        source = examples_source or "in-memory examples"
     if entry.knowledge_cutoff is not None:
-        check_cutoff(entry, snapshot_cutoffs((r.snapshot_hash for r in refs), snapshots_root))
+        check_cutoff(entry, cutoffs if cutoffs is not None else snapshot_cutoffs((r.snapshot_hash for r in refs), snapshots_root))
     jpath = journal_path(runs_root, suite, entry.name)
     if dry_run:
         plan = make_plan(entry, refs, jpath, read_journal(jpath), options)

@@ -1,0 +1,38 @@
+"""CLI for the dataset stage: ``graphniah export`` (a suite as a Hugging Face datasets folder)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from graphniah.cli.app import app
+from graphniah.errors import GraphNIAHError
+
+
+@app.command("export")
+def export_cmd(
+    suite: Annotated[str, typer.Option(help="Suite name: reads <examples-root>/<suite>.jsonl; names the dataset.")],
+    out: Annotated[Path, typer.Option(help="Dataset folder to write (an existing dataset folder is replaced atomically).")],
+    examples: Annotated[Path | None, typer.Option(help="The suite's examples file, if not <examples-root>/<suite>.jsonl.")] = None,
+    examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = Path("examples"),
+    snapshots: Annotated[Path, typer.Option(help="Where snapshots live (the card records the snapshot's release and cutoff).")] = Path("snapshots"),
+) -> None:
+    """Write the suite as a datasets folder: data/<task>-00000.parquet, README.md (card), graphniah-manifest.json."""
+    from graphniah.dataset import export_suite
+
+    src = examples if examples is not None else examples_root / f"{suite}.jsonl"
+    if not src.is_file():
+        raise GraphNIAHError(f"no suite {suite!r}: {src} does not exist (pass --examples FILE for another file)")
+    console = Console(stderr=True)
+    t0 = time.perf_counter()
+    result = export_suite(src, out, suite=suite, snapshots_root=snapshots)
+    m = result.manifest
+    tasks = ", ".join(f"{t} {n}" for t, n in m.tasks.items())
+    cutoffs = ", ".join(f"{s.release_id} (cutoff {s.cutoff})" for s in m.snapshots)
+    console.print(f"exported {result.examples} examples ({tasks}) of suite {suite} from {cutoffs}"
+                  f"{' [SYNTHETIC]' if m.synthetic else ''} to {out}/ in {time.perf_counter() - t0:.1f}s", highlight=False)
+    console.print(f"load it with datasets.load_dataset({str(out)!r}); check it with `graphniah verify {out}`", highlight=False)

@@ -1,0 +1,31 @@
+"""Dataset stage: a suite's examples as a Hugging Face datasets folder, and everything that reads one.
+
+``export`` writes the folder (Parquet per task, dataset card, manifest of hashes); ``read`` rebuilds
+the examples from it; ``use`` runs models, checks and reports from a folder alone; ``manifest`` is
+the tamper check; ``schema`` and ``card`` define the columns and the card.
+"""
+
+from graphniah.dataset.export import ExportResult, export_suite
+from graphniah.dataset.manifest import DatasetManifest, check_files, read_manifest, require_intact
+from graphniah.dataset.read import Dataset, checked_examples, example_refs, examples_in, iter_dataset_examples, open_dataset, write_examples_file
+from graphniah.dataset.use import DatasetCheck, materialize_examples, run_dataset, verify_dataset
+
+__all__ = [
+    "Dataset",
+    "DatasetCheck",
+    "DatasetManifest",
+    "ExportResult",
+    "check_files",
+    "checked_examples",
+    "example_refs",
+    "examples_in",
+    "export_suite",
+    "iter_dataset_examples",
+    "materialize_examples",
+    "open_dataset",
+    "read_manifest",
+    "require_intact",
+    "run_dataset",
+    "verify_dataset",
+    "write_examples_file",
+]

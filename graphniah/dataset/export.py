@@ -1,0 +1,256 @@
+"""``graphniah export``: a suite's examples as a Hugging Face datasets folder.
+
+Layout of ``DIR`` (see :mod:`graphniah.dataset.schema` for the columns)::
+
+    README.md                  dataset card: YAML front matter (configs, license, features) + body
+    data/<task>-00000.parquet  one file per task present (zstd), rows in suite order
+    graphniah-manifest.json    sha256 of every other file and of the source examples file
+
+One streamed pass reads the examples file, checks each example from its text alone
+(:func:`graphniah.sampling.examples.textcheck.verify`, the check behind ``graphniah verify``), and
+appends its row to the buffer of its task; a buffer is written out as a Parquet row group as soon
+as it holds :data:`ROW_GROUP_BYTES` of prompt text or :data:`ROW_GROUP_ROWS` rows. Memory is
+therefore bounded by one example plus three buffers, whatever the suite's size: with 922k-token
+prompts (~4 MB of text each) that is a few tens of MB. If any example fails the check, nothing is
+written and the error lists every failing id.
+
+The folder is built in a staging folder and renamed into place (``graphniah.io.atomic_dir``); the
+manifest is its last file. Nothing in the folder depends on the time or on local paths, so the
+same examples always export to the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from graphniah.dataset.card import CardFacts, render_card
+from graphniah.dataset.manifest import (
+    DatasetManifest,
+    SnapshotInfo,
+    SourceExamples,
+    file_entry,
+    manifest_json,
+)
+from graphniah.dataset.schema import CARD_FILE, DATA_DIR, MANIFEST_FILE, SCHEMA, design, example_to_row
+from graphniah.errors import GraphNIAHError
+from graphniah.io import _umask, atomic_dir, read_json, sha256_file, write_in_staging
+from graphniah.sampling.examples.prompts import TASKS
+from graphniah.sampling.examples.records import Example, example_to_json, iter_examples
+from graphniah.sampling.examples.textcheck import verify
+
+#: A row group is written once its buffered prompts hold this much text (bounds memory and the
+#: cost of reading one row back: a reader decodes a whole row group of the column it asks for).
+ROW_GROUP_BYTES = 32 << 20
+ROW_GROUP_ROWS = 1000
+ZSTD_LEVEL = 3
+
+
+def data_file_name(task: str) -> str:
+    """``data/<task>-00000.parquet``: the one file of a task (the numbering leaves room for shards)."""
+    return f"{DATA_DIR}/{task}-00000.parquet"
+
+
+@dataclass
+class _TaskWriter:
+    """The Parquet file of one task, with the rows not yet written as a row group."""
+
+    path: Path
+    writer: pq.ParquetWriter | None = None
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    text_bytes: int = 0
+    count: int = 0
+
+    def add(self, row: dict[str, Any], text_bytes: int) -> None:
+        self.rows.append(row)
+        self.text_bytes += text_bytes
+        self.count += 1
+        if self.text_bytes >= ROW_GROUP_BYTES or len(self.rows) >= ROW_GROUP_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.rows:
+            return
+        if self.writer is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.writer = pq.ParquetWriter(self.path, SCHEMA, compression="zstd", compression_level=ZSTD_LEVEL)
+        table = pa.Table.from_pylist(self.rows, schema=SCHEMA)
+        self.writer.write_table(table, row_group_size=len(self.rows))
+        self.rows = []
+        self.text_bytes = 0
+
+    def close(self) -> None:
+        self.flush()
+        if self.writer is not None:
+            self.writer.close()
+
+
+@dataclass
+class Tally:
+    """What the card counts, gathered during the pass (a few counters, never the examples)."""
+
+    n: int = 0
+    tasks: Counter = field(default_factory=Counter)
+    depths: Counter = field(default_factory=Counter)
+    sizes: Counter = field(default_factory=Counter)
+    lengths: Counter = field(default_factory=Counter)
+    distractors: Counter = field(default_factory=Counter)
+    mc_choices: Counter = field(default_factory=Counter)  # (candidate options, "none" option listed)
+    snapshots: set[str] = field(default_factory=set)
+    versions: set[str] = field(default_factory=set)
+    seeds: set[int] = field(default_factory=set)
+    prompts: set[str] = field(default_factory=set)
+    tokens: dict[str, list[int]] = field(default_factory=dict)  # tokenizer -> [min, max]
+
+    def add(self, ex: Example) -> None:
+        length, distractor = design(ex)
+        self.n += 1
+        self.tasks[ex.task] += 1
+        self.depths[ex.depth] += 1
+        self.sizes[ex.component_size] += 1
+        self.lengths[length] += 1
+        self.distractors[distractor] += 1
+        if ex.task == "mc":
+            self.mc_choices[(len(ex.options), ex.none_option)] += 1
+        self.snapshots.add(ex.recipe.snapshot_hash)
+        self.versions.add(ex.recipe.version)
+        self.seeds.add(ex.recipe.seed)
+        self.prompts.add(ex.recipe.prompts_hash)
+        for name, value in (ex.token_counts or {}).items():
+            lo_hi = self.tokens.setdefault(name, [value, value])
+            lo_hi[0] = min(lo_hi[0], value)
+            lo_hi[1] = max(lo_hi[1], value)
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    out: Path
+    manifest: DatasetManifest
+    examples: int
+
+
+def snapshot_infos(hashes: set[str], snapshots_root: str | os.PathLike[str]) -> tuple[SnapshotInfo, ...]:
+    """Release id, cutoff and synthetic flag of each snapshot the examples come from."""
+    from graphniah.ingest.snapshot import Snapshot, find_snapshot_by_hash, parse_cutoff
+
+    root = Path(snapshots_root)
+    out = []
+    for h in sorted(hashes):
+        try:
+            direct = (root / "manifest.json").is_file() and Snapshot(root).content_hash == h
+            snap = Snapshot(root) if direct else find_snapshot_by_hash(root, h)
+        except GraphNIAHError as err:
+            raise GraphNIAHError(f"cannot describe the snapshot of the examples: {err} "
+                                 "(the card records its release and cutoff; pass --snapshots with the folder holding it)") from None
+        m = snap.manifest
+        out.append(SnapshotInfo(snapshot_hash=h, release_id=str(m["release_id"]), cutoff=parse_cutoff(str(m["cutoff"])),
+                                synthetic=bool(m.get("synthetic", False))))
+    return tuple(out)
+
+
+def _suite_spec(examples_path: Path) -> dict[str, Any] | None:
+    """The suite manifest's description of the suite (``<stem>.json`` next to the examples), if any.
+
+    Only what describes the design is kept (the suite file, seed, examples per value); the local
+    snapshot path, the build time and the per-example recipes (already in the rows) are left out.
+    """
+    path = examples_path.with_suffix(".json")
+    if not path.is_file():
+        return None
+    try:
+        m = read_json(path)
+    except (OSError, ValueError) as err:
+        raise GraphNIAHError(f"cannot read suite manifest {path}: {err}") from None
+    if not isinstance(m, dict) or m.get("kind") != "graphniah.suite":
+        return None
+    return {k: m[k] for k in ("suite", "seed", "per_value") if k in m}
+
+
+def _is_replaceable(out: Path) -> bool:
+    """An existing ``out`` is replaced only if it is a dataset folder (or empty): never a stranger's folder."""
+    return not out.exists() or (out.is_dir() and ((out / MANIFEST_FILE).is_file() or not any(out.iterdir())))
+
+
+def export_suite(
+    examples_path: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    suite: str | None = None,
+    snapshots_root: str | os.PathLike[str] = "snapshots",
+    progress: Callable[[int], None] | None = None,
+) -> ExportResult:
+    """Export the examples file as a dataset folder ``out`` (replaced atomically if it is one already).
+
+    ``suite`` names the dataset (default: the file's stem). Raises ``GraphNIAHError`` listing every
+    example that fails the text-only check, and for duplicate ids or snapshots not under
+    ``snapshots_root``.
+    """
+    src = Path(examples_path)
+    out = Path(out)
+    suite = suite or src.stem
+    if not src.is_file():
+        raise GraphNIAHError(f"cannot read examples file {src}: no such file")
+    if not _is_replaceable(out):
+        raise GraphNIAHError(f"{out} exists and is not a GraphNIAH dataset folder; choose another --out")
+    tally = Tally()
+    failures: list[str] = []
+    seen: set[str] = set()
+    canonical = hashlib.sha256()  # of the examples as write_examples writes them: what a rebuild gives
+    with atomic_dir(out, replace=True) as tmp:
+        os.chmod(tmp, 0o777 & ~_umask())  # a folder to share: the usual permissions, not mkdtemp's 0700
+        writers = {t: _TaskWriter(tmp / data_file_name(t)) for t in TASKS}
+        try:
+            for i, ex in enumerate(iter_examples(src)):
+                if ex.id in seen:
+                    raise GraphNIAHError(f"{src}: example id {ex.id} appears twice")
+                seen.add(ex.id)
+                result = verify(ex)
+                if not result.ok:
+                    failures.append(f"{ex.id} ({result.reason})")
+                    continue
+                if failures:
+                    continue  # nothing will be written; keep reading only to list every failure
+                canonical.update(example_to_json(ex).encode("utf-8") + b"\n")
+                tally.add(ex)
+                writers[ex.task].add(example_to_row(ex, i), sum(len(m.content) for m in ex.messages))
+                if progress:
+                    progress(i + 1)
+        finally:
+            for w in writers.values():
+                w.close()
+        if failures:
+            raise GraphNIAHError(
+                f"refusing to export {src}: {len(failures)} example(s) fail the text-only check "
+                f"(`graphniah verify {src}`): " + "; ".join(failures)
+            )
+        if tally.n == 0:
+            raise GraphNIAHError(f"examples file {src} holds no examples")
+        snapshots = snapshot_infos(tally.snapshots, snapshots_root)
+        source = SourceExamples(file=src.name, bytes=src.stat().st_size, sha256=sha256_file(src), count=tally.n,
+                                canonical_sha256=canonical.hexdigest())
+        data = [file_entry(tmp, w.path, rows=w.count, task=t) for t, w in writers.items() if w.count]
+        manifest_base = dict(
+            suite=suite,
+            examples=source,
+            snapshots=snapshots,
+            synthetic=any(s.synthetic for s in snapshots),
+            generator_versions=tuple(sorted(tally.versions)),
+            seeds=tuple(sorted(tally.seeds)),
+            tasks={t: w.count for t, w in writers.items() if w.count},
+            suite_spec=_suite_spec(src),
+        )
+        facts = CardFacts(suite=suite, tally=tally, snapshots=snapshots, source=source,
+                          data_files=tuple(f.path for f in data), suite_spec=manifest_base["suite_spec"])
+        write_in_staging(tmp / CARD_FILE, render_card(facts))
+        files = (file_entry(tmp, tmp / CARD_FILE), *data)
+        manifest = DatasetManifest(files=files, **manifest_base)  # type: ignore[arg-type]
+        write_in_staging(tmp / MANIFEST_FILE, manifest_json(manifest))
+    return ExportResult(out, manifest, tally.n)

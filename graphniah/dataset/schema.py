@@ -1,0 +1,169 @@
+"""The on-disk schema of an exported dataset: one Parquet row per :class:`Example`, and back.
+
+A row holds every field of the example, so :func:`row_to_example` rebuilds the very record that
+was exported; the flat design columns (``context_length``, ``distractor``) are copies of recipe
+parameters, there for filtering and for the dataset viewer. ``suite_index`` is the example's
+position in the suite's examples file: rows are split into one file per task, and merging them
+back by ``suite_index`` restores the file's order (which a byte-identical rebuild needs).
+
+Round trip, and why it is exact: every example field maps to a column of the same value type
+(strings, int64, bool, float64 are stored as themselves; tuples as lists; ``edges`` pairs as
+``{citing, cited}`` structs; ``stats`` as a struct in field order), and the recipe is stored as the
+recipe model's own JSON, so ``Example.model_validate(row)`` sees the values the exporter read.
+``token_counts`` is a struct over :data:`TOKEN_COUNT_NAMES` in that order; an example whose counts
+have other names or another order is refused at export (:func:`example_to_row`), because the
+struct could not give its dict back key for key.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import pyarrow as pa
+
+from graphniah.errors import GraphNIAHError
+from graphniah.sampling.examples.records import Example, ExampleStats
+from graphniah.sampling.tokenizers import TOKENIZERS
+
+#: Format of the folder (written to the manifest; a reader refuses another one).
+DATASET_FORMAT = "graphniah.dataset/1"
+DATA_DIR = "data"
+CARD_FILE = "README.md"
+MANIFEST_FILE = "graphniah-manifest.json"
+#: The tokenizers the packer counts with, in the order it stores them.
+TOKEN_COUNT_NAMES: tuple[str, ...] = TOKENIZERS
+NO_DISTRACTOR = "none"
+
+_STATS_FIELDS = tuple(ExampleStats.model_fields)
+_STATS_TYPES = {name: (pa.float64() if ExampleStats.model_fields[name].annotation is float else pa.int64()) for name in _STATS_FIELDS}
+
+SCHEMA = pa.schema([
+    pa.field("id", pa.string(), nullable=False),
+    pa.field("suite_index", pa.int64(), nullable=False),
+    pa.field("task", pa.string(), nullable=False),
+    pa.field("depth", pa.int64(), nullable=False),
+    pa.field("component_size", pa.int64(), nullable=False),
+    pa.field("context_length", pa.int64()),  # null: packed without a limit (no distractor)
+    pa.field("distractor", pa.string(), nullable=False),
+    pa.field("none_option", pa.bool_(), nullable=False),
+    pa.field("messages", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())])), nullable=False),
+    pa.field("answer", pa.string(), nullable=False),
+    pa.field("options", pa.list_(pa.string()), nullable=False),
+    pa.field("token_counts", pa.struct([(name, pa.int64()) for name in TOKEN_COUNT_NAMES])),
+    pa.field("source", pa.int64(), nullable=False),
+    pa.field("target", pa.list_(pa.int64()), nullable=False),
+    pa.field("papers", pa.list_(pa.int64()), nullable=False),
+    pa.field("edges", pa.list_(pa.struct([("citing", pa.int64()), ("cited", pa.int64())])), nullable=False),
+    pa.field("stats", pa.struct([(name, _STATS_TYPES[name]) for name in _STATS_FIELDS]), nullable=False),
+    pa.field("recipe", pa.string(), nullable=False),
+])
+
+#: What each column holds, for the dataset card.
+COLUMN_DOCS: Mapping[str, str] = {
+    "id": "example id (stable: derived from the recipe)",
+    "suite_index": "position of the example in the suite's examples file",
+    "task": "`yesno` (is the target reachable?), `mc` (which option is reachable?) or `count` (how many papers are reachable?)",
+    "depth": "question depth k (the question is built on a citation path of 3k-2 papers)",
+    "component_size": "papers in each of the task's citation components",
+    "context_length": "target prompt length L in tokens (null: no distractor, no limit)",
+    "distractor": "distractor kind packed around the paper blocks (`none` if none)",
+    "none_option": "multiple choice: a 'none of these' option is listed (never correct)",
+    "messages": "the prompt, as chat messages `{role, content}` (system, then user), exactly as sent to models",
+    "answer": "the correct answer: `YES`/`NO`, an option letter, or an integer in digits",
+    "options": "multiple choice: the candidate titles in option order (empty otherwise)",
+    "token_counts": "prompt length in tokens under " + ", ".join(f"`{n}`" for n in TOKEN_COUNT_NAMES) + " (null if not packed)",
+    "source": "corpus id of the source paper",
+    "target": "corpus ids of the target paper (YES/NO) or of the candidates in option order (multiple choice); empty for counting",
+    "papers": "corpus ids of the papers of the task's components",
+    "edges": "citations among them, `{citing, cited}`",
+    "stats": "words, needles, reference lines, nodes and edges of the prompt",
+    "recipe": "JSON: snapshot, pool and prompt hashes, seed, generator version and parameters; `graphniah show` regenerates the example from it",
+}
+
+
+def design(example: Example) -> tuple[int | None, str]:
+    """``(context_length, distractor)`` of an example, read from its recipe parameters."""
+    params = example.recipe.params
+    length = params.get("context_length")
+    return (None if length is None else int(length)), str(params.get("distractor") or NO_DISTRACTOR)
+
+
+def example_to_row(example: Example, suite_index: int) -> dict[str, Any]:
+    """The Parquet row of an example (see the module docstring for why it round-trips)."""
+    counts = example.token_counts
+    if counts is not None and tuple(counts) != TOKEN_COUNT_NAMES:
+        raise GraphNIAHError(
+            f"example {example.id}: token counts for {', '.join(counts)}; a dataset stores exactly "
+            f"{', '.join(TOKEN_COUNT_NAMES)} in that order"
+        )
+    length, distractor = design(example)
+    return {
+        "id": example.id,
+        "suite_index": suite_index,
+        "task": example.task,
+        "depth": example.depth,
+        "component_size": example.component_size,
+        "context_length": length,
+        "distractor": distractor,
+        "none_option": example.none_option,
+        "messages": [{"role": m.role, "content": m.content} for m in example.messages],
+        "answer": example.answer,
+        "options": list(example.options),
+        "token_counts": None if counts is None else dict(counts),
+        "source": example.source,
+        "target": list(example.targets),
+        "papers": list(example.papers),
+        "edges": [{"citing": a, "cited": b} for a, b in example.edges],
+        "stats": example.stats.model_dump(),
+        "recipe": example.recipe.model_dump_json(),
+    }
+
+
+def row_to_example(row: Mapping[str, Any], where: str) -> Example:
+    """Rebuild the :class:`Example` of a row; a row that is not one raises naming ``where``."""
+    from pydantic import ValidationError
+
+    from graphniah.errors import validation_detail
+
+    try:
+        return Example.model_validate({
+            "id": row["id"],
+            "task": row["task"],
+            "depth": row["depth"],
+            "component_size": row["component_size"],
+            "answer": row["answer"],
+            "options": row["options"],
+            "none_option": row["none_option"],
+            "messages": row["messages"],
+            "papers": row["papers"],
+            "edges": [(e["citing"], e["cited"]) for e in row["edges"]],
+            "source": row["source"],
+            "targets": row["target"],
+            "stats": row["stats"],
+            "recipe": json.loads(row["recipe"]),
+            "token_counts": row["token_counts"],
+        })
+    except (KeyError, TypeError, json.JSONDecodeError) as err:
+        raise GraphNIAHError(f"{where}: not an example row ({type(err).__name__}: {err})") from None
+    except ValidationError as err:
+        raise GraphNIAHError(f"{where}: not a valid example ({validation_detail(err)})") from None
+
+
+def hf_features_yaml(schema: pa.Schema = SCHEMA) -> list[dict[str, Any]]:
+    """The ``dataset_info.features`` list of a dataset card, in the ``datasets`` library's YAML form.
+
+    Written here rather than by ``datasets`` so that exporting needs only pyarrow; the tests check
+    it against ``datasets.Features.from_arrow_schema(SCHEMA)._to_yaml_list()``.
+    """
+
+    def entry(t: pa.DataType) -> dict[str, Any]:
+        if pa.types.is_struct(t):
+            return {"struct": [{"name": t.field(i).name, **entry(t.field(i).type)} for i in range(t.num_fields)]}
+        if pa.types.is_list(t):  # a list of a plain type names the type; a list of structs lists the fields
+            inner = entry(t.value_type)
+            return {"list": inner.get("dtype", inner.get("struct"))}
+        return {"dtype": {pa.string(): "string", pa.int64(): "int64", pa.float64(): "float64", pa.bool_(): "bool"}[t]}
+
+    return [{"name": f.name, **entry(f.type)} for f in schema]

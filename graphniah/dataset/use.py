@@ -1,0 +1,81 @@
+"""Using a dataset folder instead of a suite: runs, the text-only check, and reports.
+
+* :func:`run_dataset` is :func:`graphniah.run.run_suite` with the examples read from the folder: the
+  same plan, journal (``<runs>/<suite>/<model>.jsonl``, the suite named by the manifest), retries,
+  budget and cost estimate. The knowledge-cutoff guard takes the snapshot cutoffs recorded in the
+  manifest, so no snapshot is needed; prompts are read from the Parquet files one request at a time.
+* :func:`verify_dataset` checks the files against the manifest, re-solves every example from its
+  text, and checks that the rows rebuild the exported examples file byte for byte.
+* :func:`materialize_examples` rebuilds the suite's examples file (and the suite manifest the report
+  reads its varied variable from) into ``<runs>/.datasets/<hash>/``, outside any journal folder;
+  ``graphniah report --dataset`` reads it with the report's own loader. The folder is named by the
+  examples' hash, so it is written once and then reused.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from graphniah.dataset.read import Dataset, checked_examples, example_refs, open_dataset, write_examples_file
+from graphniah.io import sha256_file, write_json
+from graphniah.sampling.examples.textcheck import verify
+
+if TYPE_CHECKING:
+    from graphniah.run import RunPlan, RunSummary
+    from graphniah.run.models import ModelEntry
+
+
+def run_dataset(entry: ModelEntry, folder: str | os.PathLike[str], *, runs_root: str | os.PathLike[str] = "runs",
+                **kwargs: Any) -> RunPlan | RunSummary:
+    """Run ``entry`` on every example of a dataset folder (``graphniah.run.run_suite``'s other arguments pass through).
+
+    The journal is ``<runs_root>/<suite>/<model>.jsonl`` with the suite named by the manifest, and the
+    manifest's snapshot cutoffs feed the knowledge-cutoff guard.
+    """
+    from graphniah.run import run_suite
+
+    ds = open_dataset(folder)
+    source = f"dataset {ds.path}: {ds.manifest.examples.file} sha256:{ds.manifest.examples.sha256}"
+    return run_suite(entry, example_refs(ds), suite=ds.suite, runs_root=runs_root, cutoffs=ds.manifest.cutoffs,
+                     examples_source=source, **kwargs)
+
+
+@dataclass(frozen=True)
+class DatasetCheck:
+    """Outcome of :func:`verify_dataset`: examples checked and the ones whose text disagrees."""
+
+    total: int
+    failures: tuple[tuple[str, str], ...]  # (id, reason)
+
+
+def verify_dataset(folder: str | os.PathLike[str], *, progress: Callable[[int], None] | None = None) -> DatasetCheck:
+    """Manifest check (raises on a changed file), then every answer re-solved from its text alone,
+    then the check that the rows rebuild the exported examples file (raises if not)."""
+    failures = []
+    n = 0
+    for ex in checked_examples(open_dataset(folder)):
+        n += 1
+        r = verify(ex)
+        if not r.ok:
+            failures.append((ex.id, r.reason))
+        if progress:
+            progress(n)
+    return DatasetCheck(n, tuple(failures))
+
+
+def materialize_examples(folder: str | os.PathLike[str], runs_root: str | os.PathLike[str] = "runs") -> tuple[Dataset, Path]:
+    """The dataset and its rebuilt examples file ``<runs>/.datasets/<sha[:16]>/<suite>.jsonl`` (made once)."""
+    ds = open_dataset(folder)
+    m = ds.manifest
+    where = Path(runs_root) / ".datasets" / m.examples.canonical_sha256[:16]
+    path = where / f"{m.suite}.jsonl"
+    if not (path.is_file() and sha256_file(path) == m.examples.canonical_sha256):
+        if m.suite_spec is not None:
+            write_json(where / f"{m.suite}.json", {"kind": "graphniah.suite", **m.suite_spec})
+        write_examples_file(ds, path)
+    return ds, path
+

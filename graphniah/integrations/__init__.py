@@ -1,0 +1,1 @@
+"""Bridges to other evaluation harnesses (``inspect``: the inspect_ai task; needs ``pip install graphniah[inspect]``)."""

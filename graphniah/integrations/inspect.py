@@ -1,0 +1,169 @@
+r"""GraphNIAH as an inspect_ai task: ``inspect eval graphniah/graphniah -T dataset=DIR --model ...``.
+
+The task reads an exported dataset folder (``graphniah export``) after checking it against its
+manifest, and turns each example into a :class:`~inspect_ai.dataset.Sample` whose input is the
+example's chat messages exactly as ``graphniah run`` sends them, whose target is the answer, and
+whose metadata carries the design variables (task, depth, component size, context length,
+distractor). The solver is a single ``generate()``.
+
+Scoring is :func:`graphniah.scoring.score_response`, the function that scores ``graphniah run``'s
+journals, so both harnesses give the same verdict on the same reply (the last ``\answer{}``
+block, normalised per task). The metrics are the accuracy overall and per task, each with the
+95% Wilson interval of :func:`graphniah.stats.wilson_interval` (what the report prints).
+
+Task parameters (``-T``): ``dataset`` (the folder, required), ``task`` (``yesno``, ``mc`` or
+``count``), ``depth``, ``component_size``, ``context_length``, ``distractor`` — each keeps only
+the examples with that value — and ``limit_per_task`` is left to inspect's own ``--limit``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
+from inspect_ai.scorer import CORRECT, INCORRECT, Metric, SampleScore, Score, Target, accuracy, metric, scorer, value_to_float
+from inspect_ai.solver import TaskState, generate
+
+from graphniah.dataset import iter_dataset_examples, open_dataset
+from graphniah.dataset.schema import design
+from graphniah.errors import GraphNIAHError
+from graphniah.sampling.examples.prompts import TASKS
+from graphniah.sampling.examples.records import Example
+from graphniah.scoring import score_response
+from graphniah.stats import wilson_interval
+
+_MESSAGE_TYPES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
+
+
+def example_sample(example: Example) -> Sample:
+    """The inspect sample of one example: its messages, its answer as target, its design as metadata."""
+    length, distractor = design(example)
+    messages: list[ChatMessage] = [_MESSAGE_TYPES[m.role](content=m.content) for m in example.messages]
+    return Sample(
+        input=messages,
+        target=example.answer,
+        id=example.id,
+        metadata={
+            "task": example.task,
+            "depth": example.depth,
+            "component_size": example.component_size,
+            "context_length": length,
+            "distractor": distractor,
+            "none_option": example.none_option,
+            "snapshot_hash": example.recipe.snapshot_hash,
+        },
+    )
+
+
+def _int_or_none(name: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise GraphNIAHError(f"-T {name} must be an integer, got {value!r}") from None
+
+
+def dataset_samples(
+    dataset: str,
+    *,
+    task: str | None = None,
+    depth: int | None = None,
+    component_size: int | None = None,
+    context_length: int | None = None,
+    distractor: str | None = None,
+) -> list[Sample]:
+    """The samples of a dataset folder (checked against its manifest), filtered by the given values."""
+    if task is not None and task not in TASKS:
+        raise GraphNIAHError(f"-T task must be one of {', '.join(TASKS)}, got {task!r}")
+    want = {"depth": _int_or_none("depth", depth), "component_size": _int_or_none("component_size", component_size),
+            "context_length": _int_or_none("context_length", context_length)}
+    samples = []
+    for ex in iter_dataset_examples(open_dataset(dataset)):
+        length, kind = design(ex)
+        if task is not None and ex.task != task:
+            continue
+        if distractor is not None and kind != distractor:
+            continue
+        got = {"depth": ex.depth, "component_size": ex.component_size, "context_length": length}
+        if any(v is not None and got[k] != v for k, v in want.items()):
+            continue
+        samples.append(example_sample(ex))
+    if not samples:
+        raise GraphNIAHError(f"no example of dataset {dataset} matches the filters (task={task}, depth={depth}, "
+                             f"component_size={component_size}, context_length={context_length}, distractor={distractor})")
+    return samples
+
+
+_as_float = value_to_float()
+
+
+def _correct(s: SampleScore) -> bool:
+    """Whether a sample was answered right (inspect may hand metrics the value as ``C`` or as 1.0)."""
+    return _as_float(s.score.value) == 1.0
+
+
+def task_accuracy(scores: Sequence[SampleScore]) -> dict[str, float]:
+    """Accuracy overall and per task with 95% Wilson bounds: ``{all, all_low, all_high, yesno, yesno_low, ...}``."""
+    groups: dict[str, list[bool]] = defaultdict(list)
+    for s in scores:
+        ok = _correct(s)
+        groups["all"].append(ok)
+        groups[str((s.sample_metadata or {}).get("task", "unknown"))].append(ok)
+    out: dict[str, float] = {}
+    for name in ["all", *(t for t in TASKS if t in groups)]:
+        hits = groups[name]
+        iv = wilson_interval(sum(hits), len(hits))
+        out[name] = sum(hits) / len(hits)
+        out[f"{name}_low"] = iv.low
+        out[f"{name}_high"] = iv.high
+    return out
+
+
+@metric
+def per_task() -> Metric:
+    """Accuracy per task and overall, each with its 95% Wilson interval (``graphniah.stats``)."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:  # type: ignore[type-arg]
+        return task_accuracy(scores) if scores else {}
+
+    return compute  # type: ignore[return-value]
+
+
+@scorer(metrics=[accuracy(), per_task()])
+def graphniah_scorer():  # noqa: ANN201 - inspect_ai's Scorer protocol
+    r"""Score a reply with ``graphniah.scoring.score_response`` (last ``\answer{}`` block, normalised per task)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        reply = state.output.completion if state.output is not None else None
+        scored = score_response(state.metadata["task"], target.text, reply)
+        return Score(
+            value=CORRECT if scored.correct else INCORRECT,
+            answer=scored.extracted,
+            explanation=None if scored.raw is not None else "no \\answer{...} block in the reply",
+            metadata={"raw_answer": scored.raw},
+        )
+
+    return score
+
+
+@task
+def graphniah(
+    dataset: str,
+    task: str | None = None,
+    depth: int | None = None,
+    component_size: int | None = None,
+    context_length: int | None = None,
+    distractor: str | None = None,
+) -> Task:
+    """GraphNIAH long-context citation-graph reasoning on an exported dataset folder."""
+    return Task(
+        dataset=MemoryDataset(dataset_samples(dataset, task=task, depth=depth, component_size=component_size,
+                                              context_length=context_length, distractor=distractor), name=f"graphniah:{dataset}"),
+        solver=generate(),
+        scorer=graphniah_scorer(),
+    )
