@@ -20,6 +20,7 @@ from functools import cached_property
 
 import igraph as ig
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -32,7 +33,7 @@ from graphniah.ingest.snapshot import Snapshot
 _MATHML = r"(?i)<\s*/?\s*(mml:|math\b)"
 
 
-def usable_metadata_mask(titles: pa.Array | pa.ChunkedArray, authors: pa.Array | pa.ChunkedArray) -> np.ndarray:
+def usable_metadata_mask(titles: pa.Array | pa.ChunkedArray, authors: pa.Array | pa.ChunkedArray) -> npt.NDArray[np.bool_]:
     """Per paper: a non-blank title without MathML and at least one author with a non-blank name.
 
     These are the papers a prompt can show (title + author set is also the identity rule of the
@@ -55,7 +56,7 @@ def usable_metadata_mask(titles: pa.Array | pa.ChunkedArray, authors: pa.Array |
     return title_ok & has_author
 
 
-def _csr(src: np.ndarray, dst: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+def _csr(src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64], n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """CSR (indptr, indices) of the pairs ``src -> dst``, each row's neighbours in ascending order."""
     order = np.argsort(src * np.int64(n) + dst, kind="stable")
     indptr = np.zeros(n + 1, dtype=np.int64)
@@ -67,12 +68,12 @@ def _csr(src: np.ndarray, dst: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarr
 class CitationGraph:
     """A snapshot's citation graph; vertex ``v`` is the paper ``corpusids[v]`` (ascending)."""
 
-    corpusids: np.ndarray
-    """int64, vertex -> corpus id, strictly ascending."""
-    citing: np.ndarray
-    """int64 vertex ids: ``citing[i]`` cites ``cited[i]`` (one row per snapshot edge)."""
-    cited: np.ndarray
-    has_usable_metadata: np.ndarray
+    corpusids: npt.NDArray[np.int64]
+    """vertex -> corpus id, strictly ascending."""
+    citing: npt.NDArray[np.int64]
+    """vertex ids: ``citing[i]`` cites ``cited[i]`` (one row per snapshot edge)."""
+    cited: npt.NDArray[np.int64]
+    has_usable_metadata: npt.NDArray[np.bool_]
     """bool per vertex: see ``usable_metadata_mask``."""
     snapshot_hash: str | None = None
 
@@ -80,10 +81,10 @@ class CitationGraph:
     @classmethod
     def from_arrays(
         cls,
-        corpusids: np.ndarray,
-        citing: np.ndarray,
-        cited: np.ndarray,
-        has_usable_metadata: np.ndarray | None = None,
+        corpusids: npt.ArrayLike,
+        citing: npt.ArrayLike,
+        cited: npt.ArrayLike,
+        has_usable_metadata: npt.ArrayLike | None = None,
         snapshot_hash: str | None = None,
         source: str = "edges",
     ) -> CitationGraph:
@@ -92,9 +93,9 @@ class CitationGraph:
         Raises ``GraphNIAHError`` naming ``source`` if a corpus id repeats, an edge end is not a
         paper, or an edge is a self-loop: the snapshot contract excludes all three.
         """
-        corpusids = np.asarray(corpusids, dtype=np.int64)
-        order = np.argsort(corpusids, kind="stable")
-        ids = corpusids[order]
+        ids_in = np.asarray(corpusids, dtype=np.int64)
+        order = np.argsort(ids_in, kind="stable")
+        ids = ids_in[order]
         if ids.size > 1 and np.any(ids[1:] == ids[:-1]):
             dup = ids[1:][ids[1:] == ids[:-1]][0]
             raise GraphNIAHError(f"{source}: corpus id {dup} appears more than once among the papers")
@@ -135,7 +136,7 @@ class CitationGraph:
     def n(self) -> int:
         return int(self.corpusids.size)
 
-    def vertex_of(self, corpusids: np.ndarray | list[int] | int, source: str = "corpus ids") -> np.ndarray:
+    def vertex_of(self, corpusids: npt.ArrayLike, source: str = "corpus ids") -> npt.NDArray[np.int64]:
         """Vertex ids of corpus ids (vectorised binary search); unknown ids raise ``GraphNIAHError``."""
         q = np.atleast_1d(np.asarray(corpusids, dtype=np.int64))
         pos = np.searchsorted(self.corpusids, q)
@@ -147,15 +148,15 @@ class CitationGraph:
 
     # ---- adjacency ----------------------------------------------------------------------------
     @cached_property
-    def _cites_csr(self) -> tuple[np.ndarray, np.ndarray]:
+    def _cites_csr(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         return _csr(self.citing, self.cited, self.n)
 
     @cached_property
-    def _cited_by_csr(self) -> tuple[np.ndarray, np.ndarray]:
+    def _cited_by_csr(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         return _csr(self.cited, self.citing, self.n)
 
     @cached_property
-    def undirected_edges(self) -> tuple[np.ndarray, np.ndarray]:
+    def undirected_edges(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """The simple undirected edge list ``(a, b)`` with ``a < b``, sorted, mutual citations merged."""
         a = np.minimum(self.citing, self.cited)
         b = np.maximum(self.citing, self.cited)
@@ -163,28 +164,28 @@ class CitationGraph:
         return key // max(self.n, 1), key % max(self.n, 1)
 
     @cached_property
-    def neighbor_csr(self) -> tuple[np.ndarray, np.ndarray]:
+    def neighbor_csr(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """CSR ``(indptr, indices)`` of the undirected simple graph."""
         a, b = self.undirected_edges
         return _csr(np.concatenate([a, b]), np.concatenate([b, a]), self.n)
 
-    def cites(self, v: int) -> np.ndarray:
+    def cites(self, v: int) -> npt.NDArray[np.int64]:
         """Vertices that ``v`` cites (a view into the CSR array; do not modify)."""
         ptr, idx = self._cites_csr
         return idx[ptr[v] : ptr[v + 1]]
 
-    def cited_by(self, v: int) -> np.ndarray:
+    def cited_by(self, v: int) -> npt.NDArray[np.int64]:
         """Vertices that cite ``v``."""
         ptr, idx = self._cited_by_csr
         return idx[ptr[v] : ptr[v + 1]]
 
-    def neighbors(self, v: int) -> np.ndarray:
+    def neighbors(self, v: int) -> npt.NDArray[np.int64]:
         """Undirected neighbours of ``v`` (cites ∪ cited_by, no repeats)."""
         ptr, idx = self.neighbor_csr
         return idx[ptr[v] : ptr[v + 1]]
 
     @property
-    def degree(self) -> np.ndarray:
+    def degree(self) -> npt.NDArray[np.int64]:
         """Undirected degree per vertex."""
         return np.diff(self.neighbor_csr[0])
 
@@ -192,4 +193,4 @@ class CitationGraph:
     def graph(self) -> ig.Graph:
         """The undirected simple graph as igraph (vertex ids equal ours)."""
         a, b = self.undirected_edges
-        return ig.Graph(n=self.n, edges=memoryview(np.ascontiguousarray(np.column_stack([a, b]), dtype=np.int64)))
+        return ig.Graph(n=self.n, edges=np.ascontiguousarray(np.column_stack([a, b]), dtype=np.int64).data)

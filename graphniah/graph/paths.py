@@ -37,9 +37,12 @@ left, or ``max_attempts`` searches were made, the pool is returned short with th
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.prune import PruneResult, prune
@@ -91,7 +94,7 @@ class PoolStats:
     """why the pool is short (``None`` when complete)"""
     seconds: float = field(default=0.0, compare=False)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         return {
             "attempts": self.attempts,
             "steps": self.steps,
@@ -103,7 +106,7 @@ class PoolStats:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> PoolStats:
+    def from_dict(cls, d: Mapping[str, Any]) -> PoolStats:
         return cls(
             attempts=int(d["attempts"]),
             steps=int(d["steps"]),
@@ -122,8 +125,8 @@ class PathPool:
     depth: int
     length: int
     requested: int
-    paths: np.ndarray
-    """int64 array (n_paths, length) of corpus ids, in the order the paths were found"""
+    paths: npt.NDArray[np.int64]
+    """array (n_paths, length) of corpus ids, in the order the paths were found"""
     params: PoolParams
     stats: PoolStats
 
@@ -136,7 +139,7 @@ class PathPool:
         return self.size >= self.requested
 
 
-def _restricted_csr(g: CitationGraph, alive: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _restricted_csr(g: CitationGraph, alive: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """CSR of the undirected graph induced on ``alive`` (same vertex ids, dead rows empty)."""
     ptr, idx = g.neighbor_csr
     rows = np.repeat(np.arange(g.n), np.diff(ptr))
@@ -203,7 +206,7 @@ def sample_path_pool(
     dup = capped = over_budget = exhausted = 0
     stop_reason: str | None = None
 
-    def admissible(u: int, missing: int) -> np.ndarray:
+    def admissible(u: int, missing: int) -> npt.NDArray[np.int64]:
         nb = idx[ptr[u] : ptr[u + 1]]
         ok = ~on_path[nb] & (touch[nb] == 1) & (uses[nb] < cap) & (end[nb] >= missing)
         return rng.permutation(nb[ok])

@@ -32,12 +32,14 @@ path and tightens the bounds).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import igraph as ig
-from igraph._igraph import GraphBase
 import numpy as np
+import numpy.typing as npt
 import scipy.sparse as sp
+from igraph._igraph import GraphBase
 from scipy.sparse import csgraph
 
 from graphniah.graph.citation_graph import CitationGraph
@@ -52,7 +54,9 @@ def path_length(depth: int) -> int:
     return 3 * depth - 2
 
 
-def _top2(keys: np.ndarray, values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _top2(
+    keys: npt.NDArray[np.int64], values: npt.NDArray[np.int64], size: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Per key in ``0..size-1``: largest value, second largest (ties count twice), index of the largest.
 
     Missing values are 0 (all values here are non-negative arm lengths, and an absent arm is an
@@ -75,7 +79,7 @@ def _top2(keys: np.ndarray, values: np.ndarray, size: int) -> tuple[np.ndarray, 
     return top1, top2, arg
 
 
-def _pointer_jump(parent: np.ndarray, sentinel: int, step) -> None:
+def _pointer_jump(parent: npt.NDArray[np.int64], sentinel: int, step: Callable[[npt.NDArray[np.int64]], None]) -> None:
     """Call ``step(anc)`` with ``anc`` = the 2^j-th ancestors for j = 0, 1, ... until all hit ``sentinel``.
 
     O(N log depth) vectorised work, independent of the tree's shape (a long chain costs ~20
@@ -87,7 +91,7 @@ def _pointer_jump(parent: np.ndarray, sentinel: int, step) -> None:
         anc = anc[anc]
 
 
-def block_cut_bounds(n: int, block_sizes: np.ndarray, block_members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def block_cut_bounds(n: int, block_sizes: npt.ArrayLike, block_members: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Upper bounds from the block-cut tree: papers on a simple path through / ending at each vertex.
 
     ``block_members`` lists the vertices of block 0, then block 1, ... (``block_sizes`` of them
@@ -127,24 +131,24 @@ def block_cut_bounds(n: int, block_sizes: np.ndarray, block_members: np.ndarray)
     of [w(parent(y)) + best sibling arm of y − D(parent(y))]. Subtree maxima and chain maxima are
     computed by pointer jumping, so the cost is O((n + blocks) log depth).
     """
-    block_sizes = np.asarray(block_sizes, dtype=np.int64)
-    block_members = np.asarray(block_members, dtype=np.int64)
-    b = block_sizes.size
+    sizes = np.asarray(block_sizes, dtype=np.int64)
+    members = np.asarray(block_members, dtype=np.int64)
+    b = sizes.size
     through_v = np.ones(n, dtype=np.int64)
     end_v = np.ones(n, dtype=np.int64)
     if b == 0:
         return through_v, end_v
-    bid = np.repeat(np.arange(b, dtype=np.int64), block_sizes)
-    is_cut = np.bincount(block_members, minlength=n) >= 2
+    bid = np.repeat(np.arange(b, dtype=np.int64), sizes)
+    is_cut = np.bincount(members, minlength=n) >= 2
     cut_ids = np.flatnonzero(is_cut)
     node_of_cut = np.full(n, -1, dtype=np.int64)
     node_of_cut[cut_ids] = b + np.arange(cut_ids.size)
     N = b + cut_ids.size  # tree nodes: blocks 0..b-1, cuts b..N-1; N is the super-root / sentinel
-    sel = is_cut[block_members]
-    te_b, te_c = bid[sel], node_of_cut[block_members[sel]]  # block-cut tree edges
+    sel = is_cut[members]
+    te_b, te_c = bid[sel], node_of_cut[members[sel]]  # block-cut tree edges
 
     w = np.zeros(N + 1, dtype=np.int64)
-    w[:b] = block_sizes - 1
+    w[:b] = sizes - 1
 
     # Root each tree at its first block, all hanging from the super-root N.
     tree = sp.coo_matrix((np.ones(te_b.size, np.int8), (te_b, te_c)), shape=(N, N)).tocsr()
@@ -160,7 +164,7 @@ def block_cut_bounds(n: int, block_sizes: np.ndarray, block_members: np.ndarray)
     # D(x): weight of the root..x path (inclusive); the super-root weighs 0.
     depth_w = w.copy()
 
-    def add_ancestor(anc: np.ndarray) -> None:
+    def add_ancestor(anc: npt.NDArray[np.int64]) -> None:
         depth_w[:] = depth_w + depth_w[anc]
 
     _pointer_jump(parent, N, add_ancestor)
@@ -168,7 +172,7 @@ def block_cut_bounds(n: int, block_sizes: np.ndarray, block_members: np.ndarray)
     # M(x): max of D over x's subtree (D grows downwards since weights are >= 0).
     sub_max = depth_w.copy()
 
-    def push_up(anc: np.ndarray) -> None:
+    def push_up(anc: npt.NDArray[np.int64]) -> None:
         live = np.flatnonzero(anc != N)
         new = sub_max.copy()
         np.maximum.at(new, anc[live], sub_max[live])
@@ -189,7 +193,7 @@ def block_cut_bounds(n: int, block_sizes: np.ndarray, block_members: np.ndarray)
     chain = np.full(N + 1, _NEG, dtype=np.int64)
     chain[nr] = w[par] + sibling - depth_w[par]
 
-    def chain_max(anc: np.ndarray) -> None:
+    def chain_max(anc: npt.NDArray[np.int64]) -> None:
         chain[:] = np.maximum(chain, chain[anc])
 
     _pointer_jump(parent, N, chain_max)
@@ -197,12 +201,12 @@ def block_cut_bounds(n: int, block_sizes: np.ndarray, block_members: np.ndarray)
     up[nr] = depth_w[par] + chain[nr]  # F(x -> parent)
 
     n_top1, n_top2, _ = _top2(np.concatenate([par, nr]), np.concatenate([down[nr], up[nr]]), N + 1)
-    through_b = block_sizes + n_top1[:b] + n_top2[:b]
-    end_b = block_sizes + n_top1[:b]
+    through_b = sizes + n_top1[:b] + n_top2[:b]
+    end_b = sizes + n_top1[:b]
 
     plain = ~sel
-    through_v[block_members[plain]] = through_b[bid[plain]]
-    end_v[block_members[plain]] = end_b[bid[plain]]
+    through_v[members[plain]] = through_b[bid[plain]]
+    end_v[members[plain]] = end_b[bid[plain]]
     through_c = np.zeros(N + 1, dtype=np.int64)
     np.maximum.at(through_c, te_c, through_b[te_b])
     through_v[cut_ids] = through_c[b:N]
@@ -210,21 +214,21 @@ def block_cut_bounds(n: int, block_sizes: np.ndarray, block_members: np.ndarray)
     return through_v, end_v
 
 
-def graph_blocks(n: int, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def graph_blocks(n: int, a: npt.ArrayLike, b: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Biconnected components (igraph) of the simple undirected graph with edges ``a[i]–b[i]``.
 
     Returns ``(block_sizes, block_members)`` in the flat layout ``block_cut_bounds`` takes. igraph's
     C routine reports each block as the edge ids of a spanning tree of it; the vertex sets are the
     endpoints of those edges, taken here with numpy (igraph's Python wrapper does it with sets).
     """
-    a = np.asarray(a, dtype=np.int64)
-    b = np.asarray(b, dtype=np.int64)
-    g = ig.Graph(n=n, edges=memoryview(np.ascontiguousarray(np.column_stack([a, b]))))
+    ea = np.asarray(a, dtype=np.int64)
+    eb = np.asarray(b, dtype=np.int64)
+    g = ig.Graph(n=n, edges=np.ascontiguousarray(np.column_stack([ea, eb])).data)
     trees = GraphBase.biconnected_components(g, False)
     counts = np.fromiter(map(len, trees), dtype=np.int64, count=len(trees))
     edge_ids = np.fromiter(itertools.chain.from_iterable(trees), dtype=np.int64, count=int(counts.sum()))
     block = np.repeat(np.arange(len(trees), dtype=np.int64), counts)
-    key = np.unique(np.concatenate([block * n + a[edge_ids], block * n + b[edge_ids]]))
+    key = np.unique(np.concatenate([block * n + ea[edge_ids], block * n + eb[edge_ids]]))
     members = key % n
     sizes = np.bincount(key // n, minlength=len(trees)).astype(np.int64)
     return sizes, members
@@ -241,9 +245,9 @@ class PruneResult:
 
     depth: int
     length: int
-    kept: np.ndarray
-    path_bound: np.ndarray
-    end_bound: np.ndarray
+    kept: npt.NDArray[np.bool_]
+    path_bound: npt.NDArray[np.int64]
+    end_bound: npt.NDArray[np.int64]
     removed_small_components: int
     removed_by_bound: int
     papers_total: int
@@ -254,10 +258,10 @@ class PruneResult:
         return int(np.count_nonzero(self.kept))
 
     @property
-    def kept_vertices(self) -> np.ndarray:
+    def kept_vertices(self) -> npt.NDArray[np.int64]:
         return np.flatnonzero(self.kept)
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, int]:
         """JSON-ready counts for manifests."""
         return {
             "depth": self.depth,
@@ -271,7 +275,9 @@ class PruneResult:
         }
 
 
-def _induced_edges(g: CitationGraph, alive: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _induced_edges(
+    g: CitationGraph, alive: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """(vertex ids, relabelled edge ends a, b) of the subgraph induced on ``alive``."""
     ids = np.flatnonzero(alive)
     new = np.full(g.n, -1, dtype=np.int64)
@@ -281,7 +287,7 @@ def _induced_edges(g: CitationGraph, alive: np.ndarray) -> tuple[np.ndarray, np.
     return ids, new[a[keep]], new[b[keep]]
 
 
-def prune(g: CitationGraph, depth: int, *, allowed: np.ndarray | None = None) -> PruneResult:
+def prune(g: CitationGraph, depth: int, *, allowed: npt.ArrayLike | None = None) -> PruneResult:
     """Prune ``g`` for question depth ``depth`` (paths of ``L = 3*depth - 2`` papers), in one pass.
 
     ``allowed`` (bool per vertex) is the starting vertex set; default: papers with usable metadata.

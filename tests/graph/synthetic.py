@@ -11,8 +11,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphniah.io import write_json
 from graphniah.ingest.snapshot import EDGES_SCHEMA, PAPERS_SCHEMA
+from graphniah.io import write_json
 
 
 def _relabel(g: nx.Graph, rng: np.random.Generator) -> nx.Graph:

@@ -31,7 +31,7 @@ def test_load_keeps_directions_and_builds_the_undirected_simple_graph(tmp_path) 
 
     di = nx.DiGraph()
     di.add_nodes_from(range(400))
-    di.add_edges_from(zip(citing.tolist(), cited.tolist()))
+    di.add_edges_from(zip(citing.tolist(), cited.tolist(), strict=True))
     for v in range(400):
         assert sorted(g.cites(v).tolist()) == sorted(di.successors(v))
         assert sorted(g.cited_by(v).tolist()) == sorted(di.predecessors(v))

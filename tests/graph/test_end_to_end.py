@@ -9,12 +9,12 @@ import pytest
 from typer.testing import CliRunner
 
 from graphniah.cli import app
-from graphniah.ingest.demo_release import write_demo_releases
 from graphniah.graph import CitationGraph, build_path_pools, load_pool, load_pruned
 from graphniah.graph.store import pool_file
 from graphniah.ingest.build import ingest_release
-from graphniah.io import read_json
+from graphniah.ingest.demo_release import write_demo_releases
 from graphniah.ingest.snapshot import Snapshot
+from graphniah.io import read_json
 
 DEPTHS = (4, 8, 16, 32)
 

@@ -13,8 +13,8 @@ from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
 from graphniah.graph import CitationGraph, build_path_pools, load_pool, load_pruned, prune_snapshot, sample_path_pool
 from graphniah.graph.store import pool_file, pruned_file
-from graphniah.io import read_json
 from graphniah.ingest.snapshot import Snapshot
+from graphniah.io import read_json
 from tests.graph.synthetic import edge_arrays, preferential_attachment, write_snapshot
 
 
@@ -24,7 +24,7 @@ def _pa_graph(n: int = 3000, seed: int = 5) -> tuple[CitationGraph, nx.Graph]:
     usable[np.random.default_rng(seed + 1).choice(n, n // 20, replace=False)] = False
     g = CitationGraph.from_arrays(np.arange(n, dtype=np.int64) * 2 + 11, citing * 2 + 11, cited * 2 + 11, usable)
     und = nx.Graph()
-    und.add_edges_from(zip((citing * 2 + 11).tolist(), (cited * 2 + 11).tolist()))
+    und.add_edges_from(zip((citing * 2 + 11).tolist(), (cited * 2 + 11).tolist(), strict=True))
     return g, und
 
 
