@@ -500,9 +500,9 @@ def fetch(
     """Build the corpora of ``kinds`` (default: all text kinds) under ``<data>/corpora/<kind>``.
 
     Idempotent: a kind whose manifest has the same recipe and whose files verify is kept as is
-    (``force`` rebuilds); one built from the same packages by another block rule or file format is
-    re-split from its stored documents (no download); except a code corpus built from the UAPI fallback once apt can supply
-    the kernel sources. Every kind is attempted; if any fails, ``CorpusFetchError`` is raised at
+    (``force`` rebuilds), and one built from the same packages by another block rule or file format
+    is re-split from its stored documents (no download) — except a code corpus built from the UAPI
+    fallback once apt can supply the kernel sources, which is rebuilt. Every kind is attempted; if any fails, ``CorpusFetchError`` is raised at
     the end, naming each failed kind and why, while the successful kinds stay usable.
     ``disjoint-component`` has nothing to fetch (the sampler makes those distractors) and is
     skipped.
