@@ -90,17 +90,18 @@ def write_in_staging(target: str | os.PathLike[str], data: bytes | str) -> None:
     target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
 
 
-def canonical_json(obj: Any) -> str:
+def canonical_json(obj: object) -> str:
     """Deterministic JSON (sorted keys, no spaces): the form that hashes are taken over."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
-def write_json(target: str | os.PathLike[str], obj: Any) -> None:
+def write_json(target: str | os.PathLike[str], obj: object) -> None:
     """Write ``obj`` as indented JSON atomically."""
     atomic_write_text(target, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n")
 
 
 def read_json(path: str | os.PathLike[str]) -> Any:
+    """The parsed JSON document (``Any``, as ``json.load`` gives it: its shape is the caller's schema to check)."""
     with open(path, encoding="utf-8") as f:
         return json.load(f)
 

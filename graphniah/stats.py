@@ -37,8 +37,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational
+from typing import SupportsIndex
 
 import numpy as np
+import numpy.typing as npt
 from scipy import stats as _sp
 
 from graphniah.errors import GraphNIAHError
@@ -83,7 +85,9 @@ def _count(name: str, value: object) -> int:
     if isinstance(value, bool):
         raise GraphNIAHError(f"{name} must be a count (non-negative integer), got the boolean {value!r}")
     try:
-        count = operator.index(value)  # type: ignore[arg-type]
+        if not isinstance(value, SupportsIndex):  # what operator.index accepts; also narrows the type
+            raise TypeError
+        count = operator.index(value)
     except TypeError:
         raise GraphNIAHError(
             f"{name} must be a count (non-negative integer), got {value!r} of type {type(value).__name__}"
@@ -335,7 +339,7 @@ def fisher_exact(a: int, b: int, c: int, d: int) -> TestResult:
     return TestResult("fisher_exact", float(res.statistic), float(min(1.0, res.pvalue)), n)
 
 
-def chi2_test(table: Sequence[Sequence[int]] | np.ndarray, *, correction: bool = False) -> TestResult:
+def chi2_test(table: Sequence[Sequence[int]] | npt.NDArray[np.integer], *, correction: bool = False) -> TestResult:
     """Pearson's χ² test of independence (homogeneity) for an r×c table of counts.
 
     For "is accuracy the same across groups" pass one row per group: ``[correct, wrong]``.
@@ -381,7 +385,7 @@ def mcnemar_exact(b: int, c: int) -> TestResult:
     return TestResult("mcnemar_exact", float(min(b, c)), min(1.0, pvalue), n)
 
 
-def wilcoxon_signed_rank(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> TestResult:
+def wilcoxon_signed_rank(x: Sequence[float] | npt.NDArray[np.number], y: Sequence[float] | npt.NDArray[np.number]) -> TestResult:
     """Two-sided Wilcoxon signed-rank test of the paired differences ``y - x``.
 
     ``x`` is "before" and ``y`` "after" (the paper's median change is the median of y - x).
@@ -412,7 +416,7 @@ def wilcoxon_signed_rank(x: Sequence[float] | np.ndarray, y: Sequence[float] | n
     return TestResult("wilcoxon_signed_rank", float(res.statistic), float(min(1.0, res.pvalue)), n)
 
 
-def holm(pvalues: Sequence[float] | np.ndarray) -> tuple[float, ...]:
+def holm(pvalues: Sequence[float] | npt.NDArray[np.floating]) -> tuple[float, ...]:
     """Holm's step-down adjusted p-values, in the order given.
 
     Sort the m p-values ascending, p(1) <= ... <= p(m); the adjusted value of p(i) is
@@ -519,8 +523,8 @@ class CountingOutcomes:
 
 
 def counting_outcomes(
-    predicted: Sequence[float | int | None] | np.ndarray,
-    truth: Sequence[int] | np.ndarray,
+    predicted: Sequence[float | int | None] | npt.NDArray[np.number],
+    truth: Sequence[int] | npt.NDArray[np.integer],
     *,
     tolerance: Fraction = Fraction(1, 10),
 ) -> CountingOutcomes:
