@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphniah.sampling.corpora import fetch, open_corpus
 from graphniah.errors import GraphNIAHError
+from graphniah.io import sha256_file
+from graphniah.sampling.corpora import fetch, open_corpus
 from graphniah.sampling.tokenizers import (
     BLOCK_SEPARATOR,
     GEMMA_TOKENIZER_SHA256,
@@ -28,7 +29,6 @@ from graphniah.sampling.tokenizers import (
     load_tokenizer,
     o200k_cache_file,
 )
-from graphniah.io import sha256_file
 
 
 @pytest.fixture(scope="module")
