@@ -47,7 +47,7 @@ from graphniah import __version__
 from graphniah.errors import GraphNIAHError
 from graphniah.io import atomic_dir, sha256_file, write_json
 from graphniah.ingest.s2ag import titles
-from graphniah.ingest.s2ag.limits import Limits, out_of_memory
+from graphniah.ingest.s2ag.limits import Limits, out_of_memory, spilled_bytes
 from graphniah.ingest.s2ag.read import (
     CITATIONS,
     NORMALISE_SQL,
@@ -342,8 +342,8 @@ def table_content_hash(table: pa.Table) -> str:
 # streamed batch becomes one row group.
 _PAPERS_PARQUET = {"compression": "zstd", "use_dictionary": ["venue", "journal"], "write_statistics": ["corpusid", "publication_date", "year"]}
 _EDGES_PARQUET = {"compression": "zstd"}
-_PAPERS_BATCH = 1 << 17  # ~40 MB of papers in Arrow
-_EDGES_BATCH = 1 << 20  # 16 MB of edges
+_PAPERS_BATCH = 1 << 15  # ~10 MB of papers in Arrow
+_EDGES_BATCH = 1 << 18  # 4 MB of edges
 
 
 def snapshot_hash(papers_sha256: str, edges_sha256: str) -> str:
@@ -383,12 +383,18 @@ class _Built:
 
 
 class _Stages:
-    """Wall and CPU time per stage, recorded in the manifest (where the time of a build goes)."""
+    """Wall and CPU time per stage, recorded in the manifest (where the time of a build goes), and
+    the largest size of DuckDB's spill files seen at the end of a stage (``watch``)."""
 
     def __init__(self) -> None:
         self.start = time.perf_counter()
         self.seconds: dict[str, float] = {}
         self.cpu: dict[str, float] = {}
+        self.spilled = 0
+        self._con: duckdb.DuckDBPyConnection | None = None
+
+    def watch(self, con: duckdb.DuckDBPyConnection) -> None:
+        self._con = con
 
     @contextmanager
     def __call__(self, name: str) -> Iterator[None]:
@@ -398,6 +404,8 @@ class _Stages:
         finally:
             self.seconds[name] = round(time.perf_counter() - t, 3)
             self.cpu[name] = round(time.process_time() - c, 3)
+        if self._con is not None:  # only after a stage that succeeded (the connection is usable)
+            self.spilled = max(self.spilled, spilled_bytes(self._con))
 
     def to_json(self) -> dict[str, Any]:
         return {"wall": {**self.seconds, "total": round(time.perf_counter() - self.start, 3)}, "cpu": self.cpu}
@@ -513,7 +521,8 @@ def _manifest(built: _Built, *, release_id: str, cutoff: dt.date, synthetic: boo
         "duckdb_version": duckdb.__version__,
         "created_at": _now(),
         "timings": stage.to_json(),
-        "resources": limits.to_json(),
+        # Spill files at stage ends (a lower bound of the peak: a sort's runs vanish with it).
+        "resources": {**limits.to_json(), "spilled_bytes_at_stage_ends": stage.spilled},
     }
 
 
@@ -542,6 +551,7 @@ def ingest_release(
     info = read_release_info(release_dir, release_id)
     sources = release_sources(release_dir)
     with _snapshot_folder(out, replace) as tmp, scratch_duckdb(out.parent, limits) as con:
+        stage.watch(con)
         with VerifiedRead(con, [s for ds in READ_DATASETS for s in sources[ds]]) as vr:
             with stage("read"):
                 for ds in (PAPERS, VENUES):
@@ -579,6 +589,7 @@ def snapshot_from_store(store: ReleaseStore, cutoff: dt.date, out: Path, *, repl
     if state is None:
         raise GraphNIAHError(f"release store {store.path} is empty; load a release first (`graphniah store load`)")
     con = store.connection
+    stage.watch(con)
     try:
         with _snapshot_folder(out, replace) as tmp, _scratch_tables(con):
             built = _write(con, _classify(con, cutoff, stage), tmp, stage)

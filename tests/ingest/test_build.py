@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import gzip
 import hashlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -19,6 +21,7 @@ from graphniah import __version__
 from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
 from graphniah.ingest.build import EDGE_DROP_REASONS, PAPER_DROP_REASONS, ingest_release, table_content_hash
+from graphniah.ingest.s2ag.limits import MIN_MEMORY_LIMIT, Limits
 from graphniah.ingest.snapshot import EDGES_SCHEMA, PAPERS_SCHEMA, Snapshot
 from tests.ingest.s2ag.release_kit import citation, paper, venue, write_release, write_shard
 
@@ -257,3 +260,40 @@ def test_table_content_hash_is_canonical() -> None:
     moved = [dict(r) for r in rows]
     moved[0]["title"], moved[2]["title"] = "AB", "C"
     assert table_content_hash(pa.Table.from_pylist(moved, schema=PAPERS_SCHEMA)) != h
+
+
+@pytest.mark.slow
+def test_ingest_under_a_memory_limit_smaller_than_the_release(tmp_path: Path) -> None:
+    """With the smallest --memory-limit, DuckDB's share is far below the release's size: it spills
+    to disk, completes, and writes exactly the snapshot of an unlimited run."""
+    rng = np.random.default_rng(7)
+    n = 100_000
+    words = np.array(["graph", "citation", "reachability", "context", "search", "needle", "model", "<i>E. coli</i>", "CO<sub>2</sub>"])
+    filler = " ".join(["long-context reasoning over citation graphs"] * 22)  # ~1 kB titles
+    drawn, months = rng.choice(words, size=(n, 3)), rng.integers(1, 13, size=n)
+    papers = [paper(i + 1, f"{' '.join(drawn[i])} {i} {filler}", date=f"2026-{months[i]:02d}-15") for i in range(n)]
+    citations = [citation(int(a), int(b)) for a, b in rng.integers(1, n + 1, size=(2 * n, 2))]
+    rdir = write_release(tmp_path, "2026-10-06", papers, citations, shards=4, level=1)
+    limits = Limits.resolve(f"{MIN_MEMORY_LIMIT}B")  # one thread: the share holds one JSON reader
+    raw = sum(len(gzip.decompress(f.read_bytes())) for f in rdir.rglob("*.gz"))
+    assert raw > limits.duckdb_memory  # the release does not fit in DuckDB's share
+
+    small = Snapshot.open(ingest_release(rdir, CUTOFF, tmp_path / "small", limits=limits))
+    big = Snapshot.open(ingest_release(rdir, CUTOFF, tmp_path / "big", limits=Limits.resolve("8GB")))
+    res = small.manifest["resources"]
+    assert res["memory_limit"] == MIN_MEMORY_LIMIT and res["duckdb_memory_limit"] == limits.duckdb_memory
+    assert res["spilled_bytes_at_stage_ends"] > 0 and big.manifest["resources"]["spilled_bytes_at_stage_ends"] == 0
+    assert small.content_hash == big.content_hash and small.manifest["rows"] == big.manifest["rows"]
+    for name in ("papers.parquet", "edges.parquet"):
+        assert pq.read_table(small.path / name).equals(pq.read_table(big.path / name))
+    assert small.manifest["rows"]["papers"]["titles_cleaned"] > 0
+
+
+def test_memory_limit_option_is_checked() -> None:
+    assert Limits.resolve("4GB").memory == 4 * 10**9 and Limits.resolve("1.5GiB").memory == 3 * 2**29
+    assert Limits.resolve("4GB", threads=3).threads == 3 and Limits.resolve().threads >= 1
+    assert Limits.resolve("512MB").threads == 1  # the default thread count fits DuckDB's share
+    assert 0 < Limits.resolve("4GB").duckdb_memory < 4 * 10**9
+    for bad, message in (("lots", "is not a size"), ("64MB", "below the minimum of 512MB"), ("4 parsecs", "is not a size")):
+        with pytest.raises(GraphNIAHError, match=message):
+            Limits.resolve(bad)

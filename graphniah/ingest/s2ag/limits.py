@@ -5,11 +5,13 @@ ingest never holds a whole table in Python (Parquet files and content hashes are
 streamed record batches), so what grows with the release is DuckDB's working set: tables, hash
 tables of the GROUP BYs and semi-joins, sorts. DuckDB keeps those within ``memory_limit`` and
 spills the rest to ``temp_directory``. ``--memory-limit`` is the budget of the whole process; DuckDB
-gets it minus a reserve for what lives outside DuckDB's buffer manager (the interpreter and
-libraries, record batches in flight, the gzip feeders' buffers; measured by ``bench/ingest.py``).
+gets it minus a reserve for what lives outside DuckDB's buffer manager (320 MB + 1/8 of the
+budget: the interpreter and libraries, record batches in flight, the gzip feeders' buffers;
+measured by ``bench/ingest.py``, which checks the peak RSS against the budget).
 
 Threads default to the CPUs this process may use (affinity mask and cgroup CPU quota), not the
-machine's core count, so a container with two CPUs does not run sixteen DuckDB threads.
+machine's core count, so a container with two CPUs does not run sixteen DuckDB threads; and to
+no more than DuckDB's share allows (100 MB per thread).
 """
 
 from __future__ import annotations
@@ -24,14 +26,20 @@ import duckdb
 
 from graphniah.errors import GraphNIAHError
 
-# What lives outside DuckDB's buffer manager: ~150 MB of interpreter and libraries (numpy,
-# pyarrow, duckdb, pydantic), a few record batches, pipe and inflate buffers. A quarter of the
-# budget, at least 96 MB and at most 1 GB.
-_RESERVE_FRACTION = 0.25
-_RESERVE_MIN = 96 * 10**6
-_RESERVE_MAX = 10**9
-# Below this DuckDB cannot run the snapshot query at all (it needs a few blocks per thread).
-MIN_MEMORY_LIMIT = 160 * 10**6
+# What lives outside DuckDB's buffer manager (measured on the 1M-paper demo release with
+# bench/ingest.py): ~110 MB of interpreter and libraries (numpy, pyarrow, duckdb, pydantic),
+# DuckDB's own unaccounted allocations (JSON reader buffers, Arrow conversion), record batches in
+# flight, Parquet column chunks, pipe and inflate buffers, and what the allocators keep after
+# freeing: about 300-450 MB together, hardly growing with the budget.
+_RESERVE_FIXED = 320 * 10**6
+_RESERVE_FRACTION = 0.125
+# DuckDB needs a few blocks per thread and per operator; below ~128 MB it fails on small inputs.
+_DUCKDB_MIN = 128 * 10**6
+MIN_MEMORY_LIMIT = _RESERVE_FIXED + _DUCKDB_MIN + 64 * 10**6  # 512 MB
+# Each DuckDB thread reading JSON holds buffers of its own (large records make them large): with
+# two threads a 128 MB share ran out of memory while reading 1 kB titles, with one it did not.
+# The default thread count is capped so that every thread has this much of DuckDB's share.
+_DUCKDB_PER_THREAD = 100 * 10**6
 DEFAULT_RAM_FRACTION = 0.5
 
 _UNITS = {
@@ -55,7 +63,7 @@ def parse_memory_size(text: str | int) -> int:
             raise GraphNIAHError(f"memory limit {text!r} is not a size such as 4GB, 512MB or 1.5GiB")
         n = math.floor(float(m.group(1)) * _UNITS[unit])
     if n < MIN_MEMORY_LIMIT:
-        raise GraphNIAHError(f"memory limit {text!r} is below the minimum of {MIN_MEMORY_LIMIT // 10**6} MB that the ingest needs")
+        raise GraphNIAHError(f"memory limit {text!r} is below the minimum of {MIN_MEMORY_LIMIT // 10**6}MB that the ingest needs (the interpreter and libraries alone take ~110 MB)")
     return n
 
 
@@ -91,6 +99,12 @@ def default_memory_limit() -> int:
     return max(MIN_MEMORY_LIMIT, int(available_memory() * DEFAULT_RAM_FRACTION))
 
 
+def spilled_bytes(con: duckdb.DuckDBPyConnection) -> int:
+    """Bytes DuckDB currently holds in spill files (evicted tables, sorts, aggregates)."""
+    rows = con.execute("SELECT coalesce(sum(size), 0) FROM duckdb_temporary_files()").fetchall()  # fetchall: frees the connection
+    return int(rows[0][0])
+
+
 def format_size(n: int) -> str:
     return f"{n / 1e9:.2f} GB" if n >= 10**9 else f"{n / 1e6:.0f} MB"
 
@@ -108,13 +122,14 @@ class Limits:
         memory = default_memory_limit() if memory_limit is None else parse_memory_size(memory_limit)
         if threads is not None and threads < 1:
             raise GraphNIAHError(f"threads must be at least 1, got {threads}")
-        return cls(memory, threads or available_cpus())
+        if threads is None:
+            threads = max(1, min(available_cpus(), cls(memory, 1).duckdb_memory // _DUCKDB_PER_THREAD))
+        return cls(memory, threads)
 
     @property
     def duckdb_memory(self) -> int:
         """DuckDB's ``memory_limit``: the budget minus the reserve for everything outside DuckDB."""
-        reserve = min(_RESERVE_MAX, max(_RESERVE_MIN, int(self.memory * _RESERVE_FRACTION)))
-        return self.memory - reserve
+        return max(_DUCKDB_MIN, self.memory - _RESERVE_FIXED - int(self.memory * _RESERVE_FRACTION))
 
     def configure(self, con: duckdb.DuckDBPyConnection, temp_dir: Path) -> None:
         """Apply the limits to a connection; spill files go to ``temp_dir``.

@@ -14,9 +14,10 @@ MathML; everything else stays, rendered as plain text. Precisely, in this order:
    ``<tex-math``, ``<disp-formula`` (which hold MathML or TeX), or a MathML namespace
    declaration (``xmlns…="…MathML"``). The element name must end at white space, ``/`` or ``>``,
    so ``<mathematics>`` or ``<min>`` is not MathML. Such titles are dropped (``mathml_title``).
-3. **Inline tags.** A well-formed opening, closing or empty tag whose name (case-insensitive) is a
-   known inline HTML or JATS element (``INLINE_TAGS``: ``<i>``, ``</sub>``, ``<scp>``,
-   ``<span class="x">``, ``<br/>`` …) is removed, its text kept: ``CO<sub>2</sub>`` →
+3. **Inline tags.** A well-formed opening, closing or empty tag whose name is a known inline HTML
+   or JATS element (``INLINE_TAGS``: ``<i>``, ``</sub>``, ``<scp>``, ``<span class="x">``,
+   ``<br/>`` …; case-insensitive, except that one-letter names must be lower case, because
+   ``Option<U>`` is a type parameter) is removed, its text kept: ``CO<sub>2</sub>`` →
    ``CO2``; line-break tags (``<br/>``, ``<break/>``) become a space. Anything else that looks like a tag is text and stays: ``Vec<T>``, ``a <b> c`` with
    ``b`` not followed by ``>``… (``<b>`` alone *is* the bold tag and is removed).
 4. White space at both ends is trimmed again (removing ``<i> </i>`` may leave some); a title that
@@ -81,7 +82,12 @@ MATHML_PATTERN = (
     "|xmlns(?::[a-z0-9._-]+)?\\s*=\\s*[\"'][^\"']*mathml"
 )
 # An inline tag: <name>, <name attr…>, </name>, <name/> with a known inline name.
-INLINE_TAG_PATTERN = "(?i)</?(?:" + _alternation(INLINE_TAGS) + ")(?:\\s[^<>]*)?/?>"
+# Names of one letter match in lower case only: <I>, <B>, <U>, <S> are as likely type parameters
+# ("Option<U>") as shouted tags; longer names match in any case (<EM>, <Sub>).
+_ONE_LETTER = tuple(n for n in INLINE_TAGS if len(n) == 1)
+INLINE_TAG_PATTERN = (
+    "</?(?:(?i:" + _alternation(tuple(n for n in INLINE_TAGS if len(n) > 1)) + ")|[" + "".join(_ONE_LETTER) + "])(?:\\s[^<>]*)?/?>"
+)
 BREAK_TAG_PATTERN = "(?i)</?(?:" + _alternation(BREAK_TAGS) + ")(?:\\s[^<>]*)?/?>"
 
 

@@ -16,13 +16,13 @@ from typing import Any
 Record = Mapping[str, Any] | str  # a str is written verbatim (for malformed lines)
 
 
-def write_shard(path: Path, records: Iterable[Record], *, members: int = 1) -> Path:
+def write_shard(path: Path, records: Iterable[Record], *, members: int = 1, level: int = 9) -> Path:
     """Write gzip JSON lines; ``members`` > 1 splits the stream into concatenated gzip members."""
     lines = [r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in records]
     text = "".join(line + "\n" for line in lines).encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
     if members <= 1 or not lines:
-        path.write_bytes(gzip.compress(text, mtime=0))
+        path.write_bytes(gzip.compress(text, compresslevel=level, mtime=0))
         return path
     step = max(1, len(lines) // members)
     blobs = []
@@ -104,8 +104,10 @@ def write_release(
     *,
     shards: int = 2,
     synthetic: bool = True,
+    level: int = 9,
 ) -> Path:
-    """``<root>/releases/<release_id>/`` with each dataset split round-robin into ``shards`` files."""
+    """``<root>/releases/<release_id>/`` with each dataset split round-robin into ``shards`` files
+    (gzip ``level``)."""
     rdir = root / "releases" / release_id
     rdir.mkdir(parents=True, exist_ok=True)
     (rdir / "release.json").write_text(json.dumps({"release_id": release_id, "synthetic": synthetic}))
@@ -113,7 +115,7 @@ def write_release(
         if ds == "publication-venues" and not recs:
             continue
         for i in range(shards):
-            write_shard(rdir / ds / f"part-{i:03d}.jsonl.gz", recs[i::shards])
+            write_shard(rdir / ds / f"part-{i:03d}.jsonl.gz", recs[i::shards], level=level)
     return rdir
 
 
