@@ -1,0 +1,131 @@
+"""Benchmark of ``graphniah export`` (prints figures, asserts nothing about time).
+
+Issue 10: export 100 examples at L = 922,000 tokens as a dataset folder, and report
+
+    export time / time of one read of the examples file (``iter_examples``, target <= 2)
+    peak resident memory of the export (target < 1 GB)
+
+Export reads the file once, re-solves every example from its text (the ``graphniah verify`` check
+it refuses to skip), converts it to its row and writes Parquet row groups, hashes the source and
+the outputs and writes the card and manifest. Read and export each run in a fresh process, so the
+peak resident memory (VmHWM) printed for the export is its own, and the read and the export are
+timed in the same run of this script.
+
+Building 100 real 922k-token examples takes hours here, so ``--real`` real examples (default 3: one
+per task, each packed to L with a text distractor under all three tokenizers on the demo snapshot)
+are built once and replicated to ``--n`` examples with distinct ids (``<id>-r0001``...). Every
+replica is a full example, read, verified, converted and written again (nothing is cached across
+examples). Inputs are cached under ``bench/.data/export/`` (git-ignored).
+
+    python bench/export.py [--n 100] [--real 3] [--length 922000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent / ".data" / "export"
+SPECS = (("yesno", "YES", "essays"), ("mc", "B", "books"), ("count", None, "code"))
+
+
+def peak_rss_gb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024**2
+    return float("nan")
+
+
+def real_examples(n: int, length: int) -> tuple[Path, Path]:
+    """``n`` real examples at ``length`` tokens and the snapshots root (built once, then cached)."""
+    from graphniah.refresh import refresh
+    from graphniah.sampling.examples.records import write_examples
+    from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
+
+    path = ROOT / f"real-{n}-{length}.jsonl"
+    snapshots = ROOT / "snapshots"
+    snap = refresh(dt.date(2026, 4, 1), snapshots, demo=True, depths=(8,), log=lambda _m: None).snapshot
+    if path.is_file():
+        return path, snapshots
+    ctx = SamplingContext(snap)
+    examples = []
+    for i in range(n):
+        task, label, kind = SPECS[i % len(SPECS)]
+        t0 = time.perf_counter()
+        examples.append(build_example(ctx, ExampleSpec(task, 8, 150, label, distractor=kind, context_length=length), seed=10, index=i))
+        print(f"  built real example {i + 1}/{n} ({task}, {kind}) in {time.perf_counter() - t0:.1f}s", flush=True)
+    write_examples(path, examples)
+    return path, snapshots
+
+
+def replicated(real: Path, n: int) -> Path:
+    from graphniah.sampling.examples.records import iter_examples, write_examples
+
+    path = ROOT / f"suite-{n}-{real.stem}.jsonl"
+    if not path.is_file():
+        base = list(iter_examples(real))
+        write_examples(path, (base[i % len(base)].model_copy(update={"id": f"{base[i % len(base)].id}-r{i:04d}"}) for i in range(n)))
+    return path
+
+
+def child(mode: str, examples: str, out: str, snapshots: str) -> None:
+    """One measured step in this (fresh) process; prints a JSON line with seconds and peak memory."""
+    if mode == "read":
+        from graphniah.sampling.examples.records import iter_examples
+
+        t0 = time.perf_counter()
+        n = sum(1 for _ in iter_examples(examples))
+    else:
+        from graphniah.dataset import export_suite
+
+        t0 = time.perf_counter()
+        n = export_suite(examples, out, suite="export-bench", snapshots_root=snapshots).examples
+    print(json.dumps({"seconds": time.perf_counter() - t0, "examples": n, "peak_gb": peak_rss_gb()}))
+
+
+def measure(mode: str, examples: Path, out: Path, snapshots: Path) -> dict:
+    res = subprocess.run([sys.executable, __file__, "--child", mode, str(examples), str(out), str(snapshots)],
+                         check=True, capture_output=True, text=True)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=100)
+    ap.add_argument("--real", type=int, default=3)
+    ap.add_argument("--length", type=int, default=922_000)
+    ap.add_argument("--repeat", type=int, default=2, help="runs of each step; the smallest time counts (shared machine)")
+    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(*args.child)
+        return
+    ROOT.mkdir(parents=True, exist_ok=True)
+    real, snapshots = real_examples(args.real, args.length)
+    examples = replicated(real, args.n)
+    out = ROOT / "dataset"
+    size_mb = examples.stat().st_size / 1e6
+    print(f"{args.n} examples at L = {args.length:,} ({args.real} real, replicated): {examples} ({size_mb:,.0f} MB)")
+    reads, exports = [], []
+    for _ in range(args.repeat):
+        reads.append(measure("read", examples, out, snapshots))
+        shutil.rmtree(out, ignore_errors=True)
+        exports.append(measure("export", examples, out, snapshots))
+    read = min(r["seconds"] for r in reads)
+    export = min(e["seconds"] for e in exports)
+    peak = max(e["peak_gb"] for e in exports)
+    folder_mb = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 1e6
+    print(f"one read of the examples file: {read:.2f}s (peak {max(r['peak_gb'] for r in reads):.2f} GB)")
+    print(f"export (read + text-only check + Parquet + card + manifest): {export:.2f}s; folder {folder_mb:,.0f} MB")
+    print(f"export / read: {export / read:.2f} (target <= 2)")
+    print(f"peak resident memory of the export: {peak:.2f} GB (target < 1 GB)")
+
+
+if __name__ == "__main__":
+    main()

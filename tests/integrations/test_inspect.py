@@ -1,0 +1,167 @@
+"""The inspect_ai task, run by the real inspect_ai against graphniah's baseline servers on 127.0.0.1.
+
+inspect's own log folder goes to a temporary directory, ``datasets``/hub access is off, and the
+only HTTP server contacted is the local one. The model is named ``openai/gpt-4o-mini``: inspect
+chooses the OpenAI API flavour and the role of system messages from the model's name (an unknown
+name is taken for a new reasoning model and sent to the Responses API with a ``developer``
+message), and the baseline servers speak chat completions with system and user messages; they
+answer whatever model a request names.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from graphniah.dataset import iter_dataset_examples, open_dataset, run_dataset  # noqa: E402
+from graphniah.errors import GraphNIAHError  # noqa: E402
+from graphniah.run import read_journal  # noqa: E402
+from graphniah.run.serve.baseline import BaselineServer  # noqa: E402
+from graphniah.scoring import score_records  # noqa: E402
+from graphniah.stats import wilson_interval  # noqa: E402
+from tests.dataset.conftest import exported_suite  # noqa: E402
+from tests.run.helpers import fast_options, local_entry  # noqa: E402
+
+MODEL = "openai/gpt-4o-mini"
+
+
+@pytest.fixture(scope="session")
+def exported(tmp_path_factory: pytest.TempPathFactory):
+    return exported_suite(tmp_path_factory)
+
+
+@pytest.fixture
+def inspect_env(tmp_path, monkeypatch) -> dict[str, str]:
+    env = {
+        "INSPECT_LOG_DIR": str(tmp_path / "inspect-logs"),
+        "OPENAI_API_KEY": "not-a-key",  # the local server needs none; the OpenAI client insists on one
+        "HF_DATASETS_OFFLINE": "1",
+        "HF_HUB_OFFLINE": "1",
+        "INSPECT_DISPLAY": "none",
+    }
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    return env
+
+
+def _eval_log(log_dir: Path):
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    logs = list_eval_logs(str(log_dir))
+    assert len(logs) == 1
+    return read_eval_log(logs[0])
+
+
+def _metrics(log) -> dict[str, float]:
+    (score,) = log.results.scores
+    return {name: m.value for name, m in score.metrics.items()}
+
+
+@pytest.mark.slow
+def test_inspect_eval_command_with_the_oracle_scores_one(exported, inspect_env, tmp_path):
+    """The issue's command, run as a user would: the task is found through the entry point."""
+    with BaselineServer("oracle") as srv:
+        cmd = [str(Path(sys.executable).with_name("inspect")), "eval", "graphniah/graphniah", "-T", f"dataset={exported.dataset}",
+               "--model", MODEL, "--model-base-url", srv.url, "--log-dir", inspect_env["INSPECT_LOG_DIR"], "--display", "none"]
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=os.environ | inspect_env)
+        assert res.returncode == 0, res.stdout + res.stderr
+        requests = srv.stats.requests
+    log = _eval_log(Path(inspect_env["INSPECT_LOG_DIR"]))
+    n = sum(1 for _ in iter_dataset_examples(open_dataset(exported.dataset)))
+    assert log.status == "success" and requests == n
+    assert log.eval.task == "graphniah/graphniah"
+    m = _metrics(log)
+    assert m["accuracy"] == 1.0 and m["all"] == 1.0
+    for task in ("yesno", "mc", "count"):
+        assert m[task] == 1.0
+    assert (m["all_low"], m["all_high"]) == tuple(wilson_interval(n, n))
+    samples = {s.id: s for s in log.samples}
+    for ex in iter_dataset_examples(open_dataset(exported.dataset)):
+        s = samples[ex.id]
+        assert s.target == ex.answer and s.scores["graphniah_scorer"].answer == ex.answer
+        assert [m.content for m in s.input] == [m.content for m in ex.messages]
+        assert s.metadata["task"] == ex.task and s.metadata["depth"] == ex.depth
+
+
+@pytest.mark.slow
+def test_always_no_scores_what_graphniah_run_gives_and_filters_apply(exported, inspect_env, tmp_path):
+    from inspect_ai import eval as inspect_eval
+
+    from graphniah.integrations.inspect import graphniah
+
+    with BaselineServer("always-no") as srv:
+        summary = run_dataset(local_entry("local-always-no", api_base=srv.url), exported.dataset,
+                              runs_root=tmp_path / "runs", options=fast_options())
+        [log] = inspect_eval(graphniah(dataset=str(exported.dataset)), model=MODEL, model_base_url=srv.url,
+                             log_dir=inspect_env["INSPECT_LOG_DIR"], display="none")
+        [filtered] = inspect_eval(graphniah(dataset=str(exported.dataset), task="count", depth=4), model=MODEL,
+                                  model_base_url=srv.url, log_dir=str(tmp_path / "filtered"), display="none")
+    journal = read_journal(tmp_path / "runs" / exported.name / "local-always-no.jsonl")
+    sc = score_records(journal)
+    assert summary.ok == len(journal) and sc.answered == len(log.samples)
+    m = _metrics(log)
+    assert m["accuracy"] == pytest.approx(sc.overall.estimate)
+    assert (m["all_low"], m["all_high"]) == pytest.approx((sc.overall.interval.low, sc.overall.interval.high))
+    for task, p in sc.by_task.items():
+        assert m[task] == pytest.approx(p.estimate)
+        assert (m[f"{task}_low"], m[f"{task}_high"]) == pytest.approx((p.interval.low, p.interval.high))
+    # per example, the same verdict as the journal
+    verdict = {r.example_id: r.correct for r in journal}
+    assert {s.id: s.scores["graphniah_scorer"].value == "C" for s in log.samples} == verdict
+    examples = list(iter_dataset_examples(open_dataset(exported.dataset)))
+    assert {s.id for s in filtered.samples} == {e.id for e in examples if e.task == "count" and e.depth == 4}
+    assert _metrics(filtered)["accuracy"] == 0.0  # NO is never a count
+
+
+def test_samples_carry_messages_target_and_metadata(exported):
+    from inspect_ai.model import ChatMessageSystem, ChatMessageUser
+
+    from graphniah.integrations.inspect import dataset_samples
+
+    examples = {e.id: e for e in iter_dataset_examples(open_dataset(exported.dataset))}
+    samples = dataset_samples(str(exported.dataset))
+    assert [s.id for s in samples] == list(examples)
+    for s in samples:
+        ex = examples[s.id]
+        assert [type(m) for m in s.input] == [ChatMessageSystem if m.role == "system" else ChatMessageUser for m in ex.messages]
+        assert [m.content for m in s.input] == [m.content for m in ex.messages]
+        length = ex.recipe.params.get("context_length")
+        assert s.target == ex.answer
+        assert {k: s.metadata[k] for k in ("task", "depth", "component_size", "context_length", "distractor")} == {
+            "task": ex.task, "depth": ex.depth, "component_size": ex.component_size, "context_length": length,
+            "distractor": ex.recipe.params.get("distractor") or "none"}
+    only = dataset_samples(str(exported.dataset), task="mc", depth="4")  # -T values may arrive as strings
+    assert {s.id for s in only} == {i for i, e in examples.items() if e.task == "mc"}
+    with pytest.raises(GraphNIAHError, match="no example"):
+        dataset_samples(str(exported.dataset), depth=16)
+    with pytest.raises(GraphNIAHError, match="-T task"):
+        dataset_samples(str(exported.dataset), task="sum")
+
+
+def test_the_scorer_is_graphniah_scoring():
+    import asyncio
+
+    from inspect_ai.model import ModelOutput
+    from inspect_ai.scorer import Target
+    from inspect_ai.solver import TaskState
+
+    from graphniah.integrations.inspect import graphniah_scorer
+    from graphniah.scoring import score_response
+
+    score = graphniah_scorer()
+    cases = [("yesno", "YES", "so \\answer{\\textbf{yes}}."), ("mc", "C", "\\answer{(C)} then \\answer{Option B}"),
+             ("count", "1234", "\\answer{1,234}"), ("count", "17", "\\answer{about 17}"), ("yesno", "NO", "no block")]
+    for task, truth, reply in cases:
+        state = TaskState(model="m", sample_id=1, epoch=1, input="q", messages=[], metadata={"task": task},
+                          output=ModelOutput.from_content("m", reply))
+        got = asyncio.run(score(state, Target(truth)))
+        want = score_response(task, truth, reply)
+        assert (got.value == "C", got.answer) == (want.correct, want.extracted)
