@@ -175,6 +175,10 @@ class PaperLookup:
             self._tables[snapshot_hash] = got
         return self._tables[snapshot_hash]
 
+    def available(self, snapshot_hash: str) -> bool:
+        """Whether the snapshot with this hash is under ``root`` (its metadata can be shown)."""
+        return self._table(snapshot_hash) is not None
+
     def meta(self, example: Example, extra: Iterable[int] = ()) -> dict[int, PaperMeta] | None:
         """``{corpusid: PaperMeta}`` of the example's papers, or None when its snapshot is not available."""
         found = self._table(example.recipe.snapshot_hash)

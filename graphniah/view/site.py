@@ -6,6 +6,7 @@ Layout of the folder (replaced atomically as a whole)::
     static/view.css, view.js     the project's own style sheet and script
     data.js                      the index: one row per example (assigns a global: file:// forbids fetch())
     examples/<id>.js             one example's page data, loaded by example.html#id=<id> with a <script> tag
+                                 (hard links to the page cache beside the site, see ``page_cache``)
     viewer.json                  what the site was built from
 
 The index holds only short facts per example (task, depth, size, length, distractor, label and
@@ -16,9 +17,12 @@ responses, the forest's SVG) lives in the example's own file and is loaded only 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import html
 import json
 import os
+import shutil
+from dataclasses import asdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -26,9 +30,9 @@ from pathlib import Path
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
-from graphniah.io import atomic_dir, sha256_file, write_in_staging
+from graphniah.io import atomic_dir, atomic_write_text, canonical_json, sha256_bytes, sha256_file, write_in_staging
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
-from graphniah.sampling.examples.records import Example, PaperMeta, iter_examples, option_letters
+from graphniah.sampling.examples.records import Example, PaperMeta, example_to_json, iter_examples, option_letters
 from graphniah.sampling.tokenizers import Tokenizer, load_tokenizer
 from graphniah.view.data import Answer, PaperLookup, RunView, check_id, example_facts, load_answers, outcome_of
 from graphniah.view.graph import PALETTE, forest_layout, forest_svg, highlighted_path
@@ -40,6 +44,7 @@ _STATIC = ("view.css", "view.js")
 _PAGES = ("index.html", "example.html")
 _KIND_CODE = {"context": 0, "question": 1, "needle": 2, "paper": 3}
 _OUTCOME_CODE = {"correct": "c", "wrong": "w", "failed": "f", "none": "-"}
+_ROW_PREFIX = "// row: "  # first line of a cached page: the example's row of the index
 
 
 @dataclass(frozen=True)
@@ -191,28 +196,47 @@ def build_viewer(
     source_iter, source_info, source_name = _examples_of(
         None if examples is None else Path(examples), None if dataset is None else Path(dataset))
     where = str(examples if examples is not None else dataset)
+    out = Path(out)
     run_views, answers = load_answers(runs)
-    tok = tokenizer or load_tokenizer("o200k_base")
+    tok = tokenizer
     prompt_set = load_prompts(prompts)
     lookup = PaperLookup(snapshots)
     rows: list[list[object]] = []
     without = 0
     seen: set[str] = set()
+    pages = page_cache(out)
+    pages.mkdir(parents=True, exist_ok=True)
+    code = _code_hash()
+    used: set[str] = set()
     with atomic_dir(out, replace=True) as tmp:
+        (tmp / "examples").mkdir()
         for n, ex in enumerate(source_iter, 1):
             check_id(ex.id, where)
             if ex.id in seen:
                 raise GraphNIAHError(f"{where}: example id {ex.id} appears twice")
             seen.add(ex.id)
-            meta = lookup.meta(ex)
-            without += meta is None
-            data = example_page_data(ex, meta, run_views, answers, tok, prompt_set)
-            write_in_staging(tmp / "examples" / f"{ex.id}.js", _js("example", data))
-            f = example_facts(ex)
-            rows.append([ex.id, f["task"], f["depth"], f["component_size"], f["context_length"], f["distractor"], f["label"],
-                         data["total_tokens"],
-                         "".join(_OUTCOME_CODE[r["outcome"]] for r in data["runs"]),  # type: ignore[index]
-                         [r["extracted"] for r in data["runs"]]])  # type: ignore[index]
+            has_meta = lookup.available(ex.recipe.snapshot_hash)
+            without += not has_meta
+            mine = [answers.get((ex.id, i)) for i in range(len(run_views))]
+            key = sha256_bytes(canonical_json([code, prompt_set.hash, has_meta, [r.label for r in run_views],
+                                               [None if a is None else asdict(a) for a in mine],
+                                               example_to_json(ex)]).encode())[:20]
+            page = pages / f"{ex.id}.{key}.js"
+            try:
+                with open(page, encoding="utf-8") as f:  # built by an earlier (perhaps interrupted) run from the same inputs
+                    row = json.loads(f.readline()[len(_ROW_PREFIX):])
+            except FileNotFoundError:
+                tok = tok or load_tokenizer("o200k_base")
+                data = example_page_data(ex, lookup.meta(ex), run_views, answers, tok, prompt_set)
+                fx = example_facts(ex)
+                row = [ex.id, fx["task"], fx["depth"], fx["component_size"], fx["context_length"], fx["distractor"], fx["label"],
+                       data["total_tokens"],
+                       "".join(_OUTCOME_CODE[r["outcome"]] for r in data["runs"]),  # type: ignore[index]
+                       [r["extracted"] for r in data["runs"]]]  # type: ignore[index]
+                atomic_write_text(page, _ROW_PREFIX + json.dumps(row, ensure_ascii=False) + "\n" + _js("example", data))
+            used.add(page.name)
+            _link(page, tmp / "examples" / f"{ex.id}.js")
+            rows.append(row)
             if progress:
                 progress(n)
         if not rows:
@@ -237,5 +261,34 @@ def build_viewer(
             "version": __version__,
             "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         }, indent=2) + "\n")
-    out = Path(out)
+    for p in pages.iterdir():  # the cache keeps exactly the pages of the site now in place
+        if p.name not in used:
+            p.unlink(missing_ok=True)
     return ViewerFiles(out, out / "index.html", len(rows), run_views, without)
+
+
+def page_cache(out: Path) -> Path:
+    """Where example pages are kept between runs: ``.<out>.pages`` beside the site.
+
+    Each page is written there (atomically) under a name holding the hash of everything it is made
+    of (the example, its answers, the run labels, the prompt set, whether metadata was found, and
+    the viewer's own code), then hard-linked into the site. A run that is interrupted, or run again
+    after a journal grew, rebuilds only the pages whose inputs changed.
+    """
+    return out.with_name(f".{out.name}.pages")
+
+
+def _code_hash() -> str:
+    """Hash of the modules and files that shape a page: a changed viewer never reuses old pages."""
+    h = hashlib.sha256()
+    root = resources.files("graphniah.view")
+    for name in ("data.py", "graph.py", "needles.py", "site.py"):
+        h.update(root.joinpath(name).read_bytes())
+    return h.hexdigest()
+
+
+def _link(src: Path, dst: Path) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:  # another file system, or no hard links: copy
+        shutil.copyfile(src, dst)

@@ -211,3 +211,33 @@ def test_dataset_folder_gives_the_same_site_data(viewer_suite, tmp_path) -> None
     assert rows[0] == rows[1]
     for ex in viewer_suite.examples:
         assert (tmp_path / "a" / "examples" / f"{ex.id}.js").read_bytes() == (tmp_path / "b" / "examples" / f"{ex.id}.js").read_bytes()
+
+
+def test_a_rebuild_reuses_the_pages_whose_inputs_did_not_change(viewer_suite, tmp_path, monkeypatch) -> None:
+    import graphniah.view.site as site_mod
+    from graphniah.run.journal import Journal
+
+    runs = tmp_path / "runs"
+    for p in viewer_suite.runs_dir.glob("*.jsonl"):
+        (runs / p.name).parent.mkdir(exist_ok=True)
+        (runs / p.name).write_bytes(p.read_bytes())
+    out = tmp_path / "site"
+    build_viewer(viewer_suite.examples_path, out, runs=runs, snapshots=viewer_suite.snapshots)
+    first = {p.name: p.read_bytes() for p in (out / "examples").iterdir()}
+    built: list[str] = []
+    real = site_mod.example_page_data
+    monkeypatch.setattr(site_mod, "example_page_data", lambda ex, *a, **k: built.append(ex.id) or real(ex, *a, **k))
+
+    # Same inputs (e.g. after an interrupted run): every page comes from the cache, byte for byte.
+    build_viewer(viewer_suite.examples_path, out, runs=runs, snapshots=viewer_suite.snapshots)
+    assert built == [] and {p.name: p.read_bytes() for p in (out / "examples").iterdir()} == first
+
+    # A journal grows: only the example whose answer changed is built again.
+    no = viewer_suite.examples[1]
+    with Journal(runs / "model-b.jsonl") as j:
+        old = [r for r in j.records if r.example_id == no.id][-1]
+        j.append([old.model_copy(update={"response": f"\\answer{{{no.answer}}}"})])
+    build_viewer(viewer_suite.examples_path, out, runs=runs, snapshots=viewer_suite.snapshots)
+    assert built == [no.id]
+    assert _js_payload(out / "data.js")["rows"][1][8] == "cc"
+    assert len(list(site_mod.page_cache(out).iterdir())) == len(viewer_suite.examples)  # stale pages are dropped
