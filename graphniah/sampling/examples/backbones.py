@@ -21,10 +21,11 @@ branch returns a uniform compatible tuple, so their combination does too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 import scipy.sparse as sp
 
 from graphniah.errors import GraphNIAHError
@@ -38,13 +39,15 @@ MAX_CLIQUE_VISITS = 5_000_000
 class PoolIndex:
     """A depth's pool as vertex ids plus its path-conflict matrix."""
 
-    paths: np.ndarray  # (n_paths, L) vertex ids
-    conflict: np.ndarray  # (n_paths, n_paths) bool, True on the diagonal
-    title_ids: np.ndarray | None = None  # (n_paths, L) ids of the papers' normalised titles
+    paths: npt.NDArray[np.int64]  # (n_paths, L) vertex ids
+    conflict: npt.NDArray[np.bool_]  # (n_paths, n_paths), True on the diagonal
+    title_ids: npt.NDArray[np.int64] | None = None  # (n_paths, L) ids of the papers' normalised titles
     title_of: dict[Hashable, int] = field(default_factory=dict)  # normalised title -> id
 
     @classmethod
-    def build(cls, paths: np.ndarray, neighbor_csr: tuple[np.ndarray, np.ndarray], n_vertices: int, title_key: Callable[[int], Hashable]) -> PoolIndex:
+    def build(
+        cls, paths: npt.NDArray[np.int64], neighbor_csr: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]], n_vertices: int, title_key: Callable[[int], Hashable]
+    ) -> PoolIndex:
         n_paths, length = paths.shape
         rows = np.repeat(np.arange(n_paths), length)
         flat = paths.reshape(-1)
@@ -63,7 +66,7 @@ class PoolIndex:
     def size(self) -> int:
         return int(self.paths.shape[0])
 
-    def draw(self, k: int, rng: np.random.Generator) -> np.ndarray:
+    def draw(self, k: int, rng: np.random.Generator) -> npt.NDArray[np.int64]:
         """Indices of ``k`` pairwise compatible paths, uniform over such ordered tuples."""
         if self.size < k:
             raise GraphNIAHError(f"the pool has {self.size} paths; {k} disjoint ones are needed")
@@ -75,7 +78,8 @@ class PoolIndex:
                 bad |= self.conflict[cand[:, a], cand[:, b]]
             ok = np.flatnonzero(~bad)
             if ok.size:
-                return cand[ok[0]]
+                first: npt.NDArray[np.int64] = cand[ok[0]]
+                return first
         cliques = self._cliques(k)
         if len(cliques) == 0:
             raise GraphNIAHError(
@@ -84,20 +88,21 @@ class PoolIndex:
             )
         return rng.permutation(cliques[int(rng.integers(len(cliques)))])
 
-    def compatible_with(self, chosen: np.ndarray) -> np.ndarray:
+    def compatible_with(self, chosen: Sequence[int] | npt.NDArray[np.integer]) -> npt.NDArray[np.int64]:
         """Indices of the paths compatible with every path in ``chosen`` (for extra components)."""
         return np.flatnonzero(~self.conflict[np.asarray(chosen, dtype=np.int64)].any(axis=0))
 
-    def _cliques(self, k: int) -> np.ndarray:
+    def _cliques(self, k: int) -> npt.NDArray[np.int64]:
         """All sets of ``k`` pairwise compatible paths, as sorted index rows (cached per k)."""
-        cache = self.__dict__.setdefault("_clique_cache", {})
+        # The class is frozen, so the cache lives in the instance dict rather than a field.
+        cache: dict[int, npt.NDArray[np.int64]] = self.__dict__.setdefault("_clique_cache", {})
         if k in cache:
             return cache[k]
         compat = ~self.conflict
         order = np.arange(self.size)
         found: list[list[int]] = []
         visits = 0
-        stack: list[tuple[list[int], np.ndarray]] = [([], np.ones(self.size, dtype=bool))]
+        stack: list[tuple[list[int], npt.NDArray[np.bool_]]] = [([], np.ones(self.size, dtype=bool))]
         while stack:
             prefix, cand = stack.pop()
             if len(prefix) == k:

@@ -27,12 +27,14 @@ of their titles, or have a citation edge to one — so the invariant above holds
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 
 class NeighbourIndex(Protocol):
@@ -41,11 +43,11 @@ class NeighbourIndex(Protocol):
     @property
     def n(self) -> int: ...
 
-    def cites(self, v: int) -> np.ndarray: ...
+    def cites(self, v: int) -> npt.NDArray[np.int64]: ...
 
-    def cited_by(self, v: int) -> np.ndarray: ...
+    def cited_by(self, v: int) -> npt.NDArray[np.int64]: ...
 
-    def neighbors(self, v: int) -> np.ndarray: ...  # distinct, either direction
+    def neighbors(self, v: int) -> npt.NDArray[np.int64]: ...  # distinct, either direction
 
 
 @dataclass(frozen=True)
@@ -69,14 +71,14 @@ class Occupied:
         self.vertices.extend(int(v) for v in vertices)
         self.titles.update(title_key(int(v)) for v in vertices)
 
-    def array(self) -> np.ndarray:
+    def array(self) -> npt.NDArray[np.int64]:
         return np.asarray(self.vertices, dtype=np.int64)
 
 
 @dataclass
 class GrowthStats:
     steps: int = 0
-    rejects: Counter = field(default_factory=Counter)
+    rejects: Counter[str] = field(default_factory=Counter)
 
 
 def _edge_direction(graph: NeighbourIndex, a: int, b: int) -> tuple[int, int] | None:
@@ -88,10 +90,10 @@ def _edge_direction(graph: NeighbourIndex, a: int, b: int) -> tuple[int, int] | 
     return (a, b) if a_cites_b else (b, a)
 
 
-def backbone_edges(graph: NeighbourIndex, path: Sequence[int]) -> list[tuple[int, int]] | None:
+def backbone_edges(graph: NeighbourIndex, path: Sequence[int] | npt.NDArray[np.int64]) -> list[tuple[int, int]] | None:
     """Directed edges of a path, or None when a consecutive pair is not joined by exactly one edge."""
-    edges = []
-    for a, b in zip(path, path[1:]):
+    edges: list[tuple[int, int]] = []
+    for a, b in itertools.pairwise(path):
         e = _edge_direction(graph, int(a), int(b))
         if e is None:
             return None
@@ -99,15 +101,15 @@ def backbone_edges(graph: NeighbourIndex, path: Sequence[int]) -> list[tuple[int
     return edges
 
 
-def _neighbours(graph: NeighbourIndex, v: int) -> np.ndarray:
+def _neighbours(graph: NeighbourIndex, v: int) -> npt.NDArray[np.int64]:
     return np.concatenate((graph.cites(v), graph.cited_by(v)))
 
 
 def paths_compatible(
     graph: NeighbourIndex,
-    paths: Sequence[np.ndarray],
+    paths: Sequence[npt.NDArray[np.int64]],
     title_key: Callable[[int], Hashable],
-    mask: np.ndarray,
+    mask: npt.NDArray[np.bool_],
     occupied: Occupied | None = None,
 ) -> str | None:
     """Why these backbone paths cannot share an example (None if they can).
@@ -147,13 +149,13 @@ def paths_compatible(
 
 def grow_components(
     graph: NeighbourIndex,
-    paths: Sequence[np.ndarray],
+    paths: Sequence[npt.NDArray[np.int64]],
     depth: int,
     size: int,
     alpha: float,
     rng: np.random.Generator,
     title_key: Callable[[int], Hashable],
-    mask: np.ndarray,
+    mask: npt.NDArray[np.bool_],
     stats: GrowthStats | None = None,
     occupied: Occupied | None = None,
 ) -> list[Component] | None:

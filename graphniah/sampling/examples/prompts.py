@@ -24,7 +24,8 @@ from types import MappingProxyType
 import yaml
 
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import TASKS, Task  # noqa: F401 - re-exported: the names are defined once, in formats
+from graphniah.formats import TASKS as TASKS  # re-exported (explicitly, for mypy): the names are defined once, in formats
+from graphniah.formats import Task as Task
 from graphniah.io import canonical_json, sha256_bytes
 from graphniah.resources import resource_dir
 
@@ -55,6 +56,9 @@ _BLOCK_FIELDS: Mapping[str, frozenset[str]] = {
     "source_arxiv_id": frozenset({"arxiv_id"}),
 }
 _BLOCK_STRINGS = ("author_separator", "no_year", "source_arxiv")
+# The tasks typed as ``Task`` (``formats.TASKS`` is declared ``tuple[str, ...]``): the question
+# templates are listed for every task, in the same order.
+_TASKS: tuple[Task, ...] = tuple(_QUESTION_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -205,7 +209,7 @@ def _read(directory: Path, rel: str) -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def _load(directory: str, signature: tuple) -> PromptSet:
+def _load(directory: str, signature: tuple[tuple[int, int] | None, ...]) -> PromptSet:
     """Load and validate; ``signature`` (file sizes and mtimes) only keys the cache, so an edit is seen."""
     d = Path(directory)
     raw = {rel: _read(d, rel) for rel in _files()}
@@ -223,24 +227,39 @@ def _load(directory: str, signature: tuple) -> PromptSet:
         )
     if any("\n" in v for v in spec.values()):
         raise GraphNIAHError(f"{d / 'block.yaml'}: every template must be a single line")
+    templates = {k: Template.parse(f"block.yaml:{k}", spec[k], f) for k, f in _BLOCK_FIELDS.items()}
     block = BlockTemplates(
-        **{k: Template.parse(f"block.yaml:{k}", spec[k], f) for k, f in _BLOCK_FIELDS.items()},
-        **{k: spec[k] for k in _BLOCK_STRINGS},
+        title=templates["title"],
+        authors=templates["authors"],
+        published_venue_date=templates["published_venue_date"],
+        published_venue=templates["published_venue"],
+        published_date=templates["published_date"],
+        arxiv_date=templates["arxiv_date"],
+        arxiv=templates["arxiv"],
+        references=templates["references"],
+        reference_authors_source=templates["reference_authors_source"],
+        reference_authors=templates["reference_authors"],
+        reference_source=templates["reference_source"],
+        reference_bare=templates["reference_bare"],
+        source_arxiv_id=templates["source_arxiv_id"],
+        author_separator=spec["author_separator"],
+        no_year=spec["no_year"],
+        source_arxiv=spec["source_arxiv"],
     )
-    questions = {t: Template.parse(f"question/{t}.txt", raw[f"question/{t}.txt"], _QUESTION_FIELDS[t]) for t in TASKS}
+    questions = {t: Template.parse(f"question/{t}.txt", raw[f"question/{t}.txt"], _QUESTION_FIELDS[t]) for t in _TASKS}
     for t, q in questions.items():
         if "\n\n" in q.text:
             raise GraphNIAHError(f"prompt template question/{t}.txt: a question may not contain a blank line")
     return PromptSet(
         directory=d,
         hash=digest,
-        system=MappingProxyType({t: raw[f"system/{t}.txt"] for t in TASKS}),
+        system=MappingProxyType({t: raw[f"system/{t}.txt"] for t in _TASKS}),
         questions=MappingProxyType(questions),
         mc_option=Template.parse(
             "question/mc_option.txt", raw["question/mc_option.txt"], frozenset({"letter", "title"})
         ),
         mc_none=Template.parse("question/mc_none.txt", raw["question/mc_none.txt"], frozenset({"letter"})),
-        reminders=MappingProxyType({t: raw[f"reminder/{t}.txt"] for t in TASKS}),
+        reminders=MappingProxyType({t: raw[f"reminder/{t}.txt"] for t in _TASKS}),
         user=Template.parse("user.txt", raw["user.txt"], frozenset({"question", "context", "format_reminder"})),
         block=block,
     )
@@ -252,7 +271,7 @@ def load_prompts(directory: str | Path | None = None) -> PromptSet:
     Cached per folder and file state: a template edited while the process runs is loaded again.
     """
     d = Path(directory if directory is not None else default_prompts_dir()).resolve()
-    signature = []
+    signature: list[tuple[int, int] | None] = []
     for rel in _files():
         try:
             st = (d / rel).stat()

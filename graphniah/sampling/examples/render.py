@@ -95,7 +95,7 @@ def reference_line(p: PaperMeta, prompts: PromptSet | None = None) -> str:
     return tpl.fill(values)
 
 
-def apa_key(p: PaperMeta) -> tuple:
+def apa_key(p: PaperMeta) -> tuple[tuple[str, str], int, str, int]:
     """Sort key of a reference list: first author's surname and name, year (undated first), title.
 
     APA files a work without authors under its title; the corpus id only breaks exact ties so the

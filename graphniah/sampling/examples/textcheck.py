@@ -301,7 +301,7 @@ class _Reader:
         """Every reading of a reference line (memoized: entries repeat across blocks)."""
         got = self._entries.get(line)
         if got is None:
-            found = {}
+            found: dict[_Reading, None] = {}  # an insertion-ordered set
             for tpl in self.b.reference_lines:
                 for r in tpl.readings(line, self.entry_patterns):
                     rd = _Reading(
@@ -459,14 +459,14 @@ def parse_context(context: str, prompts: PromptSet | None = None) -> TextGraph:
                 f"reference entries {_shorten(members[0])!r} and {_shorten(members[1])!r} "
                 "may or may not name the same paper"
             )
-        readings = [r for m in members for r in reader.entry(m)]
+        member_readings = [r for m in members for r in reader.entry(m)]
         for m in members:
             entry_node[m] = len(nodes)
         nodes.append(
             TextNode(
-                readings[0].title,
-                frozenset(normalize(r.title) for r in readings),
-                frozenset(r.key for r in readings),
+                member_readings[0].title,
+                frozenset(normalize(r.title) for r in member_readings),
+                frozenset(r.key for r in member_readings),
                 False,
             )
         )

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from graphniah.errors import GraphNIAHError
-from graphniah.sampling.examples.backbones import PoolIndex
 from graphniah.graph.citation_graph import CitationGraph
+from graphniah.sampling.examples.backbones import PoolIndex
 
 
 def _graph() -> CitationGraph:
     # a long citation chain 0-1-2-...-39 plus a few cross edges
     citing = list(range(1, 40)) + [20, 33]
-    cited = list(range(0, 39)) + [5, 12]
+    cited = list(range(39)) + [5, 12]
     return CitationGraph.from_arrays(np.arange(40), np.asarray(citing), np.asarray(cited))
 
 
@@ -33,7 +33,7 @@ def _brute_conflict(g: CitationGraph, paths: np.ndarray, title) -> np.ndarray:
 def test_conflict_matrix_matches_brute_force() -> None:
     g = _graph()
     paths = np.asarray([[0, 1, 2], [3, 4, 5], [7, 8, 9], [11, 12, 13], [18, 19, 20], [25, 26, 27], [30, 31, 32], [34, 35, 36]])
-    title = lambda v: v if v != 36 else 0  # noqa: E731  (path 7 shares a title with path 0)
+    title = lambda v: v if v != 36 else 0  # path 7 shares a title with path 0
     idx = PoolIndex.build(paths, g.neighbor_csr, g.n, title)
     assert np.array_equal(idx.conflict, _brute_conflict(g, paths, title))
 

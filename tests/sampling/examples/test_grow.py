@@ -6,8 +6,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from graphniah.sampling.examples.grow import GrowthStats, backbone_edges, grow_components, paths_compatible
 from graphniah.graph.citation_graph import CitationGraph
+from graphniah.sampling.examples.grow import GrowthStats, backbone_edges, grow_components, paths_compatible
 
 
 def _random_citation_graph(n: int, m: int, rng: np.random.Generator) -> CitationGraph:
@@ -25,7 +25,7 @@ def _random_citation_graph(n: int, m: int, rng: np.random.Generator) -> Citation
 
 
 def _induced_edges(g: CitationGraph, vertices: set[int]) -> set[tuple[int, int]]:
-    return {(int(a), int(b)) for a, b in zip(g.citing, g.cited) if int(a) in vertices and int(b) in vertices}
+    return {(int(a), int(b)) for a, b in zip(g.citing, g.cited, strict=True) if int(a) in vertices and int(b) in vertices}
 
 
 def _find_induced_path(g: CitationGraph, length: int, rng: np.random.Generator, avoid: set[int]) -> np.ndarray | None:
@@ -80,7 +80,7 @@ def test_grown_forest_is_exactly_induced(seed: int) -> None:
     assert len(all_v) == len(set(all_v)) == n_comp * size
     forest = {e for c in comps for e in c.edges}
     assert _induced_edges(g, set(all_v)) == forest
-    for c, p in zip(comps, paths):
+    for c, p in zip(comps, paths, strict=True):
         t = nx.Graph(list(c.edges))
         assert t.number_of_nodes() == size and nx.is_tree(t)
         assert c.source == p[depth - 1] and c.target == p[2 * depth - 2]
