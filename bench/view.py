@@ -10,8 +10,10 @@ tokenizers) and replicated to ``--n`` examples with distinct ids (``<id>-r0001``
 is a full example: the viewer counts, lays out and writes every one of them again (nothing is cached
 across examples), so the timing is that of ``--n`` distinct examples of this size. The journals
 hold one record per example and model (a few failures, a retried call, responses of a few hundred
-characters, reasoning for one model), drawn with a seeded generator. Everything is cached under
-``bench/.data/view/`` (the demo snapshot there is built by the real refresh pipeline).
+characters, reasoning for one model), drawn with a seeded generator. Inputs are cached under
+``bench/.data/view/`` (the demo snapshot there is built by the real refresh pipeline); the viewer's
+own page cache is removed first, so the timed build is a cold one, then a rebuild with nothing
+changed is timed as well.
 
     python bench/view.py [--n 2000] [--real 12] [--length 200000]
 """
@@ -34,6 +36,7 @@ from graphniah.run.journal import CallError, Journal, RunRecord, Usage
 from graphniah.sampling.examples.records import Example, iter_examples, write_examples
 from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
 from graphniah.view import build_viewer
+from graphniah.view.site import page_cache
 
 SUITE = "view-bench"
 MODELS = ("model-alpha", "model-beta", "model-gamma")
@@ -141,15 +144,21 @@ def main() -> None:
     files = write_report(report, root / "out" / "report", figures=True, html=True)
     report_s = time.perf_counter() - t0
 
+    out = root / "out" / "viewer"
+    shutil.rmtree(page_cache(out), ignore_errors=True)  # a cold build: no page from an earlier run is reused
     t0 = time.perf_counter()
-    site = build_viewer(examples_path, root / "out" / "viewer", runs=runs_dir, snapshots=root / "snapshots")
+    site = build_viewer(examples_path, out, runs=runs_dir, snapshots=root / "snapshots")
     view_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    build_viewer(examples_path, out, runs=runs_dir, snapshots=root / "snapshots")  # every page reused from the cache
+    warm_s = time.perf_counter() - t0
 
     size, count = folder_size(site.out)
     largest = max((site.out / "examples").glob("*.js"), key=lambda p: p.stat().st_size)
     print(f"report (graphniah report: load, {len(report.tables)} tables, figures, HTML): {report_s:.1f}s -> {files.out}")
     print(f"viewer (graphniah view): {view_s:.1f}s ({1000 * view_s / site.examples:.0f} ms per example) -> {site.index}")
     print(f"viewer time / report time = {view_s / report_s:.1f}")
+    print(f"viewer rebuilt with nothing changed (pages reused from {page_cache(out).name}): {warm_s:.1f}s = {warm_s / report_s:.1f} x report")
     print(f"site: {size / 1e6:,.0f} MB in {count:,} files; index data.js {(site.out / 'data.js').stat().st_size / 1e6:.2f} MB; "
           f"largest example file {largest.stat().st_size / 1e6:.2f} MB; examples file {mb:,.0f} MB")
     print(f"(machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f})")
