@@ -22,6 +22,7 @@ from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.store import build_path_pools, prune_snapshot
 from graphniah.ingest.build import snapshot_from_store
 from graphniah.io import read_json
+from graphniah.ingest.s2ag.limits import Limits
 from graphniah.ingest.s2ag.store import ReleaseStore
 from graphniah.ingest.snapshot import MANIFEST_FILE, Snapshot, snapshot_dir
 
@@ -101,27 +102,30 @@ def refresh(
     pool_size: int = DEFAULT_POOL,
     seed: int = 0,
     demo_papers: int = DEMO_PAPERS,
+    memory_limit: str | int | None = None,
     log: Log = print,
 ) -> RefreshResult:
     """Bring the release store up to date, build the snapshot for ``cutoff``, prune, and pool paths.
 
     ``demo=None`` means: S2AG when ``api_key`` is given, the demo release otherwise. Every step
     is idempotent: a snapshot, pruned set or pool that is already complete for the same inputs is
-    kept, so re-running after an interruption redoes only what was missing.
+    kept, so re-running after an interruption redoes only what was missing. The release store
+    and the snapshot query run within ``memory_limit`` (``--memory-limit``; default: half the RAM).
     """
+    limits = Limits.resolve(memory_limit)
     use_demo = (api_key is None) if demo is None else demo
     if use_demo:
         why = "S2_API_KEY is not set" if api_key_from_env() is None else "demo requested"
         log(f"{why}: using the embedded synthetic demo release (labelled synthetic in every manifest)")
         base = root / "demo"
-        store = ReleaseStore.open(base / "store.duckdb")
+        store = ReleaseStore.open(base / "store.duckdb", limits)
         rs, fresh = _demo_releases(base / "s2ag", demo_papers, DEMO_SEED, log)
         release, applied = _update_store_from_demo(store, rs, fresh, log)
         snap_name = f"demo-{release}"
     else:
         assert api_key is not None
         base = root / "s2ag"
-        store = ReleaseStore.open(base / "store.duckdb")
+        store = ReleaseStore.open(base / "store.duckdb", limits)
         release, applied = _update_store_from_api(store, base, api_key, api_base, log)
         snap_name = release
 

@@ -24,6 +24,7 @@ def refresh_cmd(
     pool: Annotated[int, typer.Option(help="Paths per depth.")] = DEFAULT_POOL,
     seed: Annotated[int, typer.Option(help="Seed of the path pools.")] = 0,
     demo_papers: Annotated[int, typer.Option(help="Papers in the demo release.")] = DEMO_PAPERS,
+    memory_limit: Annotated[str | None, typer.Option("--memory-limit", help="Memory budget of the store and snapshot steps, e.g. 4GB (DuckDB spills beyond it). Default: half of the RAM.")] = None,
 ) -> None:
     """Update the release store (S2AG diffs, or the demo release), build the snapshot, prune, pool paths."""
     console = Console()
@@ -37,6 +38,7 @@ def refresh_cmd(
         pool_size=pool,
         seed=seed,
         demo_papers=demo_papers,
+        memory_limit=memory_limit,
         log=lambda msg: console.print(msg, markup=False, highlight=False, soft_wrap=True),
     )
     m = result.snapshot.manifest
