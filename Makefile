@@ -58,6 +58,7 @@ bench: setup
 	$(BIN)/python bench/runner.py
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/view.py
+	$(BIN)/python bench/export.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

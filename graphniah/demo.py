@@ -44,6 +44,7 @@ class DemoResult:
     baselines: dict[str, float]  # task -> exact random-guessing accuracy
     report: ReportFiles | None  # tables, figures and HTML of the run
     viewer: ViewerFiles | None = None  # the example viewer of the run (graphniah view)
+    dataset: Path | None = None  # the suite as a datasets folder (graphniah export)
 
 
 def run_demo(
@@ -76,6 +77,12 @@ def run_demo(
     built = build_suite(suite, snap, seed, out_root=examples_root, per_value=per_value, workers=workers)
     log(f"{built.n_examples} examples in {built.examples_path} ({built.reused} reused)")
 
+    # The suite as a folder to hand on: loadable with `datasets`, runnable with `graphniah run --dataset`
+    # and `inspect eval graphniah/graphniah` (kept as it is when the examples did not change).
+    from graphniah.dataset import export_if_changed
+
+    dataset = export_if_changed(built.examples_path, examples_root / f"{suite.name}-dataset", suite=suite.name,
+                                snapshots_root=root).out
     servers = {"local-smollm2": lambda: LlamaCppServer("smollm2")} if llm else {
         f"local-{policy}": (lambda policy=policy: BaselineServer(policy, seed=seed)) for policy in BASELINES  # type: ignore[misc]
     }
@@ -113,7 +120,7 @@ def run_demo(
         data = load_runs(suite.name, runs_root=runs_root, examples_root=examples_root)
         files = write_report(build_report(data), reports_root / suite.name, viewer=viewer.out)
         log(f"report: {files.out} ({len(files.tables)} tables, {len(files.figures)} figures)")
-    return DemoResult(snap, built.examples_path, scores, baselines, files, viewer)
+    return DemoResult(snap, built.examples_path, scores, baselines, files, viewer, dataset)
 
 
 def journal_score(runs_root: Path, suite: str, model: str, settings_hash: str) -> RunScore:

@@ -68,6 +68,9 @@ def demo_cmd(
             console.print(preview(ex), markup=False, highlight=False)
     title = f"Accuracy on the {'demo-llm' if llm else 'demo'} suite (SYNTHETIC data), % with 95% Wilson intervals — {result.examples}"
     console.print(accuracy_table(result.scores, result.baselines, title))
+    if result.dataset is not None:
+        console.print(f"dataset: {result.dataset.resolve()} (the suite as a datasets folder: graphniah run --dataset DIR, "
+                      "inspect eval graphniah/graphniah -T dataset=DIR)", highlight=False, soft_wrap=True)
     if result.report is not None:
         console.print(f"report: {result.report.html or result.report.out} (tables and figures in {result.report.out})", highlight=False)
     if result.viewer is not None:

@@ -5,7 +5,7 @@ the examples from it; ``use`` runs models, checks and reports from a folder alon
 the tamper check; ``schema`` and ``card`` define the columns and the card.
 """
 
-from graphniah.dataset.export import ExportResult, export_suite
+from graphniah.dataset.export import ExportResult, export_if_changed, export_suite
 from graphniah.dataset.manifest import DatasetManifest, check_files, read_manifest, require_intact
 from graphniah.dataset.read import Dataset, checked_examples, example_refs, examples_in, iter_dataset_examples, open_dataset, write_examples_file
 from graphniah.dataset.use import DatasetCheck, materialize_examples, run_dataset, verify_dataset
@@ -19,6 +19,7 @@ __all__ = [
     "checked_examples",
     "example_refs",
     "examples_in",
+    "export_if_changed",
     "export_suite",
     "iter_dataset_examples",
     "materialize_examples",

@@ -254,3 +254,30 @@ def export_suite(
         manifest = DatasetManifest(files=files, **manifest_base)  # type: ignore[arg-type]
         write_in_staging(tmp / MANIFEST_FILE, manifest_json(manifest))
     return ExportResult(out, manifest, tally.n)
+
+
+def export_if_changed(
+    examples_path: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    suite: str | None = None,
+    snapshots_root: str | os.PathLike[str] = "snapshots",
+) -> ExportResult:
+    """:func:`export_suite`, unless ``out`` already holds an intact export of these very examples.
+
+    "These very examples" means the manifest's source sha256 equals the file's and the suite name
+    matches; "intact" means :func:`~graphniah.dataset.manifest.check_files` finds nothing. Then the
+    folder is exactly what exporting again would write (export is deterministic), so it is kept.
+    """
+    from graphniah.dataset.manifest import check_files, read_manifest
+
+    out = Path(out)
+    if (out / MANIFEST_FILE).is_file():
+        try:
+            m = read_manifest(out)
+        except GraphNIAHError:
+            m = None
+        if (m is not None and m.suite == (suite or Path(examples_path).stem) and m.examples.sha256 == sha256_file(examples_path)
+                and not check_files(out, m)):
+            return ExportResult(out, m, m.examples.count)
+    return export_suite(examples_path, out, suite=suite, snapshots_root=snapshots_root)

@@ -254,3 +254,18 @@ def test_run_from_the_dataset_keeps_the_cutoff_guard_without_any_snapshot(export
     early = local_entry(knowledge_cutoff=cutoff.replace(year=cutoff.year - 1).isoformat())
     plan = run_dataset(early, exported.dataset, runs_root=tmp_path / "runs", options=fast_options(), dry_run=True)
     assert plan.total == sum(1 for _ in iter_examples(exported.examples))
+
+
+def test_export_if_changed_keeps_an_intact_export_of_the_same_examples(exported, tmp_path):
+    from graphniah.dataset import export_if_changed
+
+    out = tmp_path / "demo-dataset"
+    first = export_if_changed(exported.examples, out, snapshots_root=exported.suite.snapshots)
+    stamp = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
+    again = export_if_changed(exported.examples, out, snapshots_root=exported.suite.snapshots)
+    assert again.manifest == first.manifest and {p: p.stat().st_mtime_ns for p in out.rglob("*")} == stamp
+    # fewer examples: exported again, and the folder now holds exactly them
+    fewer = tmp_path / "month.jsonl"
+    write_examples(fewer, list(iter_examples(exported.examples))[:5])
+    third = export_if_changed(fewer, out, snapshots_root=exported.suite.snapshots)
+    assert third.examples == 5 and [e.id for e in iter_dataset_examples(open_dataset(out))] == [e.id for e in iter_examples(fewer)]
