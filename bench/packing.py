@@ -68,7 +68,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2)
     args = ap.parse_args()
 
-    snap = refresh(CUTOFF, args.root, demo=True, depths=(DEPTH,), log=lambda m: None).snapshot
+    snap = refresh(CUTOFF, args.root, demo=True, depths=(DEPTH,)).snapshot
     ctx = SamplingContext(snap)
     timer = PackTimer()
     sample._pack = timer  # type: ignore[assignment]

@@ -39,6 +39,7 @@ from graphniah.run.models import load_registry
 from graphniah.run import RunOptions, journal_path, read_journal, run_suite
 from graphniah.run.runner import RunSummary, litellm_module
 from graphniah.run.serve.baseline import approx_prompt_tokens, wait_until_healthy
+from graphniah.scoring import score_records
 
 CUTOFF = dt.date(2026, 4, 1)
 CACHE = Path(__file__).resolve().parent / ".data" / "runner"
@@ -144,17 +145,18 @@ def main() -> None:
         warm = payloads[: 2 * a.concurrency]
         asyncio.run(bare_loop(url, warm, a.concurrency))
         run_suite(entry.with_overrides(api_base=url), examples[: 2 * a.concurrency], suite="warmup", runs_root=runs,
-                  options=RunOptions(concurrency=a.concurrency, progress=False))
+                  options=RunOptions(concurrency=a.concurrency))
 
         bare1, ok1 = asyncio.run(bare_loop(url, payloads, a.concurrency))
         print(f"  bare httpx loop     {bare1:7.1f} s  {a.requests / bare1:6.1f} req/s  ({ok1} answered)")
         t0 = time.perf_counter()
         s = run_suite(entry.with_overrides(api_base=url), examples, suite="bench", runs_root=runs,
-                      options=RunOptions(concurrency=a.concurrency, progress=False))
+                      options=RunOptions(concurrency=a.concurrency))
         runner_s = time.perf_counter() - t0
         assert isinstance(s, RunSummary)
         recs = read_journal(journal_path(runs, "bench", entry.name))
-        correct = sum(bool(r.correct) for r in recs)
+        score = score_records(recs)  # the project's one scoring path (re-scored from the responses)
+        correct = score.overall.k if score.overall is not None else 0
         print(f"  graphniah runner    {runner_s:7.1f} s  {a.requests / runner_s:6.1f} req/s  "
               f"({s.ok} ok, {s.failed} failed, {correct} correct, {len(recs)} journal lines)")
         bare2, ok2 = asyncio.run(bare_loop(url, payloads, a.concurrency))

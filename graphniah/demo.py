@@ -13,14 +13,17 @@ built examples and the finished calls in the journals.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from rich.table import Table
 
+from graphniah.sampling.examples.prompts import PromptSet
 from graphniah.sampling.examples.records import Example, iter_examples
 from graphniah.sampling.examples.textcheck import split_messages
+from graphniah.errors import GraphNIAHError
+from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.refresh import refresh
 from graphniah.report import ReportFiles
 from graphniah.view import ViewerFiles
@@ -32,9 +35,6 @@ from graphniah.sampling.suites import build_suite, load_suite
 BASELINES = ("oracle", "random", "always-no")
 DEMO_SUITE = "demo"
 LLM_SUITE = "demo-llm"
-
-Log = Callable[[str], None]
-
 
 @dataclass(frozen=True)
 class DemoResult:
@@ -58,12 +58,17 @@ def run_demo(
     seed: int = 0,
     workers: int = 2,
     llm: bool = False,
-    log: Log = print,
+    progress: Progress = NO_PROGRESS,
+    prompts: Path | None = None,
+    models: Path | None = None,
+    suites: Path | None = None,
 ) -> DemoResult:
     """Run the demo pipeline end to end and return the scores of the local endpoints.
 
     ``llm=False``: the ``demo`` suite against the oracle, random and always-NO servers.
     ``llm=True``: the short ``demo-llm`` suite against SmolLM2-135M-Instruct on llama.cpp.
+    ``prompts``, ``models`` and ``suites`` override the template folder, the model registry file and
+    the suite folder (default: their environment variables, else the files shipped in the package).
     """
     # Imported here: LiteLLM's import is slow, and only this step needs it.
     from graphniah.run.models import get_model
@@ -71,11 +76,14 @@ def run_demo(
     from graphniah.run.serve.baseline import BaselineServer
     from graphniah.run.serve.llamacpp import LlamaCppServer
 
-    snap = refresh(cutoff, root, demo=True, log=log).snapshot
-    suite = load_suite(LLM_SUITE if llm else DEMO_SUITE)
-    log(f"building suite {suite.name}: {suite.description}")
-    built = build_suite(suite, snap, seed, out_root=examples_root, per_value=per_value, workers=workers)
-    log(f"{built.n_examples} examples in {built.examples_path} ({built.reused} reused)")
+    suite = load_suite(LLM_SUITE if llm else DEMO_SUITE, suites)  # first: a bad --suites fails before the long refresh
+    if per_value is not None and per_value < 1:
+        raise GraphNIAHError(f"-n must be at least 1, got {per_value}")
+    snap = refresh(cutoff, root, demo=True, progress=progress).snapshot
+    progress.note(f"building suite {suite.name}: {suite.description}")
+    built = build_suite(suite, snap, seed, out_root=examples_root, per_value=per_value, workers=workers,
+                        prompts=prompts, progress=progress)
+    progress.note(f"{built.n_examples} examples in {built.examples_path} ({built.reused} reused)")
 
     # The suite as a folder to hand on: loadable with `datasets`, runnable with `graphniah run --dataset`
     # and `inspect eval graphniah/graphniah` (kept as it is when the examples did not change).
@@ -84,21 +92,22 @@ def run_demo(
     dataset = export_if_changed(built.examples_path, examples_root / f"{suite.name}-dataset", suite=suite.name,
                                 snapshots_root=root).out
     servers = {"local-smollm2": lambda: LlamaCppServer("smollm2")} if llm else {
-        f"local-{policy}": (lambda policy=policy: BaselineServer(policy, seed=seed)) for policy in BASELINES  # type: ignore[misc]
+        f"local-{policy}": (lambda policy=policy: BaselineServer(policy, seed=seed, prompts=prompts)) for policy in BASELINES  # type: ignore[misc]
     }
     scores: dict[str, RunScore] = {}
     for name, start in servers.items():
         with start() as server:
-            entry = get_model(name).with_overrides(api_base=server.url)
+            entry = get_model(name, models).with_overrides(api_base=server.url)
             summary = run_suite(
                 entry,
                 built.examples_path,
                 suite=suite.name,
                 runs_root=runs_root,
                 snapshots_root=root,
-                options=RunOptions(concurrency=1 if llm else 4, progress=False),
+                options=RunOptions(concurrency=1 if llm else 4),
+                progress=progress,
             )
-        log(f"{name}: sent {summary.sent}, ok {summary.ok}, failed {summary.failed} in {summary.elapsed_s:.1f}s")
+        progress.note(f"{name}: sent {summary.sent}, ok {summary.ok}, failed {summary.failed} in {summary.elapsed_s:.1f}s")
         scores[name] = journal_score(runs_root, suite.name, name, entry.settings_hash)
 
     none_option = any(ex.none_option for ex in iter_examples(built.examples_path))
@@ -116,10 +125,10 @@ def run_demo(
 
         # The viewer first, so that the report links its cells and example ids to it.
         viewer = build_viewer(built.examples_path, reports_root / f"{suite.name}-viewer", runs=runs_root / suite.name,
-                              snapshots=root)
+                              snapshots=root, prompts=prompts)
         data = load_runs(suite.name, runs_root=runs_root, examples_root=examples_root)
         files = write_report(build_report(data), reports_root / suite.name, viewer=viewer.out)
-        log(f"report: {files.out} ({len(files.tables)} tables, {len(files.figures)} figures)")
+        progress.note(f"report: {files.out} ({len(files.tables)} tables, {len(files.figures)} figures)")
     return DemoResult(snap, built.examples_path, scores, baselines, files, viewer, dataset)
 
 
@@ -151,9 +160,9 @@ def accuracy_table(scores: Mapping[str, RunScore], baselines: Mapping[str, float
     return table
 
 
-def preview(example: Example, width: int = 400) -> str:
+def preview(example: Example, width: int = 400, prompts: PromptSet | None = None) -> str:
     """A few lines that show what an example is: question, answer, sizes, token counts."""
-    _, question, _ = split_messages(example.messages)
+    _, question, _ = split_messages(example.messages, prompts)
     question = " ".join(question.split())
     if len(question) > width:
         question = question[: width - 1] + "…"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,18 +22,16 @@ from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.store import build_path_pools, prune_snapshot
 from graphniah.ingest.build import snapshot_from_store
 from graphniah.io import read_json
+from graphniah.progress import NO_PROGRESS, Progress
+from graphniah.seeds import DEMO_RELEASE_SEED
 from graphniah.ingest.s2ag.limits import Limits
 from graphniah.ingest.s2ag.store import ReleaseStore
 from graphniah.ingest.snapshot import MANIFEST_FILE, Snapshot, snapshot_dir
 
 DEFAULT_DEPTHS = (4, 8, 16, 32)
 DEFAULT_POOL = 1000
-DEMO_PAPERS = 100_000
+DEMO_PAPERS = 300_000  # room for ~10 disjoint 250-paper components at depth 32 (docs/demo-release.md)
 DEMO_RELEASES = 3
-DEMO_SEED = 20260401
-
-Log = Callable[[str], None]
-
 
 @dataclass(frozen=True)
 class RefreshResult:
@@ -45,49 +43,49 @@ class RefreshResult:
     pruned: dict[int, int] = field(default_factory=dict)  # depth -> papers kept
 
 
-def _update_store_from_api(store: ReleaseStore, root: Path, api_key: str, api_base: str | None, log: Log) -> tuple[str, tuple[str, ...]]:
+def _update_store_from_api(store: ReleaseStore, root: Path, api_key: str, api_base: str | None, progress: Progress) -> tuple[str, tuple[str, ...]]:
     from graphniah.ingest.s2ag.api import DEFAULT_BASE, S2AGClient
 
-    with S2AGClient(api_key, api_base or DEFAULT_BASE) as client:
+    with S2AGClient(api_key, api_base or DEFAULT_BASE, progress=progress) as client:
         latest = client.latest_release()
         if store.release_id is None:
-            log(f"store is empty: downloading the whole release {latest}")
+            progress.note(f"store is empty: downloading the whole release {latest}")
             store.load_release(client.download_release(latest, root))
             return latest, ()
         if store.release_id == latest:
-            log(f"store already holds the latest release {latest}")
+            progress.note(f"store already holds the latest release {latest}")
             return latest, ()
-        log(f"applying diffs {store.release_id} → {latest}")
+        progress.note(f"applying diffs {store.release_id} → {latest}")
         steps = client.download_diffs(store.release_id, latest, root)
         for step in steps:
             store.apply_diff(step)
-            log(f"  applied {step.name}")
+            progress.note(f"  applied {step.name}")
         return latest, tuple(s.name for s in steps)
 
 
-def _demo_releases(root: Path, papers: int, seed: int, log: Log) -> tuple[DemoReleaseSet, bool]:
+def _demo_releases(root: Path, papers: int, seed: int, progress: Progress) -> tuple[DemoReleaseSet, bool]:
     """The demo release set under ``root`` (generated when missing or made with other settings)."""
     if (root / "releases").is_dir():
         rs = DemoReleaseSet.open(root)
         m = rs.manifest(rs.release_ids[-1])
         if m.get("papers") == papers and m.get("seed") == seed and len(rs.release_ids) == DEMO_RELEASES:
             return rs, False
-        log(f"the demo release in {root} was made with other settings: generating it again")
-    log(f"generating the synthetic demo release ({papers:,} papers, {DEMO_RELEASES} releases, seed {seed})")
+        progress.note(f"the demo release in {root} was made with other settings: generating it again")
+    progress.note(f"generating the synthetic demo release ({papers:,} papers, {DEMO_RELEASES} releases, seed {seed})")
     return write_demo_releases(root, papers=papers, seed=seed, releases=DEMO_RELEASES, replace=True), True
 
 
-def _update_store_from_demo(store: ReleaseStore, rs: DemoReleaseSet, fresh: bool, log: Log) -> tuple[str, tuple[str, ...]]:
+def _update_store_from_demo(store: ReleaseStore, rs: DemoReleaseSet, fresh: bool, progress: Progress) -> tuple[str, tuple[str, ...]]:
     ids = rs.release_ids
     if store.release_id is None or fresh or store.release_id not in ids:
-        log(f"loading demo release {ids[0]} into the store")
+        progress.note(f"loading demo release {ids[0]} into the store")
         store.load_release(rs.release_dir(ids[0]))
     pos = ids.index(store.release_id)
     applied = []
     for a, b in zip(ids[pos:], ids[pos + 1 :]):
         store.apply_diff(rs.diff_dir(a, b))
         applied.append(f"{a}_to_{b}")
-        log(f"applied demo diff {a} → {b}")
+        progress.note(f"applied demo diff {a} → {b}")
     return store.release_id, tuple(applied)
 
 
@@ -103,7 +101,7 @@ def refresh(
     seed: int = 0,
     demo_papers: int = DEMO_PAPERS,
     memory_limit: str | int | None = None,
-    log: Log = print,
+    progress: Progress = NO_PROGRESS,
 ) -> RefreshResult:
     """Bring the release store up to date, build the snapshot for ``cutoff``, prune, and pool paths.
 
@@ -116,28 +114,28 @@ def refresh(
     use_demo = (api_key is None) if demo is None else demo
     if use_demo:
         why = "S2_API_KEY is not set" if api_key_from_env() is None else "demo requested"
-        log(f"{why}: using the embedded synthetic demo release (labelled synthetic in every manifest)")
+        progress.note(f"{why}: using the embedded synthetic demo release (labelled synthetic in every manifest)")
         base = root / "demo"
         store = ReleaseStore.open(base / "store.duckdb", limits)
-        rs, fresh = _demo_releases(base / "s2ag", demo_papers, DEMO_SEED, log)
-        release, applied = _update_store_from_demo(store, rs, fresh, log)
+        rs, fresh = _demo_releases(base / "s2ag", demo_papers, DEMO_RELEASE_SEED, progress)
+        release, applied = _update_store_from_demo(store, rs, fresh, progress)
         snap_name = f"demo-{release}"
     else:
         assert api_key is not None
         base = root / "s2ag"
         store = ReleaseStore.open(base / "store.duckdb", limits)
-        release, applied = _update_store_from_api(store, base, api_key, api_base, log)
+        release, applied = _update_store_from_api(store, base, api_key, api_base, progress)
         snap_name = release
 
     out = snapshot_dir(root, snap_name, cutoff)
     if _snapshot_current(out, store):
-        log(f"snapshot {out} is up to date")
+        progress.note(f"snapshot {out} is up to date")
     else:
-        log(f"building snapshot {out}")
+        progress.note(f"building snapshot {out}")
         snapshot_from_store(store, cutoff, out, replace=True)
     snap = Snapshot.open(out)
 
-    pruned, pools = build_graph_artifacts(snap, depths, pool_size, seed, log)
+    pruned, pools = build_graph_artifacts(snap, depths, pool_size, seed, progress)
     return RefreshResult(snap, "demo" if use_demo else "s2ag", release, applied, pools, pruned)
 
 
@@ -152,11 +150,11 @@ def _snapshot_current(out: Path, store: ReleaseStore) -> bool:
     return m.get("release_id") == state.release_id and m.get("inputs") == state.all_inputs()
 
 
-def build_graph_artifacts(snap: Snapshot, depths: Sequence[int], pool_size: int, seed: int, log: Log) -> tuple[dict[int, int], dict[int, int]]:
+def build_graph_artifacts(snap: Snapshot, depths: Sequence[int], pool_size: int, seed: int, progress: Progress) -> tuple[dict[int, int], dict[int, int]]:
     """Pruned sets and path pools for ``depths`` (reused when already built for this snapshot and seed)."""
     graph = CitationGraph.load(snap)
-    pruned = prune_snapshot(snap, depths, graph=graph, log=log)
-    outcomes = build_path_pools(snap, depths, pool_size, seed, graph=graph, pruned=pruned, log=log)
+    pruned = prune_snapshot(snap, depths, graph=graph, progress=progress)
+    outcomes = build_path_pools(snap, depths, pool_size, seed, graph=graph, pruned=pruned, progress=progress)
     return {k: r.n_kept for k, r in pruned.items()}, {o.depth: o.pool.size for o in outcomes}
 
 

@@ -27,5 +27,5 @@ def demo_snapshot(tmp_path_factory: pytest.TempPathFactory):
     from graphniah.refresh import refresh
 
     root = tmp_path_factory.mktemp("snapshots")
-    result = refresh(dt.date(2026, 4, 1), root, demo=True, log=lambda _msg: None)
+    result = refresh(dt.date(2026, 4, 1), root, demo=True)
     return result.snapshot

@@ -11,7 +11,7 @@ from graphniah.sampling.examples.records import read_examples
 @pytest.mark.slow
 def test_demo_pipeline_scores_the_baselines(demo_snapshot, tmp_path) -> None:
     root = demo_snapshot.path.parent.parent  # the fixture's snapshots folder: refresh finds it up to date
-    result = run_demo(root, tmp_path / "examples", tmp_path / "runs", tmp_path / "reports", per_value=2, log=lambda _m: None)
+    result = run_demo(root, tmp_path / "examples", tmp_path / "runs", tmp_path / "reports", per_value=2)
     examples = read_examples(result.examples)
     assert len(examples) == 6 and {e.task for e in examples} == {"yesno", "mc", "count"}
     oracle = result.scores["local-oracle"]
@@ -25,7 +25,7 @@ def test_demo_pipeline_scores_the_baselines(demo_snapshot, tmp_path) -> None:
     before = result.examples.read_bytes()
     assert result.report is not None and result.report.html is not None and result.report.html.is_file()
     assert (result.report.out / "figures" / "accuracy.png").is_file()
-    again = run_demo(root, tmp_path / "examples", tmp_path / "runs", None, per_value=2, log=lambda _m: None)
+    again = run_demo(root, tmp_path / "examples", tmp_path / "runs", None, per_value=2)
     assert again.scores["local-oracle"].answered == 6
     assert again.examples.read_bytes() == before
     assert (tmp_path / "runs" / "demo" / "local-oracle.jsonl").read_text().count("\n") == 6

@@ -9,6 +9,7 @@ import pytest
 
 from graphniah.ingest.demo_release import write_demo_releases
 from graphniah.ingest.build import ingest_release
+from graphniah.progress import ProgressLog
 from graphniah.refresh import refresh
 from graphniah.ingest.s2ag.fake_api import FakeS2AG
 from graphniah.ingest.snapshot import Snapshot
@@ -25,8 +26,9 @@ def test_refresh_downloads_once_then_applies_only_diffs(tmp_path) -> None:
     only_first = tmp_path / "served-first"
     shutil.copytree(rs.release_dir(ids[0]), only_first / "releases" / ids[0])
     root = tmp_path / "snapshots"
-    logs: list[str] = []
-    kw = dict(api_key=KEY, depths=(4,), pool_size=20, log=logs.append)
+    reported = ProgressLog()
+    logs = reported.notes
+    kw = dict(api_key=KEY, depths=(4,), pool_size=20, progress=reported)
 
     with FakeS2AG(only_first, api_key=KEY) as srv:  # the API knows one release: download it whole
         first = refresh(CUTOFF, root, api_base=srv.base_url, **kw)
@@ -50,3 +52,8 @@ def test_refresh_downloads_once_then_applies_only_diffs(tmp_path) -> None:
 
     assert_secret_absent(root, KEY)  # no file holds the key, decoded (gzip, Parquet, DuckDB store) or not
     assert not any(KEY in line for line in logs)
+    # the steps the library reported: pruning and pools per refresh, one step per downloaded file
+    labels = [label for label, *_ in reported.steps]
+    assert labels.count("pruning") == 3 and labels.count("path pools") == 3
+    assert all(ended for *_, ended in reported.steps)
+    assert any(label.endswith(".gz") and advanced > 0 for label, _total, advanced, _ in reported.steps)

@@ -23,5 +23,5 @@ def main() -> None:
     except GraphNIAHError as e:
         console = Console(stderr=True)
         console.print("[bold red]error:[/] ", end="")
-        console.print(str(e), markup=False, highlight=False)
+        console.print(str(e), markup=False, highlight=False, soft_wrap=True)  # one line, however long
         sys.exit(2)

@@ -8,9 +8,12 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
 from graphniah.cli.app import app
+from graphniah.errors import GraphNIAHError
+from graphniah.cli.options import PromptsOpt, SuitesOpt
+from graphniah.cli.progress import RichProgress
+from graphniah.seeds import DEFAULT_SEED
 from graphniah.ingest.snapshot import Snapshot, newest_snapshot
 from graphniah.sampling.suites import build_suite, load_suite
 
@@ -19,20 +22,23 @@ from graphniah.sampling.suites import build_suite, load_suite
 def build_cmd(
     suite: Annotated[str, typer.Option(help="Suite name (a shipped suite, see graphniah/resources/pipelines/experiments/) or a suite file.")],
     n: Annotated[int | None, typer.Option("-n", help="Examples per value, the same for every value (default: the suite's per_value or counts).")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the suite.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the suite.")] = DEFAULT_SEED,
     snapshot: Annotated[Path | None, typer.Option(help="Snapshot folder (default: newest under --root).")] = None,
     root: Annotated[Path, typer.Option(help="Where snapshots live.")] = Path("snapshots"),
     out: Annotated[Path, typer.Option(help="Where suites' example files go.")] = Path("examples"),
     workers: Annotated[int, typer.Option(help="Worker processes (each loads the snapshot once).")] = 2,
+    prompts: PromptsOpt = None,
+    suites: SuitesOpt = None,
 ) -> None:
     """Build a suite's examples (resumable; the manifest lists every example's recipe)."""
+    if n is not None and n < 1:
+        raise GraphNIAHError(f"-n must be at least 1, got {n}")
     console = Console(stderr=True)
-    spec = load_suite(suite)
+    spec = load_suite(suite, suites)
     snap = Snapshot.open(snapshot) if snapshot else newest_snapshot(root)
     t0 = time.perf_counter()
-    with Progress(f"building {spec.name}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(), console=console) as bar:
-        tid = bar.add_task("build", total=None)
-        built = build_suite(spec, snap, seed, out_root=out, per_value=n, workers=workers, progress=lambda done, total: bar.update(tid, completed=done, total=total))
+    with RichProgress(console) as bar:
+        built = build_suite(spec, snap, seed, out_root=out, per_value=n, workers=workers, prompts=prompts, progress=bar)
     console.print(
         f"{built.n_examples} examples of suite {spec.name} (varies {spec.vary}) in {built.examples_path} "
         f"({built.reused} kept from an interrupted build) in {time.perf_counter() - t0:.0f}s; manifest {built.manifest_path}",

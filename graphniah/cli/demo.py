@@ -9,6 +9,9 @@ from rich.console import Console
 from rich.table import Table
 
 from graphniah.cli.app import app
+from graphniah.cli.options import ModelsOpt, PromptsOpt, SuitesOpt
+from graphniah.cli.progress import RichProgress
+from graphniah.seeds import DEFAULT_SEED
 from graphniah.ingest.demo_release import DATASETS
 from graphniah.ingest.demo_release.generate import generation_summary, timed_write
 
@@ -17,7 +20,7 @@ from graphniah.ingest.demo_release.generate import generation_summary, timed_wri
 def demo_release(
     out: Path = typer.Option(..., "--out", help="Folder to create (releases/ and diffs/ inside)."),
     papers: int = typer.Option(100_000, "--papers", help="Papers in the newest release."),
-    seed: int = typer.Option(0, "--seed", help="Random seed; the same seed gives byte-identical files."),
+    seed: int = typer.Option(DEFAULT_SEED, "--seed", help="Random seed; the same seed gives byte-identical files."),
     releases: int = typer.Option(2, "--releases", help="Number of consecutive weekly releases."),
     legacy_format: bool = typer.Option(False, "--legacy-format", help="Write the 2022 format (string ids, flat intents)."),
     first_release: str = typer.Option("2026-10-06", "--first-release", help="Id (date) of the oldest release."),
@@ -46,26 +49,31 @@ def demo_cmd(
     runs: Path = typer.Option(Path("runs"), "--runs", help="Root of the run journals."),
     reports: Path = typer.Option(Path("reports"), "--reports", help="Where the run's report is written."),
     n: int | None = typer.Option(None, "-n", help="Examples per value of the demo suite (default: the suite's)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the demo suite."),
+    seed: int = typer.Option(DEFAULT_SEED, "--seed", help="Seed of the demo suite."),
     llm: bool = typer.Option(False, "--llm", help="Run the short demo-llm suite on SmolLM2 (llama.cpp) instead of the baselines."),
+    prompts: PromptsOpt = None,
+    models: ModelsOpt = None,
+    suites: SuitesOpt = None,
 ) -> None:
     """The whole pipeline on the synthetic demo release: refresh, build, run local endpoints, score."""
     from graphniah.demo import accuracy_table, preview, run_demo
     from graphniah.sampling.examples.records import iter_examples
     from graphniah.ingest.snapshot import parse_cutoff
+    from graphniah.sampling.examples.prompts import load_prompts
 
     console = Console()
     console.width = max(console.width, 120)  # the accuracy table needs room for its intervals
-    result = run_demo(
-        root, examples, runs, reports, cutoff=parse_cutoff(cutoff), per_value=n, seed=seed, llm=llm,
-        log=lambda msg: console.print(msg, markup=False, highlight=False, soft_wrap=True),
-    )
+    with RichProgress(console) as bar:
+        result = run_demo(
+            root, examples, runs, reports, cutoff=parse_cutoff(cutoff), per_value=n, seed=seed, llm=llm,
+            prompts=prompts, models=models, suites=suites, progress=bar,
+        )
     shown: set[str] = set()
     console.print("\n[bold]One example of each task[/] (full prompt: graphniah show ID --examples FILE)")
     for ex in iter_examples(result.examples):
         if ex.task not in shown:
             shown.add(ex.task)
-            console.print(preview(ex), markup=False, highlight=False)
+            console.print(preview(ex, prompts=load_prompts(prompts)), markup=False, highlight=False)
     title = f"Accuracy on the {'demo-llm' if llm else 'demo'} suite (SYNTHETIC data), % with 95% Wilson intervals — {result.examples}"
     console.print(accuracy_table(result.scores, result.baselines, title))
     if result.dataset is not None:

@@ -7,15 +7,16 @@ import time
 from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
 from graphniah.cli.app import app
+from graphniah.cli.options import PromptsOpt
+from graphniah.cli.progress import RichProgress
 from graphniah.errors import GraphNIAHError
+from graphniah.seeds import DEFAULT_SEED, Stream, generator
 from graphniah.sampling.examples.distract import DISTRACTOR_KINDS, NONE
-from graphniah.sampling.examples.prompts import TASKS
+from graphniah.sampling.examples.prompts import TASKS, load_prompts
 from graphniah.sampling.examples.records import iter_examples, write_examples
 from graphniah.sampling.examples.sample import (
     DEFAULT_ALPHA,
@@ -44,7 +45,7 @@ def sample_cmd(
     depth: Annotated[int, typer.Option(help="Question depth k (paths of 3k-2 papers).")],
     out: Annotated[Path | None, typer.Option(help="JSON-lines file to write (default: examples/<task>-depth<k>-<distractor>-<L>-seed<s>.jsonl).")] = None,
     n: Annotated[int, typer.Option("-n", help="Number of examples.")] = 1,
-    seed: Annotated[int, typer.Option(help="Seed of the batch.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the batch.")] = DEFAULT_SEED,
     snapshot: Annotated[Path | None, typer.Option(help="Snapshot folder (default: newest under --root).")] = None,
     root: Annotated[Path, typer.Option(help="Where snapshots live.")] = Path("snapshots"),
     component_size: Annotated[int | None, typer.Option(help="Papers per component (default: uniform in [100, 250]).")] = None,
@@ -56,6 +57,7 @@ def sample_cmd(
         int | None,
         typer.Option(help=f"L: the whole prompt has at most L tokens under o200k_base, Qwen3.5 and Gemma (at most {MAX_CONTEXT_LENGTH:,}); required with a distractor."),
     ] = None,
+    prompts: PromptsOpt = None,
 ) -> None:
     """Sample, check, pack and render examples (each verified from its text alone before it is written)."""
     if task not in TASKS:
@@ -66,10 +68,10 @@ def sample_cmd(
     console = Console(stderr=True)
     snap = Snapshot.open(snapshot) if snapshot else newest_snapshot(root)
     t0 = time.perf_counter()
-    ctx = SamplingContext(snap)
+    ctx = SamplingContext(snap, prompts=load_prompts(prompts))
     console.print(f"loaded {snap.path} ({ctx.graph.n:,} papers) in {time.perf_counter() - t0:.1f}s", highlight=False)
     specs = batch_specs(
-        task, depth, n, np.random.default_rng(np.random.SeedSequence([seed, 0x5EC])),  # type: ignore[arg-type]
+        task, depth, n, generator(Stream.BATCH, seed),  # type: ignore[arg-type]
         component_size=component_size, label=label.upper() if label else None, none_option=none_option, alpha=alpha,
         distractor=distractor, context_length=context_length,
     )
@@ -77,9 +79,8 @@ def sample_cmd(
 
     stats = SampleStats()
     t0 = time.perf_counter()
-    with Progress("sampling", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(), console=console) as bar:
-        tid = bar.add_task("sample", total=n)
-        written = write_examples(out, sample_examples(ctx, specs, seed, stats=stats, progress=lambda i: bar.update(tid, completed=i)))
+    with RichProgress(console) as bar:
+        written = write_examples(out, sample_examples(ctx, specs, seed, stats=stats, progress=bar))
     secs = time.perf_counter() - t0
     rejects = ", ".join(f"{k} {v}" for k, v in sorted(stats.rejects.items())) or "none"
     console.print(f"wrote {written} {task} examples to {out} in {secs:.1f}s ({secs / written:.2f}s each); redraw reasons: {rejects}", highlight=False)
@@ -90,16 +91,17 @@ def sample_cmd(
 
 
 @app.command("verify")
-def verify_cmd(files: Annotated[list[Path], typer.Argument(help="JSON-lines example files or dataset folders (graphniah export).")]) -> None:
+def verify_cmd(files: Annotated[list[Path], typer.Argument(help="JSON-lines example files or dataset folders (graphniah export).")], prompts: PromptsOpt = None) -> None:
     """Recompute every answer from the rendered text alone; exit 1 if any disagrees."""
     console = Console()
+    prompt_set = load_prompts(prompts)
     bad = total = 0
     from graphniah.dataset import examples_in  # a dataset folder: its manifest's hashes are checked first
 
     for f in files:
         for ex in examples_in(f):
             total += 1
-            r = verify(ex)
+            r = verify(ex, prompt_set)
             if not r.ok:
                 bad += 1
                 console.print(f"{f}: {ex.id}: {r.reason}", markup=False, highlight=False)
@@ -113,6 +115,7 @@ def show_cmd(
     example_id: Annotated[str, typer.Argument(help="Example id.")],
     examples: Annotated[list[Path], typer.Option(help="Example files or dataset folders to look the id up in.")],
     root: Annotated[Path, typer.Option(help="Where snapshots live.")] = Path("snapshots"),
+    prompts: PromptsOpt = None,
 ) -> None:
     """Regenerate an example from its recipe, check it byte for byte, and print its prompt."""
     from graphniah.dataset import examples_in
@@ -120,7 +123,7 @@ def show_cmd(
     found = next((ex for f in examples for ex in examples_in(f) if ex.id == example_id), None)
     if found is None:
         raise GraphNIAHError(f"no example {example_id} in {', '.join(map(str, examples))}")
-    ctx = SamplingContext(find_snapshot_by_hash(root, found.recipe.snapshot_hash))
+    ctx = SamplingContext(find_snapshot_by_hash(root, found.recipe.snapshot_hash), prompts=load_prompts(prompts))
     again = regenerate(ctx, found)
     if again.messages != found.messages or again.answer != found.answer:
         raise GraphNIAHError(f"example {example_id}: regenerating from the recipe gives a different prompt")

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from graphniah.cli.app import app
+from graphniah.cli.progress import RichProgress
 from graphniah.errors import GraphNIAHError
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.paths import DEFAULT_CAP, DEFAULT_STEP_BUDGET, explain_short
@@ -66,7 +67,8 @@ def prune_cmd(
     console = Console()
     snap = _snapshot(snapshot, root)
     g = _load(snap, console)
-    results = prune_snapshot(snap, depths, graph=g, log=lambda m: console.print(m, markup=False, highlight=False))
+    with RichProgress(console) as bar:
+        results = prune_snapshot(snap, depths, graph=g, progress=bar)
     table = Table("depth", "path papers", "papers in", "kept", "removed: small components", "removed: bound")
     for d, r in results.items():
         table.add_row(str(d), str(r.length), f"{r.papers_allowed:,}", f"{r.n_kept:,}", f"{r.removed_small_components:,}", f"{r.removed_by_bound:,}")
@@ -92,10 +94,10 @@ def paths_cmd(
         raise GraphNIAHError(f"--pool must be >= 1, got {pool}")
     console = Console()
     snap = _snapshot(snapshot, root)
-    outcomes = build_path_pools(
-        snap, depths, pool, seed, allow_short=allow_short, cap=cap, step_budget=steps, reuse=not rebuild,
-        log=lambda m: console.print(m, markup=False, highlight=False),
-    )
+    with RichProgress(console) as bar:
+        outcomes = build_path_pools(
+            snap, depths, pool, seed, allow_short=allow_short, cap=cap, step_budget=steps, reuse=not rebuild, progress=bar,
+        )
     table = Table("depth", "papers/path", "pruned", "paths", "searches", "steps", "rejects", "s")
     for o in outcomes:
         st = o.pool.stats

@@ -10,6 +10,8 @@ from rich.console import Console
 from rich.table import Table
 
 from graphniah.cli.app import app
+from graphniah.cli.progress import RichProgress
+from graphniah.seeds import DEFAULT_SEED
 from graphniah.refresh import DEFAULT_DEPTHS, DEFAULT_POOL, DEMO_PAPERS, api_key_from_env, refresh
 from graphniah.ingest.snapshot import parse_cutoff
 
@@ -22,25 +24,26 @@ def refresh_cmd(
     api_base: Annotated[str | None, typer.Option(help="S2AG Datasets API base URL.")] = None,
     depth: Annotated[list[int] | None, typer.Option(help="Question depths to build path pools for.")] = None,
     pool: Annotated[int, typer.Option(help="Paths per depth.")] = DEFAULT_POOL,
-    seed: Annotated[int, typer.Option(help="Seed of the path pools.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the path pools.")] = DEFAULT_SEED,
     demo_papers: Annotated[int, typer.Option(help="Papers in the demo release.")] = DEMO_PAPERS,
     memory_limit: Annotated[str | None, typer.Option("--memory-limit", help="Memory budget of the store and snapshot steps, e.g. 4GB (DuckDB spills beyond it). Default: half of the RAM.")] = None,
 ) -> None:
     """Update the release store (S2AG diffs, or the demo release), build the snapshot, prune, pool paths."""
     console = Console()
-    result = refresh(
-        parse_cutoff(cutoff),
-        root,
-        demo=True if demo else None,
-        api_key=None if demo else api_key_from_env(),
-        api_base=api_base,
-        depths=tuple(depth or DEFAULT_DEPTHS),
-        pool_size=pool,
-        seed=seed,
-        demo_papers=demo_papers,
-        memory_limit=memory_limit,
-        log=lambda msg: console.print(msg, markup=False, highlight=False, soft_wrap=True),
-    )
+    with RichProgress(console) as bar:
+        result = refresh(
+            parse_cutoff(cutoff),
+            root,
+            demo=True if demo else None,
+            api_key=None if demo else api_key_from_env(),
+            api_base=api_base,
+            depths=tuple(depth or DEFAULT_DEPTHS),
+            pool_size=pool,
+            seed=seed,
+            demo_papers=demo_papers,
+            memory_limit=memory_limit,
+            progress=bar,
+        )
     m = result.snapshot.manifest
     console.print(f"\n[bold]snapshot[/] {result.snapshot.path}  ({'SYNTHETIC demo release' if m.get('synthetic') else 'S2AG'} {result.release_id})")
     table = Table("what", "count")

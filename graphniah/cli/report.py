@@ -10,9 +10,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
 from graphniah.cli.app import app
+from graphniah.cli.progress import RichProgress
+from graphniah.seeds import DEFAULT_SEED
 from graphniah.errors import GraphNIAHError
 
 
@@ -85,7 +86,7 @@ def select_alpha_cmd(
     min_size: Annotated[int, typer.Option(help="Smallest component size.")] = 100,
     max_size: Annotated[int, typer.Option(help="Largest component size.")] = 250,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap replicates.")] = 500,
-    seed: Annotated[int, typer.Option(help="Seed of the specs, the growth and the bootstrap.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the specs, the growth and the bootstrap.")] = DEFAULT_SEED,
     workers: Annotated[int, typer.Option(help="Processes growing examples.")] = 2,
 ) -> None:
     """Choose the concentration parameter α by in-degree KL divergence to the snapshot (appendix B)."""
@@ -100,9 +101,8 @@ def select_alpha_cmd(
     snap = Snapshot.open(snapshot) if snapshot else newest_snapshot(root)
     console = Console(stderr=True)
     reference = snapshot_in_degree_histogram(snap)
-    with Progress("growing", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(), console=console) as bar:
-        tid = bar.add_task("grow", total=len(config.alphas) * len(config.tasks) * config.examples_per_task)
-        generated = generate_in_degrees(snap, config, progress=lambda done, _total: bar.update(tid, completed=done))
+    with RichProgress(console) as bar:
+        generated = generate_in_degrees(snap, config, progress=bar)
     sel = select_alpha(generated, reference, config)
     sel.source.update({"snapshot": str(snap.path), "snapshot_hash": snap.content_hash})
     write_alpha_report(sel, out)

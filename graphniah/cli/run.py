@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Annotated
@@ -12,12 +13,16 @@ from rich.console import Console
 from rich.table import Table
 
 from graphniah.cli.app import app
+from graphniah.cli.options import ModelsOpt, PromptsOpt
+from graphniah.cli.progress import RichProgress
+from graphniah.progress import NO_PROGRESS
+from graphniah.seeds import DEFAULT_SEED
 from graphniah.errors import GraphNIAHError
+from graphniah.formats import EFFORTS
 
 models_app = typer.Typer(help="The model registry and local model files.", no_args_is_help=True)
 app.add_typer(models_app, name="models")
 
-_EFFORTS = ("none", "minimal", "low", "medium", "high")
 
 
 def _usd(x: float | None) -> str:
@@ -65,8 +70,8 @@ def run_cmd(
     runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = Path("runs"),
     examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = Path("examples"),
     snapshots: Annotated[Path, typer.Option(help="Where snapshots live (for the knowledge-cutoff check).")] = Path("snapshots"),
-    registry: Annotated[Path | None, typer.Option(help="Model registry file (default: the registry shipped in the package).")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the backoff jitter.")] = 0,
+    models: ModelsOpt = None,
+    seed: Annotated[int, typer.Option(help="Seed of the backoff jitter.")] = DEFAULT_SEED,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
     """Run a model on a suite through LiteLLM, journaling every finished call (re-runs send only what is missing)."""
@@ -75,15 +80,16 @@ def run_cmd(
 
     if (suite is not None) + (examples is not None) + (dataset is not None) != 1:
         raise GraphNIAHError("give exactly one of --suite NAME, --examples FILE or --dataset DIR")
-    if reasoning_effort is not None and reasoning_effort not in _EFFORTS:
-        raise GraphNIAHError(f"--reasoning-effort must be one of {', '.join(_EFFORTS)}")
-    entry = load_registry(registry)[model].with_overrides(api_base=api_base, reasoning_effort=reasoning_effort,  # type: ignore[arg-type]
+    if reasoning_effort is not None and reasoning_effort not in EFFORTS:
+        raise GraphNIAHError(f"--reasoning-effort must be one of {', '.join(EFFORTS)}")
+    entry = load_registry(models)[model].with_overrides(api_base=api_base, reasoning_effort=reasoning_effort,  # type: ignore[arg-type]
                                                            timeout_s=timeout)
     src = None if dataset is not None else examples if examples is not None else suite_file(suite, examples_root)  # type: ignore[arg-type]
     options = RunOptions(concurrency=concurrency, budget_usd=budget_usd, retry_failed=retry_failed,
                          retry=RetryPolicy(max_attempts=max_attempts), assume_output_tokens=assume_output_tokens,
-                         seed=seed, progress=progress)
+                         seed=seed)
     console = Console(stderr=True)
+    bar = RichProgress(console) if progress and not dry_run else None
     try:
         if dataset is not None:
             from graphniah.dataset import run_dataset
@@ -91,8 +97,9 @@ def run_cmd(
             result = run_dataset(entry, dataset, runs_root=runs, options=options, dry_run=dry_run,
                                  on_plan=lambda p: _print_plan(console, p))
         else:
-            result = run_suite(entry, src, suite=suite, runs_root=runs, snapshots_root=snapshots, options=options,  # type: ignore[arg-type]
-                               dry_run=dry_run, on_plan=lambda p: _print_plan(console, p))
+            with bar or contextlib.nullcontext():
+                result = run_suite(entry, src, suite=suite, runs_root=runs, snapshots_root=snapshots, options=options,  # type: ignore[arg-type]
+                                   dry_run=dry_run, on_plan=lambda p: _print_plan(console, p), progress=bar or NO_PROGRESS)
     except KeyboardInterrupt:
         console.print("interrupted: every finished call is in the journal; run the same command again to resume")
         raise typer.Exit(130) from None
@@ -141,10 +148,10 @@ def score_cmd(
             console.print(f"YES/NO answered NO: {100 * sc.no_share.estimate:.2f}% of {sc.no_share.n}", highlight=False)
 
 
-def _registry_port(name: str) -> int:
+def _registry_port(name: str, models: Path | None = None) -> int:
     from graphniah.run.models import load_registry
 
-    base = load_registry()[name].api_base
+    base = load_registry(models)[name].api_base
     port = urlparse(base).port if base else None
     if port is None:
         raise GraphNIAHError(f"registry entry {name} has no port in its api_base; pass --port")
@@ -156,10 +163,12 @@ def serve_cmd(
     policy: Annotated[str | None, typer.Option(help="Baseline: oracle | random | always-no.")] = None,
     local_model: Annotated[str | None, typer.Option(help="A real local model instead: smollm2.")] = None,
     port: Annotated[int | None, typer.Option(help="Port on 127.0.0.1 (default: the registry entry's; 0 picks a free one).")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the random policy.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the random policy.")] = DEFAULT_SEED,
     threads: Annotated[int, typer.Option(help="llama.cpp threads (local models).")] = 1,
     data: Annotated[Path | None, typer.Option(help="Data folder holding models/ (default: $GRAPHNIAH_DATA or <repo>/data).")] = None,
     fetch_only: Annotated[bool, typer.Option("--fetch-only", help="Local model: fetch and verify the file, do not serve.")] = False,
+    models: ModelsOpt = None,
+    prompts: PromptsOpt = None,
 ) -> None:
     """Serve a keyless endpoint on 127.0.0.1 speaking the OpenAI chat-completions API (Ctrl-C stops it)."""
     if (policy is None) == (local_model is None):
@@ -169,7 +178,8 @@ def serve_cmd(
 
         if policy not in POLICIES:
             raise GraphNIAHError(f"--policy must be one of {', '.join(POLICIES)}")
-        server = BaselineServer(policy, port=_registry_port(f"local-{policy}") if port is None else port, seed=seed)  # type: ignore[arg-type]
+        server = BaselineServer(policy, port=_registry_port(f"local-{policy}", models) if port is None else port, seed=seed,
+                                prompts=prompts)  # type: ignore[arg-type]
         print(f"listening on {server.url}", flush=True)
         try:
             server.serve_forever()
@@ -182,16 +192,16 @@ def serve_cmd(
         path = fetch_local_model(local_model, data)  # type: ignore[arg-type]
         print(f"{local_model}: {path}", flush=True)
         return
-    serve_local_model_forever(local_model, _registry_port(f"local-{local_model}") if port is None else port,  # type: ignore[arg-type]
+    serve_local_model_forever(local_model, _registry_port(f"local-{local_model}", models) if port is None else port,  # type: ignore[arg-type]
                               threads, data)
 
 
 @models_app.command("list")
-def models_list(registry: Annotated[Path | None, typer.Option(help="Registry file.")] = None) -> None:
+def models_list(models: ModelsOpt = None) -> None:
     """The registry's models with their cutoffs, limits and prices."""
     from graphniah.run.models import load_registry
 
-    reg = load_registry(registry)
+    reg = load_registry(models)
     t = Table(title=f"models in {reg.path}")
     for col in ("name", "litellm model", "cutoff", "context", "tier", "price in/out per 1M (standard)", "settings"):
         t.add_column(col)

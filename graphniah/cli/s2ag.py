@@ -14,17 +14,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
 
 from graphniah.cli.app import app
+from graphniah.cli.progress import RichProgress
 from graphniah.errors import GraphNIAHError
 from graphniah.ingest.s2ag.api import DEFAULT_BASE, DEFAULT_DATASETS, S2AGClient
 
@@ -48,55 +40,6 @@ Datasets = Annotated[
 ]
 
 
-class _RichProgress:
-    """Renders ``DownloadProgress`` events as one rich progress bar per file."""
-
-    def __init__(self, console: Console) -> None:
-        self._console = console
-        self._bars = Progress(
-            TextColumn("{task.description}", markup=False),
-            BarColumn(),
-            DownloadColumn(),
-            TransferSpeedColumn(),
-            TimeRemainingColumn(),
-            console=console,
-            transient=False,
-        )
-        self._tasks: dict[str, TaskID] = {}
-        self.files = 0
-        self.bytes = 0
-
-    def __enter__(self) -> _RichProgress:
-        self._bars.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._bars.stop()
-
-    def start(self, label: str, total: int, done: int) -> None:
-        if label in self._tasks:
-            self._bars.update(self._tasks[label], total=total, completed=done)
-        else:
-            self._tasks[label] = self._bars.add_task(label, total=total, completed=done)
-
-    def advance(self, label: str, n: int) -> None:
-        self.bytes += n
-        if label in self._tasks:
-            self._bars.advance(self._tasks[label], n)
-
-    def finish(self, label: str) -> None:
-        self.files += 1
-        if label in self._tasks:
-            # A finished bar has nothing more to say; dropping it keeps thousands of shards readable.
-            self._bars.remove_task(self._tasks.pop(label))
-
-    def note(self, text: str) -> None:
-        self._bars.console.print(text, markup=False, highlight=False, style="yellow")
-
-    def say(self, text: str) -> None:
-        self._console.print(text, markup=False, highlight=False)
-
-
 def _key(required: bool) -> str | None:
     key = os.environ.get(KEY_ENV) or None
     if key is None and required:
@@ -112,10 +55,10 @@ def _datasets(values: list[str] | None) -> tuple[str, ...]:
 
 
 @contextlib.contextmanager
-def _downloading(api_base: str) -> Iterator[tuple[S2AGClient, _RichProgress]]:
+def _downloading(api_base: str) -> Iterator[tuple[S2AGClient, RichProgress]]:
     """A keyed client whose downloads draw rich progress bars on stderr."""
     key = _key(required=True)
-    with _RichProgress(Console(stderr=True)) as progress, S2AGClient(key, api_base, progress=progress) as client:
+    with RichProgress(Console(stderr=True), units="bytes") as progress, S2AGClient(key, api_base, progress=progress) as client:
         yield client, progress
 
 
@@ -138,7 +81,7 @@ def download(
     """Download a release to ROOT/releases/<id>/ (resumes and skips what is already complete)."""
     with _downloading(api_base) as (client, progress):
         folder = client.download_release(release, root, _datasets(dataset))
-    progress.say(f"release complete: {folder}  ({progress.files} files checked, {progress.bytes:,} bytes fetched)")
+    progress.note(f"release complete: {folder}  ({progress.steps} files checked, {progress.units:,} bytes fetched)")
 
 
 @s2ag_app.command("diffs")
@@ -154,4 +97,4 @@ def diffs(
         folders = client.download_diffs(since, to, root, _datasets(dataset))
     for folder in folders:
         typer.echo(str(folder))
-    progress.say(f"{len(folders)} diff steps complete ({progress.bytes:,} bytes fetched)")
+    progress.note(f"{len(folders)} diff steps complete ({progress.units:,} bytes fetched)")

@@ -26,6 +26,10 @@ def view_cmd(
 
     if (examples is None) == (dataset is None):
         raise GraphNIAHError("give exactly one of --examples FILE or --dataset DIR")
+    if examples is not None and not examples.is_file():
+        raise GraphNIAHError(f"--examples {examples}: no such file")
+    if dataset is not None and not dataset.is_dir():
+        raise GraphNIAHError(f"--dataset {dataset}: no such folder")
     t0 = time.perf_counter()
     files = build_viewer(examples, out, dataset=dataset, runs=runs, snapshots=root)
     console = Console(stderr=True)

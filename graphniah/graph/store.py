@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +26,8 @@ import pyarrow.parquet as pq
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
+from graphniah.progress import NO_PROGRESS, Progress, step
+from graphniah.seeds import Stream, generator
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.paths import (
     DEFAULT_CAP,
@@ -41,7 +43,6 @@ from graphniah.graph.prune import PruneResult, path_length, prune
 from graphniah.io import atomic_path, read_json, sha256_file, write_json
 from graphniah.ingest.snapshot import Snapshot
 
-Log = Callable[[str], None]
 
 # What a pooled path is; a pool written under another definition is rebuilt, never reused.
 PATH_KIND = "induced"
@@ -158,8 +159,8 @@ def load_pool(snapshot: Snapshot, depth: int) -> PathPool:
 
 
 def rng_for(seed: int, depth: int) -> np.random.Generator:
-    """The generator a pool of ``depth`` is sampled with."""
-    return np.random.default_rng(np.random.SeedSequence([seed, depth]))
+    """The generator a pool of ``depth`` is sampled with (the ``pool`` stream of :mod:`graphniah.seeds`)."""
+    return generator(Stream.POOL, seed, depth)
 
 
 # ---- drivers (CLI, refresh) ---------------------------------------------------------------------
@@ -177,26 +178,30 @@ def _allowed_from_file(snapshot: Snapshot, g: CitationGraph, depth: int) -> np.n
 
 
 def prune_snapshot(
-    snapshot: Snapshot, depths: Sequence[int], *, graph: CitationGraph | None = None, reuse: bool = True, log: Log | None = None
+    snapshot: Snapshot, depths: Sequence[int], *, graph: CitationGraph | None = None, reuse: bool = True, progress: Progress = NO_PROGRESS
 ) -> dict[int, PruneResult]:
     """Prune for each depth and write ``pruned/depth=K`` (kept as is when already valid and ``reuse``)."""
     g = graph if graph is not None else CitationGraph.load(snapshot)
-    out: dict[int, PruneResult] = {}
     for depth in depths:
         path_length(depth)
-        t0 = time.perf_counter()
-        allowed = _allowed_from_file(snapshot, g, depth) if reuse else None
-        result = prune(g, depth, allowed=allowed)
-        secs = time.perf_counter() - t0
-        if allowed is None or result.n_kept != int(allowed.sum()):
-            write_pruned(snapshot, g, result, seconds=secs)
-        out[depth] = result
-        if log:
-            log(
-                f"depth {depth}: kept {result.n_kept:,} of {result.papers_allowed:,} papers (removed "
-                f"{result.removed_small_components:,} in small components, {result.removed_by_bound:,} by the bound) in {secs:.1f}s"
-            )
-    return out
+    with step(progress, len(depths), "pruning"):
+        return {depth: _prune_one(snapshot, g, depth, reuse, progress) for depth in depths}
+
+
+def _prune_one(snapshot: Snapshot, g: CitationGraph, depth: int, reuse: bool, progress: Progress) -> PruneResult:
+    """One depth of :func:`prune_snapshot`."""
+    t0 = time.perf_counter()
+    allowed = _allowed_from_file(snapshot, g, depth) if reuse else None
+    result = prune(g, depth, allowed=allowed)
+    secs = time.perf_counter() - t0
+    if allowed is None or result.n_kept != int(allowed.sum()):
+        write_pruned(snapshot, g, result, seconds=secs)
+    progress.note(
+        f"depth {depth}: kept {result.n_kept:,} of {result.papers_allowed:,} papers (removed "
+        f"{result.removed_small_components:,} in small components, {result.removed_by_bound:,} by the bound) in {secs:.1f}s"
+    )
+    progress.advance()
+    return result
 
 
 @dataclass(frozen=True, eq=False)
@@ -235,7 +240,7 @@ def build_path_pools(
     max_attempts: int | None = None,
     reuse: bool = True,
     pruned: Mapping[int, PruneResult] | None = None,
-    log: Log | None = None,
+    progress: Progress = NO_PROGRESS,
 ) -> list[PoolOutcome]:
     """Sample and write the pool of every depth (reusing an identical complete pool when ``reuse``).
 
@@ -251,27 +256,28 @@ def build_path_pools(
     g = graph
     outcomes: list[PoolOutcome] = []
     short: list[str] = []
-    for depth in depths:
-        t0 = time.perf_counter()
-        old = _reusable_pool(snapshot, depth, pool_size, seed, params) if reuse else None
-        if old is not None:
-            outcomes.append(PoolOutcome(depth, old, None, pool_file(snapshot, depth), True, time.perf_counter() - t0))
-            if log:
-                log(f"depth {depth}: pool of {old.size} paths already built for this snapshot and seed")
-            continue
-        if g is None:
-            g = CitationGraph.load(snapshot)
-        kept = pruned[depth] if pruned is not None and depth in pruned else prune(g, depth, allowed=_allowed_from_file(snapshot, g, depth))
-        pool = sample_path_pool(g, depth, pool_size, rng_for(seed, depth), pruned=kept, cap=cap, step_budget=step_budget, max_attempts=attempts_for)
-        written = None
-        if pool.complete or allow_short:
-            written = write_pool(snapshot, pool, seed=seed, pruned=kept)
-        if not pool.complete:
-            short.append(explain_short(pool, kept))
-        secs = time.perf_counter() - t0
-        outcomes.append(PoolOutcome(depth, pool, kept, written, False, secs))
-        if log:
-            log(f"depth {depth}: {pool.size} of {pool_size} paths of {pool.length} papers from {kept.n_kept:,} pruned papers in {secs:.1f}s")
+    with step(progress, len(depths), "path pools"):
+        for depth in depths:
+            t0 = time.perf_counter()
+            old = _reusable_pool(snapshot, depth, pool_size, seed, params) if reuse else None
+            if old is not None:
+                outcomes.append(PoolOutcome(depth, old, None, pool_file(snapshot, depth), True, time.perf_counter() - t0))
+                progress.note(f"depth {depth}: pool of {old.size} paths already built for this snapshot and seed")
+                progress.advance()
+                continue
+            if g is None:
+                g = CitationGraph.load(snapshot)
+            kept = pruned[depth] if pruned is not None and depth in pruned else prune(g, depth, allowed=_allowed_from_file(snapshot, g, depth))
+            pool = sample_path_pool(g, depth, pool_size, rng_for(seed, depth), pruned=kept, cap=cap, step_budget=step_budget, max_attempts=attempts_for)
+            written = None
+            if pool.complete or allow_short:
+                written = write_pool(snapshot, pool, seed=seed, pruned=kept)
+            if not pool.complete:
+                short.append(explain_short(pool, kept))
+            secs = time.perf_counter() - t0
+            outcomes.append(PoolOutcome(depth, pool, kept, written, False, secs))
+            progress.note(f"depth {depth}: {pool.size} of {pool_size} paths of {pool.length} papers from {kept.n_kept:,} pruned papers in {secs:.1f}s")
+            progress.advance()
     if short and not allow_short:
         raise GraphNIAHError("; ".join(short) + f" (snapshot {snapshot.path}; pass --allow-short to keep short pools)")
     return outcomes

@@ -29,7 +29,7 @@ import json
 import multiprocessing as mp
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,8 @@ import pyarrow.parquet as pq
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
+from graphniah.progress import NO_PROGRESS, Progress, step
+from graphniah.seeds import Stream, derived_seed, generator
 from graphniah.sampling.examples.grow import GrowthStats, grow_components
 from graphniah.sampling.examples.prompts import TASKS
 from graphniah.sampling.examples.sample import (
@@ -135,12 +137,12 @@ def snapshot_in_degree_histogram(snapshot: Snapshot) -> np.ndarray:
 
 def task_seed(seed: int, task: str) -> int:
     """The batch seed of a task: ``build_example(ctx, spec, task_seed(seed, task), i)`` grows the same forest."""
-    return int(np.random.SeedSequence([seed, TASKS.index(task)]).generate_state(1)[0])
+    return derived_seed(Stream.ALPHA_TASK, seed, TASKS.index(task))
 
 
 def example_spec(config: AlphaConfig, task: str, index: int, alpha: float) -> ExampleSpec:
     """Example ``index`` of a task: depth uniform over ``config.depths``, size uniform over the allowed range."""
-    rng = np.random.default_rng(np.random.SeedSequence([config.seed, TASKS.index(task), index, 0x5EC]))
+    rng = generator(Stream.ALPHA_SPEC, config.seed, TASKS.index(task), index)
     depth = int(config.depths[int(rng.integers(len(config.depths)))])
     size = int(rng.integers(max(config.min_size, 3 * depth - 2), config.max_size + 1))
     return ExampleSpec(task, depth, size, _LABEL[task], alpha=alpha)  # type: ignore[arg-type]
@@ -203,32 +205,14 @@ def _stack(hists: Sequence[np.ndarray]) -> np.ndarray:
     return out
 
 
-def generate_in_degrees(
-    snapshot: Snapshot,
-    config: AlphaConfig,
-    *,
-    ctx: SamplingContext | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> GeneratedDegrees:
-    """Grow ``examples_per_task`` forests per task and α and count their in-degrees.
-
-    With ``workers > 1`` the work is split into chunks run by that many processes (each loads
-    the snapshot once); with 1 it runs here, reusing ``ctx`` when given. ``progress(done, total)``
-    is called as examples finish.
-    """
-    units = [(task, alpha, s, min(s + config.chunk, config.examples_per_task))
-             for alpha in config.alphas for task in config.tasks for s in range(0, config.examples_per_task, config.chunk)]
-    total = len(config.alphas) * len(config.tasks) * config.examples_per_task
-    results: dict[tuple[str, float, int], list[np.ndarray]] = {}
-    done = 0
-    t0 = time.perf_counter()
+def _grow_units(snapshot: Snapshot, config: AlphaConfig, units: list[tuple[str, float, int, int]],
+                results: dict[tuple[str, float, int], list[np.ndarray]], ctx: SamplingContext | None, progress: Progress) -> None:
+    """Run every unit (task, α, first and end example) here or in ``config.workers`` processes."""
     if config.workers == 1:
         ctx = ctx if ctx is not None else SamplingContext(snapshot)
         for task, alpha, s, e in units:
             results[(task, alpha, s)] = _run_unit(config, task, alpha, s, e, ctx)
-            done += e - s
-            if progress:
-                progress(done, total)
+            progress.advance(e - s)
     else:
         pool = cf.ProcessPoolExecutor(max_workers=config.workers, mp_context=mp.get_context("spawn"),
                                       initializer=_init_worker, initargs=(str(snapshot.path),))
@@ -238,13 +222,33 @@ def generate_in_degrees(
                 for fut in cf.as_completed(futures):
                     task, alpha, s, e = futures[fut]
                     results[(task, alpha, s)] = fut.result()
-                    done += e - s
-                    if progress:
-                        progress(done, total)
+                    progress.advance(e - s)
             except BaseException:
                 for f in futures:
                     f.cancel()
                 raise
+
+
+def generate_in_degrees(
+    snapshot: Snapshot,
+    config: AlphaConfig,
+    *,
+    ctx: SamplingContext | None = None,
+    progress: Progress = NO_PROGRESS,
+) -> GeneratedDegrees:
+    """Grow ``examples_per_task`` forests per task and α and count their in-degrees.
+
+    With ``workers > 1`` the work is split into chunks run by that many processes (each loads
+    the snapshot once); with 1 it runs here, reusing ``ctx`` when given. ``progress`` counts the
+    examples grown.
+    """
+    units = [(task, alpha, s, min(s + config.chunk, config.examples_per_task))
+             for alpha in config.alphas for task in config.tasks for s in range(0, config.examples_per_task, config.chunk)]
+    total = len(config.alphas) * len(config.tasks) * config.examples_per_task
+    results: dict[tuple[str, float, int], list[np.ndarray]] = {}
+    t0 = time.perf_counter()
+    with step(progress, total, "growing"):
+        _grow_units(snapshot, config, units, results, ctx, progress)
     counts = tuple(
         tuple(_stack([h for s in range(0, config.examples_per_task, config.chunk) for h in results[(task, alpha, s)]])
               for task in config.tasks)
@@ -340,7 +344,7 @@ def select_alpha(generated: GeneratedDegrees, reference: np.ndarray, config: Alp
     ≥ 1 that occurs); a bootstrap replicate only ever draws degrees inside it, so the support and
     M are the same in every replicate. ``rng`` drives the bootstrap (default: from ``config.seed``).
     """
-    rng = rng if rng is not None else np.random.default_rng(np.random.SeedSequence([config.seed, 0xB007]))
+    rng = rng if rng is not None else generator(Stream.ALPHA_BOOTSTRAP, config.seed)
     pooled = generated.pooled()
     width = max(pooled.shape[2], reference.size)
     pooled = np.pad(pooled, ((0, 0), (0, 0), (0, width - pooled.shape[2])))

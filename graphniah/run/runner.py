@@ -57,6 +57,8 @@ from graphniah.run.journal import (
     record_run_settings,
 )
 from graphniah.scoring import score_response
+from graphniah.progress import NO_PROGRESS, Progress
+from graphniah.seeds import Stream, generator
 
 _LITELLM: Any = None
 
@@ -355,7 +357,6 @@ class RunOptions:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     assume_output_tokens: int = 4000
     seed: int = 0
-    progress: bool = True
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
@@ -413,43 +414,16 @@ def make_plan(entry: ModelEntry, refs: Sequence[ExampleRef], journal_file: Path,
     )
 
 
-class _Progress:
-    """done / failed / cost so far / ETA on stderr (rich), or nothing."""
-
-    def __init__(self, enabled: bool, total: int, model: str):
-        self._p = None
-        if enabled and total:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self._p = Progress(
-                TextColumn(f"[bold]{model}[/]"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("failed {task.fields[failed]}"), TextColumn("${task.fields[cost]:.4f}"),
-                TextColumn("ETA"), TimeRemainingColumn(),
-                console=Console(stderr=True), transient=False,
-            )
-            self._task = self._p.add_task("run", total=total, failed=0, cost=0.0)
-            self._p.start()
-
-    def update(self, done: int, failed: int, cost: float) -> None:
-        if self._p is not None:
-            self._p.update(self._task, completed=done + failed, failed=failed, cost=cost)
-
-    def stop(self) -> None:
-        if self._p is not None:
-            self._p.stop()
-
-
 class _Run:
     """The state of one run: workers, the journal writer, budget accounting."""
 
-    def __init__(self, plan: RunPlan, journal: Journal, options: RunOptions, redactor: Redactor):
+    def __init__(self, plan: RunPlan, journal: Journal, options: RunOptions, redactor: Redactor, progress: Progress):
         self.plan = plan
         self.entry = plan.entry
         self.journal = journal
         self.options = options
         self.redact = redactor
-        self.rng = np.random.default_rng(options.seed)
+        self.rng = generator(Stream.BACKOFF, options.seed)
         self.api_key = LOCAL_DUMMY_KEY if self.entry.is_local else None
         self.spent = plan.spent_before_usd
         self.run_spent = 0.0
@@ -457,7 +431,7 @@ class _Run:
         self.stopped_by: str | None = None
         self.sent = self.ok = self.failed = self.no_answer = 0
         self.queue: asyncio.Queue[RunRecord | None] = asyncio.Queue()
-        self.progress = _Progress(options.progress, len(plan.to_send), self.entry.name)
+        self.progress = progress
         self.per_example = plan.estimate.per_example or {}
         self.litellm = litellm_module() if plan.to_send else None
         if plan.to_send:
@@ -564,7 +538,7 @@ class _Run:
                         self.no_answer += r.extracted is None
                     else:
                         self.failed += 1
-                self.progress.update(self.ok, self.failed, self.run_spent)
+                self.progress.advance(len(records))
             if None in batch:
                 return
 
@@ -581,6 +555,7 @@ class _Run:
         it = iter(self.plan.to_send)
         n = min(self.options.concurrency, len(self.plan.to_send))
         writer = asyncio.create_task(self.writer())
+        self.progress.start(len(self.plan.to_send), f"{self.entry.name}: calls")
         try:
             await asyncio.gather(*(self.worker(it) for _ in range(n)))
             self.queue.put_nowait(None)
@@ -590,7 +565,7 @@ class _Run:
             self.flush_queued()
             raise
         finally:
-            self.progress.stop()
+            self.progress.done()
 
 
 def _record_settings(plan: RunPlan, examples_source: str) -> None:
@@ -600,7 +575,8 @@ def _record_settings(plan: RunPlan, examples_source: str) -> None:
         first_run=dt.datetime.now(dt.UTC).isoformat(timespec="seconds")))
 
 
-def execute(plan: RunPlan, journal: Journal, options: RunOptions, *, examples_source: str = "") -> RunSummary:
+def execute(plan: RunPlan, journal: Journal, options: RunOptions, *, examples_source: str = "",
+            progress: Progress = NO_PROGRESS) -> RunSummary:
     """Send ``plan.to_send`` and journal the results (``journal`` must be the open, locked journal)."""
     entry = plan.entry
     if not entry.is_local and entry.api_key_env and not os.environ.get(entry.api_key_env):
@@ -610,7 +586,7 @@ def execute(plan: RunPlan, journal: Journal, options: RunOptions, *, examples_so
     redactor = Redactor([os.environ.get(entry.api_key_env, "")] if entry.api_key_env else [])
     _record_settings(plan, examples_source)
     t0 = time.perf_counter()
-    state = _Run(plan, journal, options, redactor)
+    state = _Run(plan, journal, options, redactor, progress)
     if plan.to_send:
         asyncio.run(state.run())
     return RunSummary(plan=plan, sent=state.sent, ok=state.ok, failed=state.failed, no_answer=state.no_answer,
@@ -638,6 +614,7 @@ def run_suite(
     options: RunOptions | None = None,
     dry_run: bool = False,
     on_plan: Callable[[RunPlan], None] | None = None,
+    progress: Progress = NO_PROGRESS,
 ) -> RunPlan | RunSummary:
     """Run ``entry`` on the examples (a JSONL file, Example objects, or prepared ``ExampleRef``s); a dry run returns the plan only.
 
@@ -646,7 +623,8 @@ def run_suite(
     ``examples_source`` describes in-memory examples in ``<model>.settings.json``.
 
     The journal is ``<runs_root>/<suite>/<entry.name>.jsonl``; ``suite`` defaults to the file's stem.
-    ``on_plan`` is called with the plan before anything is sent (the CLI prints it).
+    ``on_plan`` is called with the plan before anything is sent (the CLI prints it); ``progress`` counts
+    the finished calls.
     """
     options = options or RunOptions()
     if isinstance(examples, str | os.PathLike):
@@ -674,4 +652,4 @@ def run_suite(
             on_plan(plan)
         if isinstance(examples, str | os.PathLike):
             source += f" sha256:{sha256_file(source)}"
-        return execute(plan, journal, options, examples_source=source)
+        return execute(plan, journal, options, examples_source=source, progress=progress)

@@ -35,19 +35,19 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
-from graphniah.sampling.examples.prompts import load_prompts
+from graphniah.progress import NO_PROGRESS, Progress, step
+from graphniah.seeds import Stream, generator, suite_key
+from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 from graphniah.sampling.examples.records import Example
 from graphniah.sampling.examples.sample import (
     DEFAULT_ALPHA,
@@ -61,7 +61,15 @@ from graphniah.io import atomic_write_text, canonical_json, sha256_bytes, write_
 from graphniah.ingest.snapshot import Snapshot
 from graphniah.resources import resource_dir
 
-SUITES_DIR = resource_dir("pipelines") / "experiments"
+SUITES_ENV = "GRAPHNIAH_SUITES"
+
+
+def default_suites_dir() -> Path:
+    """``$GRAPHNIAH_SUITES`` if set, else the suites shipped in the package (read at each call)."""
+    env = os.environ.get(SUITES_ENV)
+    return Path(env) if env else resource_dir("pipelines") / "experiments"
+
+
 Variable = Literal["depth", "component_size", "task", "distractor", "context_length", "reasoning_effort", "none_option"]
 EXAMPLE_VARIABLES = ("depth", "component_size", "task", "distractor", "context_length", "none_option")
 
@@ -160,13 +168,14 @@ class SuiteSpec(_Strict):
         return json.loads(self.model_dump_json())
 
 
-def load_suite(name_or_path: str | Path) -> SuiteSpec:
-    """A suite by name (``<suites dir>/<name>.yaml``) or by path."""
+def load_suite(name_or_path: str | Path, suites_dir: str | Path | None = None) -> SuiteSpec:
+    """A suite by name (``<suites_dir>/<name>.yaml``; default :func:`default_suites_dir`) or by path."""
+    folder = Path(suites_dir) if suites_dir is not None else default_suites_dir()
     path = Path(name_or_path)
     if not path.suffix:
-        path = SUITES_DIR / f"{name_or_path}.yaml"
+        path = folder / f"{name_or_path}.yaml"
     if not path.is_file():
-        known = ", ".join(sorted(p.stem for p in SUITES_DIR.glob("*.yaml")))
+        known = ", ".join(sorted(p.stem for p in folder.glob("*.yaml"))) or f"none ({folder} has no .yaml files)"
         raise GraphNIAHError(f"no suite {name_or_path!r} ({path} does not exist); known suites: {known}")
     try:
         return SuiteSpec.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
@@ -294,7 +303,9 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused
         raise GraphNIAHError(f"suite {suite.name} reuses examples of suite {suite.reuse.suite}: plan it with them (load_reused)")
     if per_value is not None and per_value < 1:
         raise GraphNIAHError(f"examples per value must be at least 1, got {per_value}")
-    name_key = int(sha256_bytes(suite.name.encode())[:8], 16)
+    if per_value is not None and per_value < 1:
+        raise GraphNIAHError(f"examples per value must be at least 1, got {per_value}")
+    name_key = suite_key(suite.name)
     d = suite.draw
     items: list[SuiteItem] = []
     index = 0
@@ -307,7 +318,7 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused
             items += [SuiteItem(value, r.spec, r.index, reused=r.id) for r in reused.examples]
             index += n
             continue
-        rng = np.random.default_rng(np.random.SeedSequence([seed, name_key, vi]))
+        rng = generator(Stream.SUITE, seed, name_key, vi)
         rows: list[dict[str, Any]] = []
         for _ in range(n):
             row = {
@@ -360,9 +371,9 @@ def _item_key(item: SuiteItem, seed: int, snapshot_hash: str, prompts_hash: str)
 _WORKER_CTX: SamplingContext | None = None
 
 
-def _init_worker(snapshot_dir: str) -> None:
+def _init_worker(snapshot_dir: str, prompts_dir: str) -> None:
     global _WORKER_CTX  # one loaded snapshot per worker process (it is large)
-    _WORKER_CTX = SamplingContext(Snapshot.open(snapshot_dir))
+    _WORKER_CTX = SamplingContext(Snapshot.open(snapshot_dir), prompts=load_prompts(prompts_dir))
 
 
 def _build_in_worker(spec: ExampleSpec, seed: int, index: int) -> str:
@@ -387,6 +398,37 @@ def _read_partial(path: Path) -> dict[str, str]:
     return done
 
 
+def _build_missing(todo: list[tuple[str, SuiteItem]], partial: Path, done: dict[str, str], snapshot: Snapshot, seed: int,
+                   workers: int, prompt_set: PromptSet, progress: Progress) -> None:
+    """Build the ``todo`` items, appending each finished one (fsynced) to ``partial`` and to ``done``."""
+    if not todo:
+        return
+    with open(partial, "a", encoding="utf-8") as log:
+
+        def record(key: str, line: str) -> None:
+            done[key] = line
+            log.write(json.dumps({"key": key, "example": line}) + "\n")
+            log.flush()
+            os.fsync(log.fileno())
+            progress.advance()
+
+        if workers <= 1:
+            ctx = SamplingContext(snapshot, prompts=prompt_set)
+            for key, it in todo:
+                record(key, build_example(ctx, it.spec, seed, it.index).model_dump_json())
+        else:
+            with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(str(snapshot.path), str(prompt_set.directory))) as pool:
+                pending: dict[Future[str], str] = {}
+                queue = list(todo)
+                while queue or pending:
+                    while queue and len(pending) < 2 * workers:
+                        key, it = queue.pop(0)
+                        pending[pool.submit(_build_in_worker, it.spec, seed, it.index)] = key
+                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        record(pending.pop(fut), fut.result())
+
+
 @dataclass(frozen=True)
 class BuiltSuite:
     examples_path: Path
@@ -407,50 +449,26 @@ def build_suite(
     out_root: Path = Path("examples"),
     per_value: int | None = None,
     workers: int = 2,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress = NO_PROGRESS,
+    prompts: str | Path | None = None,
 ) -> BuiltSuite:
-    """Build (or finish building) the suite's examples; see the module docstring for the files."""
+    """Build (or finish building) the suite's examples; see the module docstring for the files.
+
+    ``prompts`` is the template folder (default: :func:`~graphniah.sampling.examples.prompts.default_prompts_dir`).
+    """
     taken = load_reused(suite, out_root, snapshot.content_hash, seed, per_value) if suite.reuse is not None else None
     items = plan_suite(suite, seed, per_value, taken)
     examples_path, manifest_path, partial = suite_paths(out_root, suite.name)
     out_root.mkdir(parents=True, exist_ok=True)
     done = _read_partial(partial)
-    prompts_hash = load_prompts().hash
+    prompt_set = load_prompts(prompts)
+    prompts_hash = prompt_set.hash
     keys = [_item_key(it, seed, snapshot.content_hash, prompts_hash) for it in items]
     reused = sum(k in done for k in keys)
     todo = [(k, it) for k, it in zip(keys, items) if k not in done and it.reused is None]
-    if progress:
-        progress(len(items) - len(todo), len(items))
-    if todo:
-        with open(partial, "a", encoding="utf-8") as log:
-
-            n_done = reused
-
-            def record(key: str, line: str) -> None:
-                nonlocal n_done
-                done[key] = line
-                n_done += 1
-                log.write(json.dumps({"key": key, "example": line}) + "\n")
-                log.flush()
-                os.fsync(log.fileno())
-                if progress:
-                    progress(n_done, len(items))
-
-            if workers <= 1:
-                ctx = SamplingContext(snapshot)
-                for key, it in todo:
-                    record(key, build_example(ctx, it.spec, seed, it.index).model_dump_json())
-            else:
-                with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(str(snapshot.path),)) as pool:
-                    pending: dict[Future[str], str] = {}
-                    queue = list(todo)
-                    while queue or pending:
-                        while queue and len(pending) < 2 * workers:
-                            key, it = queue.pop(0)
-                            pending[pool.submit(_build_in_worker, it.spec, seed, it.index)] = key
-                        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                        for fut in finished:
-                            record(pending.pop(fut), fut.result())
+    with step(progress, len(items), f"building {suite.name}"):
+        progress.advance(len(items) - len(todo))
+        _build_missing(todo, partial, done, snapshot, seed, workers, prompt_set, progress)
     copied = {r.id: r.line for r in taken.examples} if taken is not None else {}
     lines = [copied[it.reused] if it.reused is not None else done[k] for k, it in zip(keys, items)]
     examples = [Example.model_validate_json(line) for line in lines]

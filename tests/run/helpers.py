@@ -68,6 +68,5 @@ def local_entry(base: str = "local-oracle", **changes: Any) -> ModelEntry:
 
 def fast_options(**kw: Any) -> RunOptions:
     kw.setdefault("retry", FAST_RETRY)
-    kw.setdefault("progress", False)
     kw.setdefault("concurrency", 4)
     return RunOptions(**kw)

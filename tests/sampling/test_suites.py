@@ -12,11 +12,11 @@ from graphniah.io import sha256_file
 from graphniah.sampling.examples.records import read_examples
 from graphniah.sampling.examples.textcheck import verify
 from graphniah.sampling.suites import (
-    SUITES_DIR,
     ReusedExample,
     ReusedSuite,
     SuiteSpec,
     build_suite,
+    default_suites_dir,
     load_suite,
     plan_suite,
     suite_paths,
@@ -157,7 +157,7 @@ def test_bad_suite_files_are_clear(tmp_path) -> None:
     bad.write_text("name: bad\nvary: colour\nvalues: [1]\nper_value: 1\n")
     with pytest.raises(GraphNIAHError, match="not a valid suite file"):
         load_suite(bad)
-    assert (SUITES_DIR / "demo.yaml").is_file()
+    assert (default_suites_dir() / "demo.yaml").is_file()
 
 
 @pytest.mark.slow

@@ -31,6 +31,7 @@ from graphniah import __version__
 from graphniah.ingest.demo_release import model as Mo
 from graphniah.ingest.demo_release.serialize import Renderer, to_bytes
 from graphniah.errors import GraphNIAHError
+from graphniah.seeds import Stream, generator
 from graphniah.io import atomic_dir, read_json, write_json
 from graphniah.ingest.s2ag.read import DATASETS as S2AG_DATASETS
 
@@ -128,7 +129,7 @@ def write_demo_releases(
         if any(out.iterdir()):
             DemoReleaseSet.open(out)  # refuses anything that is not a demo release set
     timeline = Mo.make_timeline(first, releases)
-    rng = np.random.default_rng(seed)
+    rng = generator(Stream.DEMO_RELEASE, seed)
     world = Mo.build_world(rng, papers, timeline)
     states = Mo.release_states(world)
     renderer = Renderer(world, legacy_format)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol, Self, TypeVar
+from typing import Any, Self, TypeVar
 
 import httpx
 import numpy as np
@@ -41,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
 from graphniah.io import _fsync_dir, read_json, write_json
+from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.retry import RetryPolicy, retry_after_from_headers
 from graphniah.ingest.s2ag.read import DATASETS, REQUIRED_DATASETS
 
@@ -54,7 +55,6 @@ __all__ = [
     "DatasetSummary",
     "DiffList",
     "DiffStep",
-    "DownloadProgress",
     "NotFoundError",
     "ReleaseInfo",
     "S2AGClient",
@@ -140,22 +140,6 @@ class NotFoundError(GraphNIAHError):
 class _Downloaded:
     name: str
     bytes: int
-
-
-class DownloadProgress(Protocol):
-    """Receives download progress (the CLI renders it with rich; the library stays silent)."""
-
-    def start(self, label: str, total: int, done: int) -> None:
-        """A response for ``label`` arrived: ``total`` bytes in all, ``done`` already on disk."""
-
-    def advance(self, label: str, n: int) -> None:
-        """``n`` more bytes of ``label`` were written."""
-
-    def finish(self, label: str) -> None:
-        """``label`` is complete (renamed into place, or found complete from an earlier run)."""
-
-    def note(self, text: str) -> None:
-        """A retry, back-off or link refresh worth telling the user about."""
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -342,11 +326,14 @@ class S2AGClient:
         max_retries: int = 6,
         backoff_s: float = 1.0,
         timeout_s: float = 60.0,
-        progress: DownloadProgress | None = None,
+        progress: Progress = NO_PROGRESS,
         rng: np.random.Generator | None = None,
     ) -> None:
         if max_retries < 0 or backoff_s < 0 or timeout_s <= 0:
             raise GraphNIAHError("max_retries and backoff_s must be >= 0 and timeout_s > 0")
+        parts = urllib.parse.urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise GraphNIAHError(f"--api-base must be an http(s) URL with a host, got {redact_url(base_url)!r}")
         self.base_url = base_url.rstrip("/")
         self.max_retries = max_retries
         self.backoff_s = backoff_s
@@ -387,8 +374,7 @@ class S2AGClient:
 
     def _note(self, text: str) -> None:
         log.info("%s", text)
-        if self._progress is not None:
-            self._progress.note(text)
+        self._progress.note(text)
 
     # ---- API calls
 
@@ -591,8 +577,8 @@ class S2AGClient:
         """
         final = dest / name
         if final.exists():
-            if self._progress is not None:
-                self._progress.finish(label)
+            self._progress.start(0, label)  # a file checked, nothing to fetch
+            self._progress.done()
             return final.stat().st_size
         part = dest / (name + ".part")
         state_path = dest / (name + ".part.json")
@@ -602,6 +588,7 @@ class S2AGClient:
         transient = _Backoff(self, f"download of {label}")
         refreshes = 0
         high_water = part.stat().st_size if part.exists() else 0
+        opened = False  # one progress step per file: its bytes still to fetch, across every response
 
         def restart() -> None:
             nonlocal state
@@ -659,15 +646,15 @@ class S2AGClient:
                         if state is None or state != _PartState(total, etag):
                             state = _PartState(total, etag)
                             state.save(state_path)
-                        if self._progress is not None:
-                            self._progress.start(label, total, start)
+                        if not opened:
+                            self._progress.start(total - start, label)
+                            opened = True
                         with open(part, "ab") as f:
                             # No chunk size: httpx would hold bytes back to fill a chunk, and the
                             # bytes held back when a connection drops would be lost to the resume.
                             for chunk in r.iter_raw():
                                 f.write(chunk)
-                                if self._progress is not None:
-                                    self._progress.advance(label, len(chunk))
+                                self._progress.advance(len(chunk))
                             f.flush()
                             os.fsync(f.fileno())
                     else:
@@ -696,8 +683,9 @@ class S2AGClient:
         os.replace(part, final)
         state_path.unlink(missing_ok=True)
         _fsync_dir(dest)
-        if self._progress is not None:
-            self._progress.finish(label)
+        if not opened:
+            self._progress.start(0, label)  # complete from an earlier run but not yet renamed
+        self._progress.done()
         return state.total
 
     @staticmethod

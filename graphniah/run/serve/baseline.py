@@ -42,11 +42,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
-
 from graphniah.errors import GraphNIAHError
+from graphniah.seeds import Stream, generator
 
 Policy = Literal["oracle", "random", "always-no"]
 POLICIES: tuple[Policy, ...] = ("oracle", "random", "always-no")
@@ -123,7 +123,8 @@ class _Reject(Exception):
 class BaselineApp:
     """The policy and the fault state, independent of the HTTP plumbing (thread-safe)."""
 
-    def __init__(self, policy: Policy, *, seed: int = 0, faults: Faults | None = None, model_name: str | None = None):
+    def __init__(self, policy: Policy, *, seed: int = 0, faults: Faults | None = None, model_name: str | None = None,
+                 prompts: str | Path | None = None):
         if policy not in POLICIES:
             raise GraphNIAHError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
         self.policy = policy
@@ -131,10 +132,11 @@ class BaselineApp:
         self.faults = faults or Faults()
         self.stats = ServerStats()
         self._lock = threading.Lock()
-        self._rng = np.random.default_rng(seed)
-        self._fault_rng = np.random.default_rng(self.faults.seed)
+        self._rng = generator(Stream.BASELINE, seed)
+        self._fault_rng = generator(Stream.FAULTS, self.faults.seed)
         self._arrivals: Counter = Counter()
         self._prompts = None
+        self._prompts_dir = prompts  # the oracle reads prompts rendered from these templates
 
     # -- answering ------------------------------------------------------------------------------
 
@@ -142,7 +144,7 @@ class BaselineApp:
         if self._prompts is None:
             from graphniah.sampling.examples.prompts import load_prompts
 
-            self._prompts = load_prompts()
+            self._prompts = load_prompts(self._prompts_dir)
         return self._prompts
 
     def _messages(self, messages: Sequence[Mapping[str, Any]]):
@@ -368,8 +370,8 @@ class BaselineServer:
     """
 
     def __init__(self, policy: Policy, *, port: int = 0, host: str = "127.0.0.1", seed: int = 0,
-                 faults: Faults | None = None, model_name: str | None = None):
-        self.app = BaselineApp(policy, seed=seed, faults=faults, model_name=model_name)
+                 faults: Faults | None = None, model_name: str | None = None, prompts: str | Path | None = None):
+        self.app = BaselineApp(policy, seed=seed, faults=faults, model_name=model_name, prompts=prompts)
         try:
             self._httpd = _Server((host, port), self.app)
         except OSError as err:

@@ -34,13 +34,19 @@ class SourceUnavailable(GraphNIAHError):
     """A registry package (or the client that fetches it) is not available here."""
 
 
+def _folder(path: Path, given_by: str) -> Path:
+    if path.exists() and not path.is_dir():
+        raise GraphNIAHError(f"data folder {path} (from {given_by}) is a file, not a folder")
+    return path
+
+
 def data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     """The data folder: ``explicit``, else ``$GRAPHNIAH_DATA``, else ``<repo>/data`` or ``./data``."""
     if explicit is not None:
-        return Path(explicit).expanduser().resolve()
+        return _folder(Path(explicit).expanduser().resolve(), "--data")
     env = os.environ.get(DATA_ENV)
     if env:
-        return Path(env).expanduser().resolve()
+        return _folder(Path(env).expanduser().resolve(), f"${DATA_ENV}")
     repo = Path(__file__).resolve().parents[3]
     if (repo / "pyproject.toml").is_file():
         return repo / "data"

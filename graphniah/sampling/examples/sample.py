@@ -38,6 +38,8 @@ import pyarrow.parquet as pq
 from graphniah import __version__
 from graphniah.sampling.corpora import Corpus
 from graphniah.errors import GraphNIAHError
+from graphniah.progress import NO_PROGRESS, Progress, step
+from graphniah.seeds import Stream, generator
 from graphniah.sampling.examples.backbones import PoolIndex
 from graphniah.sampling.examples.distract import (
     NONE,
@@ -238,7 +240,8 @@ class SamplingContext:
 
 
 def example_rng(seed: int, index: int) -> np.random.Generator:
-    return np.random.default_rng(np.random.SeedSequence([seed, index]))
+    """Example ``index``'s generator: the ``example`` stream of :mod:`graphniah.seeds`."""
+    return generator(Stream.EXAMPLE, seed, index)
 
 
 def draw_paths(ctx: SamplingContext, spec: ExampleSpec, rng: np.random.Generator, stats: SampleStats) -> list[np.ndarray]:
@@ -503,13 +506,13 @@ def sample_examples(
     *,
     first_index: int = 0,
     stats: SampleStats | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress = NO_PROGRESS,
 ) -> Iterator[Example]:
     """Build the examples of ``specs`` in order (index ``first_index + i`` for the i-th spec)."""
-    for i, spec in enumerate(specs):
-        yield build_example(ctx, spec, seed, first_index + i, stats)
-        if progress:
-            progress(i + 1)
+    with step(progress, len(specs), "sampling"):
+        for i, spec in enumerate(specs):
+            yield build_example(ctx, spec, seed, first_index + i, stats)
+            progress.advance()
 
 
 def spec_of(example: Example) -> tuple[ExampleSpec, int, int]:

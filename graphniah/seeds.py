@@ -1,0 +1,111 @@
+"""The one place that names the random streams.
+
+Every random draw in GraphNIAH comes from a ``numpy.random.Generator`` built here, from the user's
+seed and the stream's name, through ``numpy.random.SeedSequence``. A stream's entropy is a short
+list of integers; streams that share a seed are kept apart by their layout (a different length or
+a fixed tag), so e.g. the batch draws of ``graphniah sample --seed 0`` never repeat the draws of
+example 0 of the same seed.
+
+==================  ===============================================  =================================================
+stream              SeedSequence entropy                             draws
+==================  ===============================================  =================================================
+``demo-release``    ``[seed]``                                       the synthetic S2AG releases (``demo-release``);
+                                                                     ``make demo``/``refresh`` use ``DEMO_RELEASE_SEED``
+``pool``            ``[seed, depth]``                                one depth's path pool (``graphniah paths``)
+``example``         ``[seed, index]``                                example ``index`` of a batch or suite: paths,
+                                                                     growth, options, packing (spawned children)
+``batch``           ``[seed, 0x5EC]``                                a ``graphniah sample`` batch's specs (sizes, labels)
+``suite``           ``[seed, sha256(name)[:8] as int, value index]`` one value group of a suite's plan
+``alpha-task``      ``[seed, task index]`` → first 32-bit word       the batch seed of a task in ``select-alpha``
+``alpha-spec``      ``[seed, task index, index, 0x5EC]``             a ``select-alpha`` example's depth and size
+``alpha-bootstrap`` ``[seed, 0xB007]``                               the ``select-alpha`` bootstrap
+``backoff``         ``[seed]``                                       retry jitter of a model run
+``baseline``        ``[seed]``                                       the ``random`` baseline server's answers
+``faults``          ``[seed]``                                       the baseline server's injected faults (tests)
+==================  ===============================================  =================================================
+
+These layouts are the ones every existing artifact was made with; they are fixed numbers, not
+choices to revisit, because changing one changes every example, pool or release drawn from it.
+The tags ``0x5EC`` ("spec") and ``0xB007`` ("boot") only separate streams that would otherwise
+share an entropy list. ``[seed]`` equals the plain integer seed (``default_rng(seed)``): numpy
+turns both into the same 32-bit word array.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+
+import numpy as np
+
+from graphniah.io import sha256_bytes
+
+__all__ = ["DEFAULT_SEED", "DEMO_RELEASE_SEED", "Stream", "derived_seed", "entropy", "generator", "seed_sequence", "suite_key"]
+
+DEFAULT_SEED = 0
+"""The seed every command uses unless ``--seed`` says otherwise."""
+
+DEMO_RELEASE_SEED = 20260401
+"""The seed of the demo release ``refresh`` and ``make demo`` generate (its date, so it is
+recognisable in manifests); fixed so every clone builds the same synthetic snapshot."""
+
+_SPEC_TAG = 0x5EC
+_BOOTSTRAP_TAG = 0xB007
+
+
+class Stream(StrEnum):
+    DEMO_RELEASE = "demo-release"
+    POOL = "pool"
+    EXAMPLE = "example"
+    BATCH = "batch"
+    SUITE = "suite"
+    ALPHA_TASK = "alpha-task"
+    ALPHA_SPEC = "alpha-spec"
+    ALPHA_BOOTSTRAP = "alpha-bootstrap"
+    BACKOFF = "backoff"
+    BASELINE = "baseline"
+    FAULTS = "faults"
+
+
+# stream -> the entropy list built from (seed, *keys); the number of keys is part of the layout.
+_LAYOUT: dict[Stream, Callable[..., list[int]]] = {
+    Stream.DEMO_RELEASE: lambda seed: [seed],
+    Stream.POOL: lambda seed, depth: [seed, depth],
+    Stream.EXAMPLE: lambda seed, index: [seed, index],
+    Stream.BATCH: lambda seed: [seed, _SPEC_TAG],
+    Stream.SUITE: lambda seed, suite, value_index: [seed, suite, value_index],
+    Stream.ALPHA_TASK: lambda seed, task_index: [seed, task_index],
+    Stream.ALPHA_SPEC: lambda seed, task_index, index: [seed, task_index, index, _SPEC_TAG],
+    Stream.ALPHA_BOOTSTRAP: lambda seed: [seed, _BOOTSTRAP_TAG],
+    Stream.BACKOFF: lambda seed: [seed],
+    Stream.BASELINE: lambda seed: [seed],
+    Stream.FAULTS: lambda seed: [seed],
+}
+
+
+def suite_key(name: str) -> int:
+    """The integer a suite's name contributes to its stream: the first 8 hex digits of sha256(name)."""
+    return int(sha256_bytes(name.encode())[:8], 16)
+
+
+def entropy(stream: Stream | str, seed: int, *keys: int) -> list[int]:
+    """The ``SeedSequence`` entropy of ``stream`` for ``seed`` and the stream's keys (see the table)."""
+    layout = _LAYOUT[Stream(stream)]
+    try:
+        return [int(x) for x in layout(int(seed), *keys)]
+    except TypeError:
+        raise TypeError(f"stream {Stream(stream).value!r} takes other keys than {keys!r}") from None
+
+
+def seed_sequence(stream: Stream | str, seed: int, *keys: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence(entropy(stream, seed, *keys))
+
+
+def generator(stream: Stream | str, seed: int, *keys: int) -> np.random.Generator:
+    """The generator of ``stream``: ``default_rng(SeedSequence(entropy(stream, seed, *keys)))``."""
+    return np.random.default_rng(seed_sequence(stream, seed, *keys))
+
+
+def derived_seed(stream: Stream | str, seed: int, *keys: int) -> int:
+    """A plain integer seed drawn from ``stream`` (its first 32-bit state word), for APIs that take one."""
+    return int(seed_sequence(stream, seed, *keys).generate_state(1)[0])
