@@ -16,7 +16,6 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Mapping, Sequence
-
 from dataclasses import dataclass, field
 from urllib.parse import quote
 

@@ -20,7 +20,7 @@ import igraph as ig
 from graphniah.errors import GraphNIAHError
 from graphniah.sampling.examples.records import Example, PaperMeta, option_letters
 
-__all__ = ["ForestLayout", "PALETTE", "forest_layout", "highlighted_path", "forest_svg"]
+__all__ = ["PALETTE", "ForestLayout", "forest_layout", "forest_svg", "highlighted_path"]
 
 #: Component colours (colour-blind safe, after Okabe & Ito), reused cyclically.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#7F7F7F")
@@ -139,7 +139,7 @@ def forest_svg(example: Example, layout: ForestLayout, meta: Mapping[int, PaperM
     """The forest as an SVG element: coloured components, arrowheads citing → cited, s and t marked, path in red."""
     e = html.escape
     pad = 14.0
-    on_path = set(zip(path, path[1:])) | set(zip(path[1:], path))
+    on_path = set(zip(path, path[1:], strict=False)) | set(zip(path[1:], path, strict=False))
     path_set = set(path)
     pos = {p: (x + pad, y + pad) for p, x, y in zip(layout.papers, layout.x, layout.y, strict=True)}
     comp = dict(zip(layout.papers, layout.component, strict=True))

@@ -43,7 +43,7 @@ from graphniah.sampling.examples.render import render_component
 from graphniah.sampling.examples.textcheck import Undetermined, split_messages
 from graphniah.sampling.tokenizers import Tokenizer
 
-__all__ = ["ROW_WIDTH", "Span", "NeedleMap", "PromptRows", "needle_map", "prompt_rows"]
+__all__ = ["ROW_WIDTH", "NeedleMap", "PromptRows", "Span", "needle_map", "prompt_rows"]
 
 #: Characters per display row of the prompt view (long lines wrap onto several rows).
 ROW_WIDTH = 150
@@ -140,7 +140,7 @@ def needle_map(example: Example, tokenizer: Tokenizer, prompts: PromptSet, meta:
     offsets = np.cumsum(counts)
     token_of = {c: int(offsets[i]) for i, c in enumerate(cuts)}
     total = int(offsets[-1]) if len(offsets) else 0
-    own = tokenizer.count_batch([text[s:e] for _, s, e, _, _ in found]) if found else []
+    own = tokenizer.count_batch([text[s:e] for _, s, e, _, _ in found])
     spans = [Span(kind, s, e, token_of[s], int(n), paper, title) for (kind, s, e, paper, title), n in zip(found, own, strict=True)]
     if fields:  # the context as a whole, behind the blocks: what is not a block in it is distractor text
         # The context may begin with distractor text (not a pre-tokenizer boundary): count its prefix whole.

@@ -22,9 +22,8 @@ import html
 import json
 import os
 import shutil
-from dataclasses import asdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -171,6 +170,8 @@ def _examples_of(examples: Path | None, dataset: Path | None) -> tuple[Iterator[
         return iter_examples(examples), {"path": str(examples), "sha256": sha256_file(examples)}, examples.name
     from graphniah.dataset.read import iter_dataset_examples, open_dataset  # the dataset stage, only when asked for
 
+    assert dataset is not None
+
     ds = open_dataset(dataset)  # checks every file against the manifest's hashes
     return iter_dataset_examples(ds), {"dataset": str(dataset), "suite": ds.suite}, f"dataset {ds.suite}"
 
@@ -199,7 +200,7 @@ def build_viewer(
     out = Path(out)
     run_views, answers = load_answers(runs)
     tok = tokenizer
-    prompt_set = load_prompts(prompts)
+    prompt_set = load_prompts(None if prompts is None else Path(prompts))
     lookup = PaperLookup(snapshots)
     rows: list[list[object]] = []
     without = 0
@@ -230,9 +231,8 @@ def build_viewer(
                 data = example_page_data(ex, lookup.meta(ex), run_views, answers, tok, prompt_set)
                 fx = example_facts(ex)
                 row = [ex.id, fx["task"], fx["depth"], fx["component_size"], fx["context_length"], fx["distractor"], fx["label"],
-                       data["total_tokens"],
-                       "".join(_OUTCOME_CODE[r["outcome"]] for r in data["runs"]),  # type: ignore[index]
-                       [r["extracted"] for r in data["runs"]]]  # type: ignore[index]
+                       data["total_tokens"], "".join(_OUTCOME_CODE[outcome_of(a)] for a in mine),
+                       [a.extracted if a is not None else None for a in mine]]
                 atomic_write_text(page, _ROW_PREFIX + json.dumps(row, ensure_ascii=False) + "\n" + _js("example", data))
             used.add(page.name)
             _link(page, tmp / "examples" / f"{ex.id}.js")
@@ -249,8 +249,8 @@ def build_viewer(
             "rows": rows,
         }
         write_in_staging(tmp / "data.js", _js("index", index))
-        for page in _PAGES:
-            write_in_staging(tmp / page, _static(page))
+        for name in _PAGES:
+            write_in_staging(tmp / name, _static(name))
         for name in _STATIC:
             write_in_staging(tmp / "static" / name, _static(name))
         write_in_staging(tmp / "viewer.json", json.dumps({

@@ -41,12 +41,12 @@ def test_layout_gives_every_paper_a_point_and_colours_components_apart(viewer_su
         assert len(lay.x) == len(lay.y) == len(lay.component) == len(ex.papers)
         assert all(math.isfinite(v) for v in (*lay.x, *lay.y))
         assert all(0 <= x <= lay.width + 1e-6 for x in lay.x) and all(0 <= y <= lay.height + 1e-6 for y in lay.y)
-        assert len({(round(x, 3), round(y, 3)) for x, y in zip(lay.x, lay.y)}) == len(ex.papers)  # no two papers on one spot
+        assert len({(round(x, 3), round(y, 3)) for x, y in zip(lay.x, lay.y, strict=True)}) == len(ex.papers)  # no two papers on one spot
         g = nx.Graph()
         g.add_nodes_from(ex.papers)
         g.add_edges_from(ex.edges)
         comps = list(nx.connected_components(g))
-        colour = dict(zip(lay.papers, lay.component))
+        colour = dict(zip(lay.papers, lay.component, strict=True))
         assert {frozenset(c) for c in comps} == {frozenset(p for p in ex.papers if colour[p] == k) for k in set(lay.component)}
         assert colour[ex.source] == 0  # the source's component comes first
         svg = forest_svg(ex, lay, viewer_suite.ctx.meta(viewer_suite.ctx.graph.vertex_of(list(ex.papers))), highlighted_path(ex))
@@ -67,7 +67,7 @@ def test_highlighted_path_is_the_true_source_target_path(viewer_suite) -> None:
             if ex.task == "yesno":
                 assert not nx.has_path(g, ex.source, ex.targets[0])
         assert list(path) == truth
-        assert all(g.has_edge(a, b) for a, b in zip(path, path[1:]))
+        assert all(g.has_edge(a, b) for a, b in zip(path, path[1:], strict=False))
         if path:
             assert len(path) == ex.depth  # depth k: the source and the target are k papers apart on the path
 
@@ -82,7 +82,7 @@ def test_needle_offsets_equal_the_recounted_token_offsets_of_the_blocks(viewer_s
         text = ex.messages[-1].content
         assert nm.total_tokens == o200k.count(text) and nm.identified and nm.missing == ()
         citing = [p for p in ex.papers if any(a == p for a, _ in ex.edges)]
-        blocks = dict(zip(citing, render_component(meta, ex.edges, ex.papers, ctx.prompts)))
+        blocks = dict(zip(citing, render_component(meta, ex.edges, ex.papers, ctx.prompts), strict=True))
         needles = [s for s in nm.spans if s.kind == "needle"]
         assert sorted(s.paper for s in needles) == sorted(citing)  # every needle block found, once
         for s in needles:
@@ -112,11 +112,11 @@ def test_prompt_rows_rebuild_the_text_and_cover_the_spans(viewer_suite, o200k) -
     rows = prompt_rows(text, nm.spans, width=70)
     assert max(map(len, rows.rows)) <= 70
     lines: dict[int, str] = {}
-    for start, row in zip(rows.row_start, rows.rows):
+    for start, row in zip(rows.row_start, rows.rows, strict=True):
         line_start = text.rfind("\n", 0, start) + 1
         lines[line_start] = lines.get(line_start, "") + row
     assert "\n".join(lines[k] for k in sorted(lines)) == text
-    for s, (r0, r1) in zip(nm.spans, rows.span_rows):
+    for s, (r0, r1) in zip(nm.spans, rows.span_rows, strict=True):
         assert rows.row_start[r0] <= s.start < (rows.row_start[r0 + 1] if r0 + 1 < len(rows.rows) else len(text) + 1)
         assert rows.row_start[r1] < s.end <= (rows.row_start[r1 + 1] if r1 + 1 < len(rows.rows) else len(text))
 
