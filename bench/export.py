@@ -50,7 +50,7 @@ def real_examples(n: int, length: int) -> tuple[Path, Path]:
 
     path = ROOT / f"real-{n}-{length}.jsonl"
     snapshots = ROOT / "snapshots"
-    snap = refresh(dt.date(2026, 4, 1), snapshots, demo=True, depths=(8,), log=lambda _m: None).snapshot
+    snap = refresh(dt.date(2026, 4, 1), snapshots, demo=True, depths=(8,)).snapshot
     if path.is_file():
         return path, snapshots
     ctx = SamplingContext(snap)

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from graphniah.cli.app import app
+from graphniah.cli.progress import RichProgress
 from graphniah.sampling.corpora import CorpusFetchError, fetch, list_manifests
 from graphniah.sampling.corpora.model import parse_kind
 from graphniah.sampling.corpora.assets import data_dir
@@ -62,7 +63,8 @@ def corpora_fetch(
         raise GraphNIAHError(str(e)) from None
     t0 = time.perf_counter()
     try:
-        manifests = fetch(kinds, data, force=force, log=lambda msg: console.print(msg, markup=False, highlight=False))
+        with RichProgress(console) as bar:
+            manifests = fetch(kinds, data, force=force, progress=bar)
     except CorpusFetchError as e:
         if e.manifests:
             console.print(_manifest_table(e.manifests, "Corpora ready"))

@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +41,7 @@ from graphniah.dataset.manifest import (
 )
 from graphniah.dataset.schema import CARD_FILE, DATA_DIR, MANIFEST_FILE, SCHEMA, design, example_to_row
 from graphniah.errors import GraphNIAHError
+from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.io import _umask, atomic_dir, read_json, sha256_file, write_in_staging
 from graphniah.sampling.examples.prompts import TASKS
 from graphniah.sampling.examples.records import Example, example_to_json, iter_examples
@@ -185,7 +185,7 @@ def export_suite(
     *,
     suite: str | None = None,
     snapshots_root: str | os.PathLike[str] = "snapshots",
-    progress: Callable[[int], None] | None = None,
+    progress: Progress = NO_PROGRESS,
 ) -> ExportResult:
     """Export the examples file as a dataset folder ``out`` (replaced atomically if it is one already).
 
@@ -207,6 +207,7 @@ def export_suite(
     with atomic_dir(out, replace=True) as tmp:
         os.chmod(tmp, 0o777 & ~_umask())  # a folder to share: the usual permissions, not mkdtemp's 0700
         writers = {t: _TaskWriter(tmp / data_file_name(t)) for t in TASKS}
+        progress.start(None, f"exporting {suite}")
         try:
             for i, ex in enumerate(iter_examples(src)):
                 if ex.id in seen:
@@ -221,9 +222,9 @@ def export_suite(
                 canonical.update(example_to_json(ex).encode("utf-8") + b"\n")
                 tally.add(ex)
                 writers[ex.task].add(example_to_row(ex, i), sum(len(m.content) for m in ex.messages))
-                if progress:
-                    progress(i + 1)
+                progress.advance()
         finally:
+            progress.done()
             for w in writers.values():
                 w.close()
         if failures:

@@ -15,13 +15,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphniah.dataset.read import Dataset, checked_examples, example_refs, open_dataset, write_examples_file
 from graphniah.io import sha256_file, write_json
+from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.sampling.examples.textcheck import verify
 
 if TYPE_CHECKING:
@@ -52,18 +52,18 @@ class DatasetCheck:
     failures: tuple[tuple[str, str], ...]  # (id, reason)
 
 
-def verify_dataset(folder: str | os.PathLike[str], *, progress: Callable[[int], None] | None = None) -> DatasetCheck:
+def verify_dataset(folder: str | os.PathLike[str], *, progress: Progress = NO_PROGRESS) -> DatasetCheck:
     """Manifest check (raises on a changed file), then every answer re-solved from its text alone,
     then the check that the rows rebuild the exported examples file (raises if not)."""
     failures = []
     n = 0
-    for ex in checked_examples(open_dataset(folder)):
-        n += 1
-        r = verify(ex)
-        if not r.ok:
-            failures.append((ex.id, r.reason))
-        if progress:
-            progress(n)
+    with step(progress, None, "verifying"):
+        for ex in checked_examples(open_dataset(folder)):
+            n += 1
+            r = verify(ex)
+            if not r.ok:
+                failures.append((ex.id, r.reason))
+            progress.advance()
     return DatasetCheck(n, tuple(failures))
 
 

@@ -44,6 +44,7 @@ import pyarrow.parquet as pq
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
 from graphniah.io import atomic_dir, canonical_json, read_json, sha256_file, write_json
+from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.corpora.assets import (
     Artifact,
     SourceUnavailable,
@@ -495,7 +496,7 @@ def fetch(
     *,
     force: bool = False,
     specs: Mapping[Kind, Spec] | None = None,
-    log: Callable[[str], None] | None = None,
+    progress: Progress = NO_PROGRESS,
 ) -> list[CorpusManifest]:
     """Build the corpora of ``kinds`` (default: all text kinds) under ``<data>/corpora/<kind>``.
 
@@ -514,8 +515,7 @@ def fetch(
     failures: dict[Kind, str] = {}
     for kind in dict.fromkeys(wanted):
         if not kind.is_text:
-            if log:
-                log(f"{kind.value}: sampled from the citation graph; nothing to fetch")
+            progress.note(f"{kind.value}: sampled from the citation graph; nothing to fetch")
             continue
         recipe = recipe_of(kind, specs[kind])
         target = base / kind.value
@@ -524,16 +524,14 @@ def fetch(
         if existing is not None and existing.fallback and isinstance(spec, CodeSpec) and apt_candidate(spec.package):
             existing = None  # a fallback corpus is kept only while the real source is not to be had
         if existing is not None:
-            if log:
-                log(f"{kind.value}: up to date ({existing.n_documents} documents)")
+            progress.note(f"{kind.value}: up to date ({existing.n_documents} documents)")
             manifests.append(existing)
             continue
         old = None if force else _same_documents(target, recipe)
         if old is not None and not (old.fallback and isinstance(spec, CodeSpec) and apt_candidate(spec.package)):
             manifest = resplit_corpus(target, kind, recipe, old)
-            if log:
-                log(f"{kind.value}: re-split {manifest.n_documents} documents into {manifest.n_blocks} blocks "
-                    f"(block rule v{manifest.blocks.get('version')}) in {manifest.build_seconds:.1f} s")
+            progress.note(f"{kind.value}: re-split {manifest.n_documents} documents into {manifest.n_blocks} blocks "
+                          f"(block rule v{manifest.blocks.get('version')}) in {manifest.build_seconds:.1f} s")
             manifests.append(manifest)
             continue
         t0 = time.perf_counter()
@@ -543,11 +541,9 @@ def fetch(
                 manifest = write_corpus(target, kind, recipe, built, time.perf_counter() - t0)
         except _BUILD_ERRORS as e:
             failures[kind] = str(e) if isinstance(e, GraphNIAHError) else f"{type(e).__name__}: {e}"
-            if log:
-                log(f"{kind.value}: FAILED: {e}")
+            progress.note(f"{kind.value}: FAILED: {e}")
             continue
-        if log:
-            log(f"{kind.value}: built {manifest.n_documents} documents in {manifest.build_seconds:.1f} s")
+        progress.note(f"{kind.value}: built {manifest.n_documents} documents in {manifest.build_seconds:.1f} s")
         manifests.append(manifest)
     if failures:
         raise CorpusFetchError(failures, manifests)

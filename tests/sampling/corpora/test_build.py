@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from graphniah.progress import ProgressLog
 from graphniah.errors import GraphNIAHError
 from graphniah.sampling.corpora import CorpusFetchError, Kind, fetch, list_manifests, open_corpus
 from graphniah.sampling.corpora.build import DOCUMENTS_FILE, BooksSpec, CodeSpec, corpora_root, read_manifest, verify_files
@@ -77,8 +78,9 @@ def test_fetch_is_idempotent_and_repairs_a_damaged_corpus(tmp_path):
 
 
 def test_disjoint_component_has_nothing_to_fetch(tmp_path):
-    messages: list[str] = []
-    assert fetch([Kind.DISJOINT_COMPONENT], tmp_path, log=messages.append) == []
+    notes = ProgressLog()
+    messages = notes.notes
+    assert fetch([Kind.DISJOINT_COMPONENT], tmp_path, progress=notes) == []
     assert "nothing to fetch" in messages[0]
 
 
@@ -113,13 +115,14 @@ def test_a_corpus_cut_by_an_older_rule_is_re_split_without_downloading(tmp_path,
         raise AssertionError("the re-split must not build the corpus from its packages again")
 
     monkeypatch.setitem(build.BUILDERS, Kind.CODE, no_download)
-    messages: list[str] = []
-    (resplit,) = fetch([Kind.CODE], tmp_path, specs=specs, log=messages.append)
+    notes = ProgressLog()
+    messages = notes.notes
+    (resplit,) = fetch([Kind.CODE], tmp_path, specs=specs, progress=notes)
     assert "re-split" in messages[0]
     assert resplit.recipe == first.recipe and resplit.n_blocks == first.n_blocks and resplit.blocks == first.blocks
     assert resplit.sources == first.sources and resplit.fallback and any("block rule v1" in n for n in resplit.notes)
     corpus = open_corpus("code", tmp_path)
     rule = block_rule(Kind.CODE)
     assert all(corpus.blocks(d) == rule.split(d.text) for d in corpus.documents[:50])
-    (again,) = fetch([Kind.CODE], tmp_path, specs=specs, log=messages.append)
+    (again,) = fetch([Kind.CODE], tmp_path, specs=specs, progress=notes)
     assert again == resplit and "up to date" in messages[-1]  # idempotent once re-split
