@@ -91,13 +91,13 @@ def run_cmd(
     console = Console(stderr=True)
     bar = RichProgress(console) if progress and not dry_run else None
     try:
-        if dataset is not None:
-            from graphniah.dataset import run_dataset
+        with bar or contextlib.nullcontext():
+            if dataset is not None:
+                from graphniah.dataset import run_dataset
 
-            result = run_dataset(entry, dataset, runs_root=runs, options=options, dry_run=dry_run,
-                                 on_plan=lambda p: _print_plan(console, p))
-        else:
-            with bar or contextlib.nullcontext():
+                result = run_dataset(entry, dataset, runs_root=runs, options=options, dry_run=dry_run,
+                                     on_plan=lambda p: _print_plan(console, p), progress=bar or NO_PROGRESS)
+            else:
                 result = run_suite(entry, src, suite=suite, runs_root=runs, snapshots_root=snapshots, options=options,  # type: ignore[arg-type]
                                    dry_run=dry_run, on_plan=lambda p: _print_plan(console, p), progress=bar or NO_PROGRESS)
     except KeyboardInterrupt:

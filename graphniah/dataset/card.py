@@ -13,7 +13,7 @@ example. Every number in it is computed from the exported rows; nothing depends 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from graphniah.dataset.manifest import SnapshotInfo, SourceExamples
-from graphniah.dataset.schema import COLUMN_DOCS, CARD_FILE, SCHEMA, hf_features_yaml
+from graphniah.dataset.schema import CARD_FILE, COLUMN_DOCS, SCHEMA, hf_features_yaml
 from graphniah.stats import AnswerSpace, CountingAnswers, MultipleChoiceAnswers, YesNoAnswers, mixture_baseline, random_baseline
 
 if TYPE_CHECKING:
@@ -87,16 +87,16 @@ def _table(header: Iterable[str], rows: Iterable[Iterable[Any]]) -> str:
     return "\n".join(lines)
 
 
-def _counts(counter: Counter, label=str) -> str:  # noqa: ANN001 - a formatter
+def _counts(counter: Counter[Any], label: Callable[[Any], str] = str) -> str:
     keys = sorted(counter, key=lambda k: (k is None, k))
     return ", ".join(f"{label(k)}: {counter[k]}" for k in keys)
 
 
-def _sizes(counter: Counter) -> str:
+def _sizes(counter: Counter[int]) -> str:
     """Component sizes: each value when there are few, else counts per range of ten."""
     if len(counter) <= 12:
         return _counts(counter)
-    bins: Counter = Counter()
+    bins: Counter[int] = Counter()
     for size, n in counter.items():
         bins[size // 10 * 10] += n
     return ", ".join(f"{lo}–{lo + 9}: {bins[lo]}" for lo in sorted(bins))

@@ -41,8 +41,8 @@ from graphniah.dataset.manifest import (
 )
 from graphniah.dataset.schema import CARD_FILE, DATA_DIR, MANIFEST_FILE, SCHEMA, design, example_to_row
 from graphniah.errors import GraphNIAHError
-from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.io import _umask, atomic_dir, read_json, sha256_file, write_in_staging
+from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.examples.prompts import TASKS
 from graphniah.sampling.examples.records import Example, example_to_json, iter_examples
 from graphniah.sampling.examples.textcheck import verify
@@ -98,12 +98,12 @@ class Tally:
     """What the card counts, gathered during the pass (a few counters, never the examples)."""
 
     n: int = 0
-    tasks: Counter = field(default_factory=Counter)
-    depths: Counter = field(default_factory=Counter)
-    sizes: Counter = field(default_factory=Counter)
-    lengths: Counter = field(default_factory=Counter)
-    distractors: Counter = field(default_factory=Counter)
-    mc_choices: Counter = field(default_factory=Counter)  # (candidate options, "none" option listed)
+    tasks: Counter[str] = field(default_factory=Counter)
+    depths: Counter[int] = field(default_factory=Counter)
+    sizes: Counter[int] = field(default_factory=Counter)
+    lengths: Counter[int | None] = field(default_factory=Counter)
+    distractors: Counter[str] = field(default_factory=Counter)
+    mc_choices: Counter[tuple[int, bool]] = field(default_factory=Counter)  # (candidate options, "none" option listed)
     snapshots: set[str] = field(default_factory=set)
     versions: set[str] = field(default_factory=set)
     seeds: set[int] = field(default_factory=set)
@@ -238,7 +238,11 @@ def export_suite(
         source = SourceExamples(file=src.name, bytes=src.stat().st_size, sha256=sha256_file(src), count=tally.n,
                                 canonical_sha256=canonical.hexdigest())
         data = [file_entry(tmp, w.path, rows=w.count, task=t) for t, w in writers.items() if w.count]
-        manifest_base = dict(
+        suite_spec = _suite_spec(src)
+        facts = CardFacts(suite=suite, tally=tally, snapshots=snapshots, source=source,
+                          data_files=tuple(f.path for f in data), suite_spec=suite_spec)
+        write_in_staging(tmp / CARD_FILE, render_card(facts))
+        manifest = DatasetManifest(
             suite=suite,
             examples=source,
             snapshots=snapshots,
@@ -246,13 +250,9 @@ def export_suite(
             generator_versions=tuple(sorted(tally.versions)),
             seeds=tuple(sorted(tally.seeds)),
             tasks={t: w.count for t, w in writers.items() if w.count},
-            suite_spec=_suite_spec(src),
+            files=(file_entry(tmp, tmp / CARD_FILE), *data),
+            suite_spec=suite_spec,
         )
-        facts = CardFacts(suite=suite, tally=tally, snapshots=snapshots, source=source,
-                          data_files=tuple(f.path for f in data), suite_spec=manifest_base["suite_spec"])
-        write_in_staging(tmp / CARD_FILE, render_card(facts))
-        files = (file_entry(tmp, tmp / CARD_FILE), *data)
-        manifest = DatasetManifest(files=files, **manifest_base)  # type: ignore[arg-type]
         write_in_staging(tmp / MANIFEST_FILE, manifest_json(manifest))
     return ExportResult(out, manifest, tally.n)
 

@@ -60,7 +60,7 @@ class SnapshotInfo(_Frozen):
 
 
 class DatasetManifest(_Frozen):
-    format: Literal["graphniah.dataset/1"] = DATASET_FORMAT
+    format: Literal["graphniah.dataset/1"] = "graphniah.dataset/1"  # = schema.DATASET_FORMAT
     suite: str
     examples: SourceExamples
     snapshots: tuple[SnapshotInfo, ...]

@@ -25,7 +25,7 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
-from inspect_ai.scorer import CORRECT, INCORRECT, Metric, SampleScore, Score, Target, accuracy, metric, scorer, value_to_float
+from inspect_ai.scorer import CORRECT, INCORRECT, Metric, SampleScore, Score, Scorer, Target, accuracy, metric, scorer, value_to_float
 from inspect_ai.solver import TaskState, generate
 
 from graphniah.dataset import iter_dataset_examples, open_dataset
@@ -128,14 +128,14 @@ def task_accuracy(scores: Sequence[SampleScore]) -> dict[str, float]:
 def per_task() -> Metric:
     """Accuracy per task and overall, each with its 95% Wilson interval (``graphniah.stats``)."""
 
-    def compute(scores: list[SampleScore]) -> dict[str, float]:  # type: ignore[type-arg]
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
         return task_accuracy(scores) if scores else {}
 
-    return compute  # type: ignore[return-value]
+    return compute
 
 
 @scorer(metrics=[accuracy(), per_task()])
-def graphniah_scorer():  # noqa: ANN201 - inspect_ai's Scorer protocol
+def graphniah_scorer() -> Scorer:
     r"""Score a reply with ``graphniah.scoring.score_response`` (last ``\answer{}`` block, normalised per task)."""
 
     async def score(state: TaskState, target: Target) -> Score:

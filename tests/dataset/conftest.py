@@ -14,12 +14,12 @@ os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
-from dataclasses import dataclass  # noqa: E402
-from pathlib import Path  # noqa: E402
+from dataclasses import dataclass
+from pathlib import Path
 
-import pytest  # noqa: E402
+import pytest
 
-from tests.run.helpers import DemoSuite, demo_suite  # noqa: E402
+from tests.run.helpers import DemoSuite, demo_suite
 
 
 @dataclass(frozen=True)

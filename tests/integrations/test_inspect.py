@@ -15,20 +15,20 @@ import os
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ["HF_HUB_OFFLINE"] = "1"
 
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-from pathlib import Path  # noqa: E402
+import subprocess
+import sys
+from pathlib import Path
 
-import pytest  # noqa: E402
+import pytest
 
-from graphniah.dataset import iter_dataset_examples, open_dataset, run_dataset  # noqa: E402
-from graphniah.errors import GraphNIAHError  # noqa: E402
-from graphniah.run import read_journal  # noqa: E402
-from graphniah.run.serve.baseline import BaselineServer  # noqa: E402
-from graphniah.scoring import score_records  # noqa: E402
-from graphniah.stats import wilson_interval  # noqa: E402
-from tests.dataset.conftest import exported_suite  # noqa: E402
-from tests.run.helpers import fast_options, local_entry  # noqa: E402
+from graphniah.dataset import iter_dataset_examples, open_dataset, run_dataset
+from graphniah.errors import GraphNIAHError
+from graphniah.run import read_journal
+from graphniah.run.serve.baseline import BaselineServer
+from graphniah.scoring import score_records
+from graphniah.stats import wilson_interval
+from tests.dataset.conftest import exported_suite
+from tests.run.helpers import fast_options, local_entry
 
 MODEL = "openai/gpt-4o-mini"
 
