@@ -6,28 +6,37 @@ citations in Python. The world is built once for the *newest* release and every 
 is a view of it (a paper is in release r iff it was indexed by that release's date and not yet
 deleted), so diffs between releases are exact by construction.
 
-Citation model (why it looks like a real post-cutoff window)
-------------------------------------------------------------
-Each paper has a topic (inside a field of study), a date, an intrinsic *fitness* drawn from a
-Pareto law, and a heavy-tailed number of references. Each reference is independently
+Citation model (calibrated to behave like S2AG's post-cutoff window; docs/demo-release.md)
+-----------------------------------------------------------------------------------------
+Each paper has a topic (inside a field of study), a date, an attractiveness (*fitness*) and a
+log-normal number of references (median 7, as in real S2AG records). Each reference is independently
 
-* unresolved (``citedcorpusid`` null, a few per cent),
+* unresolved (``citedcorpusid`` null, ``P_NULL`` = 20 %, as in real S2AG rows),
 * *in-window*: a post-cutoff paper strictly older than the citing paper, with probability
-  ``pace(field) * (1 - exp(-age/50 d)) * g`` where ``age`` is the citing paper's distance from the
-  cutoff and ``g`` is a per-paper Gamma factor (many papers cite nothing recent; a fast field such
-  as machine learning cites a lot of it), or
+  ``IN_WINDOW_SCALE * pace(field) * (1 - exp(-age/50 d)) * g`` where ``age`` is the citing paper's
+  distance from the cutoff and ``g`` a per-paper Gamma factor (about 0.8 in-window citations per
+  post-cutoff paper: most references point to older work), or
 * *older*: a pre-cutoff paper strictly older than the citing paper.
 
-The target is drawn mostly from the same topic, with probability proportional to
-``fitness * exp(day / tau)``. The recency kernel is separable (``exp((t_j - t_i)/tau)`` =
+The target is drawn from the citing paper's topic (95 %; topics are tight communities), its field
+(4 %) or anywhere (1 %), with probability proportional to ``fitness * exp(day / tau)`` (aging).
+Fitness is 1 for most papers and ``HUB_BOOST * Pareto(FITNESS_EXPONENT)`` (capped) for the
+``HUB_SHARE`` hubs. That two-class law is what makes the in-degree distribution over degrees >= 1
+look like S2AG's as the paper's select-alpha sees it (about 0.67 at 1, 0.18 at 2, only 0.08 at
+3-9, a tail to 100+); a single Pareto or log-normal fitness puts too much mass at 3-9 and
+select-alpha then prefers a large alpha. ``ISLAND_SHARE`` of the papers form *islands*: closed
+communities of 20-1,500 papers whose first reference stays in the island (later ones rarely) and
+which nobody else cites, so they become large but thin components; they are what the biconnected
+pruning bound removes (a fringe attached to the giant's 2-connected core can never be removed by a
+sound bound, since a path can always continue into the core).
+
+The recency kernel is separable (``exp((t_j - t_i)/tau)`` =
 ``exp(t_j/tau) * exp(-t_i/tau)``), so the draw for *every* reference at once is one cumulative
 sum over papers sorted by (group, day) and two ``searchsorted`` calls: the candidates of a
 reference are a contiguous slice of that order (its group, days strictly before the citing day).
-Heavy-tailed fitness gives a heavy-tailed in-degree (a mixed-Poisson with Pareto means), the way
-preferential attachment does, but without a sequential dependence that would force a time loop.
 Because only a modest share of references stays inside the window and targets concentrate in
 topics, the post-cutoff graph has a giant component with long simple paths, many small components
-and isolates, and is sparse enough (mean degree ~3-4) to be locally tree-like.
+and isolates, medium islands, and is sparse enough (mean in-degree ~0.8) to be locally tree-like.
 
 Invariant (citations never point forward): a target is taken from positions ``[start, end)``
 where ``end`` is the first position of the group whose day is >= the citing day; the clip of
@@ -50,18 +59,29 @@ from graphniah.ingest.demo_release import vocabulary as V
 DEMO_CUTOFF = dt.date(2026, 4, 1)  # the project's default cutoff; the window the demo graph is built around
 PRE_START = dt.date(2023, 1, 1)  # oldest papers in the demo release
 RELEASE_INTERVAL_DAYS = 7  # S2AG publishes releases about weekly
-PRE_SHARE = 0.35  # share of papers published before the cutoff
-P_NULL = 0.03  # unresolved references
+PRE_SHARE = 0.20  # share of papers published before the cutoff (only reference targets: kept small, the window is what matters)
+P_NULL = 0.20  # unresolved references (real S2AG rows: 23 % in the 2022 sample, 25 % in a 2024 diff)
 P_NO_REFS = 0.10  # papers without any parsed reference
 P_YEAR_ONLY = 0.04  # papers whose date is only a year
-P_SAME_TOPIC, P_SAME_FIELD = 0.80, 0.14  # rest: any topic
-TAU_PRE, TAU_POST = 300.0, 45.0  # recency kernels (days) for older and in-window targets
-FITNESS_EXPONENT = 1.6  # Pareto tail of paper fitness
+P_SAME_TOPIC, P_SAME_FIELD = 0.95, 0.04  # rest: any topic (tight communities, so distractor components block locally)
+TAU_PRE, TAU_POST = 300.0, 45.0  # recency kernels (days) for older and in-window targets (aging)
+HUB_SHARE, HUB_BOOST = 0.04, 15.0  # papers far more attractive than the rest, and by how much at least
+FITNESS_EXPONENT, FITNESS_CAP = 1.5, 10.0  # Pareto tail of a hub's extra attractiveness, and its cap
+# probability that a reference of a post-cutoff paper stays in the window is
+# IN_WINDOW_SCALE * pace(field) * (1 - exp(-age / 50 d)) * Gamma(IN_WINDOW_SHAPE) per paper; the
+# scale is set for about 0.8 in-window citations per post-cutoff paper (unresolved rows excluded)
+IN_WINDOW_SCALE = 0.48 / (1.0 - P_NULL) * 0.97
+IN_WINDOW_SHAPE = 2.0
+PACE_EXPONENT = 1.0  # < 1 flattens the fields' differences in pace
+ISLAND_SHARE = 0.05  # share of papers in islands: closed communities that cite only each other
+ISLAND_MIN, ISLAND_MAX, ISLAND_SIZE_EXPONENT = 20, 1500, 1.0  # island sizes: Pareto, clipped
+ISLAND_EXTRA_EDGE = 0.03  # chance that a later reference of an island paper also stays in the island
 PAPERS_PER_TOPIC = 2500
 P_DUP_TITLE, P_GENERIC_TITLE, P_MATHML, P_HTML = 0.0006, 0.0006, 0.003, 0.004
 P_NO_AUTHORS = 0.012
 P_NO_VENUE, P_JOURNAL_NULL, P_JOURNAL_EMPTY = 0.12, 0.08, 0.06
-P_CONTEXTS, P_INFLUENTIAL = 0.35, 0.08
+P_CONTEXTS, P_INFLUENTIAL = 0.37, 0.06  # real S2AG sample: 37 % of rows with contexts, 6 % influential
+INTENT_SHARES = (0.79, 0.18, 0.03)  # background, methodology, result (real S2AG sample)
 P_DUP_ROW = 0.002  # citation rows written twice (in two shards) in a release
 P_DELETE_PAPER = 0.001  # per step, of the release size
 P_PAPER_REVISION, P_ROW_LATE, P_ROW_RETRACT, P_ROW_REVISION, P_VENUE_REVISION = 0.015, 0.004, 0.0005, 0.01, 0.05
@@ -217,16 +237,16 @@ def build_world(rng: np.random.Generator, n_papers: int, timeline: Timeline) -> 
     R = len(timeline.release_ids)
     n_del_step = max(1, round(P_DELETE_PAPER * n_papers)) if R > 1 else 0
     M = n_papers + n_del_step * (R - 1)
-    day, field, topic, topic_field, n_topics = _dates_and_topics(rng, M, timeline)
+    day, field, topic, topic_field, n_topics, n_regular = _dates_and_topics(rng, M, timeline)
     year_only = rng.random(M) < P_YEAR_ONLY
     indexed = _indexing_days(rng, day, timeline)
     deleted_at = _deletions(rng, indexed, timeline, n_del_step)
     corpusid = _increasing_ids(rng, indexed, CORPUSID_BASE, 40)
     venues = _venues(rng, R)
     contexts = _context_bank(rng, min(40_000, 2 * M + 64))
-    citations = _citations(rng, day, field, topic, topic_field, n_topics, indexed, timeline, len(contexts))
+    citations = _citations(rng, day, field, topic, topic_field, n_topics, n_regular, indexed, timeline, len(contexts))
     papers = _papers(rng, day, year_only, field, topic, indexed, deleted_at, corpusid, venues, timeline)
-    authors = _authors(rng, papers, n_topics, topic_field)
+    authors = _authors(rng, papers, n_topics, topic_field[:n_regular])
     return World(timeline, papers, citations, authors, venues, contexts)
 
 
@@ -251,7 +271,24 @@ def _dates_and_topics(rng: np.random.Generator, M: int, tl: Timeline):
         w = 1.0 / (np.arange(k) + 1.5)
         topic[sel] = starts[f] + rng.choice(k, size=len(sel), p=w / w.sum())
     topic_field = np.repeat(np.arange(len(V.FIELDS)), per_field).astype(np.int16)
-    return day, field, topic, topic_field, int(starts[-1])
+    n_regular = int(starts[-1])
+    # islands: small closed communities (topic ids after the regular ones) whose papers cite only
+    # each other and are cited by nobody else; sizes are heavy-tailed between ISLAND_MIN and ISLAND_MAX
+    n_island = int(round(ISLAND_SHARE * M))
+    sizes = []
+    while sum(sizes) < n_island:
+        sizes.append(int(min(ISLAND_MAX, ISLAND_MIN * (1.0 - rng.random()) ** (-1.0 / ISLAND_SIZE_EXPONENT))))
+    if sizes:
+        sizes[-1] -= sum(sizes) - n_island
+        sizes = [k for k in sizes if k > 0]
+        members = rng.permutation(M)[:n_island]
+        island = np.repeat(np.arange(len(sizes)), sizes)
+        first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        island_field = field[members[first]]
+        topic[members] = n_regular + island
+        field[members] = island_field[island]
+        topic_field = np.concatenate([topic_field, island_field.astype(np.int16)])
+    return day, field, topic, topic_field, n_regular + len(sizes), n_regular
 
 
 def _indexing_days(rng: np.random.Generator, day: np.ndarray, tl: Timeline) -> np.ndarray:
@@ -283,7 +320,7 @@ def _increasing_ids(rng: np.random.Generator, order_key: np.ndarray, base: int, 
     return ids
 
 
-def _citations(rng, day, field, topic, topic_field, n_topics, indexed, tl: Timeline, bank_size: int) -> Citations:
+def _citations(rng, day, field, topic, topic_field, n_topics, n_regular, indexed, tl: Timeline, bank_size: int) -> Citations:
     M = len(day)
     R = len(tl.release_ids)
     post = day >= tl.cutoff_day
@@ -291,32 +328,40 @@ def _citations(rng, day, field, topic, topic_field, n_topics, indexed, tl: Timel
     m = 1 + np.floor(np.exp(rng.normal(1.9, 0.85, M))).astype(np.int64)
     m[rng.random(M) < P_NO_REFS] = 0
     np.minimum(m, 400, out=m)
-    pace = np.array([f.pace for f in V.FIELDS])[field]
+    pace = np.array([f.pace for f in V.FIELDS])[field] ** PACE_EXPONENT
     age = np.maximum(day - tl.cutoff_day, 0)
-    q = pace * (1.0 - np.exp(-age / 50.0)) * rng.gamma(0.6, 1 / 0.6, M)
+    q = IN_WINDOW_SCALE * pace * (1.0 - np.exp(-age / 50.0)) * rng.gamma(IN_WINDOW_SHAPE, 1 / IN_WINDOW_SHAPE, M)
     q = np.where(post, np.minimum(q, 0.9), 0.0)
 
     citing = np.repeat(np.arange(M, dtype=np.int64), m)
     n = len(citing)
     is_null = rng.random(n) < P_NULL
     inwin = (~is_null) & (rng.random(n) < q[citing])
-    # target topic
+    # an island paper's first reference cites an earlier paper of its island (a few more do too), so
+    # an island is a forest of trees with a few extra edges: components that are large but thin
+    in_island = topic[citing] >= n_regular
+    first_ref = np.concatenate([[True], citing[1:] != citing[:-1]]) if n else np.zeros(0, dtype=bool)
+    island_inwin = (~is_null) & post[citing] & (first_ref | (rng.random(n) < ISLAND_EXTRA_EDGE))
+    inwin = np.where(in_island, island_inwin, inwin)
+    # target topic (regular topics only: nobody outside an island cites into it)
     u = rng.random(n)
     tt = topic[citing].copy()
-    fs = np.concatenate([[0], np.cumsum(np.bincount(topic_field, minlength=len(V.FIELDS)))])
+    fs = np.concatenate([[0], np.cumsum(np.bincount(topic_field[:n_regular], minlength=len(V.FIELDS)))])
     cf = field[citing]
-    same_field = (u >= P_SAME_TOPIC) & (u < P_SAME_TOPIC + P_SAME_FIELD)
+    same_field = (u >= P_SAME_TOPIC) & (u < P_SAME_TOPIC + P_SAME_FIELD) & ~in_island
     span = fs[cf + 1] - fs[cf]
     tt[same_field] = fs[cf][same_field] + (rng.random(int(same_field.sum())) * span[same_field]).astype(np.int64)
-    anyt = u >= P_SAME_TOPIC + P_SAME_FIELD
-    tt[anyt] = rng.integers(0, n_topics, int(anyt.sum()))
+    anyt = (u >= P_SAME_TOPIC + P_SAME_FIELD) & ~in_island
+    tt[anyt] = rng.integers(0, n_regular, int(anyt.sum()))
     # candidate slices: papers sorted by (window class, topic, day)
     gkey = post.astype(np.int64) * n_topics + topic
     order = np.lexsort((day, gkey))
     SPAN = 1 << 20
     keys = gkey[order] * SPAN + (day[order] - tl.pre_start_day)
     tau = np.where(post, TAU_POST, TAU_PRE)
-    w = np.exp(np.minimum((day - tl.newest_day) / tau, 0.0)) * (1.0 - rng.random(M)) ** (-1.0 / FITNESS_EXPONENT)
+    hub = rng.random(M) < HUB_SHARE
+    fitness = np.where(hub, HUB_BOOST * np.minimum((1.0 - rng.random(M)) ** (-1.0 / FITNESS_EXPONENT), FITNESS_CAP), 1.0)
+    w = np.exp(np.minimum((day - tl.newest_day) / tau, 0.0)) * fitness
     cw = np.concatenate([[0.0], np.cumsum(w[order])])
     g = inwin.astype(np.int64) * n_topics + tt
     start = np.searchsorted(keys, g * SPAN, "left")
@@ -679,7 +724,7 @@ def _context_bank(rng: np.random.Generator, size: int) -> tuple[tuple[tuple[str,
                 return xs[int(rng.integers(0, len(xs)))]
 
             sents.append(tpl.format(T=pick(f.tasks), M=pick(f.methods), S=pick(f.settings), P=pick(f.properties).lower(), N=pick(f.tasks), c=marker))
-            intents.append(None if rng.random() < 0.15 else V.INTENTS[int(rng.choice(3, p=[0.7, 0.22, 0.08]))])
+            intents.append(None if rng.random() < 0.15 else V.INTENTS[int(rng.choice(3, p=INTENT_SHARES))])
         bank.append((tuple(sents), tuple(intents)))
     return tuple(bank)
 

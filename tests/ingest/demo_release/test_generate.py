@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from graphniah.ingest.demo_release import DATASETS, DemoReleaseSet, write_demo_releases
+from graphniah.ingest.demo_release import model as Mo
 from graphniah.errors import GraphNIAHError
 from tests.ingest.demo_release.conftest import read_dataset
 
@@ -184,7 +185,7 @@ def test_quirks_current(current_set):
     assert dups, "no exact-duplicate titles planted"
     assert sum(dups.values()) < 0.01 * n, "titles must be unique apart from a few planted duplicates"
     pre = sum(1 for p in papers if p["publicationdate"] and p["publicationdate"] < "2026-04-01")
-    assert 0.28 * n < pre < 0.42 * n
+    assert (Mo.PRE_SHARE - 0.07) * n < pre < (Mo.PRE_SHARE + 0.07) * n
     # arXiv ids read YYMM.NNNNN and match the publication month
     for p in papers:
         ax = p["externalids"]["ArXiv"]

@@ -45,7 +45,7 @@ def graph20k(tmp_path_factory) -> ig.Graph:
 def test_heavy_tailed_in_degree(graph20k):
     indeg = np.array(graph20k.indegree())
     mean = indeg.mean()
-    assert 0.8 < mean < 3.0, mean  # sparse: most references leave the 6-month window
+    assert 0.6 < mean < 1.3, mean  # sparse: most references leave the 6-month window
     assert indeg.max() >= 15 * mean
     # a Poisson in-degree with this mean would have P(>=10) ~ 1e-6; a power-law tail has far more
     assert (indeg >= 10).mean() > 0.005
@@ -58,8 +58,10 @@ def test_giant_component_plus_many_small_ones(graph20k):
     u = graph20k.as_undirected()
     sizes = sorted(u.connected_components().sizes(), reverse=True)
     n = u.vcount()
-    assert sizes[0] > 0.4 * n
-    assert sizes[1] < 0.02 * n
+    assert sizes[0] > 0.35 * n
+    # the next ones are islands (closed communities of at most model.ISLAND_MAX papers), far below the giant
+    assert sizes[1] < 0.1 * n and sizes[1] < sizes[0] / 5
+    assert sum(1 for s in sizes[1:] if s >= 20) >= 5
     assert sum(1 for s in sizes if 2 <= s <= 20) >= 50
     assert sum(1 for s in sizes if s == 1) > 0.1 * n
     # locally tree-like: few triangles
