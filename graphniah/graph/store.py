@@ -19,13 +19,16 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pydantic import ValidationError
 
 from graphniah import __version__
-from graphniah.errors import GraphNIAHError
+from graphniah.errors import GraphNIAHError, validation_detail
+from graphniah.formats import Format, Frozen, add_version
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.seeds import Stream, generator
 from graphniah.graph.citation_graph import CitationGraph
@@ -40,12 +43,14 @@ from graphniah.graph.paths import (
     sample_path_pool,
 )
 from graphniah.graph.prune import PruneResult, path_length, prune
-from graphniah.io import atomic_path, read_json, sha256_file, write_json
+from graphniah.io import atomic_path, sha256_file, write_json
 from graphniah.ingest.snapshot import Snapshot
 
 
 # What a pooled path is; a pool written under another definition is rebuilt, never reused.
 PATH_KIND = "induced"
+#: How a pool's generator is made from (seed, depth), recorded in its manifest (see ``rng_for``).
+POOL_RNG = "numpy.random.default_rng(numpy.random.SeedSequence([seed, depth]))"
 
 PRUNED_SCHEMA = pa.schema([("corpusid", pa.int64())])
 POOL_SCHEMA = pa.schema([("path", pa.list_(pa.int64()))])
@@ -69,29 +74,102 @@ def _write_parquet(table: pa.Table, target: Path) -> str:
     return sha256_file(target)
 
 
-def _base_manifest(snapshot: Snapshot, kind: str) -> dict:
+class _GraphManifest(Frozen):
+    """What the manifests of pruned sets and path pools share: the snapshot they were made from,
+    the file they describe (by sha256), the package that wrote them.
+
+    Format: ``format_version`` 2. Version 1 (written before versions existed) is the same object
+    without the field and is upgraded on reading; any other version is an error that says to
+    rebuild (``graphniah prune``/``graphniah paths``, or ``make refresh``).
+    """
+
+    format_version: Literal[2] = 2
+    snapshot: str
+    snapshot_hash: str
+    synthetic: bool
+    package_version: str
+    created_at: str
+    sha256: str
+
+
+class PrunedManifest(_GraphManifest):
+    """``pruned/depth=K.json``: the removal counts of one pruning (``PruneResult.summary``)."""
+
+    kind: Literal["graphniah.pruned"] = "graphniah.pruned"
+    depth: int
+    path_length: int
+    papers_total: int
+    papers_excluded_metadata_or_not_allowed: int
+    papers_in: int
+    papers_kept: int
+    removed_small_components: int
+    removed_by_bound: int
+    seconds: float | None = None
+
+
+class PoolManifest(_GraphManifest):
+    """``paths/depth=K.json``: how a path pool was sampled and what sampling saw."""
+
+    kind: Literal["graphniah.path_pool"] = "graphniah.path_pool"
+    depth: int
+    path_length: int
+    path_kind: str | None = None  # absent in pools written before induced paths: never reused
+    seed: int
+    rng: str
+    requested: int
+    found: int
+    complete: bool
+    parameters: dict[str, int]
+    stats: dict[str, Any]
+    pruning: dict[str, int] | None = None
+
+
+M = TypeVar("M", bound=_GraphManifest)
+
+_GRAPH_FORMATS = {
+    model: Format(what, 2, {1: add_version(2)}, hint=f"rebuild it with graphniah {cmd} (or make refresh)")
+    for model, what, cmd in ((PrunedManifest, "pruned-set manifest", "prune"), (PoolManifest, "path pool manifest", "paths"))
+}
+
+
+def _base_manifest(snapshot: Snapshot) -> dict[str, Any]:
     m = snapshot.manifest
     return {
-        "kind": kind,
         "snapshot": str(snapshot.path),
-        "snapshot_hash": m["snapshot_hash"],
-        "synthetic": bool(m.get("synthetic", False)),
+        "snapshot_hash": m.snapshot_hash,
+        "synthetic": m.synthetic,
         "package_version": __version__,
         "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
 
 
-def _read_checked_manifest(snapshot: Snapshot, parquet: Path, what: str) -> dict:
+def _read_manifest(model: type[M], path: Path) -> M:
+    fmt = _GRAPH_FORMATS[model]
+    try:
+        return model.model_validate(fmt.parse_json(path.read_bytes(), str(path)))
+    except ValidationError as err:
+        raise GraphNIAHError(f"{path}: not a valid {fmt.what} ({validation_detail(err)}); {fmt.hint}") from None
+
+
+def _read_checked_manifest(snapshot: Snapshot, parquet: Path, what: str, model: type[M]) -> M:
     """The manifest of ``parquet`` if it is complete and made from this snapshot, else an error."""
     man = _manifest_of(parquet)
     if not man.is_file() or not parquet.is_file():
         raise GraphNIAHError(f"{parquet} (or its manifest) does not exist: run `graphniah {what} --snapshot {snapshot.path}`")
-    m = read_json(man)
-    if m.get("snapshot_hash") != snapshot.content_hash:
-        raise GraphNIAHError(f"{parquet} was made from another snapshot (hash {m.get('snapshot_hash')!r}); rebuild it with `graphniah {what}`")
-    if m.get("sha256") != sha256_file(parquet):
+    m = _read_manifest(model, man)
+    if m.snapshot_hash != snapshot.content_hash:
+        raise GraphNIAHError(f"{parquet} was made from another snapshot (hash {m.snapshot_hash!r}); rebuild it with `graphniah {what}`")
+    if m.sha256 != sha256_file(parquet):
         raise GraphNIAHError(f"{parquet} does not match the sha256 in {man}: it was changed after it was written; rebuild it")
     return m
+
+
+def read_pool_manifest(snapshot: Snapshot, depth: int, *, checked: bool = True) -> PoolManifest:
+    """The manifest of the pool of ``depth``; ``checked`` also checks it against the snapshot and
+    the pool file's sha256 (``load_pool`` does; a caller that just loaded the pool need not)."""
+    if checked:
+        return _read_checked_manifest(snapshot, pool_file(snapshot, depth), "paths", PoolManifest)
+    return _read_manifest(PoolManifest, _manifest_of(pool_file(snapshot, depth)))
 
 
 # ---- pruned sets --------------------------------------------------------------------------------
@@ -102,17 +180,16 @@ def write_pruned(snapshot: Snapshot, g: CitationGraph, result: PruneResult, *, s
     target = pruned_file(snapshot, result.depth)
     table = pa.table({"corpusid": pa.array(g.corpusids[result.kept], pa.int64())}, schema=PRUNED_SCHEMA)
     sha = _write_parquet(table, target)
-    manifest = _base_manifest(snapshot, "graphniah.pruned") | result.summary() | {"sha256": sha}
-    if seconds is not None:
-        manifest["seconds"] = round(seconds, 3)
-    write_json(_manifest_of(target), manifest)
+    manifest = PrunedManifest(**_base_manifest(snapshot), **result.summary(), sha256=sha,
+                              seconds=None if seconds is None else round(seconds, 3))
+    write_json(_manifest_of(target), manifest.model_dump(mode="json", exclude_none=True))
     return target
 
 
 def load_pruned(snapshot: Snapshot, depth: int) -> np.ndarray:
     """Corpus ids kept for ``depth`` (checked against the snapshot hash and the file's sha256)."""
     target = pruned_file(snapshot, depth)
-    _read_checked_manifest(snapshot, target, "prune")
+    _read_checked_manifest(snapshot, target, "prune", PrunedManifest)
     return np.asarray(pq.read_table(target, columns=["corpusid"]).column("corpusid"), dtype=np.int64)
 
 
@@ -126,36 +203,36 @@ def write_pool(snapshot: Snapshot, pool: PathPool, *, seed: int, pruned: PruneRe
     offsets = pa.array(np.arange(pool.size + 1, dtype=np.int32) * pool.length, pa.int32())
     table = pa.table({"path": pa.ListArray.from_arrays(offsets, flat)}, schema=POOL_SCHEMA)
     sha = _write_parquet(table, target)
-    manifest = _base_manifest(snapshot, "graphniah.path_pool") | {
-        "depth": pool.depth,
-        "path_length": pool.length,
-        "path_kind": PATH_KIND,
-        "seed": seed,
-        "rng": "numpy.random.default_rng(numpy.random.SeedSequence([seed, depth]))",
-        "requested": pool.requested,
-        "found": pool.size,
-        "complete": pool.complete,
-        "parameters": pool.params.as_dict(),
-        "stats": pool.stats.as_dict(),
-        "sha256": sha,
-    }
-    if pruned is not None:
-        manifest["pruning"] = pruned.summary()
-    write_json(_manifest_of(target), manifest)
+    manifest = PoolManifest(
+        **_base_manifest(snapshot),
+        depth=pool.depth,
+        path_length=pool.length,
+        path_kind=PATH_KIND,
+        seed=seed,
+        rng=POOL_RNG,
+        requested=pool.requested,
+        found=pool.size,
+        complete=pool.complete,
+        parameters=pool.params.as_dict(),
+        stats=pool.stats.as_dict(),
+        sha256=sha,
+        pruning=None if pruned is None else pruned.summary(),
+    )
+    write_json(_manifest_of(target), manifest.model_dump(mode="json", exclude_none=True))
     return target
 
 
 def load_pool(snapshot: Snapshot, depth: int) -> PathPool:
     """Read a pool written by ``write_pool`` (checked against the snapshot hash and its sha256)."""
     target = pool_file(snapshot, depth)
-    m = _read_checked_manifest(snapshot, target, "paths")
-    length = int(m["path_length"])
+    m = _read_checked_manifest(snapshot, target, "paths", PoolManifest)
+    length = m.path_length
     col = pq.read_table(target, columns=["path"]).column("path").combine_chunks()
     values = np.asarray(col.flatten(), dtype=np.int64)
     if values.size != len(col) * length or np.any(np.diff(np.asarray(col.offsets)) != length):
         raise GraphNIAHError(f"{target}: every path must have {length} papers")
-    params = PoolParams(**{k: int(v) for k, v in m["parameters"].items()})
-    return PathPool(depth, length, int(m["requested"]), values.reshape(len(col), length), params, PoolStats.from_dict(m["stats"]))
+    params = PoolParams(**m.parameters)
+    return PathPool(depth, length, m.requested, values.reshape(len(col), length), params, PoolStats.from_dict(m.stats))
 
 
 def rng_for(seed: int, depth: int) -> np.random.Generator:
@@ -221,8 +298,8 @@ def _reusable_pool(snapshot: Snapshot, depth: int, pool_size: int, seed: int, pa
         pool = load_pool(snapshot, depth)
     except (GraphNIAHError, KeyError, ValueError, OSError):
         return None
-    m = read_json(_manifest_of(pool_file(snapshot, depth)))
-    if m.get("path_kind") != PATH_KIND or m.get("seed") != seed or pool.requested != pool_size or pool.params != params or not pool.complete:
+    m = _read_manifest(PoolManifest, _manifest_of(pool_file(snapshot, depth)))
+    if m.path_kind != PATH_KIND or m.seed != seed or pool.requested != pool_size or pool.params != params or not pool.complete:
         return None
     return pool
 

@@ -45,7 +45,7 @@ import pyarrow.parquet as pq
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
-from graphniah.io import atomic_dir, sha256_file, write_json
+from graphniah.io import atomic_dir, sha256_file
 from graphniah.ingest.s2ag import titles
 from graphniah.ingest.s2ag.limits import Limits, out_of_memory, spilled_bytes
 from graphniah.ingest.s2ag.read import (
@@ -64,12 +64,20 @@ from graphniah.ingest.s2ag.read import (
     require_papers,
     sql_str,
 )
-from graphniah.ingest.snapshot import EDGES_FILE, EDGES_SCHEMA, MANIFEST_FILE, PAPERS_FILE, PAPERS_SCHEMA, parse_cutoff
+from graphniah.ingest.snapshot import (
+    EDGES_FILE,
+    EDGES_SCHEMA,
+    MANIFEST_FILE,
+    PAPERS_FILE,
+    PAPERS_SCHEMA,
+    parse_cutoff,
+    write_snapshot_manifest,
+)
 
 if TYPE_CHECKING:
     from graphniah.ingest.s2ag.store import ReleaseStore
 
-MANIFEST_FORMAT = 1
+MANIFEST_FORMAT = 2  # format_version of graphniah.ingest.snapshot.SnapshotManifest
 
 # Drop reasons, in the order they are tested: a row is counted under the first that applies.
 PAPER_DROP_REASONS = (
@@ -507,7 +515,7 @@ def _now() -> str:
 
 def _manifest(built: _Built, *, release_id: str, cutoff: dt.date, synthetic: bool, source: dict[str, Any], inputs: list[dict[str, Any]], stage: _Stages, limits: Limits) -> dict[str, Any]:
     return {
-        "format": MANIFEST_FORMAT,
+        "format_version": MANIFEST_FORMAT,
         "release_id": release_id,
         "cutoff": cutoff.isoformat(),
         "synthetic": synthetic,
@@ -571,7 +579,7 @@ def ingest_release(
             stage=stage,
             limits=limits,
         )
-        write_json(tmp / MANIFEST_FILE, manifest)
+        write_snapshot_manifest(tmp / MANIFEST_FILE, manifest)
     return out
 
 
@@ -609,7 +617,7 @@ def snapshot_from_store(store: ReleaseStore, cutoff: dt.date, out: Path, *, repl
                 stage=stage,
                 limits=store.limits,
             )
-            write_json(tmp / MANIFEST_FILE, manifest)
+            write_snapshot_manifest(tmp / MANIFEST_FILE, manifest)
     except duckdb.OutOfMemoryException as e:
         raise out_of_memory(e, store.limits) from None
     return out

@@ -5,21 +5,32 @@ A snapshot is ``<root>/<release>/cutoff=<YYYY-MM-DD>/`` holding
 - ``papers.parquet``   one row per eligible paper (schema ``PAPERS_SCHEMA``),
 - ``edges.parquet``    one row per citation between two eligible papers (``EDGES_SCHEMA``):
                        de-duplicated, no self-loops, ``citing`` cites ``cited``,
-- ``manifest.json``    what it was made from (release, cutoff, input hashes, row counts),
+- ``manifest.json``    what it was made from (release, cutoff, input hashes, row counts):
+                       one :class:`SnapshotManifest`,
 - ``pruned/depth=K.parquet`` and ``paths/depth=K.parquet`` written by the graph stage.
+
+**Manifest format.** ``format_version`` 2. Version 1 (written before this field existed) carried
+``"format": 1`` and is otherwise the same object; it is upgraded on reading. A manifest that does
+not validate (an older layout, a damaged file) is an error that says to rebuild the snapshot with
+``graphniah refresh``. The fields the pipeline reads are typed; the descriptive sections (source,
+inputs, row counts, eligibility rules, timings, resources) are recorded as the builder wrote them.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
 import pyarrow as pa
+from pydantic import ValidationError
 
-from graphniah.errors import GraphNIAHError
-from graphniah.io import read_json
+from graphniah.errors import GraphNIAHError, validation_detail
+from graphniah.formats import Format, Frozen
+from graphniah.io import write_json
 
 AUTHOR_TYPE = pa.struct([("id", pa.string()), ("name", pa.string())])
 
@@ -42,6 +53,69 @@ EDGES_SCHEMA = pa.schema([("citing", pa.int64()), ("cited", pa.int64())])
 PAPERS_FILE = "papers.parquet"
 EDGES_FILE = "edges.parquet"
 MANIFEST_FILE = "manifest.json"
+
+
+class SnapshotManifest(Frozen):
+    """``manifest.json`` of a snapshot folder (written by :mod:`graphniah.ingest.build`)."""
+
+    format_version: Literal[2] = 2
+    release_id: str
+    cutoff: dt.date
+    synthetic: bool
+    source: dict[str, Any]
+    inputs: list[dict[str, Any]]
+    rows: dict[str, dict[str, Any]]
+    eligibility: dict[str, Any]
+    files: dict[str, Any]
+    snapshot_hash: str
+    package_version: str
+    duckdb_version: str
+    created_at: str
+    timings: dict[str, Any] | None = None
+    resources: dict[str, Any] | None = None
+
+    # Read access by key, for code written against the dict the manifest used to be: the values are
+    # the JSON ones (the cutoff as its ISO string), exactly what that dict held.
+    def __getitem__(self, key: str) -> Any:
+        if key not in type(self).model_fields:
+            raise KeyError(key)
+        value = getattr(self, key)
+        return value.isoformat() if isinstance(value, dt.date) else value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = self[key] if key in type(self).model_fields else None
+        return default if value is None else value
+
+
+def _upgrade_v1(obj: dict[str, Any]) -> dict[str, Any]:
+    # Version 1 said ``"format": 1``; any other value of that field is left for validation to refuse.
+    legacy = {k: v for k, v in obj.items() if not (k == "format" and v == 1)}
+    return {"format_version": 2} | legacy
+
+
+SNAPSHOT_MANIFEST_FORMAT = Format("snapshot manifest", 2, {1: _upgrade_v1},
+                                  hint="rebuild the snapshot with graphniah refresh (or graphniah ingest --replace)")
+
+
+def read_snapshot_manifest(path: str | Path) -> SnapshotManifest:
+    """A snapshot's ``manifest.json`` through :class:`SnapshotManifest`; errors name the file and say how to rebuild."""
+    p = Path(path)
+    try:
+        text = p.read_bytes()
+    except OSError as err:
+        raise GraphNIAHError(f"cannot read snapshot manifest {p}: {err.strerror}") from None
+    try:
+        return SnapshotManifest.model_validate(SNAPSHOT_MANIFEST_FORMAT.parse_json(text, str(p)))
+    except ValidationError as err:
+        raise GraphNIAHError(f"{p}: not a valid snapshot manifest ({validation_detail(err)}); "
+                             f"{SNAPSHOT_MANIFEST_FORMAT.hint}") from None
+
+
+def write_snapshot_manifest(path: str | Path, manifest: SnapshotManifest | Mapping[str, Any]) -> SnapshotManifest:
+    """Validate ``manifest`` through :class:`SnapshotManifest` and write it atomically."""
+    m = manifest if isinstance(manifest, SnapshotManifest) else SnapshotManifest.model_validate(dict(manifest))
+    write_json(path, m.model_dump(mode="json"))
+    return m
 
 
 def parse_cutoff(value: str) -> dt.date:
@@ -78,19 +152,19 @@ class Snapshot:
         return self.path / EDGES_FILE
 
     @functools.cached_property
-    def manifest(self) -> dict:
-        return read_json(self.path / MANIFEST_FILE)
+    def manifest(self) -> SnapshotManifest:
+        return read_snapshot_manifest(self.path / MANIFEST_FILE)
 
     @property
     def content_hash(self) -> str:
         """The hash later stages record as their input: the manifest's ``snapshot_hash``."""
-        return self.manifest["snapshot_hash"]
+        return self.manifest.snapshot_hash
 
 
 def find_snapshot_by_hash(root: str | Path, snapshot_hash: str) -> Snapshot:
     """The snapshot under ``root`` whose manifest has ``snapshot_hash`` (what recipes record)."""
     for manifest in sorted(Path(root).glob(f"*/cutoff=*/{MANIFEST_FILE}")):
-        if read_json(manifest).get("snapshot_hash") == snapshot_hash:
+        if read_snapshot_manifest(manifest).snapshot_hash == snapshot_hash:
             return Snapshot(manifest.parent)
     raise GraphNIAHError(f"no snapshot with hash {snapshot_hash[:12]} under {root}/")
 
@@ -101,4 +175,4 @@ def newest_snapshot(root: str | Path = "snapshots") -> Snapshot:
     found = [p.parent for p in root.glob(f"*/cutoff=*/{MANIFEST_FILE}")]
     if not found:
         raise GraphNIAHError(f"no snapshot under {root}/; run `make refresh` first")
-    return Snapshot(max(found, key=lambda p: (read_json(p / MANIFEST_FILE).get("created_at", ""), str(p))))
+    return Snapshot(max(found, key=lambda p: (read_snapshot_manifest(p / MANIFEST_FILE).created_at, str(p))))

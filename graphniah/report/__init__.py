@@ -23,6 +23,7 @@ from pathlib import Path
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
+from graphniah.formats import TASKS
 from graphniah.io import atomic_dir, sha256_file, write_in_staging, write_json
 from graphniah.report.effective import EffectiveScale, effective_scales, effective_table
 from graphniah.report.load import TASK_LABELS, Outcomes, RunInfo, SuiteData, load_suite
@@ -74,7 +75,7 @@ class Report:
     def task_grids(self) -> list[tuple[str, AccuracyGrid]]:
         """(task title, grid) of every task present, for the per-task panels (empty when the task is the variable)."""
         o = self.data.outcomes
-        tasks = [t for t in ("yesno", "mc", "count") if (o.task == t).any()]
+        tasks = [t for t in TASKS if (o.task == t).any()]
         if self.data.variable == "task" or len(tasks) < 2:
             return []
         return [(TASK_LABELS[t], accuracy_grid(self.context, t)) for t in tasks]

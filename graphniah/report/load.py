@@ -28,20 +28,23 @@ Choices, and why:
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from graphniah.errors import GraphNIAHError
+from graphniah.formats import EFFORTS, TASKS
 from graphniah.io import canonical_json, sha256_bytes
 from graphniah.run.journal import RunRecord, read_journal, read_run_settings
 from graphniah.sampling.examples.records import Example, enumerate_examples
 from graphniah.scoring import Scored, counted_records, score_record, split_runs
+
+if TYPE_CHECKING:
+    from graphniah.sampling.suites import SuiteManifest
 
 __all__ = [
     "RUN_VARIABLES",
@@ -62,8 +65,8 @@ VARIABLES = ("depth", "component_size", "context_length", "distractor", "task", 
 #: Variables that belong to the run (the model's settings), not to the example.
 RUN_VARIABLES = frozenset({"reasoning_effort"})
 _MAX_LEVELS = 25  # a varied variable has a handful of values; a randomly drawn size has ~150
-_TASK_ORDER = {"yesno": 0, "mc": 1, "count": 2}
-_EFFORT_ORDER = {"none": 0, "minimal": 1, "low": 2, "medium": 3, "high": 4}
+_TASK_ORDER = {t: i for i, t in enumerate(TASKS)}
+_EFFORT_ORDER = {e: i for i, e in enumerate(EFFORTS)}
 TASK_LABELS = {"yesno": "YES/NO", "mc": "Multiple choice", "count": "Counting"}
 VARIABLE_TITLES = {
     "depth": "Question depth k",
@@ -110,7 +113,6 @@ def _example_info(ex: Example) -> ExampleInfo:
     recipe = ex.recipe.model_dump(mode="json")
     key_params = {k: v for k, v in recipe.pop("params").items() if k != "none_option"}
     pair_key = sha256_bytes(canonical_json(recipe | {"params": key_params, "task": ex.task}).encode())[:16]
-    length, alpha = params.get("context_length"), params.get("alpha")
     return ExampleInfo(
         id=ex.id,
         task=ex.task,
@@ -119,9 +121,9 @@ def _example_info(ex: Example) -> ExampleInfo:
         answer=ex.answer,
         none_option=ex.none_option,
         n_options=len(ex.options) if ex.task == "mc" else 0,
-        distractor=str(params.get("distractor") or "none"),
-        context_length=None if length is None else int(length),
-        alpha=None if alpha is None else float(alpha),
+        distractor=params.distractor,
+        context_length=params.context_length,
+        alpha=params.alpha,
         pair_key=pair_key,
         token_counts=ex.token_counts,
     )
@@ -336,34 +338,21 @@ def infer_variable(examples: Sequence[ExampleInfo], efforts_per_model: Mapping[s
     return "task", "inferred: no variable takes several values"
 
 
-def _read_manifest(examples_path: Path) -> dict | None:
-    """The suite manifest ``<suite>.json`` next to the examples (written by ``graphniah build``), if any."""
+def _read_manifest(examples_path: Path) -> SuiteManifest | None:
+    """The suite manifest ``<suite>.json`` next to the examples (written by ``graphniah build``), if any,
+    read through :class:`graphniah.sampling.suites.SuiteManifest`."""
     manifest = examples_path.with_suffix(".json")
     if not manifest.is_file():
         return None
-    try:
-        obj = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as err:
-        raise GraphNIAHError(f"cannot read suite manifest {manifest}: {err}") from None
-    return obj if isinstance(obj, dict) else None
+    from graphniah.sampling.suites import read_suite_manifest  # the sampling stage is slow to import
+
+    return read_suite_manifest(manifest)
 
 
-def _manifest_variable(manifest: Mapping[str, Any]) -> str | None:
-    """The varied variable: ``suite.vary`` (``graphniah.sampling.suites``), or a top-level ``variable``."""
-    suite = manifest.get("suite")
-    if isinstance(suite, dict) and isinstance(suite.get("vary"), str):
-        return suite["vary"]
-    v = manifest.get("variable")
-    return v if isinstance(v, str) else None
-
-
-def _manifest_size_range(manifest: Mapping[str, Any]) -> tuple[int, int] | None:
-    """The range component sizes are drawn from (``suite.draw.component_size``), if the manifest says."""
-    try:
-        r = manifest["suite"]["draw"]["component_size"]
-        return int(r["min"]), int(r["max"])
-    except (KeyError, TypeError, ValueError):
-        return None
+def _manifest_size_range(manifest: SuiteManifest) -> tuple[int, int]:
+    """The range component sizes are drawn from (``suite.draw.component_size``)."""
+    r = manifest.suite.draw.component_size
+    return r.min, r.max
 
 
 def _choices(info: ExampleInfo) -> int:
@@ -435,8 +424,8 @@ def load_suite(
     manifest = _read_manifest(ex_path)
     if by is not None:
         variable, source = by, "chosen with --by"
-    elif manifest is not None and (mv := _manifest_variable(manifest)) is not None:
-        variable, source = mv, f"from the suite manifest {ex_path.with_suffix('.json')}"
+    elif manifest is not None:
+        variable, source = manifest.suite.vary, f"from the suite manifest {ex_path.with_suffix('.json')}"
     else:
         variable, source = infer_variable(list(examples.values()), efforts)
     if variable not in VARIABLES:

@@ -35,6 +35,7 @@ from fractions import Fraction
 import numpy as np
 
 from graphniah.errors import GraphNIAHError
+from graphniah.formats import TASKS
 from graphniah.report.load import TASK_LABELS, SuiteData, level_label
 from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, ReportTable, pct
 from graphniah.stats import (
@@ -716,7 +717,7 @@ def build_tables(ctx: ReportContext) -> list[ReportTable]:
     """Every table that applies to the suite, in the order of the report."""
     d, o = ctx.data, ctx.data.outcomes
     tables = [_accuracy_table(ctx, None)]
-    tasks = [t for t in ("yesno", "mc", "count") if (o.task == t).any()]
+    tasks = [t for t in TASKS if (o.task == t).any()]
     if d.variable != "task" and len(tasks) > 1:
         tables += [_accuracy_table(ctx, t) for t in tasks]
     for make in (_labels_table, _no_rate_table, _counting_table, _counting_by_size_table):

@@ -24,25 +24,22 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from graphniah.errors import GraphNIAHError, validation_detail
+from graphniah.formats import Frozen, ReasoningEffort
 from graphniah.io import canonical_json, sha256_bytes
 from graphniah.resources import resource_dir
 
 MODELS_ENV = "GRAPHNIAH_MODELS"
 Tier = Literal["standard", "flex"]
 TokenizerName = Literal["o200k_base", "qwen3.5", "gemma"]
-Effort = Literal["none", "minimal", "low", "medium", "high"]
+Effort = ReasoningEffort  # the names are defined once, in graphniah.formats
 #: The key sent to local endpoints, which ignore it (LiteLLM's OpenAI client insists on some key).
 LOCAL_DUMMY_KEY = "graphniah-local-no-key"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class TierPrice(_Frozen):
+class TierPrice(Frozen):
     """USD per million tokens at one service tier; optionally a higher price for long prompts.
 
     Gemini-3.1-Pro charges more once a prompt passes 200,000 tokens; the long-context price then
@@ -70,7 +67,7 @@ class TierPrice(_Frozen):
         return (prompt_tokens * i + completion_tokens * o) / 1e6  # type: ignore[operator]
 
 
-class Prices(_Frozen):
+class Prices(Frozen):
     """Prices per tier; ``None`` where no price is known (never a guess)."""
 
     standard: TierPrice | None = None
@@ -78,7 +75,7 @@ class Prices(_Frozen):
     note: str = ""
 
 
-class Params(_Frozen):
+class Params(Frozen):
     """Sampling parameters; ``None`` means "not sent" (the provider's default applies)."""
 
     temperature: float | None = Field(default=None, ge=0)
@@ -92,7 +89,7 @@ class Params(_Frozen):
         return {k: v for k, v in self.model_dump().items() if v is not None}
 
 
-class ModelEntry(_Frozen):
+class ModelEntry(Frozen):
     """One model of the registry (see ``pipelines/models.yaml`` for the field meanings)."""
 
     name: str

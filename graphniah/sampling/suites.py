@@ -41,14 +41,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, model_serializer, model_validator
 
 from graphniah import __version__
-from graphniah.errors import GraphNIAHError
+from graphniah.errors import GraphNIAHError, validation_detail
+from graphniah.formats import TASKS, Format, Frozen, Task, add_version
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.seeds import Stream, generator, suite_key
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
-from graphniah.sampling.examples.records import Example
+from graphniah.sampling.examples.records import Recipe, parse_example
 from graphniah.sampling.examples.sample import (
     DEFAULT_ALPHA,
     ExampleSpec,
@@ -74,19 +75,15 @@ Variable = Literal["depth", "component_size", "task", "distractor", "context_len
 EXAMPLE_VARIABLES = ("depth", "component_size", "task", "distractor", "context_length", "none_option")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class SizeRange(_Strict):
+class SizeRange(Frozen):
     min: int = Field(ge=1)
     max: int = Field(ge=1)
 
 
-class Draw(_Strict):
+class Draw(Frozen):
     """How the variables a suite does not vary are drawn (defaults: the paper's §4.1)."""
 
-    task: tuple[Literal["yesno", "mc", "count"], ...] = ("yesno", "mc", "count")
+    task: tuple[Task, ...] = TASKS  # type: ignore[assignment]
     depth: tuple[int, ...] = (4, 8, 16, 32)
     component_size: SizeRange = SizeRange(min=100, max=250)
     distractor: tuple[str, ...] = ("code", "essays", "books", "wikipedia", "disjoint-component")
@@ -94,7 +91,7 @@ class Draw(_Strict):
     alpha: float = DEFAULT_ALPHA
 
 
-class Reuse(_Strict):
+class Reuse(Frozen):
     """Take the examples of one value from another built suite instead of building them."""
 
     suite: str = Field(min_length=1)  # the other suite's name
@@ -102,7 +99,7 @@ class Reuse(_Strict):
     from_value: Any = None  # their value in the other suite (None: all of its examples)
 
 
-class SuiteSpec(_Strict):
+class SuiteSpec(Frozen):
     name: str
     description: str = ""
     vary: Variable
@@ -168,6 +165,89 @@ class SuiteSpec(_Strict):
         return json.loads(self.model_dump_json())
 
 
+class SuiteManifestExample(Frozen):
+    """One example of a built suite: its id, index (its randomness), value of the varied variable, recipe."""
+
+    id: str
+    index: int = Field(ge=0)
+    value: Any
+    recipe: Recipe
+    reused_from: str | None = None  # the suite it was copied from (``reuse``), if any
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out = handler(self)
+        if self.reused_from is None:
+            del out["reused_from"]
+        return out
+
+
+class ReuseRecord(Frozen):
+    """What a suite took from another built suite, and the hashes of that suite's files then."""
+
+    suite: str
+    for_value: Any
+    from_value: Any = None
+    n: int = Field(ge=0)
+    seed: int
+    snapshot_hash: str
+    examples_sha256: str
+    manifest_sha256: str
+
+
+class SuiteManifest(Frozen):
+    """``examples/<suite>.json``: how a suite's examples file was built (written by :func:`build_suite`).
+
+    Format: ``format_version`` 2. Version 1 (written before versions existed) is the same object
+    without the field and is upgraded on reading; any other version is an error naming the file.
+    """
+
+    format_version: Literal[2] = 2
+    kind: Literal["graphniah.suite"] = "graphniah.suite"
+    suite: SuiteSpec
+    seed: int
+    per_value: int | None
+    snapshot: str
+    snapshot_hash: str
+    synthetic: bool
+    version: str
+    created_at: str
+    examples: tuple[SuiteManifestExample, ...]
+    reuse: ReuseRecord | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _counts_keys(cls, data: Any) -> Any:
+        # JSON object keys are strings: ``counts: {200000: 100}`` comes back as ``{"200000": 100}``.
+        # Give each key back the value it was written from (values compare as JSON, ``_same_value``).
+        suite = data.get("suite") if isinstance(data, dict) else None
+        if isinstance(suite, dict) and isinstance(suite.get("counts"), dict):
+            as_key = {canonical_json(v): v for v in suite.get("values") or ()} | {str(v): v for v in suite.get("values") or ()}
+            counts = {as_key.get(k, k) if isinstance(k, str) else k: c for k, c in suite["counts"].items()}
+            data = data | {"suite": suite | {"counts": counts}}
+        return data
+
+
+SUITE_MANIFEST_FORMAT = Format("suite manifest", 2, {1: add_version(2)}, hint="build the suite again with graphniah build")
+
+
+def read_suite_manifest(path: str | Path) -> SuiteManifest:
+    """A suite manifest, read through :class:`SuiteManifest`; errors name the file."""
+    p = Path(path)
+    try:
+        text = p.read_bytes()
+    except OSError as err:
+        raise GraphNIAHError(f"cannot read suite manifest {p}: {err.strerror}") from None
+    try:
+        return SuiteManifest.model_validate(SUITE_MANIFEST_FORMAT.parse_json(text, str(p)))
+    except ValidationError as err:
+        raise GraphNIAHError(f"{p}: not a valid suite manifest ({validation_detail(err)})") from None
+
+
+def write_suite_manifest(path: str | Path, manifest: SuiteManifest) -> None:
+    write_json(path, manifest.model_dump(mode="json"))
+
+
 def load_suite(name_or_path: str | Path, suites_dir: str | Path | None = None) -> SuiteSpec:
     """A suite by name (``<suites_dir>/<name>.yaml``; default :func:`default_suites_dir`) or by path."""
     folder = Path(suites_dir) if suites_dir is not None else default_suites_dir()
@@ -228,12 +308,10 @@ class ReusedSuite:
     manifest_sha256: str
     examples: tuple[ReusedExample, ...]
 
-    def to_json(self, reuse: Reuse) -> dict[str, Any]:
-        return {
-            "suite": self.name, "for_value": reuse.for_value, "from_value": reuse.from_value, "n": len(self.examples),
-            "seed": self.seed, "snapshot_hash": self.snapshot_hash,
-            "examples_sha256": self.examples_sha256, "manifest_sha256": self.manifest_sha256,
-        }
+    def record(self, reuse: Reuse) -> ReuseRecord:
+        return ReuseRecord(suite=self.name, for_value=reuse.for_value, from_value=reuse.from_value, n=len(self.examples),
+                           seed=self.seed, snapshot_hash=self.snapshot_hash, examples_sha256=self.examples_sha256,
+                           manifest_sha256=self.manifest_sha256)
 
 
 def load_reused(suite: SuiteSpec, out_root: Path, snapshot_hash: str, seed: int, per_value: int | None = None) -> ReusedSuite:
@@ -252,14 +330,12 @@ def load_reused(suite: SuiteSpec, out_root: Path, snapshot_hash: str, seed: int,
     if not (examples_path.is_file() and manifest_path.is_file()):
         raise GraphNIAHError(f"suite {suite.name} reuses the examples of suite {reuse.suite}, which is not built under {out_root}: {hint}")
     manifest_bytes, examples_bytes = manifest_path.read_bytes(), examples_path.read_bytes()
-    try:
-        manifest = json.loads(manifest_bytes)
-        entries = manifest["examples"]
-        built_seed, built_snapshot = int(manifest["seed"]), str(manifest["snapshot_hash"])
-    except (ValueError, KeyError, TypeError) as err:
-        raise GraphNIAHError(f"{manifest_path}: not a suite manifest ({err})") from None
+    manifest = read_suite_manifest(manifest_path)
+    entries = manifest.examples
+    built_seed, built_snapshot = manifest.seed, manifest.snapshot_hash
     lines = examples_bytes.decode("utf-8").splitlines()
-    if [e.get("id") for e in entries] != [json.loads(line).get("id") for line in lines]:
+    parsed = [parse_example(line, f"{examples_path}:{i}") for i, line in enumerate(lines, 1)]
+    if [e.id for e in entries] != [ex.id for ex in parsed]:
         raise GraphNIAHError(f"{examples_path} does not hold the examples its manifest {manifest_path} lists: {hint}")
     if built_snapshot != snapshot_hash:
         raise GraphNIAHError(f"suite {reuse.suite} under {out_root} was built from snapshot {built_snapshot[:12]}, not "
@@ -268,12 +344,11 @@ def load_reused(suite: SuiteSpec, out_root: Path, snapshot_hash: str, seed: int,
         raise GraphNIAHError(f"suite {reuse.suite} under {out_root} was built with seed {built_seed}: build {suite.name} "
                              f"with --seed {built_seed} too, or {hint}")
     chosen: list[ReusedExample] = []
-    for entry, line in zip(entries, lines, strict=True):
-        if reuse.from_value is not None and not _same_value(entry.get("value"), reuse.from_value):
+    for entry, line, ex in zip(entries, lines, parsed, strict=True):
+        if reuse.from_value is not None and not _same_value(entry.value, reuse.from_value):
             continue
-        ex = Example.model_validate_json(line)
         spec, _, index = spec_of(ex)
-        chosen.append(ReusedExample(ex.id, entry.get("value"), spec, index, line))
+        chosen.append(ReusedExample(ex.id, entry.value, spec, index, line))
     where = f"suite {reuse.suite}" + ("" if reuse.from_value is None else f" (value {reuse.from_value!r})")
     want = suite.count(reuse.for_value, per_value)
     if len(chosen) != want:
@@ -471,27 +546,25 @@ def build_suite(
         _build_missing(todo, partial, done, snapshot, seed, workers, prompt_set, progress)
     copied = {r.id: r.line for r in taken.examples} if taken is not None else {}
     lines = [copied[it.reused] if it.reused is not None else done[k] for k, it in zip(keys, items)]
-    examples = [Example.model_validate_json(line) for line in lines]
+    examples = [parse_example(line, f"{examples_path} (line {i})") for i, line in enumerate(lines, 1)]
     # The lines as they are: a reused example is the other suite's line byte for byte.
     atomic_write_text(examples_path, "".join(line + "\n" for line in lines))
-    manifest = {
-        "kind": "graphniah.suite",
-        "suite": suite.to_json(),
-        "seed": seed,
-        "per_value": per_value or suite.per_value,
-        "snapshot": str(snapshot.path),
-        "snapshot_hash": snapshot.content_hash,
-        "synthetic": bool(snapshot.manifest.get("synthetic")),
-        "version": __version__,
-        "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "examples": [
-            {"id": ex.id, "index": it.index, "value": it.value, "recipe": ex.recipe.model_dump()}
-            | ({"reused_from": taken.name} if taken is not None and it.reused is not None else {})
+    manifest = SuiteManifest(
+        suite=suite,
+        seed=seed,
+        per_value=per_value or suite.per_value,
+        snapshot=str(snapshot.path),
+        snapshot_hash=snapshot.content_hash,
+        synthetic=snapshot.manifest.synthetic,
+        version=__version__,
+        created_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        examples=tuple(
+            SuiteManifestExample(id=ex.id, index=it.index, value=it.value, recipe=ex.recipe,
+                                 reused_from=taken.name if taken is not None and it.reused is not None else None)
             for ex, it in zip(examples, items)
-        ],
-    }
-    if taken is not None and suite.reuse is not None:
-        manifest["reuse"] = taken.to_json(suite.reuse)
-    write_json(manifest_path, manifest)
+        ),
+        reuse=taken.record(suite.reuse) if taken is not None and suite.reuse is not None else None,
+    )
+    write_suite_manifest(manifest_path, manifest)
     partial.unlink(missing_ok=True)
     return BuiltSuite(examples_path, manifest_path, len(examples), reused)

@@ -11,8 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphniah.ingest.snapshot import EDGES_SCHEMA, PAPERS_SCHEMA
-from graphniah.io import write_json
+from graphniah.ingest.snapshot import EDGES_SCHEMA, PAPERS_SCHEMA, SnapshotManifest, write_snapshot_manifest
 
 
 def _relabel(g: nx.Graph, rng: np.random.Generator) -> nx.Graph:
@@ -179,5 +178,8 @@ def write_snapshot(
     pq.write_table(pa.Table.from_pylist(rows, schema=PAPERS_SCHEMA), folder / "papers.parquet")
     edges = pa.table({"citing": ids[citing], "cited": ids[cited]}, schema=EDGES_SCHEMA)
     pq.write_table(edges, folder / "edges.parquet")
-    write_json(folder / "manifest.json", {"snapshot_hash": snapshot_hash, "created_at": "2026-04-02T00:00:00"})
+    write_snapshot_manifest(folder / "manifest.json", SnapshotManifest(
+        release_id="synthetic-test", cutoff=dt.date(2026, 4, 1), synthetic=True, source={"type": "test"}, inputs=[],
+        rows={"papers": {"kept": n}, "edges": {"kept": len(citing)}}, eligibility={}, files={},
+        snapshot_hash=snapshot_hash, package_version="test", duckdb_version="none", created_at="2026-04-02T00:00:00"))
     return folder

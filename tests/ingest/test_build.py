@@ -179,7 +179,7 @@ def test_interrupted_ingest_leaves_no_visible_snapshot(tmp_path: Path, monkeypat
         seen.append(sorted(p.name for p in Path(target).parent.iterdir()))
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(ingest_mod, "write_json", crash)
+    monkeypatch.setattr(ingest_mod, "write_snapshot_manifest", crash)
     with pytest.raises(KeyboardInterrupt):
         ingest_release(rdir, CUTOFF, out)
     assert seen == [["edges.parquet", "papers.parquet"]]
@@ -188,7 +188,7 @@ def test_interrupted_ingest_leaves_no_visible_snapshot(tmp_path: Path, monkeypat
     monkeypatch.undo()
     ingest_release(rdir, CUTOFF, out)
     good = (out / "manifest.json").read_bytes()
-    monkeypatch.setattr(ingest_mod, "write_json", crash)
+    monkeypatch.setattr(ingest_mod, "write_snapshot_manifest", crash)
     with pytest.raises(KeyboardInterrupt):
         ingest_release(rdir, dt.date(2026, 5, 1), out, replace=True)
     assert (out / "manifest.json").read_bytes() == good  # the old snapshot is untouched

@@ -245,8 +245,20 @@ def test_reader_errors_name_the_file_and_line(tmp_path):
     assert data.outcomes.correct.tolist() == [True]
     with pytest.raises(GraphNIAHError, match="unknown varied variable 'colour'"):
         load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="colour")
+    # the suite manifest is read through its model: a file that is not one is an error naming it
     (tmp_path / "examples" / "s.json").write_text(json.dumps({"variable": "distractor"}))
-    assert load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples").variable == "distractor"
+    with pytest.raises(GraphNIAHError, match=r"s\.json: not a valid suite manifest"):
+        load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples")
+    from graphniah.sampling.suites import Draw, SizeRange, SuiteManifest, SuiteManifestExample, SuiteSpec, write_suite_manifest
+
+    spec = SuiteSpec(name="s", vary="distractor", values=("none", "code"), per_value=1,
+                     draw=Draw(component_size=SizeRange(min=100, max=130)))
+    write_suite_manifest(tmp_path / "examples" / "s.json", SuiteManifest(
+        suite=spec, seed=0, per_value=1, snapshot="snap", snapshot_hash="s" * 64, synthetic=True, version="0",
+        created_at="2026-11-01T00:00:00+00:00",
+        examples=(SuiteManifestExample(id=ex[0].id, index=0, value="none", recipe=ex[0].recipe),)))
+    data = load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples")
+    assert (data.variable, data.size_range) == ("distractor", (100, 130))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -367,9 +379,14 @@ def test_suite_manifest_gives_variable_and_size_range(tmp_path):
     examples = [make_example(t, 4, 105, {"yesno": "YES", "mc": "A", "count": "104"}[t], seed=0, index=i)
                 for i, t in enumerate(("yesno", "mc", "count") * 4)]
     write_suite(tmp_path, "demo", examples, {"m": {"p": 0.5}}, rng)
-    manifest = {"kind": "graphniah.suite", "suite": {"name": "demo", "vary": "task", "values": ["yesno", "mc", "count"],
-                                                     "draw": {"component_size": {"min": 100, "max": 120}}}}
-    (tmp_path / "examples" / "demo.json").write_text(json.dumps(manifest))
+    from graphniah.sampling.suites import Draw, SizeRange, SuiteManifest, SuiteManifestExample, SuiteSpec, write_suite_manifest
+
+    spec = SuiteSpec(name="demo", vary="task", values=("yesno", "mc", "count"), per_value=4,
+                     draw=Draw(component_size=SizeRange(min=100, max=120)))
+    write_suite_manifest(tmp_path / "examples" / "demo.json", SuiteManifest(
+        suite=spec, seed=0, per_value=4, snapshot="snap", snapshot_hash="s" * 64, synthetic=True, version="0",
+        created_at="2026-11-01T00:00:00+00:00",
+        examples=tuple(SuiteManifestExample(id=ex.id, index=i, value=ex.task, recipe=ex.recipe) for i, ex in enumerate(examples))))
     data = load_suite("demo", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples")
     assert data.variable == "task" and "manifest" in data.variable_source and data.size_range == (100, 120)
     base = next(r for r in build_report(data).table("accuracy").rows if r[0].text == "Random guessing")

@@ -57,8 +57,8 @@ from graphniah.sampling.examples.records import Example, PaperMeta, Recipe, Reci
 from graphniah.sampling.examples.render import build_messages, example_stats, question, render_component
 from graphniah.sampling.examples.textcheck import normalize, verify
 from graphniah.graph.citation_graph import CitationGraph
-from graphniah.graph.store import load_pool, pool_file
-from graphniah.io import canonical_json, read_json, sha256_bytes
+from graphniah.graph.store import load_pool, pool_file, read_pool_manifest
+from graphniah.io import canonical_json, sha256_bytes
 from graphniah.sampling.packing import DistractorSource, Frame, NeedlesExceedLimit, Packed, pack, tokenizer_fingerprint
 from graphniah.ingest.snapshot import Snapshot
 from graphniah.sampling.tokenizers import Tokenizer, load_all
@@ -203,7 +203,7 @@ class SamplingContext:
                 raise GraphNIAHError(
                     f"no usable path pool for depth {depth} in {self.snapshot.path} ({err}); run `graphniah paths --depth {depth}` or `make refresh`"
                 ) from None
-            sha = read_json(pool_file(self.snapshot, depth).with_suffix(".json"))["sha256"]
+            sha = read_pool_manifest(self.snapshot, depth, checked=False).sha256  # load_pool checked it
             verts = self.graph.vertex_of(pool.paths.reshape(-1), source=str(pool_file(self.snapshot, depth))).reshape(pool.paths.shape)
             self._pools[depth] = (verts, sha)
         return self._pools[depth]
