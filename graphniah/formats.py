@@ -23,12 +23,14 @@ This module also defines, once, the names other modules use: the tasks and the r
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, get_args
+from pathlib import Path
+from typing import Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from graphniah.errors import GraphNIAHError
+from graphniah.errors import GraphNIAHError, validation_detail
 
 __all__ = [
     "EFFORTS",
@@ -54,6 +56,7 @@ class Frozen(BaseModel):
 
 
 Upgrade = Callable[[dict[str, Any]], dict[str, Any]]
+M = TypeVar("M", bound=BaseModel)
 
 
 class Format:
@@ -116,6 +119,20 @@ class Format:
         except json.JSONDecodeError as err:
             raise GraphNIAHError(f"{where}: not JSON ({err.msg} at line {err.lineno} column {err.colno})") from None
         return self.to_current(obj, where)
+
+    def read_file(self, model: type[M], path: str | os.PathLike[str]) -> M:
+        """A whole JSON file of this format as ``model``; every problem is a ``GraphNIAHError`` naming the
+        file (and, for a shape that does not validate, the field and what to do: ``hint``)."""
+        p = Path(path)
+        try:
+            text = p.read_bytes()
+        except OSError as err:
+            raise GraphNIAHError(f"cannot read {self.what} {p}: {err.strerror}") from None
+        try:
+            return model.model_validate(self.parse_json(text, str(p)))
+        except ValidationError as err:
+            raise GraphNIAHError(f"{p}: not a valid {self.what} ({validation_detail(err)})"
+                                 + (f"; {self.hint}" if self.hint else "")) from None
 
 
 def add_version(version: int) -> Upgrade:

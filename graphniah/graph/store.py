@@ -24,10 +24,9 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from pydantic import ValidationError
 
 from graphniah import __version__
-from graphniah.errors import GraphNIAHError, validation_detail
+from graphniah.errors import GraphNIAHError
 from graphniah.formats import Format, Frozen, add_version
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.seeds import Stream, generator
@@ -144,11 +143,7 @@ def _base_manifest(snapshot: Snapshot) -> dict[str, Any]:
 
 
 def _read_manifest(model: type[M], path: Path) -> M:
-    fmt = _GRAPH_FORMATS[model]
-    try:
-        return model.model_validate(fmt.parse_json(path.read_bytes(), str(path)))
-    except ValidationError as err:
-        raise GraphNIAHError(f"{path}: not a valid {fmt.what} ({validation_detail(err)}); {fmt.hint}") from None
+    return _GRAPH_FORMATS[model].read_file(model, path)
 
 
 def _read_checked_manifest(snapshot: Snapshot, parquet: Path, what: str, model: type[M]) -> M:

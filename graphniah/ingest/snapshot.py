@@ -26,9 +26,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pyarrow as pa
-from pydantic import ValidationError
 
-from graphniah.errors import GraphNIAHError, validation_detail
+from graphniah.errors import GraphNIAHError
 from graphniah.formats import Format, Frozen
 from graphniah.io import write_json
 
@@ -99,16 +98,7 @@ SNAPSHOT_MANIFEST_FORMAT = Format("snapshot manifest", 2, {1: _upgrade_v1},
 
 def read_snapshot_manifest(path: str | Path) -> SnapshotManifest:
     """A snapshot's ``manifest.json`` through :class:`SnapshotManifest`; errors name the file and say how to rebuild."""
-    p = Path(path)
-    try:
-        text = p.read_bytes()
-    except OSError as err:
-        raise GraphNIAHError(f"cannot read snapshot manifest {p}: {err.strerror}") from None
-    try:
-        return SnapshotManifest.model_validate(SNAPSHOT_MANIFEST_FORMAT.parse_json(text, str(p)))
-    except ValidationError as err:
-        raise GraphNIAHError(f"{p}: not a valid snapshot manifest ({validation_detail(err)}); "
-                             f"{SNAPSHOT_MANIFEST_FORMAT.hint}") from None
+    return SNAPSHOT_MANIFEST_FORMAT.read_file(SnapshotManifest, path)
 
 
 def write_snapshot_manifest(path: str | Path, manifest: SnapshotManifest | Mapping[str, Any]) -> SnapshotManifest:

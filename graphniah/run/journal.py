@@ -258,14 +258,9 @@ def settings_path(journal: str | os.PathLike[str]) -> Path:
 def read_run_settings(journal: str | os.PathLike[str]) -> RunSettings:
     """The settings file of a journal (empty when there is none); errors name the file."""
     path = settings_path(journal)
-    try:
-        text = path.read_bytes()
-    except FileNotFoundError:
+    if not path.exists():
         return RunSettings()
-    try:
-        return RunSettings.model_validate(SETTINGS_FORMAT.parse_json(text, str(path)))
-    except ValidationError as err:
-        raise GraphNIAHError(f"{path}: not a valid run settings file ({validation_detail(err)})") from None
+    return SETTINGS_FORMAT.read_file(RunSettings, path)
 
 
 def record_run_settings(journal: str | os.PathLike[str], settings_hash: str, entry: RunSettingsEntry) -> None:

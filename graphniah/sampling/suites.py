@@ -44,7 +44,7 @@ import yaml
 from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, model_serializer, model_validator
 
 from graphniah import __version__
-from graphniah.errors import GraphNIAHError, validation_detail
+from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASKS, Format, Frozen, Task, add_version
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.seeds import Stream, generator, suite_key
@@ -233,15 +233,7 @@ SUITE_MANIFEST_FORMAT = Format("suite manifest", 2, {1: add_version(2)}, hint="b
 
 def read_suite_manifest(path: str | Path) -> SuiteManifest:
     """A suite manifest, read through :class:`SuiteManifest`; errors name the file."""
-    p = Path(path)
-    try:
-        text = p.read_bytes()
-    except OSError as err:
-        raise GraphNIAHError(f"cannot read suite manifest {p}: {err.strerror}") from None
-    try:
-        return SuiteManifest.model_validate(SUITE_MANIFEST_FORMAT.parse_json(text, str(p)))
-    except ValidationError as err:
-        raise GraphNIAHError(f"{p}: not a valid suite manifest ({validation_detail(err)})") from None
+    return SUITE_MANIFEST_FORMAT.read_file(SuiteManifest, path)
 
 
 def write_suite_manifest(path: str | Path, manifest: SuiteManifest) -> None:
