@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from graphniah.report.model import Cell, CellValue, ReportTable, pct
 from graphniah.report.tables import ReportContext, size_bins
@@ -61,7 +62,8 @@ class EffectiveScale:
     levels: tuple[LevelCheck, ...]
 
 
-def _levels(ctx: ReportContext, variable: str) -> tuple[np.ndarray, tuple[str, ...], tuple[int, ...]]:
+def _levels(ctx: ReportContext, variable: str) -> tuple[npt.NDArray[np.integer], tuple[str, ...], tuple[int, ...]]:
+    """Level code per outcome row, the level labels and each level's upper value (size ranges when sizes vary a lot)."""
     o = ctx.data.outcomes
     x = o.depth if variable == "depth" else o.component_size
     distinct = np.unique(x)

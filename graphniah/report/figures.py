@@ -16,13 +16,14 @@ from collections.abc import Sequence
 import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.typing import RcKeyType
 
 from graphniah.report.tables import AccuracyGrid, ReportContext
 
 __all__ = ["accuracy_by_task_figure", "accuracy_figure", "figure_bytes"]
 
 ORDERED = frozenset({"depth", "component_size", "context_length", "reasoning_effort"})
-_RC = {"svg.hashsalt": "graphniah", "svg.fonttype": "none", "font.size": 9}
+_RC: dict[RcKeyType, object] = {"svg.hashsalt": "graphniah", "svg.fonttype": "none", "font.size": 9}
 
 
 def figure_bytes(fig: Figure, fmt: str) -> bytes:
@@ -60,13 +61,14 @@ def _draw(ax: Axes, ctx: ReportContext, grid: AccuracyGrid, ordered: bool, title
                    yerr=[[e - a for e, a in zip(est, lo, strict=True)], [b - e for e, b in zip(est, hi, strict=True)]],
                    capsize=2, error_kw={"lw": 0.8})
     bases = [None if b is None else 100 * float(b) for b in grid.baselines[:L]]
-    if bases and all(b is not None for b in bases) and len(set(bases)) == 1:
-        ax.axhline(bases[0], color="gray", ls="--", lw=1, label="random guessing")
+    known = [b for b in bases if b is not None]
+    if bases and len(known) == len(bases) and len(set(known)) == 1:
+        ax.axhline(known[0], color="gray", ls="--", lw=1, label="random guessing")
     else:
         first = True
         for c, b in enumerate(bases):
             if b is not None:
-                ax.hlines(b, c - 0.45, c + 0.45, colors="gray", linestyles="--", lw=1, label="random guessing" if first else None)
+                ax.hlines(b, c - 0.45, c + 0.45, colors="gray", linestyles="--", lw=1, label="random guessing" if first else "_nolegend_")
                 first = False
     ax.set_xticks(xs, grid.col_labels[:L])
     ax.set_xlim(-0.6, L - 0.4)

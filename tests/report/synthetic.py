@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from graphniah.sampling.examples.records import Example, ExampleStats, Message, Recipe, write_examples
 from graphniah.io import canonical_json, sha256_bytes
 from graphniah.run.journal import Journal, RunRecord, Usage
+from graphniah.sampling.examples.records import Example, ExampleStats, Message, Recipe, write_examples
 
 LETTERS = "ABCD"
 

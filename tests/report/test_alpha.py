@@ -11,6 +11,7 @@ import pytest
 from scipy import stats as sps
 from typer.testing import CliRunner
 
+from graphniah.errors import GraphNIAHError
 from graphniah.report.alpha import (
     AlphaConfig,
     example_spec,
@@ -23,7 +24,6 @@ from graphniah.report.alpha import (
     task_seed,
     write_alpha_report,
 )
-from graphniah.errors import GraphNIAHError
 
 SMALL = dict(depths=(4,), min_size=30, max_size=60)
 

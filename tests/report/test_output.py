@@ -69,7 +69,7 @@ def test_html_links_every_cell_to_its_example_list(written):
 
 
 def test_report_folder_is_replaced_atomically(written, tmp_path):
-    suite, report, _ = written
+    _, report, _ = written
     out = tmp_path / "r"
     write_report(report, out, figures=False, html=False)
     (out / "stale.txt").write_text("old")
