@@ -65,6 +65,7 @@ def corpus_fingerprint(corpus: Corpus) -> str:
     """What the recipe stores to pin a text corpus: the documents file hash of a built corpus (from its
     verified manifest; the file holds the blocks too), or for a user folder the hash of every
     document's id and text and of the block rule that cuts them."""
+    ident: dict[str, object]
     if corpus.manifest is not None:
         ident = {"kind": corpus.kind.value, "documents_sha256": corpus.manifest.files[DOCUMENTS_FILE].sha256}
     else:
@@ -100,7 +101,8 @@ class DocumentSource:
 
     def _next_pass(self, rng: np.random.Generator) -> list[int]:
         self._passes += 1
-        return rng.permutation(len(self.corpus)).tolist()
+        order: list[int] = rng.permutation(len(self.corpus)).tolist()
+        return order
 
     def draw(self, rng: np.random.Generator) -> Distractor:
         if not self._queue:
@@ -148,7 +150,8 @@ class WikipediaSource(DocumentSource):
             self._passes = 1
             rest = np.asarray([i for i in range(len(self.corpus)) if i not in self._seen], dtype=np.int64)
             if rest.size:
-                return rest[rng.permutation(rest.size)].tolist()
+                order: list[int] = rest[rng.permutation(rest.size)].tolist()
+                return order
         return super()._next_pass(rng)
 
 

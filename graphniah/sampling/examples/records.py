@@ -137,7 +137,7 @@ class RecipeParams(Frozen):
 
     @model_serializer(mode="wrap")
     def _only_what_is_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        out = handler(self)
+        out: dict[str, Any] = handler(self)
         if not self.reserve_none_option:
             del out["reserve_none_option"]
         for name in ("corpus", "tokenizers"):
@@ -148,7 +148,7 @@ class RecipeParams(Frozen):
     # Read access by key, for code written against the dict the parameters used to be: a key is
     # present exactly when the serialised form has it.
     def __contains__(self, key: object) -> bool:
-        return key in type(self).model_fields and not (key in _OPTIONAL_PARAMS and not getattr(self, key))  # type: ignore[operator]
+        return key in type(self).model_fields and not (key in _OPTIONAL_PARAMS and not getattr(self, key))
 
     def __getitem__(self, key: str) -> Any:
         if key not in self:
@@ -251,7 +251,7 @@ def enumerate_examples(path: str | os.PathLike[str]) -> Iterator[tuple[int, Exam
     """``(line number, example)`` of a JSONL file of examples, read lazily; a bad line raises
     ``GraphNIAHError`` naming file and line."""
     try:
-        f = open(path, "rb")
+        f = open(path, "rb")  # noqa: SIM115 - closed by the with below; only the open is guarded here
     except OSError as err:
         raise GraphNIAHError(f"cannot read examples file {path}: {err.strerror}") from None
     with f:
