@@ -22,13 +22,14 @@ import html
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
+from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.io import atomic_dir, atomic_write_text, canonical_json, sha256_bytes, sha256_file, write_in_staging
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 from graphniah.sampling.examples.records import Example, PaperMeta, example_to_json, iter_examples, option_letters
@@ -186,7 +187,7 @@ def build_viewer(
     tokenizer: Tokenizer | None = None,
     title: str | None = None,
     prompts: str | os.PathLike[str] | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress = NO_PROGRESS,
 ) -> ViewerFiles:
     """Write the viewer for an examples file or an exported dataset folder (and the run journals in ``runs``)
     to ``out``, atomically (the old folder stays until the new one is complete).
@@ -211,7 +212,8 @@ def build_viewer(
     used: set[str] = set()
     with atomic_dir(out, replace=True) as tmp:
         (tmp / "examples").mkdir()
-        for n, ex in enumerate(source_iter, 1):
+        progress.start(None, "viewer pages")
+        for ex in source_iter:
             check_id(ex.id, where)
             if ex.id in seen:
                 raise GraphNIAHError(f"{where}: example id {ex.id} appears twice")
@@ -237,8 +239,8 @@ def build_viewer(
             used.add(page.name)
             _link(page, tmp / "examples" / f"{ex.id}.js")
             rows.append(row)
-            if progress:
-                progress(n)
+            progress.advance()
+        progress.done()
         if not rows:
             raise GraphNIAHError(f"{where} holds no examples")
         index = {
