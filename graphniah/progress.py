@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-__all__ = ["NO_PROGRESS", "NoProgress", "Progress", "ProgressLog", "step"]
+__all__ = ["NO_PROGRESS", "NoProgress", "Progress", "ProgressLog", "ProgressStep", "step"]
 
 
 @runtime_checkable
@@ -58,23 +58,33 @@ NO_PROGRESS: Progress = NoProgress()
 
 
 @dataclass
+class ProgressStep:
+    """One step as :class:`ProgressLog` saw it (mutable: it is filled in as the step runs)."""
+
+    label: str
+    total: int | None
+    advanced: int = 0
+    ended: bool = False
+
+
+@dataclass
 class ProgressLog:
-    """Records every call: ``notes`` (the lines) and ``steps`` (label, total, units advanced, ended)."""
+    """Records every call: ``notes`` (the lines) and ``steps`` (one :class:`ProgressStep` per start)."""
 
     notes: list[str] = field(default_factory=list)
-    steps: list[list] = field(default_factory=list)
+    steps: list[ProgressStep] = field(default_factory=list)
 
     def start(self, total: int | None, label: str) -> None:
         self.done()
-        self.steps.append([label, total, 0, False])
+        self.steps.append(ProgressStep(label, total))
 
     def advance(self, n: int = 1) -> None:
-        if self.steps and not self.steps[-1][3]:
-            self.steps[-1][2] += n
+        if self.steps and not self.steps[-1].ended:
+            self.steps[-1].advanced += n
 
     def done(self) -> None:
         if self.steps:
-            self.steps[-1][3] = True
+            self.steps[-1].ended = True
 
     def note(self, message: str) -> None:
         self.notes.append(message)

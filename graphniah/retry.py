@@ -59,8 +59,6 @@ def parse_retry_after(value: str | None, now: dt.datetime) -> float | None:
         when = email.utils.parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError):
         return None
-    if when is None:  # pragma: no cover - older Pythons returned None instead of raising
-        return None
     if when.tzinfo is None:  # HTTP-dates are GMT by definition; asctime carries no zone
         when = when.replace(tzinfo=dt.UTC)
     if now.tzinfo is None:

@@ -53,7 +53,7 @@ def test_refresh_downloads_once_then_applies_only_diffs(tmp_path) -> None:
     assert_secret_absent(root, KEY)  # no file holds the key, decoded (gzip, Parquet, DuckDB store) or not
     assert not any(KEY in line for line in logs)
     # the steps the library reported: pruning and pools per refresh, one step per downloaded file
-    labels = [label for label, *_ in reported.steps]
+    labels = [s.label for s in reported.steps]
     assert labels.count("pruning") == 3 and labels.count("path pools") == 3
-    assert all(ended for *_, ended in reported.steps)
-    assert any(label.endswith(".gz") and advanced > 0 for label, _total, advanced, _ in reported.steps)
+    assert all(s.ended for s in reported.steps)
+    assert any(s.label.endswith(".gz") and s.advanced > 0 for s in reported.steps)
