@@ -80,6 +80,7 @@ junction to save more tokens than the block holds.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -87,6 +88,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 import numpy as np
+import numpy.typing as npt
 from sortedcontainers import SortedList
 
 from graphniah.errors import GraphNIAHError
@@ -95,6 +97,7 @@ from graphniah.sampling.tokenizers import (
     O200K_SHA256,
     QWEN_VOCAB_SHA256,
     Gemma,
+    GlueFlags,
     Message,
     O200k,
     Qwen35,
@@ -239,7 +242,8 @@ class _Tally:
     def __init__(self, tokenizers: Sequence[Tokenizer], frame: Frame) -> None:
         self.toks = list(tokenizers)
         self.u = _Units(attached=[[] for _ in self.toks])
-        self.glue = [i for i, t in enumerate(self.toks) if callable(getattr(t, "glue_flags", None))]
+        self._gluers: dict[int, GlueFlags] = {i: t for i, t in enumerate(self.toks) if isinstance(t, GlueFlags)}
+        self.glue = list(self._gluers)
         # Tokenizers without glued junctions: a block adds its attached count, whatever its neighbours.
         self.additive = [i for i in range(len(self.toks)) if i not in self.glue]
         for g in self.glue:
@@ -260,7 +264,7 @@ class _Tally:
     # -- units ----------------------------------------------------------------------------------
 
     def add_units(
-        self, texts: Sequence[str], keys: Sequence[float], check: bool = True, per_block: bool = True
+        self, texts: Sequence[str], keys: Sequence[float] | npt.NDArray[np.floating], check: bool = True, per_block: bool = True
     ) -> tuple[range, list[int]]:
         """Register blocks (not yet present) and count them with their separators attached.
 
@@ -289,7 +293,7 @@ class _Tally:
             sums[i] = int(t.count_batch(pieces).sum())
             self.u.attached[i].extend([UNKNOWN] * len(texts))
         for g in self.glue:
-            left, right = self.toks[g].glue_flags(texts)  # type: ignore[attr-defined]
+            left, right = self._gluers[g].glue_flags(texts)
             self.u.glue_left[g].extend(left.tolist())
             self.u.glue_right[g].extend(right.tolist())
         return range(first, len(self.u.texts)), sums
@@ -299,7 +303,7 @@ class _Tally:
         for i, t in enumerate(self.toks):
             todo = [x for x in ids if self.u.attached[i][x] == UNKNOWN]
             if todo:
-                for x, c in zip(todo, t.count_batch([self.u.texts[x] + S for x in todo]).tolist()):
+                for x, c in zip(todo, t.count_batch([self.u.texts[x] + S for x in todo]).tolist(), strict=True):
                     self.u.attached[i][x] = c
 
     # -- presence -------------------------------------------------------------------------------
@@ -351,7 +355,7 @@ class _Tally:
         """Sum of the run corrections of tokenizer ``g`` inside a window of consecutive units."""
         gl, gr = self.u.glue_left[g], self.u.glue_right[g]
         total, run = 0, [ids[0]]
-        for a, b in zip(ids, ids[1:]):
+        for a, b in itertools.pairwise(ids):
             if gl[a] and gr[b]:
                 run.append(b)
                 continue
@@ -373,7 +377,7 @@ class _Tally:
 def pack(
     frame: Frame,
     needles: Sequence[str],
-    needle_keys: Sequence[float] | np.ndarray,
+    needle_keys: Sequence[float] | npt.NDArray[np.floating],
     source: DistractorSource | None,
     limit: int,
     tokenizers: Mapping[str, Tokenizer],
@@ -396,7 +400,7 @@ def pack(
     for x in needle_ids:
         tally.insert(x)
     if max(tally.totals) > limit:
-        raise NeedlesExceedLimit(dict(zip(names, tally.totals)), limit)
+        raise NeedlesExceedLimit(dict(zip(names, tally.totals, strict=True)), limit)
 
     drawn: list[Distractor] = []
     kept_of: list[int] = []  # per drawn distractor: blocks kept so far
@@ -423,7 +427,7 @@ def pack(
                 keys = rng.random(len(d.blocks))
                 drawn.append(d)
                 kept_of.append(0)
-                for b, k in zip(d.blocks, keys.tolist()):
+                for b, k in zip(d.blocks, keys.tolist(), strict=True):
                     pending.append((b, k, len(drawn) - 1))
                     pending_chars += len(b)
             if not pending:
@@ -436,7 +440,7 @@ def pack(
                 chars += len(item[0])
             pending_chars -= chars
             ids, sums = tally.add_units([c[0] for c in chunk], [c[1] for c in chunk], per_block=False)
-            counted.extend(zip(ids, (c[2] for c in chunk)))
+            counted.extend(zip(ids, (c[2] for c in chunk), strict=True))
             counted_blocks += len(chunk)
             if all(tally.totals[i] + sums[i] < limit - NEAR_LIMIT for i in tally.additive):
                 # Offered one by one, these blocks can raise a count without glued junctions to at
@@ -466,7 +470,7 @@ def pack(
     offered_ids = [x for x, _ in offered]
     n_kept, exact, recounts, messages = _settle(tally, frame, offered_ids, limit, names)
     if n_kept < len(offered):
-        for x, d_index in offered[n_kept:]:
+        for _, d_index in offered[n_kept:]:
             kept_of[d_index] -= 1
         stop, rejected = "next_block_too_long", offered[n_kept][0]
     present = tally.present()
@@ -474,10 +478,10 @@ def pack(
         context=tuple(tally.u.texts[x] for x in present),
         keys=tuple(tally.u.keys[x] for x in present),
         needle=tuple(x in needle_ids for x in present),
-        used=tuple(Used(d, k) for d, k in zip(drawn, kept_of) if k > 0),
+        used=tuple(Used(d, k) for d, k in zip(drawn, kept_of, strict=True) if k > 0),
         messages=tuple(messages),
         token_counts=exact,
-        predicted=dict(zip(names, tally.totals)),
+        predicted=dict(zip(names, tally.totals, strict=True)),
         limit=limit,
         stop=stop,
         rejected=None if rejected is None else (tally.u.texts[rejected], tally.u.keys[rejected]),
@@ -488,7 +492,7 @@ def pack(
 
 def _exact(tally: _Tally, frame: Frame, names: Sequence[str]) -> tuple[dict[str, int], list[Message]]:
     messages = frame.messages([tally.u.texts[x] for x in tally.present()])
-    return {n: t.chat_count(messages) for n, t in zip(names, tally.toks)}, messages
+    return {n: t.chat_count(messages) for n, t in zip(names, tally.toks, strict=True)}, messages
 
 
 def _settle(
@@ -517,13 +521,13 @@ def _settle(
             tally.insert(offered[n])
             n += 1
 
-    error = [e - p for e, p in zip(exact.values(), tally.totals)]
+    error = [e - p for e, p in zip(exact.values(), tally.totals, strict=True)]
     # First guess: drop blocks until the running totals, shifted by the error just seen, fit.
     probe = n
     while probe > 0:
         move_to(probe - 1)
         probe -= 1
-        if all(t + e <= limit for t, e in zip(tally.totals, error)):
+        if all(t + e <= limit for t, e in zip(tally.totals, error, strict=True)):
             break
     lo: int | None = None  # largest prefix known to fit
     hi = len(offered)  # smallest prefix known not to fit

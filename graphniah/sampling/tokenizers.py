@@ -111,6 +111,13 @@ class Tokenizer(Protocol):
     def chat_overhead(self, roles: Sequence[str]) -> int: ...
 
 
+@runtime_checkable
+class GlueFlags(Protocol):
+    """A tokenizer with glued junctions (only o200k_base): which blocks may glue to a neighbour."""
+
+    def glue_flags(self, blocks: Sequence[str]) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]: ...
+
+
 class _Base(ABC):
     name: str
 
@@ -412,9 +419,8 @@ def block_counts(tok: Tokenizer, blocks: Sequence[str]) -> BlockCounts:
         raise GraphNIAHError(f"block {bad} is not clean (empty, or whitespace at an end): {blocks[bad][:60]!r}")
     attached = tok.count_batch([b + BLOCK_SEPARATOR for b in blocks])
     bare = tok.count_batch(list(blocks))
-    glue = getattr(tok, "glue_flags", None)
-    if glue is not None:
-        left, right = glue(blocks)
+    if isinstance(tok, GlueFlags):
+        left, right = tok.glue_flags(blocks)
     else:
         left = right = np.zeros(len(blocks), dtype=bool)
     return BlockCounts(attached=attached, bare=bare, glue_left=left, glue_right=right)
