@@ -34,6 +34,7 @@ functions of this module:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -98,6 +99,7 @@ def _unwrap(raw: str) -> str:
             return s
 
 
+@functools.lru_cache(maxsize=65536)  # pure, and answers repeat: a report re-scores every record of a suite
 def normalize_answer(task: str, raw: str | None) -> str | None:
     """The canonical answer (``YES``/``NO``, a letter, or digits) of a raw block content, or None."""
     if raw is None:
