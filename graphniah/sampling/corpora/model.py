@@ -81,7 +81,7 @@ BLOCK_RULE_VERSION = 2  # 1: blank lines only (whole paragraphs, however long)
 
 # Words before a "." that do not end a sentence (lower case, without the dot).
 ABBREVIATIONS = frozenset(
-    "mr mrs ms messrs mme mlle dr st jr sr prof rev hon gen col capt cpt lt sgt maj adm gov sen rep "
+    "mr mrs ms messrs mme mlle dr st jr sr prof rev hon gen col capt cpt lt sgt maj adm gov sen rep "  # noqa: SIM905 - words read better than 64 quoted strings
     "mt ft no nos vol vols fig figs pp p ed eds vs etc e.g i.e cf al inc ltd co corp bros dept est "
     "approx esq viz jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )

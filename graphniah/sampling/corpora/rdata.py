@@ -19,6 +19,7 @@ import gzip
 import lzma
 import struct
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,25 +59,26 @@ class _Reader:
         self.refs: list[Any] = []
         self.where = where
 
-    def int(self) -> int:
+    def int32(self) -> int:
+        """The next big-endian 32-bit signed integer."""
         (v,) = struct.unpack_from(">i", self.b, self.p)
         self.p += 4
-        return v
+        return int(v)
 
     def length(self) -> int:
-        n = self.int()
+        n = self.int32()
         if n == -1:  # long vector: two more ints
-            hi, lo = self.int(), self.int()
+            hi, lo = self.int32(), self.int32()
             n = (hi << 32) + lo
         return n
 
     def item(self) -> Any:
-        flags = self.int()
+        flags = self.int32()
         t = flags & 0xFF
         if t == _NILVALUE:
             return None
         if t == _REFSXP:
-            idx = flags >> 8 or self.int()
+            idx = flags >> 8 or self.int32()
             return self.refs[idx - 1]
         if t in _SPECIAL_ENVS:
             return None
@@ -92,7 +94,7 @@ class _Reader:
             del attr
             return RPair(tag if isinstance(tag, str) else None, car, cdr)
         if t == _CHARSXP:
-            n = self.int()
+            n = self.int32()
             if n == -1:
                 return None  # NA_character_
             raw = self.b[self.p : self.p + n]
@@ -131,11 +133,11 @@ def unserialize(data: bytes, where: str = "R data") -> Any:
         raise GraphNIAHError(f"{where}: not R XDR serialization (starts with {data[:2]!r})")
     r = _Reader(data, where)
     r.p = 2
-    version = r.int()
-    r.int()  # writer R version
-    r.int()  # minimal reader R version
+    version = r.int32()
+    r.int32()  # writer R version
+    r.int32()  # minimal reader R version
     if version == 3:
-        n = r.int()
+        n = r.int32()
         r.p += n  # native encoding name
     elif version != 2:
         raise GraphNIAHError(f"{where}: R serialization version {version} is not supported")
@@ -149,7 +151,7 @@ def _decompress_entry(blob: bytes, method: int, where: str) -> bytes:
     if method == 1:
         out = zlib.decompress(body)
     else:
-        decoders = {b"Z": lzma.decompress, b"2": bz2.decompress, b"1": zlib.decompress, b"0": bytes}
+        decoders: dict[bytes, Callable[[bytes], bytes]] = {b"Z": lzma.decompress, b"2": bz2.decompress, b"1": zlib.decompress, b"0": bytes}
         tag = body[:1]
         if tag not in decoders:
             raise GraphNIAHError(f"{where}: unknown compression tag {tag!r}")
