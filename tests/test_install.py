@@ -20,6 +20,24 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+IMPORT_ALL = """
+import importlib, pkgutil, graphniah
+from pathlib import Path
+failed = []
+for m in pkgutil.walk_packages(graphniah.__path__, "graphniah."):
+    if not m.name.startswith("graphniah.integrations"):
+        try:
+            importlib.import_module(m.name)
+        except Exception as e:
+            failed.append(f"{m.name}: {type(e).__name__}: {e}")
+print("ok" if not failed else "; ".join(failed))
+from graphniah.errors import GraphNIAHError
+from graphniah.run.serve.llamacpp import _serve_in_process
+try:
+    _serve_in_process(Path("model.gguf"), 0, 512, 1, "m")
+except GraphNIAHError as e:
+    print(e)
+"""
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -54,6 +72,12 @@ def test_wheel_installs_and_runs_the_demo_outside_the_repository(demo_snapshot, 
                  cwd=work, env=env).stdout.split()
     assert all(Path(p).is_relative_to(venv) for p in where), where  # the installed copy, resources included
     assert not any(Path(p).is_relative_to(REPO) for p in where)
+
+    # Every module imports with the runtime dependencies alone, except the inspect integration (the
+    # `inspect` extra); the llama.cpp server, an extra too, says how to install it.
+    check = _run([str(python), "-c", IMPORT_ALL], cwd=work, env=env).stdout.split("\n")
+    assert check[0] == "ok", check
+    assert "pip install 'graphniah[local-llm]'" in check[1], check
 
     t0 = time.perf_counter()
     root = demo_snapshot.path.parent.parent  # the session's demo snapshots: refresh finds them up to date
