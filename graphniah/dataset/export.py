@@ -41,7 +41,7 @@ from graphniah.dataset.manifest import (
 )
 from graphniah.dataset.schema import CARD_FILE, DATA_DIR, MANIFEST_FILE, SCHEMA, design, example_to_row
 from graphniah.errors import GraphNIAHError
-from graphniah.io import _umask, atomic_dir, read_json, sha256_file, write_in_staging
+from graphniah.io import _umask, atomic_dir, sha256_file, write_in_staging
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.examples.prompts import TASKS
 from graphniah.sampling.examples.records import Example, example_to_json, iter_examples
@@ -139,7 +139,7 @@ class ExportResult:
 
 def snapshot_infos(hashes: set[str], snapshots_root: str | os.PathLike[str]) -> tuple[SnapshotInfo, ...]:
     """Release id, cutoff and synthetic flag of each snapshot the examples come from."""
-    from graphniah.ingest.snapshot import Snapshot, find_snapshot_by_hash, parse_cutoff
+    from graphniah.ingest.snapshot import Snapshot, find_snapshot_by_hash
 
     root = Path(snapshots_root)
     out = []
@@ -151,8 +151,7 @@ def snapshot_infos(hashes: set[str], snapshots_root: str | os.PathLike[str]) -> 
             raise GraphNIAHError(f"cannot describe the snapshot of the examples: {err} "
                                  "(the card records its release and cutoff; pass --snapshots with the folder holding it)") from None
         m = snap.manifest
-        out.append(SnapshotInfo(snapshot_hash=h, release_id=str(m["release_id"]), cutoff=parse_cutoff(str(m["cutoff"])),
-                                synthetic=bool(m.get("synthetic", False))))
+        out.append(SnapshotInfo(snapshot_hash=h, release_id=m.release_id, cutoff=m.cutoff, synthetic=m.synthetic))
     return tuple(out)
 
 
@@ -165,13 +164,10 @@ def _suite_spec(examples_path: Path) -> dict[str, Any] | None:
     path = examples_path.with_suffix(".json")
     if not path.is_file():
         return None
-    try:
-        m = read_json(path)
-    except (OSError, ValueError) as err:
-        raise GraphNIAHError(f"cannot read suite manifest {path}: {err}") from None
-    if not isinstance(m, dict) or m.get("kind") != "graphniah.suite":
-        return None
-    return {k: m[k] for k in ("suite", "seed", "per_value") if k in m}
+    from graphniah.sampling.suites import read_suite_manifest  # the one reader of suite manifests
+
+    m = read_suite_manifest(path).model_dump(mode="json")
+    return {k: m[k] for k in ("suite", "seed", "per_value")}
 
 
 def _is_replaceable(out: Path) -> bool:

@@ -17,18 +17,15 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from graphniah.dataset.schema import CARD_FILE, DATA_DIR, DATASET_FORMAT, MANIFEST_FILE
 from graphniah.errors import GraphNIAHError, validation_detail
+from graphniah.formats import Frozen
 from graphniah.io import sha256_file
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class FileEntry(_Frozen):
+class FileEntry(Frozen):
     """One file of the folder, by its path relative to the folder (POSIX separators)."""
 
     path: str
@@ -38,7 +35,7 @@ class FileEntry(_Frozen):
     task: str | None = None  # Parquet files: the task of their rows
 
 
-class SourceExamples(_Frozen):
+class SourceExamples(Frozen):
     """The examples file the dataset was exported from (a rebuild from the rows has this hash)."""
 
     file: str  # its name only: a path would differ between machines
@@ -50,7 +47,7 @@ class SourceExamples(_Frozen):
     canonical_sha256: str
 
 
-class SnapshotInfo(_Frozen):
+class SnapshotInfo(Frozen):
     """A snapshot the examples were sampled from: the facts the cutoff guard and the card need."""
 
     snapshot_hash: str
@@ -59,7 +56,7 @@ class SnapshotInfo(_Frozen):
     synthetic: bool
 
 
-class DatasetManifest(_Frozen):
+class DatasetManifest(Frozen):
     format: Literal["graphniah.dataset/1"] = "graphniah.dataset/1"  # = schema.DATASET_FORMAT
     suite: str
     examples: SourceExamples

@@ -13,7 +13,11 @@ block, normalised per task). The metrics are the accuracy overall and per task, 
 
 Task parameters (``-T``): ``dataset`` (the folder, required), ``task`` (``yesno``, ``mc`` or
 ``count``), ``depth``, ``component_size``, ``context_length``, ``distractor`` — each keeps only
-the examples with that value — and ``limit_per_task`` is left to inspect's own ``--limit``.
+the examples with that value (inspect's own ``--limit`` takes the first N of those).
+
+There is no knowledge-cutoff guard here (inspect's model is not in graphniah's registry); the
+dataset card states the cutoff, and ``graphniah run --dataset`` enforces it. All samples are held
+in memory, as inspect's datasets are: about 4 MB per 922k-token example.
 """
 
 from __future__ import annotations
