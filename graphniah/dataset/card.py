@@ -46,7 +46,7 @@ class CardFacts:
     snapshots: tuple[SnapshotInfo, ...]
     source: SourceExamples
     data_files: tuple[str, ...]
-    suite_spec: Mapping[str, Any] | None
+    suite_manifest: Mapping[str, Any] | None  # the suite manifest (graphniah build), if there is one
 
 
 def _size_category(n: int) -> str:
@@ -110,7 +110,7 @@ def counting_space(facts: CardFacts) -> CountingAnswers:
     """The counting answer set: sizes of the suite's drawing range (else the paper's 100-250), widened to every size present."""
     lo, hi = 100, 250
     try:
-        r = facts.suite_spec["suite"]["draw"]["component_size"]  # type: ignore[index]
+        r = facts.suite_manifest["suite"]["draw"]["component_size"]  # type: ignore[index]
         lo, hi = int(r["min"]), int(r["max"])
     except (KeyError, TypeError, ValueError):
         pass
@@ -140,8 +140,8 @@ def render_card(facts: CardFacts) -> str:
     spaces = answer_spaces(facts)
     baseline_rows = [(label, space.size, n, _pct(random_baseline(space))) for label, space, n in spaces]
     overall = mixture_baseline([(space, n) for _, space, n in spaces])
-    suite_seed = facts.suite_spec.get("seed") if facts.suite_spec else None
-    vary = (facts.suite_spec or {}).get("suite", {}).get("vary") if facts.suite_spec else None
+    suite_seed = facts.suite_manifest.get("seed") if facts.suite_manifest else None
+    vary = facts.suite_manifest.get("suite", {}).get("vary") if facts.suite_manifest else None
     tokens = ", ".join(f"{name} {lo:,}–{hi:,}" for name, (lo, hi) in t.tokens.items()) or "not packed (no distractor)"
     config_rows = [("all (default)", t.n, ", ".join(f"`{p}`" for p in facts.data_files))]
     config_rows += [(task_of_file(p), t.tasks[task_of_file(p)], f"`{p}`") for p in facts.data_files]

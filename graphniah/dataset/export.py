@@ -155,11 +155,12 @@ def snapshot_infos(hashes: set[str], snapshots_root: str | os.PathLike[str]) -> 
     return tuple(out)
 
 
-def _suite_spec(examples_path: Path) -> dict[str, Any] | None:
-    """The suite manifest's description of the suite (``<stem>.json`` next to the examples), if any.
+def _suite_manifest(examples_path: Path) -> dict[str, Any] | None:
+    """The suite manifest ``<stem>.json`` next to the examples (``graphniah build`` writes it), if any.
 
-    Only what describes the design is kept (the suite file, seed, examples per value); the local
-    snapshot path, the build time and the per-example recipes (already in the rows) are left out.
+    Kept whole (the suite file, seed, every example's index, value and recipe) so that a report from
+    the dataset reads the same manifest as a report from the suite; only the snapshot's local path
+    is cut to its ``<release>/cutoff=<date>`` tail, which names it on any machine.
     """
     path = examples_path.with_suffix(".json")
     if not path.is_file():
@@ -167,7 +168,8 @@ def _suite_spec(examples_path: Path) -> dict[str, Any] | None:
     from graphniah.sampling.suites import read_suite_manifest  # the one reader of suite manifests
 
     m = read_suite_manifest(path).model_dump(mode="json")
-    return {k: m[k] for k in ("suite", "seed", "per_value")}
+    snapshot = Path(m["snapshot"])
+    return m | {"snapshot": f"{snapshot.parent.name}/{snapshot.name}"}
 
 
 def _is_replaceable(out: Path) -> bool:
@@ -234,9 +236,9 @@ def export_suite(
         source = SourceExamples(file=src.name, bytes=src.stat().st_size, sha256=sha256_file(src), count=tally.n,
                                 canonical_sha256=canonical.hexdigest())
         data = [file_entry(tmp, w.path, rows=w.count, task=t) for t, w in writers.items() if w.count]
-        suite_spec = _suite_spec(src)
+        suite_manifest = _suite_manifest(src)
         facts = CardFacts(suite=suite, tally=tally, snapshots=snapshots, source=source,
-                          data_files=tuple(f.path for f in data), suite_spec=suite_spec)
+                          data_files=tuple(f.path for f in data), suite_manifest=suite_manifest)
         write_in_staging(tmp / CARD_FILE, render_card(facts))
         manifest = DatasetManifest(
             suite=suite,
@@ -247,7 +249,7 @@ def export_suite(
             seeds=tuple(sorted(tally.seeds)),
             tasks={t: w.count for t, w in writers.items() if w.count},
             files=(file_entry(tmp, tmp / CARD_FILE), *data),
-            suite_spec=suite_spec,
+            suite_manifest=suite_manifest,
         )
         write_in_staging(tmp / MANIFEST_FILE, manifest_json(manifest))
     return ExportResult(out, manifest, tally.n)

@@ -66,7 +66,7 @@ class DatasetManifest(Frozen):
     seeds: tuple[int, ...]
     tasks: dict[str, int]
     files: tuple[FileEntry, ...]
-    suite_spec: dict[str, Any] | None = None  # the suite manifest's ``suite``/``seed``/``per_value``, if built by a suite
+    suite_manifest: dict[str, Any] | None = None  # the suite manifest (``graphniah build``), snapshot path cut to release/cutoff
 
     @property
     def cutoffs(self) -> dict[str, dt.date]:

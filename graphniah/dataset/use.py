@@ -74,8 +74,8 @@ def materialize_examples(folder: str | os.PathLike[str], runs_root: str | os.Pat
     where = Path(runs_root) / ".datasets" / m.examples.canonical_sha256[:16]
     path = where / f"{m.suite}.jsonl"
     if not (path.is_file() and sha256_file(path) == m.examples.canonical_sha256):
-        if m.suite_spec is not None:
-            write_json(where / f"{m.suite}.json", {"kind": "graphniah.suite", **m.suite_spec})
+        if m.suite_manifest is not None:  # the report reads the varied variable and the size range from it
+            write_json(where / f"{m.suite}.json", m.suite_manifest)
         write_examples_file(ds, path)
     return ds, path
 

@@ -276,3 +276,29 @@ def test_show_regenerates_an_example_found_in_a_dataset_folder(exported):
     result = CliRunner().invoke(app, ["show", ex.id, "--examples", str(exported.dataset), "--root", str(exported.suite.snapshots)])
     assert result.exit_code == 0, result.output
     assert ex.messages[-1].content in result.output and result.output.rstrip().endswith(f"=== answer ===\n{ex.answer}")
+
+
+def test_the_suite_manifest_travels_with_the_dataset(exported, tmp_path):
+    """A built suite's manifest (varied variable, size range, per-example values) is in the dataset
+    manifest, and the report's loader reads it back from the rebuilt examples' folder."""
+    from graphniah.dataset import materialize_examples
+    from graphniah.sampling.suites import SuiteManifest, SuiteManifestExample, load_suite, read_suite_manifest, write_suite_manifest
+
+    examples = list(iter_examples(exported.examples))
+    src = tmp_path / "examples" / "built.jsonl"
+    write_examples(src, examples)
+    manifest = SuiteManifest(
+        suite=load_suite("demo"), seed=3, per_value=None, snapshot=str(tmp_path / "somewhere" / "2026-10-06" / "cutoff=2026-04-01"),
+        snapshot_hash=exported.suite.snapshot_hash, synthetic=True, version=examples[0].recipe.version,
+        created_at="2026-12-01T00:00:00+00:00",
+        examples=tuple(SuiteManifestExample(id=e.id, index=i, value=e.task, recipe=e.recipe) for i, e in enumerate(examples)),
+    )
+    write_suite_manifest(src.with_suffix(".json"), manifest)
+    export_suite(src, tmp_path / "ds", snapshots_root=exported.suite.snapshots)
+    card = (tmp_path / "ds" / "README.md").read_text()
+    assert "The suite varies `task`." in card and "suite seed 3" in card
+    assert str(tmp_path) not in (tmp_path / "ds" / "graphniah-manifest.json").read_text()  # no local path travels
+    _, rebuilt = materialize_examples(tmp_path / "ds", tmp_path / "runs")
+    assert rebuilt.read_bytes() == src.read_bytes()
+    back = read_suite_manifest(rebuilt.with_suffix(".json"))
+    assert back.model_dump(mode="json") == manifest.model_dump(mode="json") | {"snapshot": "2026-10-06/cutoff=2026-04-01"}
