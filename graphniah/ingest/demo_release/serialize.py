@@ -18,6 +18,7 @@ import json
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -68,11 +69,14 @@ def _take(a: pa.Array, idx: np.ndarray) -> pa.Array:
     return a.take(pa.array(idx, pa.int64()))
 
 
-def _change_stamp(changed_at: np.ndarray, first_day: np.ndarray, jitter: np.ndarray, release_days: np.ndarray) -> np.ndarray:
+def _change_stamp(
+    changed_at: npt.NDArray[np.int16], first_day: npt.NDArray[np.int64], jitter: npt.NDArray[np.int64], release_days: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
     """``updated`` time: when the record last changed, or when it first appeared."""
     first = first_day * _MS_PER_DAY + jitter % _MS_PER_DAY
     later = release_days[np.maximum(changed_at, 0)] * _MS_PER_DAY - _MS_PER_DAY // 2 - jitter % (_MS_PER_DAY // 4)
-    return np.where(changed_at >= 0, later, first)
+    stamp: npt.NDArray[np.int64] = np.where(changed_at >= 0, later, first)
+    return stamp
 
 
 def to_bytes(lines: pa.Array) -> pa.Buffer:
@@ -103,7 +107,7 @@ class Renderer:
         lists = pa.LargeListArray.from_arrays(pa.array(A.paper_offsets, pa.int64()), flat)
         authors_json = _join("[", pc.binary_join(lists, _lit(",")), "]")
         cs = np.array([V.FIELDS[f].name == "Computer Science" for f in P.field.tolist()])
-        dblp = [f'"journals/corr/abs-{a[:4]}-{a[5:]}"' if (a is not None and c) else "null" for a, c in zip(P.arxiv, cs)]
+        dblp = [f'"journals/corr/abs-{a[:4]}-{a[5:]}"' if (a is not None and c) else "null" for a, c in zip(P.arxiv, cs, strict=True)]
         pubmed = _where(P.pubmed > 0, _join('"', _ints(P.pubmed), '"'), "null")
         self._head = _join(
             '{"corpusid":', self._cid, ',"externalids":{"ACL":null,"DBLP":', _strs(dblp),
@@ -116,7 +120,7 @@ class Renderer:
         )
         ven = world.venues
         vnames = [v.name for v in ven.venues]
-        vpiece = [json.dumps(n, ensure_ascii=False) + ',"publicationvenueid":"' + i + '"' for n, i in zip(vnames, ven.ids)]
+        vpiece = [json.dumps(n, ensure_ascii=False) + ',"publicationvenueid":"' + i + '"' for n, i in zip(vnames, ven.ids, strict=True)]
         self._venue = _take(_strs(vpiece + ['"","publicationvenueid":null']), np.where(P.venue >= 0, P.venue, len(vpiece)))
         years = P.day.astype("datetime64[D]").astype("datetime64[Y]").astype(np.int64) + 1970
         self._year = _ints(years)

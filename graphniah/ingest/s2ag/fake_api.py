@@ -133,7 +133,7 @@ class FakeS2AG:
     # ---- lifecycle
 
     def start(self) -> Self:
-        fake = self
+        fake: FakeS2AG = self  # annotated: inside the class below, mypy would read Self as Handler
 
         class Handler(_Handler):
             server_state = fake
@@ -341,7 +341,7 @@ class _Handler(BaseHTTPRequestHandler):
         # meets the client's delayed ACK and every keep-alive answer stalls for ~40 ms.
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (quiet: tests read .requests)
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read .requests
         pass
 
     def _send(self, status: int, body: bytes, headers: Mapping[str, str], entry: LoggedRequest) -> None:
@@ -361,7 +361,7 @@ class _Handler(BaseHTTPRequestHandler):
             return {}
         return {"Retry-After": ra if isinstance(ra, str) else f"{ra:g}"}
 
-    def do_GET(self) -> None:  # noqa: N802  (http.server naming)
+    def do_GET(self) -> None:  # http.server's naming
         srv = self.server_state
         url = urllib.parse.urlsplit(self.path)
         path = url.path

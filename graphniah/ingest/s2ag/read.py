@@ -57,7 +57,7 @@ from graphniah.io import read_json
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no fcntl on Windows: pipes keep their default buffer size there
 
 PAPERS = "papers"
 CITATIONS = "citations"
@@ -295,9 +295,10 @@ def diff_sources(diff_dir: Path) -> dict[tuple[str, Role], tuple[Source, ...]]:
         folder = diff_dir / ds
         if not folder.is_dir() and ds in REQUIRED_DATASETS:
             raise GraphNIAHError(f"diff {diff_dir} has no {ds}/ dataset folder (expected {folder}/{UPDATE_FILES}/ and {DELETE_FILES}/)")
-        for role, sub in (("update", UPDATE_FILES), ("delete", DELETE_FILES)):
+        roles: tuple[tuple[Role, str], ...] = (("update", UPDATE_FILES), ("delete", DELETE_FILES))
+        for role, sub in roles:
             files = shard_files(folder / sub) if (folder / sub).is_dir() else ()
-            out[(ds, role)] = tuple(Source(ds, role, p, p.relative_to(diff_dir).as_posix()) for p in files)  # type: ignore[misc]
+            out[(ds, role)] = tuple(Source(ds, role, p, p.relative_to(diff_dir).as_posix()) for p in files)
     return out
 
 
@@ -337,7 +338,7 @@ def _inflate(path: Path, sink: Callable[[bytes], object] | None = None, cancel: 
                     data = d.unused_data
                     d = isal_zlib.decompressobj(_GZIP_WBITS)
                     in_member = False
-            except isal_zlib.error as e:
+            except isal_zlib.error as e:  # type: ignore[misc]  # isal's stub types error as an instance; it is the exception class
                 return size, "", str(e)
     if size == 0:
         return 0, "", "empty"
@@ -793,7 +794,7 @@ class VerifiedRead:
             f.thread.start()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> bool:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> Literal[False]:
         if not self._pipes:  # pragma: no cover
             return False
         with self._lock:
