@@ -20,6 +20,7 @@ import datetime as dt
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
@@ -29,6 +30,9 @@ from graphniah.report.effective import EffectiveScale, effective_scales, effecti
 from graphniah.report.load import TASK_LABELS, Outcomes, RunInfo, SuiteData, load_suite
 from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, ReportTable, cells_csv
 from graphniah.report.tables import AccuracyGrid, ReportContext, accuracy_grid, build_tables
+
+if TYPE_CHECKING:  # matplotlib is imported only when figures are drawn
+    from matplotlib.figure import Figure
 
 __all__ = [
     "AccuracyGrid",
@@ -80,7 +84,7 @@ class Report:
             return []
         return [(TASK_LABELS[t], accuracy_grid(self.context, t)) for t in tasks]
 
-    def figures(self):  # noqa: ANN201 - dict[str, matplotlib.figure.Figure]
+    def figures(self) -> dict[str, Figure]:
         """The report's figures by file stem (matplotlib is imported only when figures are asked for)."""
         from graphniah.report.figures import accuracy_by_task_figure, accuracy_figure
 
@@ -174,7 +178,7 @@ def write_report(report: Report, out: str | os.PathLike[str], *, figures: bool =
     return ReportFiles(out, tuple(tables), tuple(fig_paths), html_path)
 
 
-def _summary(report: Report) -> dict:
+def _summary(report: Report) -> dict[str, object]:
     d = report.data
     return {
         "suite": d.suite,

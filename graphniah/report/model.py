@@ -105,8 +105,7 @@ class ReportTable:
             return s.replace("|", "\\|")
 
         lines = [f"### {self.title}", "", "| " + " | ".join(map(esc, self.header)) + " |", "|" + "---|" * len(self.header)]
-        for row in self.rows:
-            lines.append("| " + " | ".join(f"**{esc(c.text)}**" if c.bold else esc(c.text) for c in row) + " |")
+        lines.extend("| " + " | ".join(f"**{esc(c.text)}**" if c.bold else esc(c.text) for c in row) + " |" for row in self.rows)
         lines += ["", self.caption, ""]
         return "\n".join(lines)
 

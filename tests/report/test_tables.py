@@ -43,7 +43,7 @@ def test_varied_variable_inferred_from_equal_counts(depth):
 
 
 def test_accuracy_cells_match_plain_counting(depth):
-    suite, data, report = depth
+    suite, _, report = depth
     t = report.table("accuracy")
     k, n = Counter(), Counter()
     for tr in suite.truth:
@@ -317,10 +317,9 @@ def test_task_experiment_reproduces_the_papers_printed_cells(tmp_path):
 
 def test_none_option_before_after_mcnemar_and_wilcoxon(tmp_path):
     rng = np.random.default_rng(5)
-    examples = []
-    for i in range(40):
-        for none in (False, True):
-            examples.append(make_example("mc", 8, 150, "ABCD"[i % 4], seed=2, index=i, none_option=none))
+    examples = [
+        make_example("mc", 8, 150, "ABCD"[i % 4], seed=2, index=i, none_option=none) for i in range(40) for none in (False, True)
+    ]
     models = {"m1": {"p": lambda ex: 0.3 if ex.none_option else 0.8}, "m2": {"p": 0.7}}
     suite = write_suite(tmp_path, "none", examples, models, rng)
     data = load_suite("none", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples")
