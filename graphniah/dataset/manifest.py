@@ -1,7 +1,8 @@
 """``graphniah-manifest.json``: what a dataset folder holds and the hashes that prove it unchanged.
 
-The manifest lists every other file of the folder (the card and the Parquet files) with its size
-and sha256, and the sha256 of the examples file the dataset was exported from. It is written last,
+Format: ``format_version`` 1, read through :data:`DATASET_MANIFEST_FORMAT` (``graphniah.formats``), so
+a manifest of another version is refused by name, never misread. The manifest lists every other file
+of the folder (the card and the Parquet files) with its size and sha256, and the sha256 of the examples file the dataset was exported from. It is written last,
 inside the staging folder that is renamed into place, so a folder with a manifest is complete.
 :func:`check_files` is the tamper check: a file whose bytes changed, a missing file, or a file the
 manifest does not list (an extra ``data/*.parquet`` would silently join the ``all`` config) is
@@ -17,11 +18,11 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
-from graphniah.dataset.schema import CARD_FILE, DATA_DIR, DATASET_FORMAT, MANIFEST_FILE
-from graphniah.errors import GraphNIAHError, validation_detail
-from graphniah.formats import Frozen
+from graphniah.dataset.schema import CARD_FILE, DATA_DIR, MANIFEST_FILE
+from graphniah.errors import GraphNIAHError
+from graphniah.formats import Format, Frozen
 from graphniah.io import sha256_file
 
 
@@ -57,7 +58,9 @@ class SnapshotInfo(Frozen):
 
 
 class DatasetManifest(Frozen):
-    format: Literal["graphniah.dataset/1"] = "graphniah.dataset/1"  # = schema.DATASET_FORMAT
+    """``graphniah-manifest.json``. Format: ``format_version`` 1 (the first; no older version exists)."""
+
+    format_version: Literal[1] = 1
     suite: str
     examples: SourceExamples
     snapshots: tuple[SnapshotInfo, ...]
@@ -86,23 +89,15 @@ def manifest_json(manifest: DatasetManifest) -> str:
     return json.dumps(manifest.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+DATASET_MANIFEST_FORMAT = Format("dataset manifest", 1, hint="export the suite again with graphniah export")
+
+
 def read_manifest(folder: str | os.PathLike[str]) -> DatasetManifest:
     """The manifest of a dataset folder; a folder without a valid one is not a GraphNIAH dataset."""
     path = Path(folder) / MANIFEST_FILE
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise GraphNIAHError(f"{folder} is not a GraphNIAH dataset folder: cannot read {path} ({err.strerror})") from None
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise GraphNIAHError(f"{path}: not JSON ({err.msg} at line {err.lineno})") from None
-    if isinstance(obj, dict) and obj.get("format") != DATASET_FORMAT:
-        raise GraphNIAHError(f"{path}: format {obj.get('format')!r}; this graphniah reads {DATASET_FORMAT}")
-    try:
-        return DatasetManifest.model_validate(obj)
-    except ValidationError as err:
-        raise GraphNIAHError(f"{path}: not a valid dataset manifest ({validation_detail(err)})") from None
+    if not path.is_file():
+        raise GraphNIAHError(f"{folder} is not a GraphNIAH dataset folder: it has no {MANIFEST_FILE} (graphniah export writes one)")
+    return DATASET_MANIFEST_FORMAT.read_file(DatasetManifest, path)
 
 
 def check_files(folder: str | os.PathLike[str], manifest: DatasetManifest | None = None) -> list[str]:

@@ -22,13 +22,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import pyarrow as pa
+from pydantic import ValidationError
 
-from graphniah.errors import GraphNIAHError
+from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.sampling.examples.records import Example, ExampleStats
 from graphniah.sampling.tokenizers import TOKENIZERS
 
-#: Format of the folder (written to the manifest; a reader refuses another one).
-DATASET_FORMAT = "graphniah.dataset/1"
 DATA_DIR = "data"
 CARD_FILE = "README.md"
 MANIFEST_FILE = "graphniah-manifest.json"
@@ -123,10 +122,6 @@ def example_to_row(example: Example, suite_index: int) -> dict[str, Any]:
 
 def row_to_example(row: Mapping[str, Any], where: str) -> Example:
     """Rebuild the :class:`Example` of a row; a row that is not one raises naming ``where``."""
-    from pydantic import ValidationError
-
-    from graphniah.errors import validation_detail
-
     try:
         return Example.model_validate({
             "id": row["id"],

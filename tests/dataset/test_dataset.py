@@ -302,3 +302,14 @@ def test_the_suite_manifest_travels_with_the_dataset(exported, tmp_path):
     assert rebuilt.read_bytes() == src.read_bytes()
     back = read_suite_manifest(rebuilt.with_suffix(".json"))
     assert back.model_dump(mode="json") == manifest.model_dump(mode="json") | {"snapshot": "2026-10-06/cutoff=2026-04-01"}
+
+
+def test_a_manifest_of_another_version_is_refused(exported, tmp_path):
+    copy = tmp_path / "newer"
+    shutil.copytree(exported.dataset, copy)
+    path = copy / "graphniah-manifest.json"
+    path.write_text(path.read_text().replace('"format_version": 1', '"format_version": 7'))
+    with pytest.raises(GraphNIAHError, match="format_version 7 is not supported"):
+        open_dataset(copy)
+    with pytest.raises(GraphNIAHError, match="not a GraphNIAH dataset folder"):
+        open_dataset(tmp_path)
