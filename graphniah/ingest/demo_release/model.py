@@ -13,9 +13,9 @@ log-normal number of references (median 7, as in real S2AG records). Each refere
 
 * unresolved (``citedcorpusid`` null, ``P_NULL`` = 20 %, as in real S2AG rows),
 * *in-window*: a post-cutoff paper strictly older than the citing paper, with probability
-  ``IN_WINDOW_SCALE * pace(field) * (1 - exp(-age/50 d)) * g`` where ``age`` is the citing paper's
-  distance from the cutoff and ``g`` a per-paper Gamma factor (about 0.8 in-window citations per
-  post-cutoff paper: most references point to older work), or
+  ``IN_WINDOW_SCALE * pace(field) ** 0.5 * (1 - exp(-age/50 d)) * g`` where ``age`` is the citing
+  paper's distance from the cutoff and ``g`` a per-paper Gamma factor (about 0.85 in-window
+  citations per post-cutoff paper: most references point to older work), or
 * *older*: a pre-cutoff paper strictly older than the citing paper.
 
 The target is drawn from the citing paper's topic (95 %; topics are tight communities), its field
@@ -36,7 +36,7 @@ sum over papers sorted by (group, day) and two ``searchsorted`` calls: the candi
 reference are a contiguous slice of that order (its group, days strictly before the citing day).
 Because only a modest share of references stays inside the window and targets concentrate in
 topics, the post-cutoff graph has a giant component with long simple paths, many small components
-and isolates, medium islands, and is sparse enough (mean in-degree ~0.8) to be locally tree-like.
+and isolates, medium islands, and is sparse enough (mean in-degree ~0.85) to be locally tree-like.
 
 Invariant (citations never point forward): a target is taken from positions ``[start, end)``
 where ``end`` is the first position of the group whose day is >= the citing day; the clip of
@@ -65,14 +65,16 @@ P_NO_REFS = 0.10  # papers without any parsed reference
 P_YEAR_ONLY = 0.04  # papers whose date is only a year
 P_SAME_TOPIC, P_SAME_FIELD = 0.95, 0.04  # rest: any topic (tight communities, so distractor components block locally)
 TAU_PRE, TAU_POST = 300.0, 45.0  # recency kernels (days) for older and in-window targets (aging)
-HUB_SHARE, HUB_BOOST = 0.04, 15.0  # papers far more attractive than the rest, and by how much at least
-FITNESS_EXPONENT, FITNESS_CAP = 1.5, 10.0  # Pareto tail of a hub's extra attractiveness, and its cap
+HUB_SHARE, HUB_BOOST = 0.04, 11.0  # papers far more attractive than the rest, and by how much at least
+FITNESS_EXPONENT, FITNESS_CAP = 1.5, 7.0  # Pareto tail of a hub's extra attractiveness, and its cap
 # probability that a reference of a post-cutoff paper stays in the window is
-# IN_WINDOW_SCALE * pace(field) * (1 - exp(-age / 50 d)) * Gamma(IN_WINDOW_SHAPE) per paper; the
-# scale is set for about 0.8 in-window citations per post-cutoff paper (unresolved rows excluded)
-IN_WINDOW_SCALE = 0.48 / (1.0 - P_NULL) * 0.97
+# IN_WINDOW_SCALE * pace(field) ** PACE_EXPONENT * (1 - exp(-age / 50 d)) * Gamma(IN_WINDOW_SHAPE)
+# per paper: about 0.85 in-window citations per post-cutoff paper. Pace differences are flattened
+# (exponent 0.5): with the raw paces (x14 between fields) the in-degree of ordinary papers spreads
+# so much that in-degrees 3-9 get twice S2AG's share.
+IN_WINDOW_SCALE = 0.36
 IN_WINDOW_SHAPE = 2.0
-PACE_EXPONENT = 1.0  # < 1 flattens the fields' differences in pace
+PACE_EXPONENT = 0.5
 ISLAND_SHARE = 0.05  # share of papers in islands: closed communities that cite only each other
 ISLAND_MIN, ISLAND_MAX, ISLAND_SIZE_EXPONENT = 20, 1500, 1.0  # island sizes: Pareto, clipped
 ISLAND_EXTRA_EDGE = 0.03  # chance that a later reference of an island paper also stays in the island
