@@ -49,7 +49,8 @@ from graphniah.sampling.examples.textcheck import verify
 
 #: A row group is written once its buffered prompts hold this much text (bounds memory and the
 #: cost of reading one row back: a reader decodes a whole row group of the column it asks for).
-ROW_GROUP_BYTES = 32 << 20
+#: Measured on 100 examples at L = 922,000: peak RSS 0.38 GB at 8 MiB, 0.63 GB at 32 MiB, same time.
+ROW_GROUP_BYTES = 8 << 20
 ROW_GROUP_ROWS = 1000
 ZSTD_LEVEL = 3
 

@@ -1,7 +1,7 @@
 """Reading an exported dataset folder back: examples, lazy prompt references, the rebuilt examples file.
 
-Rows are read file by file in row-group batches (a row group holds at most ~32 MB of prompt text),
-and the per-task files are merged on ``suite_index`` so examples come back in the order of the
+Rows are read file by file in row-group batches (a row group is closed once it holds 8 MB of
+prompt text, so it holds at most that plus one prompt), and the per-task files are merged on ``suite_index`` so examples come back in the order of the
 suite's examples file. Merging is a k-way merge of streams that are each sorted by
 ``suite_index`` (the exporter appends rows in file order), so it holds one batch per file.
 """
