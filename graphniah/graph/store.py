@@ -22,14 +22,13 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Format, Frozen, add_version
-from graphniah.progress import NO_PROGRESS, Progress, step
-from graphniah.seeds import Stream, generator
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.paths import (
     DEFAULT_CAP,
@@ -42,9 +41,10 @@ from graphniah.graph.paths import (
     sample_path_pool,
 )
 from graphniah.graph.prune import PruneResult, path_length, prune
-from graphniah.io import atomic_path, sha256_file, write_json
 from graphniah.ingest.snapshot import Snapshot
-
+from graphniah.io import atomic_path, sha256_file, write_json
+from graphniah.progress import NO_PROGRESS, Progress, step
+from graphniah.seeds import Stream, generator
 
 # What a pooled path is; a pool written under another definition is rebuilt, never reused.
 PATH_KIND = "induced"
@@ -125,7 +125,7 @@ class PoolManifest(_GraphManifest):
 
 M = TypeVar("M", bound=_GraphManifest)
 
-_GRAPH_FORMATS = {
+_GRAPH_FORMATS: dict[type[_GraphManifest], Format] = {
     model: Format(what, 2, {1: add_version(2)}, hint=f"rebuild it with graphniah {cmd} (or make refresh)")
     for model, what, cmd in ((PrunedManifest, "pruned-set manifest", "prune"), (PoolManifest, "path pool manifest", "paths"))
 }
@@ -175,13 +175,14 @@ def write_pruned(snapshot: Snapshot, g: CitationGraph, result: PruneResult, *, s
     target = pruned_file(snapshot, result.depth)
     table = pa.table({"corpusid": pa.array(g.corpusids[result.kept], pa.int64())}, schema=PRUNED_SCHEMA)
     sha = _write_parquet(table, target)
-    manifest = PrunedManifest(**_base_manifest(snapshot), **result.summary(), sha256=sha,
-                              seconds=None if seconds is None else round(seconds, 3))
+    manifest = PrunedManifest.model_validate(
+        {**_base_manifest(snapshot), **result.summary(), "sha256": sha, "seconds": None if seconds is None else round(seconds, 3)}
+    )
     write_json(_manifest_of(target), manifest.model_dump(mode="json", exclude_none=True))
     return target
 
 
-def load_pruned(snapshot: Snapshot, depth: int) -> np.ndarray:
+def load_pruned(snapshot: Snapshot, depth: int) -> npt.NDArray[np.int64]:
     """Corpus ids kept for ``depth`` (checked against the snapshot hash and the file's sha256)."""
     target = pruned_file(snapshot, depth)
     _read_checked_manifest(snapshot, target, "prune", PrunedManifest)
@@ -238,7 +239,7 @@ def rng_for(seed: int, depth: int) -> np.random.Generator:
 # ---- drivers (CLI, refresh) ---------------------------------------------------------------------
 
 
-def _allowed_from_file(snapshot: Snapshot, g: CitationGraph, depth: int) -> np.ndarray | None:
+def _allowed_from_file(snapshot: Snapshot, g: CitationGraph, depth: int) -> npt.NDArray[np.bool_] | None:
     """Start pruning from a stored fixed point when there is a valid one (pruning it removes nothing)."""
     try:
         kept = load_pruned(snapshot, depth)
