@@ -25,6 +25,10 @@ def test_demo_pipeline_scores_the_baselines(demo_snapshot, tmp_path) -> None:
     before = result.examples.read_bytes()
     assert result.report is not None and result.report.html is not None and result.report.html.is_file()
     assert (result.report.out / "figures" / "accuracy.png").is_file()
+    # the example viewer: a page per example, and the report links its cells and ids to it
+    assert result.viewer is not None and result.viewer.examples == len(examples) and result.viewer.index.is_file()
+    assert {p.stem for p in (result.viewer.out / "examples").glob("*.js")} == {e.id for e in examples}
+    assert "../demo-viewer/index.html#" in result.report.html.read_text()
     again = run_demo(root, tmp_path / "examples", tmp_path / "runs", None, per_value=2)
     assert again.scores["local-oracle"].answered == 6
     assert again.examples.read_bytes() == before
