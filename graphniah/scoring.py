@@ -254,8 +254,8 @@ def score_records(records: Iterable[ScoredRecord], *, z: float | None = None) ->
     """
     counted = counted_records(records).values()
     ok = [(r, score_record(r)) for r in counted if r.status == "ok"]
-    by_task_n: Counter = Counter(r.task for r, _ in ok)
-    by_task_k: Counter = Counter(r.task for r, s in ok if s.correct)
+    by_task_n: Counter[str] = Counter(r.task for r, _ in ok)
+    by_task_k: Counter[str] = Counter(r.task for r, s in ok if s.correct)
     by_task = {t: proportion(by_task_k[t], n, z=z) for t, n in sorted(by_task_n.items())}
     overall = proportion(sum(by_task_k.values()), len(ok), z=z) if ok else None
     counts = [(r, s) for r, s in ok if r.task == "count"]

@@ -253,7 +253,7 @@ def test_a_snapshot_manifest_that_does_not_validate_says_to_rebuild(tmp_path):
     (folder / MANIFEST_FILE).write_text(json.dumps(broken))
     with pytest.raises(GraphNIAHError, match=r"manifest\.json: not a valid snapshot manifest \(snapshot_hash: Field required\); "
                                              "rebuild the snapshot with graphniah refresh"):
-        Snapshot.open(folder).manifest
+        _ = Snapshot.open(folder).manifest
     (folder / MANIFEST_FILE).write_text(json.dumps(_v1_snapshot_manifest() | {"format": 2}))  # not a format this code wrote
     with pytest.raises(GraphNIAHError, match=r"not a valid snapshot manifest \(format: Extra inputs"):
         read_snapshot_manifest(folder / MANIFEST_FILE)

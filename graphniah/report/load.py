@@ -480,9 +480,9 @@ def load_suite(
     row = run_row[outcomes.run] if len(outcomes) else np.zeros(0, dtype=np.int64)
     if unknown:
         notes.append(f"{len(unknown)} journal record(s) name examples that are not in {ex_path}; they are left out")
-    for r in runs:
-        if r.failed:
-            notes.append(f"{r.label}: {len(r.failed)} example(s) failed for good and are not counted")
+    for run in runs:
+        if run.failed:
+            notes.append(f"{run.label}: {len(run.failed)} example(s) failed for good and are not counted")
     return SuiteData(
         suite=suite,
         examples_path=ex_path,
