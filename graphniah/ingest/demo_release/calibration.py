@@ -60,8 +60,13 @@ TARGETS: tuple[Target, ...] = (
     Target("intent_background_share", 0.70, 0.88, f"{_SAMPLE}: 79 % of intent labels are 'background' (18 % methodology, 3 % result)"),
     Target("in_window_share", 0.05, 0.30, "a post-cutoff paper cites mostly older work: only a few references point into the 6-month window"),
     # --- the snapshot graph (graph_statistics) ---
-    Target("in_degree_1", 0.63, 0.74, f"{_PAPER}: S2AG's in-degree law over degrees >= 1 is that of alpha = 0.1 forests, "
-                                      "which put 0.67-0.71 of their papers at in-degree 1 on every calibrated graph"),
+    Target(
+        "in_degree_1",
+        0.63,
+        0.74,
+        f"{_PAPER}: S2AG's in-degree law over degrees >= 1 is that of alpha = 0.1 forests, "
+        "which put 0.67-0.71 of their papers at in-degree 1 on every calibrated graph",
+    ),
     Target("in_degree_2", 0.14, 0.22, f"{_PAPER}: alpha = 0.1 forests put 0.18-0.21 at in-degree 2 (backbone papers between two citers)"),
     Target("in_degree_3_to_9", 0.05, 0.13, f"{_PAPER}: alpha = 0.1 forests put only 0.07-0.09 at in-degrees 3-9 (children pile onto few papers)"),
     Target("in_degree_10_plus", 0.02, 0.07, f"{_PAPER}: alpha = 0.1 forests put 0.03-0.04 at in-degree >= 10 (a power-law-like tail)"),
@@ -78,8 +83,11 @@ TARGETS: tuple[Target, ...] = (
 
 def check(stats: Mapping[str, float], targets: Sequence[Target] = TARGETS) -> list[str]:
     """The targets that ``stats`` misses, one line each (statistics absent from ``stats`` are skipped)."""
-    return [f"{t.name} = {stats[t.name]:.4g} outside [{t.low:g}, {t.high:g}] ({t.source})"
-            for t in targets if t.name in stats and not t.holds(stats[t.name])]
+    return [
+        f"{t.name} = {stats[t.name]:.4g} outside [{t.low:g}, {t.high:g}] ({t.source})"
+        for t in targets
+        if t.name in stats and not t.holds(stats[t.name])
+    ]
 
 
 def reference_statistics(world: Mo.World) -> dict[str, float]:

@@ -276,7 +276,7 @@ def _dates_and_topics(rng: np.random.Generator, M: int, tl: Timeline):
     n_regular = int(starts[-1])
     # islands: small closed communities (topic ids after the regular ones) whose papers cite only
     # each other and are cited by nobody else; sizes are heavy-tailed between ISLAND_MIN and ISLAND_MAX
-    n_island = int(round(ISLAND_SHARE * M))
+    n_island = round(ISLAND_SHARE * M)
     sizes = []
     while sum(sizes) < n_island:
         sizes.append(int(min(ISLAND_MAX, ISLAND_MIN * (1.0 - rng.random()) ** (-1.0 / ISLAND_SIZE_EXPONENT))))

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from graphniah.errors import GraphNIAHError
 from graphniah.ingest.demo_release import DATASETS, DemoReleaseSet, write_demo_releases
 from graphniah.ingest.demo_release import model as Mo
-from graphniah.errors import GraphNIAHError
 from tests.ingest.demo_release.conftest import read_dataset
 
 KEYS = {"papers": ("corpusid",), "authors": ("authorid",), "publication-venues": ("id",)}
