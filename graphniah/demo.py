@@ -90,7 +90,7 @@ def run_demo(
     from graphniah.dataset import export_if_changed
 
     dataset = export_if_changed(built.examples_path, examples_root / f"{suite.name}-dataset", suite=suite.name,
-                                snapshots_root=root).out
+                                snapshots_root=root, prompts=prompts).out
     servers = {"local-smollm2": lambda: LlamaCppServer("smollm2")} if llm else {
         f"local-{policy}": (lambda policy=policy: BaselineServer(policy, seed=seed, prompts=prompts)) for policy in BASELINES  # type: ignore[misc]
     }

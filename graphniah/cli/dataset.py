@@ -10,6 +10,8 @@ import typer
 from rich.console import Console
 
 from graphniah.cli.app import app
+from graphniah.cli.options import PromptsOpt
+from graphniah.cli.progress import RichProgress
 from graphniah.errors import GraphNIAHError
 
 
@@ -20,6 +22,7 @@ def export_cmd(
     examples: Annotated[Path | None, typer.Option(help="The suite's examples file, if not <examples-root>/<suite>.jsonl.")] = None,
     examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = Path("examples"),
     snapshots: Annotated[Path, typer.Option(help="Where snapshots live (the card records the snapshot's release and cutoff).")] = Path("snapshots"),
+    prompts: PromptsOpt = None,
 ) -> None:
     """Write the suite as a datasets folder: data/<task>-00000.parquet, README.md (card), graphniah-manifest.json."""
     from graphniah.dataset import export_suite
@@ -29,7 +32,8 @@ def export_cmd(
         raise GraphNIAHError(f"no suite {suite!r}: {src} does not exist (pass --examples FILE for another file)")
     console = Console(stderr=True)
     t0 = time.perf_counter()
-    result = export_suite(src, out, suite=suite, snapshots_root=snapshots)
+    with RichProgress(console) as bar:
+        result = export_suite(src, out, suite=suite, snapshots_root=snapshots, prompts=prompts, progress=bar)
     m = result.manifest
     tasks = ", ".join(f"{t} {n}" for t, n in m.tasks.items())
     cutoffs = ", ".join(f"{s.release_id} (cutoff {s.cutoff})" for s in m.snapshots)

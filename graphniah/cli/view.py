@@ -10,6 +10,8 @@ import typer
 from rich.console import Console
 
 from graphniah.cli.app import app
+from graphniah.cli.options import PromptsOpt
+from graphniah.cli.progress import RichProgress
 from graphniah.errors import GraphNIAHError
 
 
@@ -20,6 +22,7 @@ def view_cmd(
     dataset: Annotated[Path | None, typer.Option(help="An exported dataset folder instead of --examples.")] = None,
     runs: Annotated[Path | None, typer.Option(help="Folder of run journals (<runs>/<suite>/), whose answers the pages show.")] = None,
     root: Annotated[Path, typer.Option(help="Where snapshots live (paper titles, authors and dates for the graphs).")] = Path("snapshots"),
+    prompts: PromptsOpt = None,
 ) -> None:
     """Write a static site (no server, no network) showing every example, its graph, needles and answers."""
     from graphniah.view import build_viewer
@@ -31,8 +34,9 @@ def view_cmd(
     if dataset is not None and not dataset.is_dir():
         raise GraphNIAHError(f"--dataset {dataset}: no such folder")
     t0 = time.perf_counter()
-    files = build_viewer(examples, out, dataset=dataset, runs=runs, snapshots=root)
     console = Console(stderr=True)
+    with RichProgress(console) as bar:
+        files = build_viewer(examples, out, dataset=dataset, runs=runs, snapshots=root, prompts=prompts, progress=bar)
     if files.without_metadata:
         console.print(f"[yellow]note:[/] {files.without_metadata} example(s) were sampled from a snapshot not under {root}/: "
                       "their graphs show corpus ids instead of titles", highlight=False)

@@ -43,7 +43,7 @@ from graphniah.dataset.schema import CARD_FILE, DATA_DIR, MANIFEST_FILE, SCHEMA,
 from graphniah.errors import GraphNIAHError
 from graphniah.io import _umask, atomic_dir, sha256_file, write_in_staging
 from graphniah.progress import NO_PROGRESS, Progress
-from graphniah.sampling.examples.prompts import TASKS
+from graphniah.sampling.examples.prompts import TASKS, load_prompts
 from graphniah.sampling.examples.records import Example, example_to_json, iter_examples
 from graphniah.sampling.examples.textcheck import verify
 
@@ -185,12 +185,14 @@ def export_suite(
     suite: str | None = None,
     snapshots_root: str | os.PathLike[str] = "snapshots",
     progress: Progress = NO_PROGRESS,
+    prompts: str | os.PathLike[str] | None = None,
 ) -> ExportResult:
     """Export the examples file as a dataset folder ``out`` (replaced atomically if it is one already).
 
     ``suite`` names the dataset (default: the file's stem). Raises ``GraphNIAHError`` listing every
     example that fails the text-only check, and for duplicate ids or snapshots not under
-    ``snapshots_root``.
+    ``snapshots_root``. ``prompts`` is the template folder the examples were rendered with (default:
+    :func:`~graphniah.sampling.examples.prompts.default_prompts_dir`); the check reads them with it.
     """
     src = Path(examples_path)
     out = Path(out)
@@ -199,6 +201,7 @@ def export_suite(
         raise GraphNIAHError(f"cannot read examples file {src}: no such file")
     if not _is_replaceable(out):
         raise GraphNIAHError(f"{out} exists and is not a GraphNIAH dataset folder; choose another --out")
+    prompt_set = load_prompts(prompts)
     tally = Tally()
     failures: list[str] = []
     seen: set[str] = set()
@@ -212,7 +215,7 @@ def export_suite(
                 if ex.id in seen:
                     raise GraphNIAHError(f"{src}: example id {ex.id} appears twice")
                 seen.add(ex.id)
-                result = verify(ex)
+                result = verify(ex, prompt_set)
                 if not result.ok:
                     failures.append(f"{ex.id} ({result.reason})")
                     continue
@@ -262,6 +265,7 @@ def export_if_changed(
     *,
     suite: str | None = None,
     snapshots_root: str | os.PathLike[str] = "snapshots",
+    prompts: str | os.PathLike[str] | None = None,
 ) -> ExportResult:
     """:func:`export_suite`, unless ``out`` already holds an intact export of these very examples.
 
@@ -280,4 +284,4 @@ def export_if_changed(
         if (m is not None and m.suite == (suite or Path(examples_path).stem) and m.examples.sha256 == sha256_file(examples_path)
                 and not check_files(out, m)):
             return ExportResult(out, m, m.examples.count)
-    return export_suite(examples_path, out, suite=suite, snapshots_root=snapshots_root)
+    return export_suite(examples_path, out, suite=suite, snapshots_root=snapshots_root, prompts=prompts)

@@ -93,3 +93,13 @@ def test_prompts_and_suites_reach_sample_verify_show_and_build(demo_snapshot, tm
     assert {ex.recipe.prompts_hash for ex in built} == {mine.hash}
     manifest = json.loads((tmp_path / "examples" / "tiny.json").read_text())
     assert manifest["suite"]["name"] == "tiny"
+
+    # export checks every answer from the text, so it must read the text with the same templates
+    export = ["export", "--suite", "tiny", "--examples-root", str(tmp_path / "examples"), "--snapshots", str(root)]
+    res = runner.invoke(app, [*export, "--out", str(tmp_path / "ds"), "--prompts", str(prompts)])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, [*export, "--out", str(tmp_path / "ds-shipped")])
+    assert res.exit_code != 0 and not (tmp_path / "ds-shipped").exists()
+    res = runner.invoke(app, ["view", "--examples", str(tmp_path / "examples" / "tiny.jsonl"), "--out", str(tmp_path / "view"),
+                              "--root", str(root), "--prompts", str(prompts)])
+    assert res.exit_code == 0 and (tmp_path / "view" / "index.html").is_file(), res.output
