@@ -110,7 +110,8 @@ def needle_map(example: Example, tokenizer: Tokenizer, prompts: PromptSet, meta:
     expected: dict[str, tuple[int, str]] = {}
     if meta is not None:
         blocks = render_component(meta, example.edges, example.papers, prompts)
-        citing = [p for p in example.papers if any(a == p for a, _ in example.edges)]
+        cites = {a for a, _ in example.edges}
+        citing = [p for p in example.papers if p in cites]  # render_component's block order
         expected = {b.split("\n", 1)[0]: (p, b) for p, b in zip(citing, blocks, strict=True)}
 
     found: list[tuple[SpanKind, int, int, int | None, str | None]] = []
