@@ -98,7 +98,12 @@ _YEAR_DIGITS = r"\d+"
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _DATE = re.compile(rf"(?:{_MONTHS}) [1-9]\d?, (\d+)")
 _LINES = re.compile(r"[^\n]+(?:\n[^\n]+)*")  # text without a blank line
-_ANY = re.compile(r"[\s\S]*")
+# Any text at all. Written as a DOTALL ``.*`` because the regex engine runs that as one skip to
+# the end, while ``[\s\S]*`` tests each of the context's ~4 million characters against a class.
+_ANY = re.compile(r"(?s:.*)")
+#: The end of a run: a line break followed by a blank line (``str.strip`` and ``\s`` agree on
+#: what is whitespace: both use Python's ``str.isspace``).
+_RUN_END = re.compile(r"\n[^\S\n]*(?=\n|\Z)")
 
 
 class Undetermined(GraphNIAHError):
@@ -369,7 +374,38 @@ class _Reader:
 
 
 def _runs(context: str, title_prefix: str) -> Iterable[list[str]]:
-    """Maximal runs of non-blank lines that start with the title prefix (the only candidates for blocks)."""
+    """Maximal runs of non-blank lines that start with the title prefix (the only candidates for blocks).
+
+    A line is blank when ``line.strip()`` is empty; lines are split at ``"\\n"`` only. Rather than
+    splitting the whole context (~75k lines at 922k tokens, nearly all distractor text), this
+    jumps with ``str.find`` from one line that starts with the prefix to the next; such a line
+    starts a run iff it is the first line or the line before it is blank. The run then ends at the
+    first blank line after it (:data:`_RUN_END`), and the search resumes there, since no run can
+    start inside another. When the prefix is empty, starts with whitespace or spans lines, the
+    jump is not valid and the lines are scanned one by one (:func:`_runs_by_line`).
+    """
+    if not title_prefix or title_prefix[0].isspace() or "\n" in title_prefix:
+        yield from _runs_by_line(context, title_prefix)
+        return
+    needle = "\n" + title_prefix
+
+    def next_start(after: int) -> int:  # the next line after ``after`` that starts with the prefix, or -1
+        at = context.find(needle, after)
+        return -1 if at < 0 else at + 1
+
+    p = 0 if context.startswith(title_prefix) else next_start(0)
+    while p >= 0:
+        if p > 0 and context[context.rfind("\n", 0, p - 1) + 1 : p - 1].strip():
+            p = next_start(p)  # the line before is not blank: not a run's first line
+            continue
+        end = _RUN_END.search(context, p)
+        stop = len(context) if end is None else end.start()
+        yield context[p:stop].split("\n")
+        p = -1 if end is None else next_start(stop)
+
+
+def _runs_by_line(context: str, title_prefix: str) -> Iterable[list[str]]:
+    """:func:`_runs` by splitting the context into lines (the reference definition)."""
     lines = context.split("\n")
     start = None
     for i, line in enumerate([*lines, ""]):

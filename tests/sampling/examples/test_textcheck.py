@@ -551,3 +551,25 @@ def test_corrupted_texts_give_a_result_never_a_crash(seed: int) -> None:
         user = case.example.messages[1].model_copy(update={"content": "\n".join(lines)})
         res = verify(case.example.model_copy(update={"messages": (case.example.messages[0], user)}))
         assert isinstance(res.ok, bool) and (res.ok or res.reason)
+
+
+# ----------------------------------------------------------------------------- runs: the jump scan
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_runs_jump_scan_equals_line_scan(seed: int) -> None:
+    """``_runs`` (jumping between title lines) yields exactly the runs of the line-by-line definition.
+
+    Texts mix title-prefixed lines, lines with the prefix mid-line, blank lines made of every kind
+    of whitespace ``str.strip`` removes (\\r, tabs, no-break and ideographic spaces), and edges at
+    both ends of the text, under the shipped prefix and under prefixes the jump cannot use.
+    """
+    from graphniah.sampling.examples.textcheck import _runs, _runs_by_line
+
+    rng = np.random.default_rng(seed)
+    pieces = ["Title: A.", "Title: ", "x Title: y", "References:", "- (2020). T.", "", " ", "\t", "\r",
+              "\u00a0", "\u3000 ", "\x0c", "word", "Title:x", "  Title: indented"]  # fmt: skip
+    lines = [pieces[i] for i in rng.integers(0, len(pieces), size=int(rng.integers(0, 40)))]
+    text = "\n".join(lines)
+    for prefix in ("Title: ", "Title:", " Title", "", "Title: A.\nReferences:"):
+        assert list(_runs(text, prefix)) == list(_runs_by_line(text, prefix)), (prefix, text)
