@@ -1,6 +1,20 @@
-r"""An OpenAI-compatible chat-completions server for the keyless baselines, with fault knobs for tests.
+r"""An OpenAI-compatible server for the keyless baselines, with fault knobs for tests.
 
-``POST /v1/chat/completions`` (non-streaming) answers with one of three policies:
+Two OpenAI APIs, one answer path:
+
+- ``POST /v1/chat/completions`` (non-streaming; a ``stream`` request is refused with
+  ``param: "stream"``, which clients such as inspect_ai take as "retry without streaming");
+- ``POST /v1/responses``, the Responses API, non-streaming or streamed as server-sent events
+  (``stream: true``). inspect_ai's ``openai/`` provider sends every model name it does not know
+  (``openai/local-oracle``) here, with the system prompt as a ``developer`` input item and
+  ``store: false``; it first probes the endpoint once with a plain-string input and a
+  ``reasoning.summary`` request, which the server answers like any other request.
+
+Both turn their request into the same list of ``{role, content}`` text messages
+(:func:`chat_messages`, :func:`responses_messages`: the ``developer`` role and the Responses
+``instructions`` field are the system message, text content parts are joined), and
+:meth:`BaselineApp.reply` applies faults and the policy to that list; only the JSON the reply is
+wrapped in differs. The policies:
 
 - ``oracle``: the text-only solver (:func:`graphniah.sampling.examples.textcheck.solve`) reads the context back
   into a citation graph and answers; when the text does not determine an answer the reply has no
@@ -10,13 +24,16 @@ r"""An OpenAI-compatible chat-completions server for the keyless baselines, with
   from the server's own seeded generator;
 - ``always-no``: ``\answer{NO}`` whatever the question.
 
-``GET /v1/models`` lists the policy as the one model and ``GET /health`` says ``ok``.
+``GET /v1/models`` lists the policy as the one model and ``GET /health`` says ``ok``. The server
+answers whatever model a request names.
 
 Usage block: prompt tokens are counted with a cheap rule, not a tokenizer: ceil(characters / 4) per
 message plus 3 per message and 3 for the reply (the o200k chat overhead), so a 50k-token prompt costs
-nothing to count. ``system_fingerprint`` says so (``usage=chars/4``). The oracle also returns a short
-``reasoning_content`` and counts its tokens as reasoning tokens, so the runner's handling of reasoning
-output is exercised without a real reasoning model.
+nothing to count. Chat completions say so in ``system_fingerprint`` (``usage=chars/4``), responses in
+their ``metadata`` (``usage_rule``). The oracle also returns a short reasoning text
+(``reasoning_content`` in chat completions, a ``reasoning`` output item with ``reasoning_text``
+content in responses) and counts its tokens as reasoning tokens, so a client's handling of
+reasoning output is exercised without a real reasoning model.
 
 Fault injection (:class:`Faults`), for the runner's tests: a per-request *script* (the n-th time the
 same messages arrive, apply the n-th fault: a deterministic schedule under any concurrency), random
@@ -24,6 +41,7 @@ fault rates drawn from a seeded generator, a context limit (400 ``context_length
 it), flex-tier capacity errors (429 ``resource_unavailable`` on ``service_tier=flex``), an API key
 check that answers 401 *echoing the key it got* (the worst a provider could do, so the runner's
 redaction is tested), delays (→ client timeouts), cut connections, and replies without an answer.
+Faults apply to both APIs alike (they act on the normalised messages).
 
 The server is a ``ThreadingHTTPServer`` with HTTP/1.1 keep-alive. The oracle solve is pure Python
 and holds the GIL, so one server process answers on one core; ``bench/runner.py`` runs it in its own
@@ -43,29 +61,38 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from graphniah.errors import GraphNIAHError
 from graphniah.seeds import Stream, generator
+
+if TYPE_CHECKING:
+    from graphniah.sampling.examples.prompts import PromptSet
+    from graphniah.sampling.examples.records import Message
 
 Policy = Literal["oracle", "random", "always-no"]
 POLICIES: tuple[Policy, ...] = ("oracle", "random", "always-no")
 FaultKind = Literal["429", "500", "503", "timeout", "cut", "noanswer", "context", "flex", "auth"]
 FAULT_KINDS: tuple[str, ...] = ("429", "500", "503", "timeout", "cut", "noanswer", "context", "flex", "auth")
+Api = Literal["chat", "responses"]
 USAGE_RULE = "chars/4"
 _MAX_BODY = 64 << 20  # 64 MiB: a 1M-token prompt is ~4 MB of text
+# Roles as the policies see them: OpenAI's ``developer`` role is the system message of newer models.
+_ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant"}
+# Text content parts: ``text`` in chat completions, ``input_text``/``output_text`` in responses.
+_TEXT_PARTS = ("text", "input_text", "output_text")
+_ROUTES: dict[str, Api] = {"/v1/chat/completions": "chat", "/chat/completions": "chat",
+                           "/v1/responses": "responses", "/responses": "responses"}
 
 
 def approx_tokens(text: str) -> int:
-    """The server's cheap token count: ceil(characters / 4) (documented in ``system_fingerprint``)."""
+    """The server's cheap token count: ceil(characters / 4) (documented in the usage rule)."""
     return -(-len(text) // 4)
 
 
 def approx_prompt_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
     """Prompt tokens of a chat under the cheap rule: content tokens + 3 per message + 3 for the reply."""
     return sum(approx_tokens(str(m.get("content") or "")) + 3 for m in messages) + 3
-
-
 @dataclass(frozen=True)
 class Faults:
     """What the server does wrong, and when.
@@ -100,24 +127,113 @@ class Faults:
 
 @dataclass
 class ServerStats:
-    """Counters the tests read: requests by outcome and by service tier."""
+    """Counters the tests read: requests by outcome, by service tier and by API (``chat``/``responses``)."""
 
     requests: int = 0
-    outcomes: Counter = field(default_factory=Counter)
-    tiers: Counter = field(default_factory=Counter)
+    outcomes: Counter[str] = field(default_factory=Counter)
+    tiers: Counter[str] = field(default_factory=Counter)
+    apis: Counter[str] = field(default_factory=Counter)
     authorization_seen: int = 0
 
 
 class _Reject(Exception):
     """An HTTP error reply: status, OpenAI-style error body, extra headers."""
 
-    def __init__(self, status: int, message: str, code: str, type_: str, headers: Mapping[str, str] | None = None):
+    def __init__(self, status: int, message: str, code: str, type_: str, headers: Mapping[str, str] | None = None,
+                 param: str | None = None):
         super().__init__(message)
-        self.status, self.message, self.code, self.type = status, message, code, type_
+        self.status, self.message, self.code, self.type, self.param = status, message, code, type_, param
         self.headers = dict(headers or {})
 
     def body(self) -> bytes:
-        return json.dumps({"error": {"message": self.message, "type": self.type, "code": self.code, "param": None}}).encode()
+        return json.dumps({"error": {"message": self.message, "type": self.type, "code": self.code, "param": self.param}}).encode()
+
+
+def _invalid(message: str, param: str | None = None) -> _Reject:
+    return _Reject(400, message, "invalid_messages", "invalid_request_error", param=param)
+
+
+def _text(content: Any, where: str) -> str:
+    """The text of a message's content: a string, or a list of text parts (joined; any other part is refused)."""
+    if isinstance(content, str):
+        return content
+    if content is None:
+        return ""
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if not isinstance(part, Mapping) or part.get("type") not in _TEXT_PARTS or not isinstance(part.get("text"), str):
+                kind = part.get("type") if isinstance(part, Mapping) else type(part).__name__
+                raise _invalid(f"{where}: only text content is supported by this server, got a {kind!r} part")
+            texts.append(part["text"])
+        return "".join(texts)
+    raise _invalid(f"{where}: content must be a string or a list of text parts, got {type(content).__name__}")
+
+
+def _message(item: Any, where: str) -> dict[str, str]:
+    if not isinstance(item, Mapping) or item.get("role") not in _ROLES:
+        role = item.get("role") if isinstance(item, Mapping) else None
+        raise _invalid(f"{where}: expected a message with role {', '.join(_ROLES)}, got role {role!r}")
+    return {"role": _ROLES[item["role"]], "content": _text(item.get("content"), where)}
+
+
+def chat_messages(payload: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The text messages of a chat-completions request (``developer`` read as ``system``)."""
+    messages = payload.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise _invalid("messages must be a non-empty list", "messages")
+    return [_message(m, f"messages[{i}]") for i, m in enumerate(messages)]
+
+
+def responses_messages(payload: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The text messages of a Responses request: ``instructions`` as the system message, then ``input``.
+
+    ``input`` is a string (one user message) or a list of message items (``type: message`` or no
+    type, any role of :data:`_ROLES`); other item types (tool calls, reasoning replays, ...) are
+    refused, and so is ``previous_response_id``: the server keeps no conversation state.
+    """
+    if payload.get("previous_response_id"):
+        raise _invalid("previous_response_id is not supported: this server stores no responses", "previous_response_id")
+    if payload.get("background"):
+        raise _invalid("background responses are not supported by this server", "background")
+    out: list[dict[str, str]] = []
+    instructions = payload.get("instructions")
+    if instructions is not None:
+        if not isinstance(instructions, str):
+            raise _invalid("instructions must be a string", "instructions")
+        out.append({"role": "system", "content": instructions})
+    items = payload.get("input")
+    if isinstance(items, str):
+        out.append({"role": "user", "content": items})
+    elif isinstance(items, list):
+        for i, item in enumerate(items):
+            kind = item.get("type", "message") if isinstance(item, Mapping) else None
+            if kind != "message":
+                raise _invalid(f"input[{i}]: only message items are supported by this server, got {kind!r}", "input")
+            out.append(_message(item, f"input[{i}]"))
+    elif items is not None:
+        raise _invalid(f"input must be a string or a list of items, got {type(items).__name__}", "input")
+    if not out:
+        raise _invalid("the request has neither input nor instructions", "input")
+    return out
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The policy's answer to one request, before it is wrapped in either API's JSON."""
+
+    content: str
+    reasoning: str | None
+    prompt_tokens: int
+    tier: str | None
+
+    @property
+    def reasoning_tokens(self) -> int:
+        return approx_tokens(self.reasoning) if self.reasoning else 0
+
+    @property
+    def completion_tokens(self) -> int:
+        return approx_tokens(self.content) + self.reasoning_tokens
 
 
 class BaselineApp:
@@ -134,26 +250,26 @@ class BaselineApp:
         self._lock = threading.Lock()
         self._rng = generator(Stream.BASELINE, seed)
         self._fault_rng = generator(Stream.FAULTS, self.faults.seed)
-        self._arrivals: Counter = Counter()
-        self._prompts = None
+        self._arrivals: Counter[str] = Counter()
+        self._prompts: PromptSet | None = None
         self._prompts_dir = prompts  # the oracle reads prompts rendered from these templates
 
     # -- answering ------------------------------------------------------------------------------
 
-    def _prompt_set(self):
+    def _prompt_set(self) -> PromptSet:
         if self._prompts is None:
             from graphniah.sampling.examples.prompts import load_prompts
 
             self._prompts = load_prompts(self._prompts_dir)
         return self._prompts
 
-    def _messages(self, messages: Sequence[Mapping[str, Any]]):
+    def _messages(self, messages: Sequence[Mapping[str, Any]]) -> tuple[Message, ...]:
         from graphniah.sampling.examples.records import Message
 
         try:
-            return tuple(Message(role=m["role"], content=m["content"]) for m in messages)
+            return tuple(Message(role=_ROLES.get(m["role"], m["role"]), content=m["content"]) for m in messages)
         except (KeyError, TypeError, ValueError) as err:
-            raise _Reject(400, f"messages must be a list of {{role, content}} text messages ({err})", "invalid_messages", "invalid_request_error") from None
+            raise _invalid(f"messages must be a list of {{role, content}} text messages ({err})") from None
 
     def answer(self, messages: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:
         """``(content, reasoning)`` of the policy's reply."""
@@ -207,33 +323,33 @@ class BaselineApp:
             return None
         return kind
 
-    def record(self, outcome: str, tier: str | None) -> None:
+    def record(self, outcome: str, tier: str | None, api: Api = "chat") -> None:
         with self._lock:
             self.stats.requests += 1
             self.stats.outcomes[outcome] += 1
             self.stats.tiers[tier or "default"] += 1
+            self.stats.apis[api] += 1
 
     # -- one request ----------------------------------------------------------------------------
 
-    def complete(self, payload: Mapping[str, Any], authorization: str | None) -> tuple[dict, str | None]:
-        """The reply body and the fault to apply at the HTTP level (``timeout``/``cut``), or raise _Reject."""
+    def reply(self, messages: Sequence[Mapping[str, str]], tier: str | None, authorization: str | None,
+              api: Api = "chat") -> tuple[Reply, str | None]:
+        """Faults, then the policy, on normalised messages: the reply and the HTTP-level fault (``timeout``/``cut``).
+
+        Both APIs come through here, so a fault script or a context limit acts the same on either.
+        Raises :class:`_Reject` for the faults that are HTTP errors.
+        """
         f = self.faults
-        tier = payload.get("service_tier")
-        messages = payload.get("messages")
-        if not isinstance(messages, list) or not messages:
-            raise _Reject(400, "messages must be a non-empty list", "invalid_messages", "invalid_request_error")
-        if payload.get("stream"):
-            raise _Reject(400, "streaming is not supported by this server", "unsupported", "invalid_request_error")
         if authorization is not None:
             with self._lock:
                 self.stats.authorization_seen += 1
         # Only a script needs to recognise repeated messages; hashing 200 KB per request is not free.
-        key = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest() if f.script else ""
+        key = hashlib.sha256(json.dumps(list(messages), sort_keys=True).encode()).hexdigest() if f.script else ""
         fault = self.fault_for(key, tier) if (f.script or f.rates) else None
         given = (authorization or "").removeprefix("Bearer ").strip()
         if fault == "auth" or (f.api_key is not None and given != f.api_key):
             raise _Reject(401, f"Incorrect API key provided: {given}.", "invalid_api_key", "invalid_request_error")
-        if f.flex_unavailable and tier == "flex" or fault == "flex":
+        if (f.flex_unavailable and tier == "flex") or fault == "flex":
             raise _Reject(429, "Resource unavailable: the flex tier has no capacity right now, retry later or use the default tier.",
                           "resource_unavailable", "resource_unavailable")
         if fault == "429":
@@ -251,49 +367,158 @@ class BaselineApp:
             content, reasoning = "I looked at the context but will not commit to an answer.", None
         else:
             content, reasoning = self.answer(messages)
-        reasoning_tokens = approx_tokens(reasoning) if reasoning else 0
-        completion_tokens = approx_tokens(content) + reasoning_tokens
-        message: dict[str, Any] = {"role": "assistant", "content": content}
-        if reasoning:
-            message["reasoning_content"] = reasoning
-        body = {
-            "id": f"chatcmpl-{uuid.uuid4().hex}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": str(payload.get("model") or self.model_name),
-            "system_fingerprint": f"graphniah-{self.policy};usage={USAGE_RULE}",
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-                "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
-            },
-        }
-        if tier is not None:
-            body["service_tier"] = tier
         outcome = {"noanswer": "noanswer", "timeout": "timeout", "cut": "cut"}.get(fault or "", "ok")
-        self.record(outcome, tier)
-        return body, fault if fault in ("timeout", "cut") else None
+        self.record(outcome, tier, api)
+        return Reply(content, reasoning, prompt_tokens, tier), fault if fault in ("timeout", "cut") else None
+
+    def complete(self, payload: Mapping[str, Any], authorization: str | None) -> tuple[dict[str, Any], str | None]:
+        """A chat-completions reply body and the HTTP-level fault, or raise _Reject."""
+        messages = chat_messages(payload)
+        if payload.get("stream"):
+            # param=stream: inspect_ai (and others) retry without streaming when only a display asked for it
+            raise _Reject(400, "streaming chat completions are not supported by this server (the Responses API streams)",
+                          "unsupported", "invalid_request_error", param="stream")
+        reply, fault = self.reply(messages, payload.get("service_tier"), authorization, "chat")
+        return chat_body(reply, str(payload.get("model") or self.model_name), self.policy), fault
+
+    def respond(self, payload: Mapping[str, Any], authorization: str | None) -> tuple[dict[str, Any], str | None]:
+        """A Responses API reply body (the finished response, streamed or not) and the HTTP-level fault."""
+        reply, fault = self.reply(responses_messages(payload), payload.get("service_tier"), authorization, "responses")
+        return responses_body(reply, payload, str(payload.get("model") or self.model_name), self.policy), fault
+
+
+def chat_body(reply: Reply, model: str, policy: Policy) -> dict[str, Any]:
+    """A ``chat.completion`` object carrying the reply."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.reasoning:
+        message["reasoning_content"] = reply.reasoning
+    body: dict[str, Any] = {
+        "id": f"chatcmpl-{uuid.uuid4().hex}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "system_fingerprint": f"graphniah-{policy};usage={USAGE_RULE}",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+            "completion_tokens_details": {"reasoning_tokens": reply.reasoning_tokens},
+        },
+    }
+    if reply.tier is not None:
+        body["service_tier"] = reply.tier
+    return body
+
+
+def responses_body(reply: Reply, payload: Mapping[str, Any], model: str, policy: Policy) -> dict[str, Any]:
+    """A completed ``response`` object carrying the reply: a reasoning item (if any), then the assistant message.
+
+    Request fields a response echoes (instructions, sampling knobs, tools, metadata) are echoed;
+    the server keeps nothing (``store: false``).
+    """
+    output: list[dict[str, Any]] = []
+    if reply.reasoning:
+        output.append({"type": "reasoning", "id": f"rs_{uuid.uuid4().hex}", "status": "completed", "summary": [],
+                       "content": [{"type": "reasoning_text", "text": reply.reasoning}]})
+    output.append({"type": "message", "id": f"msg_{uuid.uuid4().hex}", "role": "assistant", "status": "completed",
+                   "content": [{"type": "output_text", "text": reply.content, "annotations": [], "logprobs": []}]})
+    metadata = dict(payload.get("metadata") or {})
+    metadata.update({"server": f"graphniah-{policy}", "usage_rule": USAGE_RULE})
+    reasoning = payload.get("reasoning")
+    now = int(time.time())
+    return {
+        "id": f"resp_{uuid.uuid4().hex}",
+        "object": "response",
+        "created_at": now,
+        "completed_at": now,
+        "status": "completed",
+        "error": None,
+        "incomplete_details": None,
+        "instructions": payload.get("instructions"),
+        "max_output_tokens": payload.get("max_output_tokens"),
+        "model": model,
+        "output": output,
+        "parallel_tool_calls": bool(payload.get("parallel_tool_calls", True)),
+        "previous_response_id": None,
+        "reasoning": {"effort": reasoning.get("effort"), "summary": reasoning.get("summary")} if isinstance(reasoning, Mapping) else None,
+        "service_tier": reply.tier or "default",
+        "store": False,
+        "temperature": payload.get("temperature", 1.0),
+        "text": {"format": {"type": "text"}},
+        "tool_choice": payload.get("tool_choice", "auto"),
+        "tools": list(payload.get("tools") or []),
+        "top_p": payload.get("top_p", 1.0),
+        "truncation": "disabled",
+        "usage": {
+            "input_tokens": reply.prompt_tokens,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": reply.completion_tokens,
+            "output_tokens_details": {"reasoning_tokens": reply.reasoning_tokens},
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        },
+        "metadata": metadata,
+    }
+
+
+def response_events(response: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The server-sent events that stream a finished response, in the Responses API's order.
+
+    ``response.created`` and ``response.in_progress`` carry the response without output or usage;
+    each output item is announced (``output_item.added``), its text part opened, its whole text
+    sent as one delta and closed, the item finished (``output_item.done``); ``response.completed``
+    carries the whole response, which is what clients keep. The answer is computed before the
+    first byte is sent, so the stream adds no information, only the wire format.
+    """
+    events: list[dict[str, Any]] = []
+
+    def emit(kind: str, **fields: Any) -> None:
+        events.append({"type": kind, "sequence_number": len(events), **fields})
+
+    pending = {**response, "status": "in_progress", "completed_at": None, "output": [], "usage": None}
+    emit("response.created", response=pending)
+    emit("response.in_progress", response=pending)
+    for index, item in enumerate(response["output"]):
+        emit("response.output_item.added", output_index=index, item={**item, "status": "in_progress", "content": []})
+        ids = {"item_id": item["id"], "output_index": index, "content_index": 0}
+        for part in item["content"]:
+            text = part["text"]
+            if item["type"] == "reasoning":
+                emit("response.reasoning_text.delta", **ids, delta=text)
+                emit("response.reasoning_text.done", **ids, text=text)
+                continue
+            emit("response.content_part.added", **ids, part={**part, "text": ""})
+            emit("response.output_text.delta", **ids, delta=text, logprobs=[])
+            emit("response.output_text.done", **ids, text=text, logprobs=[])
+            emit("response.content_part.done", **ids, part=part)
+        emit("response.output_item.done", output_index=index, item=item)
+    emit("response.completed", response=response)
+    return events
+
+
+def sse(events: Sequence[Mapping[str, Any]]) -> bytes:
+    """Events as a ``text/event-stream`` body (``event:`` names the type, ``data:`` is the JSON)."""
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         """Silent: request lines would be noise, and headers (keys) must never be logged."""
 
-    def _send(self, status: int, body: bytes, headers: Mapping[str, str] | None = None) -> None:
+    def _send(self, status: int, body: bytes, headers: Mapping[str, str] | None = None,
+              content_type: str = "application/json") -> None:
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         for k, v in (headers or {}).items():
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(body)
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+    def do_GET(self) -> None:
         app = self.server.app
         if self.path.rstrip("/") in ("/health", "/v1/health"):
             self._send(200, b'{"status":"ok"}')
@@ -302,7 +527,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, _Reject(404, f"no route {self.path}", "not_found", "invalid_request_error").body())
 
-    def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+    def do_POST(self) -> None:
         app = self.server.app
         length = int(self.headers.get("Content-Length") or 0)
         if length <= 0 or length > _MAX_BODY:
@@ -310,7 +535,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(400 if length <= 0 else 413, _Reject(400, "request body missing or too large", "invalid_body", "invalid_request_error").body())
             return
         raw = self.rfile.read(length)
-        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+        api = _ROUTES.get(self.path.rstrip("/"))
+        if api is None:
             self._send(404, _Reject(404, f"no route {self.path}", "not_found", "invalid_request_error").body())
             return
         payload: Any = None
@@ -318,17 +544,20 @@ class _Handler(BaseHTTPRequestHandler):
             payload = json.loads(raw)
             if not isinstance(payload, dict):
                 raise ValueError("not an object")
-            body, fault = app.complete(payload, self.headers.get("Authorization"))
+            body, fault = app.complete(payload, self.headers.get("Authorization")) if api == "chat" else \
+                app.respond(payload, self.headers.get("Authorization"))
         except _Reject as rej:
             app.record(f"http{rej.status}" if rej.code != "resource_unavailable" else "flex_unavailable",
-                       payload.get("service_tier") if isinstance(payload, dict) else None)
+                       payload.get("service_tier") if isinstance(payload, dict) else None, api)
             self._send(rej.status, rej.body(), rej.headers)
             return
         except ValueError as err:
-            app.record("http400", None)
+            app.record("http400", None, api)
             self._send(400, _Reject(400, f"request body is not a JSON object ({err})", "invalid_json", "invalid_request_error").body())
             return
-        data = json.dumps(body).encode()
+        streamed = api == "responses" and bool(payload.get("stream"))
+        data = sse(response_events(body)) if streamed else json.dumps(body).encode()
+        content_type = "text/event-stream" if streamed else "application/json"
         if app.faults.latency_s:
             time.sleep(app.faults.latency_s)
         if fault == "timeout":
@@ -336,7 +565,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "cut":
             # Promise the whole body, send half of it, and drop the connection.
             self.send_response(200)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data[: len(data) // 2])
@@ -348,7 +577,7 @@ class _Handler(BaseHTTPRequestHandler):
                 pass
             return
         try:
-            self._send(200, data)
+            self._send(200, data, content_type=content_type)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up (a timeout fault): nothing to do
 
