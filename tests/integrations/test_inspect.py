@@ -1,11 +1,11 @@
 """The inspect_ai task, run by the real inspect_ai against graphniah's baseline servers on 127.0.0.1.
 
 inspect's own log folder goes to a temporary directory, ``datasets``/hub access is off, and the
-only HTTP server contacted is the local one. The model is named ``openai/gpt-4o-mini``: inspect
-chooses the OpenAI API flavour and the role of system messages from the model's name (an unknown
-name is taken for a new reasoning model and sent to the Responses API with a ``developer``
-message), and the baseline servers speak chat completions with system and user messages; they
-answer whatever model a request names.
+only HTTP server contacted is the local one. Models get plain local names (``openai/local-oracle``):
+inspect takes a name it does not know for a new OpenAI model and talks to it through the Responses
+API (``POST /v1/responses``, the system prompt as a ``developer`` item, after one capability probe);
+with ``-M responses_api=false`` it uses chat completions, still with a ``developer`` message. The
+baseline servers speak both and answer whatever model a request names.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from graphniah.stats import wilson_interval
 from tests.dataset.conftest import exported_suite
 from tests.run.helpers import fast_options, local_entry
 
-MODEL = "openai/gpt-4o-mini"
+ORACLE = "openai/local-oracle"  # a name inspect does not know
+ALWAYS_NO = "openai/local-always-no"
 
 
 @pytest.fixture(scope="session")
@@ -70,13 +71,14 @@ def test_inspect_eval_command_with_the_oracle_scores_one(exported, inspect_env, 
     """The issue's command, run as a user would: the task is found through the entry point."""
     with BaselineServer("oracle") as srv:
         cmd = [str(Path(sys.executable).with_name("inspect")), "eval", "graphniah/graphniah", "-T", f"dataset={exported.dataset}",
-               "--model", MODEL, "--model-base-url", srv.url, "--log-dir", inspect_env["INSPECT_LOG_DIR"], "--display", "none"]
+               "--model", ORACLE, "--model-base-url", srv.url, "--log-dir", inspect_env["INSPECT_LOG_DIR"], "--display", "none"]
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=os.environ | inspect_env)
         assert res.returncode == 0, res.stdout + res.stderr
-        requests = srv.stats.requests
+        apis = dict(srv.stats.apis)
     log = _eval_log(Path(inspect_env["INSPECT_LOG_DIR"]))
     n = sum(1 for _ in iter_dataset_examples(open_dataset(exported.dataset)))
-    assert log.status == "success" and requests == n
+    assert log.status == "success"
+    assert apis == {"responses": n + 1}  # one capability probe, then one request per example
     assert log.eval.task == "graphniah/graphniah"
     m = _metrics(log)
     assert m["accuracy"] == 1.0 and m["all"] == 1.0
@@ -100,10 +102,19 @@ def test_always_no_scores_what_graphniah_run_gives_and_filters_apply(exported, i
     with BaselineServer("always-no") as srv:
         summary = run_dataset(local_entry("local-always-no", api_base=srv.url), exported.dataset,
                               runs_root=tmp_path / "runs", options=fast_options())
-        [log] = inspect_eval(graphniah(dataset=str(exported.dataset)), model=MODEL, model_base_url=srv.url,
+        [log] = inspect_eval(graphniah(dataset=str(exported.dataset)), model=ALWAYS_NO, model_base_url=srv.url,
                              log_dir=inspect_env["INSPECT_LOG_DIR"], display="none")
-        [filtered] = inspect_eval(graphniah(dataset=str(exported.dataset), task="count", depth=4), model=MODEL,
-                                  model_base_url=srv.url, log_dir=str(tmp_path / "filtered"), display="none")
+        # the same name forced onto chat completions (inspect then sends the system prompt as a developer message)
+        [chat] = inspect_eval(graphniah(dataset=str(exported.dataset), task="count", depth=4), model=ALWAYS_NO,
+                              model_base_url=srv.url, model_args={"responses_api": False}, log_dir=str(tmp_path / "filtered"),
+                              display="none")
+        # and streamed from the Responses API (inspect streams on -M streaming=true or --stream-idle-timeout)
+        [streamed] = inspect_eval(graphniah(dataset=str(exported.dataset), task="count", depth=4), model=ALWAYS_NO,
+                                  model_base_url=srv.url, model_args={"streaming": True}, log_dir=str(tmp_path / "streamed"),
+                                  display="none")
+        apis = dict(srv.stats.apis)
+    assert apis == {"chat": summary.ok + len(chat.samples),
+                    "responses": len(log.samples) + 1 + len(streamed.samples) + 1}  # + inspect's probe, once per eval
     journal = read_journal(tmp_path / "runs" / exported.name / "local-always-no.jsonl")
     sc = score_records(journal)
     assert summary.ok == len(journal) and sc.answered == len(log.samples)
@@ -117,8 +128,13 @@ def test_always_no_scores_what_graphniah_run_gives_and_filters_apply(exported, i
     verdict = {r.example_id: r.correct for r in journal}
     assert {s.id: s.scores["graphniah_scorer"].value == "C" for s in log.samples} == verdict
     examples = list(iter_dataset_examples(open_dataset(exported.dataset)))
-    assert {s.id for s in filtered.samples} == {e.id for e in examples if e.task == "count" and e.depth == 4}
-    assert _metrics(filtered)["accuracy"] == 0.0  # NO is never a count
+    assert {s.id for s in chat.samples} == {e.id for e in examples if e.task == "count" and e.depth == 4}
+    assert _metrics(chat)["accuracy"] == 0.0  # NO is never a count
+    assert {s.output.completion for s in chat.samples} == {"\\answer{NO}"}
+    assert [s.id for s in streamed.samples] == [s.id for s in chat.samples] and _metrics(streamed)["accuracy"] == 0.0
+    for s in streamed.samples:
+        [call] = [e.call for e in s.events if e.event == "model"]
+        assert call.request["stream"] is True and s.output.completion == "\\answer{NO}"
 
 
 def test_samples_carry_messages_target_and_metadata(exported):
