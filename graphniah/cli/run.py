@@ -170,7 +170,7 @@ def serve_cmd(
     models: ModelsOpt = None,
     prompts: PromptsOpt = None,
 ) -> None:
-    """Serve a keyless endpoint on 127.0.0.1 speaking the OpenAI chat-completions API (Ctrl-C stops it)."""
+    """Serve a keyless endpoint on 127.0.0.1 speaking the OpenAI chat-completions API, and for --policy also the Responses API (Ctrl-C stops it)."""
     if (policy is None) == (local_model is None):
         raise GraphNIAHError("give exactly one of --policy or --local-model")
     if policy is not None:
