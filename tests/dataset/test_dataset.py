@@ -313,3 +313,31 @@ def test_a_manifest_of_another_version_is_refused(exported, tmp_path):
         open_dataset(copy)
     with pytest.raises(GraphNIAHError, match="not a GraphNIAH dataset folder"):
         open_dataset(tmp_path)
+
+
+def test_worker_processes_do_not_change_the_export_and_hashes_are_taken_while_reading(exported, tmp_path):
+    """The pool (any size) and the in-process check give the same bytes; the manifest's source size and
+    sha256 are those of the file, and its canonical sha256 is that of ``write_examples``' output, also
+    when the file is not in canonical form (other JSON spacing, escaped non-ASCII, blank lines)."""
+    import hashlib
+
+    for workers in (0, 1, 2):
+        export_suite(exported.examples, tmp_path / f"w{workers}", snapshots_root=exported.suite.snapshots, workers=workers)
+        assert files_of(tmp_path / f"w{workers}") == files_of(exported.dataset), workers
+    source = list(iter_examples(exported.examples))
+    loose = tmp_path / "loose.jsonl"
+    loose.write_text("\n" + "\n\n".join(json.dumps(json.loads(e.model_dump_json()), indent=None, ensure_ascii=True)
+                                        for e in source) + "\n\n", encoding="utf-8")
+    canonical = tmp_path / "canonical.jsonl"
+    write_examples(canonical, source)
+    assert loose.read_bytes() != canonical.read_bytes()
+    manifests = []
+    for workers in (0, 2):
+        m = export_suite(loose, tmp_path / f"loose{workers}", snapshots_root=exported.suite.snapshots, workers=workers).manifest
+        assert m.examples.bytes == loose.stat().st_size
+        assert m.examples.sha256 == hashlib.sha256(loose.read_bytes()).hexdigest()
+        assert m.examples.canonical_sha256 == hashlib.sha256(canonical.read_bytes()).hexdigest()
+        assert m.examples.count == len(source)
+        manifests.append(m)
+    assert manifests[0] == manifests[1]
+    assert [e.id for e in iter_dataset_examples(open_dataset(tmp_path / "loose2"))] == [e.id for e in source]
