@@ -8,6 +8,8 @@ model, and streams are consumed by the SDK's event parser and stream accumulator
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 from openai import APIConnectionError, OpenAI
@@ -18,8 +20,10 @@ from openai.types.responses import (
     ResponseOutputItemAddedEvent,
     ResponseOutputItemDoneEvent,
     ResponseReasoningTextDeltaEvent,
+    ResponseStreamEvent,
     ResponseTextDeltaEvent,
 )
+from pydantic import TypeAdapter
 
 from graphniah.run.serve.baseline import BaselineServer, Faults, approx_prompt_tokens
 from graphniah.sampling.examples.textcheck import solve
@@ -103,6 +107,14 @@ def test_streamed_response_through_the_openai_client(suite):
         with client.responses.stream(model="local-oracle", input=inspect_input(ex), store=False) as stream:
             deltas = [e.delta for e in stream if e.type == "response.output_text.delta"]
             final = stream.get_final_response()
+        raw = respond(srv.url, ex, stream=True)
+    # every event on the wire passes the SDK's schema strictly (the client itself parses leniently)
+    assert raw.headers["content-type"] == "text/event-stream"
+    strict = TypeAdapter(ResponseStreamEvent)
+    for block, event in zip(raw.text.strip().split("\n\n"), events, strict=True):
+        name, data = block.split("\n")
+        parsed = strict.validate_python(json.loads(data.removeprefix("data: ")))
+        assert name == f"event: {parsed.type}" and type(parsed) is type(event)
     assert isinstance(events[0], ResponseCreatedEvent) and isinstance(events[-1], ResponseCompletedEvent)
     assert [e.sequence_number for e in events] == list(range(len(events)))
     assert sum(isinstance(e, ResponseOutputItemAddedEvent) for e in events) == 2 == sum(isinstance(e, ResponseOutputItemDoneEvent) for e in events)
