@@ -120,6 +120,8 @@ def test_serve_command_uses_the_registry_port_or_a_given_one(tmp_path):
         wait_until_healthy(url, 30)
         r = chat(url, [{"role": "user", "content": "is it?"}])
         assert r.json()["choices"][0]["message"]["content"] == "\\answer{NO}"
+        r = httpx.post(f"{url}/responses", json={"model": "any-name", "input": "is it?"}, timeout=30)  # what inspect_ai sends
+        assert r.json()["output"][-1]["content"][0]["text"] == "\\answer{NO}" and r.json()["model"] == "any-name"
     finally:
         proc.terminate()
         proc.wait(10)
