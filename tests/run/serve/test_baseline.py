@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from graphniah.errors import GraphNIAHError
-from graphniah.sampling.examples.textcheck import solve
 from graphniah.run.serve.baseline import BaselineServer, Faults, approx_prompt_tokens, wait_until_healthy
+from graphniah.sampling.examples.textcheck import solve
 
 
 def chat(url: str, messages, **extra) -> httpx.Response:
@@ -61,7 +61,7 @@ def test_oracle_without_a_determined_answer_gives_no_answer_block(suite):
 
 
 def test_random_is_seeded_and_stays_in_the_answer_set(suite):
-    mc = [e for e in suite.examples if e.task == "mc"][0]
+    mc = next(e for e in suite.examples if e.task == "mc")
     draws = []
     for _ in range(2):
         with BaselineServer("random", seed=42) as srv:
