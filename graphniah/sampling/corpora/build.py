@@ -290,8 +290,8 @@ def devils_dictionary_text(index: Path, dict_dz: Path) -> str:
     raw = gzip.decompress(dict_dz.read_bytes()).decode("utf-8", errors="replace").encode("utf-8")
     entries: dict[int, tuple[int, str]] = {}
     for line in index.read_text(encoding="utf-8").splitlines():
-        head, off, length = line.split("\t")
-        entries.setdefault(_dictd_number(off), (_dictd_number(length), head))
+        head, off_b64, length_b64 = line.split("\t")
+        entries.setdefault(_dictd_number(off_b64), (_dictd_number(length_b64), head))
     parts: list[str] = []
     for off in sorted(entries):
         length, head = entries[off]

@@ -30,16 +30,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 import pyarrow as pa
 import pyarrow.parquet as pq
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 from graphniah import __version__
-from graphniah.sampling.corpora import Corpus
 from graphniah.errors import GraphNIAHError
+from graphniah.graph.citation_graph import CitationGraph
+from graphniah.graph.store import load_pool, pool_file, read_pool_manifest
+from graphniah.ingest.snapshot import Snapshot
+from graphniah.io import canonical_json, sha256_bytes
 from graphniah.progress import NO_PROGRESS, Progress, step
-from graphniah.seeds import Stream, generator
+from graphniah.sampling.corpora import Corpus
 from graphniah.sampling.examples.backbones import PoolIndex
 from graphniah.sampling.examples.distract import (
     NONE,
@@ -56,12 +59,9 @@ from graphniah.sampling.examples.prompts import PromptSet, Task, load_prompts
 from graphniah.sampling.examples.records import Example, PaperMeta, Recipe, RecipeParams, option_letters, papers_from_table
 from graphniah.sampling.examples.render import build_messages, example_stats, question, render_component
 from graphniah.sampling.examples.textcheck import normalize, verify
-from graphniah.graph.citation_graph import CitationGraph
-from graphniah.graph.store import load_pool, pool_file, read_pool_manifest
-from graphniah.io import canonical_json, sha256_bytes
 from graphniah.sampling.packing import DistractorSource, Frame, NeedlesExceedLimit, Packed, pack, tokenizer_fingerprint
-from graphniah.ingest.snapshot import Snapshot
 from graphniah.sampling.tokenizers import Tokenizer, load_all
+from graphniah.seeds import Stream, generator
 
 MIN_SIZE, MAX_SIZE = 100, 250
 DEFAULT_ALPHA = 0.1
@@ -118,7 +118,7 @@ class ExampleSpec:
         if (self.none_option or self.reserve_none_option) and self.task != "mc":
             raise GraphNIAHError("the 'none of these' option exists only for multiple choice")
 
-    def params(self) -> dict:
+    def params(self) -> dict[str, str | int | float | None]:
         return {
             "task": self.task,
             "depth": self.depth,
@@ -135,8 +135,8 @@ class ExampleSpec:
 class SampleStats:
     attempts: int = 0
     growth_steps: int = 0
-    rejects: Counter = field(default_factory=Counter)
-    stops: Counter = field(default_factory=Counter)  # why packing stopped, per example (see packing.StopReason)
+    rejects: Counter[str] = field(default_factory=Counter)
+    stops: Counter[str] = field(default_factory=Counter)  # why packing stopped, per example (see packing.StopReason)
     token_counts: list[dict[str, int]] = field(default_factory=list)  # per packed example, in order
 
 
@@ -496,7 +496,7 @@ def batch_specs(
     if label and task == "count":
         raise GraphNIAHError("--label applies to yesno (YES/NO) and mc (A-D) only")
     labels = [label] * n if label else balanced_labels([task] * n, rng)
-    return [ExampleSpec(task, depth, s, lab, none_option, alpha, distractor, context_length) for s, lab in zip(sizes, labels)]
+    return [ExampleSpec(task, depth, s, lab, none_option, alpha, distractor, context_length) for s, lab in zip(sizes, labels, strict=True)]
 
 
 def sample_examples(
