@@ -44,6 +44,8 @@ from graphniah.sampling.examples.records import Example, enumerate_examples
 from graphniah.scoring import Scored, counted_records, score_record, split_runs
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from graphniah.sampling.suites import SuiteManifest
 
 __all__ = [
@@ -213,7 +215,7 @@ class Outcomes:
     def columns(self) -> dict[str, np.ndarray]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
-    def to_arrow(self):  # noqa: ANN201 - pyarrow.Table
+    def to_arrow(self) -> pa.Table:
         """The table as a pyarrow Table (nullable columns where the arrays hold NaN/None)."""
         import pyarrow as pa
 
@@ -227,7 +229,8 @@ class Outcomes:
                 cols[name] = pa.array(arr)
         return pa.table(cols)
 
-    def to_pandas(self):  # noqa: ANN201 - pandas.DataFrame
+    def to_pandas(self) -> Any:
+        """The table as a pandas DataFrame (typed Any: pandas, from the ``analysis`` extra, has no type information)."""
         return self.to_arrow().to_pandas()
 
 
@@ -288,7 +291,7 @@ def level_label(variable: str, raw: Any) -> str:
     return str(raw)
 
 
-def _sort_key(variable: str, raw: Any) -> tuple:
+def _sort_key(variable: str, raw: Any) -> tuple[int, float | str]:
     if variable == "task":
         return (_TASK_ORDER.get(str(raw), 9), str(raw))
     if variable == "reasoning_effort":
@@ -324,7 +327,7 @@ def infer_variable(examples: Sequence[ExampleInfo], efforts_per_model: Mapping[s
         keys.setdefault(ex.pair_key, set()).add(ex.none_option)
     if any(len(v) == 2 for v in keys.values()):
         return "none_option", "inferred: examples come in pairs with and without the 'none of these' option"
-    counts = {var: {} for var in VARIABLES if var not in ("none_option", "reasoning_effort")}
+    counts: dict[str, dict[Any, int]] = {var: {} for var in VARIABLES if var not in ("none_option", "reasoning_effort")}
     for ex in examples:
         for var, c in counts.items():
             v = _raw_example_value(ex, var)
@@ -480,9 +483,7 @@ def load_suite(
     row = run_row[outcomes.run] if len(outcomes) else np.zeros(0, dtype=np.int64)
     if unknown:
         notes.append(f"{len(unknown)} journal record(s) name examples that are not in {ex_path}; they are left out")
-    for run in runs:
-        if run.failed:
-            notes.append(f"{run.label}: {len(run.failed)} example(s) failed for good and are not counted")
+    notes.extend(f"{run.label}: {len(run.failed)} example(s) failed for good and are not counted" for run in runs if run.failed)
     return SuiteData(
         suite=suite,
         examples_path=ex_path,

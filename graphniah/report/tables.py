@@ -467,8 +467,8 @@ def _none_pairs(ctx: ReportContext) -> _Pairs:
     after: dict[int, list[int]] = {}
     for r in range(len(ctx.data.row_labels)):
         idx = np.flatnonzero((o.task == "mc") & (ctx.data.row == r))
-        b = {o.pair_key[i]: i for i in idx if not o.none_option[i]}
-        a = {o.pair_key[i]: i for i in idx if o.none_option[i]}
+        b = {o.pair_key[i]: int(i) for i in idx if not o.none_option[i]}
+        a = {o.pair_key[i]: int(i) for i in idx if o.none_option[i]}
         common = sorted(set(b) & set(a))
         if common:
             before[r] = [b[k] for k in common]
@@ -544,7 +544,7 @@ def _none_option_tables(ctx: ReportContext) -> list[ReportTable]:
                           Cell(DASH if p is None else format_pvalue(p))))
             values2.append(CellValue(key2, f"{label} | {name}", "Median change", "wilcoxon", None, int(x.size), med, pvalue=p))
     caption2 = (
-        f"Mean ± standard deviation of output (completion) and reasoning tokens per example before and after adding the option, "
+        "Mean ± standard deviation of output (completion) and reasoning tokens per example before and after adding the option, "
         "on the same pairs as the previous table. Median change: median of After minus Before; p: two-sided Wilcoxon "
         "signed-rank test (not adjusted for multiple tests; a dash when every difference is zero)."
     )
@@ -630,8 +630,8 @@ def _paired_table(ctx: ReportContext) -> ReportTable | None:
     lists: list[ExampleList] = []
     for r, label in enumerate(d.row_labels):
         at: list[dict[str, bool]] = [{} for _ in range(L)]
-        for i in np.flatnonzero(d.row == r):
-            at[d.value[i]][o.example_id[i]] = bool(o.correct[i])
+        for x in np.flatnonzero(d.row == r):
+            at[d.value[x]][o.example_id[x]] = bool(o.correct[x])
         cells = [Cell(label)]
         for pi, (i, j) in enumerate(pairs):
             common = sorted(set(at[i]) & set(at[j]))
