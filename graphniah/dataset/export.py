@@ -49,7 +49,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.io import _umask, atomic_dir, sha256_file, write_in_staging
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.examples.prompts import TASKS, PromptSet, load_prompts
-from graphniah.sampling.examples.records import Example, example_to_json, parse_example
+from graphniah.sampling.examples.records import Example, parse_example
 from graphniah.sampling.examples.textcheck import VerifyResult, verify
 
 #: A row group is written once its buffered prompts hold this much text (bounds memory and the
@@ -104,7 +104,10 @@ def _check_line(line: bytes, where: str, prompt_set: PromptSet | None = None) ->
         raise GraphNIAHError("export worker started without a prompt template set")
     ex = parse_example(line, where)
     result = verify(ex, pr)
-    canonical = example_to_json(ex).encode("utf-8")
+    # ``example_to_json(ex).encode()`` without the detour through str: model_dump_json is this
+    # very serializer's bytes decoded, so the bytes are the same (the dataset tests check the
+    # canonical sha256 against write_examples' file) at under half the cost on a 4 MB prompt.
+    canonical = type(ex).__pydantic_serializer__.to_json(ex)
     return _Checked(ex, result, None if canonical == line.removesuffix(b"\n") else canonical)
 
 
