@@ -32,15 +32,17 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow.parquet as pq
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
+from graphniah.ingest.snapshot import Snapshot
+from graphniah.io import atomic_dir, write_in_staging, write_json
 from graphniah.progress import NO_PROGRESS, Progress, step
-from graphniah.seeds import Stream, derived_seed, generator
 from graphniah.sampling.examples.grow import GrowthStats, grow_components
 from graphniah.sampling.examples.prompts import TASKS
 from graphniah.sampling.examples.sample import (
@@ -51,8 +53,10 @@ from graphniah.sampling.examples.sample import (
     draw_paths,
     example_rng,
 )
-from graphniah.io import atomic_dir, write_in_staging, write_json
-from graphniah.ingest.snapshot import Snapshot
+from graphniah.seeds import Stream, derived_seed, generator
+
+if TYPE_CHECKING:  # matplotlib is imported only when the figure is drawn
+    from matplotlib.figure import Figure
 
 __all__ = [
     "DEFAULT_ALPHAS",
@@ -262,16 +266,19 @@ def generate_in_degrees(
 # ------------------------------------------------------------------------------------------------
 
 
-def _conditional(h: np.ndarray, support: np.ndarray) -> np.ndarray:
+def _conditional(h: np.ndarray, support: np.ndarray) -> npt.NDArray[np.float64]:
     """Counts over degrees ≥ 1 normalised (rows of a 2-D array each), restricted to the support."""
     h = np.asarray(h, dtype=float)
     total = h[..., 1:].sum(axis=-1, keepdims=True)
     if np.any(total == 0):
         raise GraphNIAHError("an in-degree distribution has no paper with in-degree >= 1")
-    return h[..., support] / total
+    conditional: npt.NDArray[np.float64] = h[..., support] / total
+    return conditional
 
 
-def kl_divergence(p_counts: np.ndarray, q_counts: np.ndarray, support: np.ndarray, epsilon: float = 1e-8) -> np.ndarray:
+def kl_divergence(
+    p_counts: np.ndarray, q_counts: np.ndarray, support: np.ndarray, epsilon: float = 1e-8
+) -> np.float64 | npt.NDArray[np.float64]:
     """D(P̃ ‖ Q̃) over ``support`` (degrees ≥ 1), with P̃ = (1 − ε)P + ε/M and the same for Q (eq. 4–5).
 
     ``p_counts`` may be 2-D (one distribution per row); ``q_counts`` is one histogram. Both are
@@ -282,7 +289,8 @@ def kl_divergence(p_counts: np.ndarray, q_counts: np.ndarray, support: np.ndarra
     q = (1 - epsilon) * _conditional(q_counts, support) + epsilon / m
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * np.log(p / q), 0.0)
-    return terms.sum(axis=-1)
+    kl: np.float64 | npt.NDArray[np.float64] = terms.sum(axis=-1)  # one value per row of p_counts
+    return kl
 
 
 @dataclass(frozen=True)
@@ -384,7 +392,7 @@ def select_alpha(generated: GeneratedDegrees, reference: np.ndarray, config: Alp
 # ------------------------------------------------------------------------------------------------
 
 
-def alpha_figure(sel: AlphaSelection):  # noqa: ANN201 - matplotlib.figure.Figure
+def alpha_figure(sel: AlphaSelection) -> Figure:
     """Figure 10 of the paper: in-degree distributions (linear and log axes), S(α) with intervals, selection shares."""
     from matplotlib.figure import Figure
 
@@ -448,7 +456,7 @@ def write_alpha_report(sel: AlphaSelection, out: str | os.PathLike[str], *, figu
         if sel.generated is not None:
             arrays = {f"counts_{a}_{t}": m for a, row in enumerate(sel.generated.counts) for t, m in enumerate(row)}
             buf = io.BytesIO()
-            np.savez_compressed(buf, reference=sel.reference, **arrays)
+            np.savez_compressed(buf, reference=sel.reference, **arrays)  # type: ignore[arg-type]  # mypy matches **arrays to allow_pickle too
             write_in_staging(tmp / "histograms.npz", buf.getvalue())
         write_in_staging(tmp / "alpha.csv", sel.csv())
         write_in_staging(tmp / "alpha.md", sel.markdown())
@@ -470,6 +478,7 @@ def load_alpha_run(folder: str | os.PathLike[str]) -> tuple[GeneratedDegrees, np
     except (OSError, json.JSONDecodeError, ValueError) as err:
         raise GraphNIAHError(f"{folder} does not hold a select-alpha run (alpha.json and histograms.npz): {err}") from None
     cfg = meta["config"]
-    config = AlphaConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in cfg.items()})
+    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in cfg.items()}  # JSON values, checked by AlphaConfig
+    config = AlphaConfig(**fields)
     counts = tuple(tuple(arrays[f"counts_{a}_{t}"] for t in range(len(config.tasks))) for a in range(len(config.alphas)))
     return GeneratedDegrees(config.alphas, config.tasks, counts, float(meta.get("seconds", 0.0))), arrays["reference"], config
