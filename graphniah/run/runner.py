@@ -40,9 +40,9 @@ from typing import Any
 import numpy as np
 
 from graphniah.errors import GraphNIAHError
-from graphniah.sampling.examples.records import Example, parse_example
+from graphniah.formats import Task
 from graphniah.io import sha256_file
-from graphniah.run.models import LOCAL_DUMMY_KEY, ModelEntry, Tier
+from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.run.errors import RETRYABLE, ErrorKind, Redactor, RetryPolicy, classify
 from graphniah.run.journal import (
     CallError,
@@ -56,8 +56,9 @@ from graphniah.run.journal import (
     read_journal,
     record_run_settings,
 )
+from graphniah.run.models import LOCAL_DUMMY_KEY, ModelEntry, Tier
+from graphniah.sampling.examples.records import Example, parse_example
 from graphniah.scoring import score_response
-from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.seeds import Stream, generator
 
 _LITELLM: Any = None
@@ -104,7 +105,7 @@ def _drop_success_logging() -> None:
         async_coroutine.close()
 
     if hasattr(GLOBAL_LOGGING_WORKER, "ensure_initialized_and_enqueue"):
-        GLOBAL_LOGGING_WORKER.ensure_initialized_and_enqueue = discard
+        GLOBAL_LOGGING_WORKER.ensure_initialized_and_enqueue = discard  # type: ignore[method-assign]  # the point: replace LiteLLM's hook
 
 
 def _register_local_model(entry: ModelEntry) -> None:
@@ -119,7 +120,7 @@ def _register_local_model(entry: ModelEntry) -> None:
     lit = litellm_module()
     price = entry.price.standard
     free = price is not None and price.input == price.output == 0 and price.above_input_tokens is None
-    if not entry.is_local or not free or entry.litellm_model in lit.model_cost:
+    if price is None or not entry.is_local or not free or entry.litellm_model in lit.model_cost:
         return
     provider = entry.litellm_model.split("/", 1)[0]
     lit.register_model({entry.litellm_model: {
@@ -143,7 +144,7 @@ class ExampleRef:
     """
 
     id: str
-    task: str
+    task: Task
     answer: str
     snapshot_hash: str
     token_counts: Mapping[str, int] | None = None
@@ -174,7 +175,7 @@ def index_examples(path: str | os.PathLike[str]) -> list[ExampleRef]:
     refs: list[ExampleRef] = []
     seen: dict[str, int] = {}
     try:
-        f = open(p, "rb")
+        f = open(p, "rb")  # noqa: SIM115 - closed by the with below; only the open is guarded here
     except OSError as err:
         raise GraphNIAHError(f"cannot read examples file {p}: {err.strerror}") from None
     with f:
@@ -208,8 +209,7 @@ def refs_of(examples: Iterable[Example]) -> list[ExampleRef]:
 
 def snapshot_cutoffs(hashes: Iterable[str], snapshots_root: str | os.PathLike[str]) -> dict[str, dt.date]:
     """The cutoff of each snapshot the examples were made from (found by content hash under the root)."""
-    from graphniah.ingest.snapshot import find_snapshot_by_hash
-    from graphniah.ingest.snapshot import Snapshot, parse_cutoff
+    from graphniah.ingest.snapshot import Snapshot, find_snapshot_by_hash, parse_cutoff
 
     root = Path(snapshots_root)
     out = {}
@@ -332,12 +332,13 @@ def estimate_cost(entry: ModelEntry, refs: Sequence[ExampleRef], history: Sequen
     if any(v is None for v in tokens.values()):
         notes.append(f"cannot estimate: some examples have no stored token counts and {counter.unavailable}")
         return Estimate(len(refs), None, out_tokens, basis, tier, None, None, None, "; ".join(notes))
-    total_in = int(sum(tokens.values()))  # type: ignore[arg-type]
+    known = {i: t for i, t in tokens.items() if t is not None}  # all of them (checked above), typed as int
+    total_in = int(sum(known.values()))
     if bound is None:
         notes.append(f"no price for {entry.name} in the registry: cost unknown")
         return Estimate(len(refs), total_in, out_tokens, basis, tier, None, None, None, "; ".join(notes))
-    per = {i: bound.cost(t, out_tokens) for i, t in tokens.items()}  # type: ignore[arg-type]
-    usd = float(sum(price.cost(t, out_tokens) for t in tokens.values())) if price else None  # type: ignore[arg-type]
+    per = {i: bound.cost(t, out_tokens) for i, t in known.items()}
+    usd = float(sum(price.cost(t, out_tokens) for t in known.values())) if price else None
     upper = float(sum(per.values()))
     return Estimate(len(refs), total_in, out_tokens, basis, tier, usd, upper, per, "; ".join(notes))
 
@@ -473,6 +474,7 @@ class _Run:
         ti = attempts = retries = 0
         errors: list[CallError] = []
         messages = ref.messages()
+        assert self.litellm is not None, "LiteLLM is loaded whenever a plan has examples to send"
         while True:
             tier = tiers[ti]
             attempts += 1
@@ -483,7 +485,7 @@ class _Run:
                                                       max_retries=0, **kwargs)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - every provider failure is classified and recorded
+            except Exception as exc:  # every provider failure is classified and recorded
                 c = classify(exc, tier)
                 message = self.redact(f"{type(exc).__name__}: {exc}")[:2000]
                 last = attempts >= policy.max_attempts
