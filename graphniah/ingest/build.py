@@ -39,13 +39,13 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
-from graphniah.io import atomic_dir, sha256_file
 from graphniah.ingest.s2ag import titles
 from graphniah.ingest.s2ag.limits import Limits, out_of_memory, spilled_bytes
 from graphniah.ingest.s2ag.read import (
@@ -73,6 +73,7 @@ from graphniah.ingest.snapshot import (
     parse_cutoff,
     write_snapshot_manifest,
 )
+from graphniah.io import atomic_dir, sha256_file
 
 if TYPE_CHECKING:
     from graphniah.ingest.s2ag.store import ReleaseStore
@@ -242,7 +243,8 @@ def _offsets(arr: pa.Array) -> np.ndarray:
 
 
 def _int64_bytes(arr: pa.Array) -> bytes:
-    return pc.fill_null(arr, 0).to_numpy().astype("<i8").tobytes()
+    values: npt.NDArray[np.int64] = pc.fill_null(arr, 0).to_numpy().astype("<i8")
+    return values.tobytes()
 
 
 class _ArrayHasher:
@@ -328,12 +330,12 @@ class ContentHasher:
         self._columns = [_ArrayHasher(f.type) for f in schema]
 
     def update(self, batch: pa.RecordBatch) -> None:
-        for hasher, col in zip(self._columns, batch.columns):
+        for hasher, col in zip(self._columns, batch.columns, strict=True):
             hasher.update(col)
 
     def hexdigest(self) -> str:
         h = hashlib.sha256(b"graphniah-table-v2\0")
-        for field_, hasher in zip(self.schema, self._columns):
+        for field_, hasher in zip(self.schema, self._columns, strict=True):
             h.update(field_.name.encode() + b"\0" + hasher.digest())
         return h.hexdigest()
 

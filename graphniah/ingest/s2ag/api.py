@@ -40,10 +40,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
+from graphniah.ingest.s2ag.read import DATASETS, REQUIRED_DATASETS
 from graphniah.io import _fsync_dir, read_json, write_json
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.retry import RetryPolicy, retry_after_from_headers
-from graphniah.ingest.s2ag.read import DATASETS, REQUIRED_DATASETS
 
 __all__ = [
     "DEFAULT_BASE",
@@ -470,7 +470,10 @@ class S2AGClient:
                 missing.add(name)
                 continue
             listing = self.dataset(rid, name)
-            book = _LinkBook(listing.files, lambda n=name: self.dataset(rid, n).files, f"release {rid} dataset {name}")
+            def fresh_links(n: str = name) -> Sequence[str]:
+                return self.dataset(rid, n).files
+
+            book = _LinkBook(listing.files, fresh_links, f"release {rid} dataset {name}")
             files = self._download_all(book, folder / name, f"{rid}/{name}")
             done[name] = {"description": available[name].description, "files": _file_rows(files)}
             missing.discard(name)
@@ -528,11 +531,10 @@ class S2AGClient:
                 step = listing.diffs[i]
                 entry: dict[str, Any] = {}
                 for kind in ("update_files", "delete_files"):
-                    book = _LinkBook(
-                        getattr(step, kind),
-                        lambda n=name, k=kind, f=frm, t=to: _step_files(self.diffs(start, end, n), f, t, k),
-                        f"diff {frm} to {to} dataset {name} {kind}",
-                    )
+                    def fresh_step_links(n: str = name, k: str = kind, f: str = frm, t: str = to) -> Sequence[str]:
+                        return _step_files(self.diffs(start, end, n), f, t, k)
+
+                    book = _LinkBook(getattr(step, kind), fresh_step_links, f"diff {frm} to {to} dataset {name} {kind}")
                     files = self._download_all(book, folder / name / kind, f"{frm}_to_{to}/{name}/{kind}")
                     entry[kind] = _file_rows(files)
                 done[name] = entry
