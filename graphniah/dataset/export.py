@@ -6,13 +6,17 @@ Layout of ``DIR`` (see :mod:`graphniah.dataset.schema` for the columns)::
     data/<task>-00000.parquet  one file per task present (zstd), rows in suite order
     graphniah-manifest.json    sha256 of every other file and of the source examples file
 
-One streamed pass reads the examples file, checks each example from its text alone
-(:func:`graphniah.sampling.examples.textcheck.verify`, the check behind ``graphniah verify``), and
-appends its row to the buffer of its task; a buffer is written out as a Parquet row group as soon
-as it holds :data:`ROW_GROUP_BYTES` of prompt text or :data:`ROW_GROUP_ROWS` rows. Memory is
-therefore bounded by one example plus three buffers, whatever the suite's size: with 922k-token
-prompts (~4 MB of text each) that is a few tens of MB. If any example fails the check, nothing is
-written and the error lists every failing id.
+One streamed pass reads the examples file (hashing its bytes as it goes), checks each example from
+its text alone (:func:`graphniah.sampling.examples.textcheck.verify`, the check behind ``graphniah
+verify``), and appends its row to the buffer of its task; a buffer is written out as a Parquet row
+group, built column by column, as soon as it holds :data:`ROW_GROUP_BYTES` of prompt text or
+:data:`ROW_GROUP_ROWS` rows. The check, parsing and canonical serialisation of each line run in a
+pool of forked worker processes (``workers``, default one per CPU) while this process writes;
+results are consumed in file order and at most two lines per worker are in flight, so the output
+is the same bytes for any number of workers. Memory is therefore bounded by a few examples plus
+three buffers, whatever the suite's size: with 922k-token prompts (~4 MB of text each) that is a
+few tens of MB per process. If any example fails the check, nothing is written and the error lists
+every failing id.
 
 The folder is built in a staging folder and renamed into place (``graphniah.io.atomic_dir``); the
 manifest is its last file. Nothing in the folder depends on the time or on local paths, so the
