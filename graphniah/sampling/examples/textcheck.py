@@ -168,7 +168,7 @@ class _Reading:
     title: str
     source: str | None
 
-    @property
+    @functools.cached_property  # asked for once per rule that looks at the entry; computed once
     def key(self) -> Key:
         return _normalize(self.title), self.authors
 
