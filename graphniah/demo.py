@@ -19,18 +19,18 @@ from pathlib import Path
 
 from rich.table import Table
 
-from graphniah.sampling.examples.prompts import PromptSet
-from graphniah.sampling.examples.records import Example, iter_examples
-from graphniah.sampling.examples.textcheck import split_messages
 from graphniah.errors import GraphNIAHError
+from graphniah.ingest.snapshot import Snapshot
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.refresh import refresh
 from graphniah.report import ReportFiles
-from graphniah.view import ViewerFiles
-from graphniah.scoring import RunScore
-from graphniah.ingest.snapshot import Snapshot
-from graphniah.stats import CountingAnswers, MultipleChoiceAnswers, YesNoAnswers, random_baseline
+from graphniah.sampling.examples.prompts import PromptSet
+from graphniah.sampling.examples.records import Example, iter_examples
+from graphniah.sampling.examples.textcheck import split_messages
 from graphniah.sampling.suites import build_suite, load_suite
+from graphniah.scoring import RunScore
+from graphniah.stats import CountingAnswers, MultipleChoiceAnswers, YesNoAnswers, random_baseline
+from graphniah.view import ViewerFiles
 
 BASELINES = ("oracle", "random", "always-no")
 DEMO_SUITE = "demo"
@@ -71,8 +71,8 @@ def run_demo(
     the suite folder (default: their environment variables, else the files shipped in the package).
     """
     # Imported here: LiteLLM's import is slow, and only this step needs it.
+    from graphniah.run import RunOptions, RunSummary, run_suite
     from graphniah.run.models import get_model
-    from graphniah.run import RunOptions, run_suite
     from graphniah.run.serve.baseline import BaselineServer
     from graphniah.run.serve.llamacpp import LlamaCppServer
 
@@ -92,7 +92,7 @@ def run_demo(
     dataset = export_if_changed(built.examples_path, examples_root / f"{suite.name}-dataset", suite=suite.name,
                                 snapshots_root=root, prompts=prompts).out
     servers = {"local-smollm2": lambda: LlamaCppServer("smollm2")} if llm else {
-        f"local-{policy}": (lambda policy=policy: BaselineServer(policy, seed=seed, prompts=prompts)) for policy in BASELINES  # type: ignore[misc]
+        f"local-{policy}": (lambda policy=policy: BaselineServer(policy, seed=seed, prompts=prompts)) for policy in BASELINES
     }
     scores: dict[str, RunScore] = {}
     for name, start in servers.items():
@@ -107,6 +107,7 @@ def run_demo(
                 options=RunOptions(concurrency=1 if llm else 4),
                 progress=progress,
             )
+        assert isinstance(summary, RunSummary), "not a dry run: run_suite sends and returns a summary"
         progress.note(f"{name}: sent {summary.sent}, ok {summary.ok}, failed {summary.failed} in {summary.elapsed_s:.1f}s")
         scores[name] = journal_score(runs_root, suite.name, name, entry.settings_hash)
 
@@ -119,8 +120,8 @@ def run_demo(
     }
     files = viewer = None
     if reports_root is not None:
-        from graphniah.report import build_report, load_suite as load_runs, write_report
-
+        from graphniah.report import build_report, write_report
+        from graphniah.report import load_suite as load_runs
         from graphniah.view import build_viewer
 
         # The viewer first, so that the report links its cells and example ids to it.

@@ -12,21 +12,23 @@ embedded synthetic demo release takes the place of S2AG and every artifact says 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphniah.ingest.demo_release import DemoReleaseSet, write_demo_releases
+from graphniah.errors import GraphNIAHError
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.store import build_path_pools, prune_snapshot
 from graphniah.ingest.build import snapshot_from_store
-from graphniah.io import read_json
-from graphniah.progress import NO_PROGRESS, Progress
-from graphniah.seeds import DEMO_RELEASE_SEED
+from graphniah.ingest.demo_release import DemoReleaseSet, write_demo_releases
 from graphniah.ingest.s2ag.limits import Limits
 from graphniah.ingest.s2ag.store import ReleaseStore
 from graphniah.ingest.snapshot import MANIFEST_FILE, Snapshot, snapshot_dir
+from graphniah.io import read_json
+from graphniah.progress import NO_PROGRESS, Progress
+from graphniah.seeds import DEMO_RELEASE_SEED
 
 DEFAULT_DEPTHS = (4, 8, 16, 32)
 DEFAULT_POOL = 1000
@@ -80,13 +82,21 @@ def _update_store_from_demo(store: ReleaseStore, rs: DemoReleaseSet, fresh: bool
     if store.release_id is None or fresh or store.release_id not in ids:
         progress.note(f"loading demo release {ids[0]} into the store")
         store.load_release(rs.release_dir(ids[0]))
-    pos = ids.index(store.release_id)
+    pos = ids.index(_held_release(store))
     applied = []
-    for a, b in zip(ids[pos:], ids[pos + 1 :]):
+    for a, b in itertools.pairwise(ids[pos:]):
         store.apply_diff(rs.diff_dir(a, b))
         applied.append(f"{a}_to_{b}")
         progress.note(f"applied demo diff {a} → {b}")
-    return store.release_id, tuple(applied)
+    return _held_release(store), tuple(applied)
+
+
+def _held_release(store: ReleaseStore) -> str:
+    """The release a store holds once one was loaded (never None after ``load_release``)."""
+    rid = store.release_id
+    if rid is None:
+        raise GraphNIAHError(f"release store {store.path} holds no release after loading one")
+    return rid
 
 
 def refresh(
@@ -147,7 +157,7 @@ def _snapshot_current(out: Path, store: ReleaseStore) -> bool:
     if state is None:
         return False
     m = read_json(out / MANIFEST_FILE)
-    return m.get("release_id") == state.release_id and m.get("inputs") == state.all_inputs()
+    return bool(m.get("release_id") == state.release_id and m.get("inputs") == state.all_inputs())
 
 
 def build_graph_artifacts(snap: Snapshot, depths: Sequence[int], pool_size: int, seed: int, progress: Progress) -> tuple[dict[int, int], dict[int, int]]:
