@@ -10,12 +10,12 @@ import typer
 from rich.console import Console
 
 from graphniah.cli.app import app
-from graphniah.errors import GraphNIAHError
 from graphniah.cli.options import PromptsOpt, SuitesOpt
 from graphniah.cli.progress import RichProgress
-from graphniah.seeds import DEFAULT_SEED
+from graphniah.errors import GraphNIAHError
 from graphniah.ingest.snapshot import Snapshot, newest_snapshot
 from graphniah.sampling.suites import build_suite, load_suite
+from graphniah.seeds import DEFAULT_SEED
 
 
 @app.command("build")

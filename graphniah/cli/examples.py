@@ -14,10 +14,10 @@ from graphniah.cli.app import app
 from graphniah.cli.options import PromptsOpt
 from graphniah.cli.progress import RichProgress
 from graphniah.errors import GraphNIAHError
-from graphniah.seeds import DEFAULT_SEED, Stream, generator
+from graphniah.ingest.snapshot import Snapshot, find_snapshot_by_hash, newest_snapshot
 from graphniah.sampling.examples.distract import DISTRACTOR_KINDS, NONE
 from graphniah.sampling.examples.prompts import TASKS, load_prompts
-from graphniah.sampling.examples.records import iter_examples, write_examples
+from graphniah.sampling.examples.records import write_examples
 from graphniah.sampling.examples.sample import (
     DEFAULT_ALPHA,
     MAX_CONTEXT_LENGTH,
@@ -29,8 +29,7 @@ from graphniah.sampling.examples.sample import (
     sample_examples,
 )
 from graphniah.sampling.examples.textcheck import verify
-from graphniah.ingest.snapshot import Snapshot, find_snapshot_by_hash, newest_snapshot
-
+from graphniah.seeds import DEFAULT_SEED, Stream, generator
 
 
 def default_out(task: str, depth: int, distractor: str, context_length: int | None, seed: int) -> Path:

@@ -11,9 +11,9 @@ from rich.table import Table
 
 from graphniah.cli.app import app
 from graphniah.cli.progress import RichProgress
-from graphniah.seeds import DEFAULT_SEED
-from graphniah.refresh import DEFAULT_DEPTHS, DEFAULT_POOL, DEMO_PAPERS, api_key_from_env, refresh
 from graphniah.ingest.snapshot import parse_cutoff
+from graphniah.refresh import DEFAULT_DEPTHS, DEFAULT_POOL, DEMO_PAPERS, api_key_from_env, refresh
+from graphniah.seeds import DEFAULT_SEED
 
 
 @app.command("refresh")

@@ -13,8 +13,8 @@ from rich.text import Text
 
 from graphniah.cli.app import app
 from graphniah.cli.progress import RichProgress
-from graphniah.seeds import DEFAULT_SEED
 from graphniah.errors import GraphNIAHError
+from graphniah.seeds import DEFAULT_SEED
 
 
 def _floats(text: str, name: str) -> tuple[float, ...]:
@@ -53,6 +53,7 @@ def report_cmd(
 
         ds, examples = materialize_examples(dataset, runs)  # the examples file, rebuilt from the rows and hash-checked
         suite = ds.suite
+    assert suite is not None  # given, or read from the dataset (exactly one of the two, checked above)
     t0 = time.perf_counter()
     data = load_suite(suite, runs_root=runs, examples_root=examples_root, examples_path=examples, by=by)
     report = build_report(data, ReportConfig(z=PAPER_Z if paper_z else None, threshold_margin=threshold_margin, threshold=threshold))
@@ -90,8 +91,8 @@ def select_alpha_cmd(
     workers: Annotated[int, typer.Option(help="Processes growing examples.")] = 2,
 ) -> None:
     """Choose the concentration parameter α by in-degree KL divergence to the snapshot (appendix B)."""
-    from graphniah.report.alpha import AlphaConfig, generate_in_degrees, select_alpha, snapshot_in_degree_histogram, write_alpha_report
     from graphniah.ingest.snapshot import Snapshot, newest_snapshot
+    from graphniah.report.alpha import AlphaConfig, generate_in_degrees, select_alpha, snapshot_in_degree_histogram, write_alpha_report
 
     config = AlphaConfig(
         alphas=_floats(alphas, "--alphas"), examples_per_task=examples_per_task,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 from urllib.parse import urlparse
 
 import typer
@@ -15,10 +15,13 @@ from rich.table import Table
 from graphniah.cli.app import app
 from graphniah.cli.options import ModelsOpt, PromptsOpt
 from graphniah.cli.progress import RichProgress
-from graphniah.progress import NO_PROGRESS
-from graphniah.seeds import DEFAULT_SEED
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import EFFORTS
+from graphniah.progress import NO_PROGRESS
+from graphniah.seeds import DEFAULT_SEED
+
+if TYPE_CHECKING:  # the run stage is imported lazily, when a command needs it
+    from graphniah.run import RunPlan
 
 models_app = typer.Typer(help="The model registry and local model files.", no_args_is_help=True)
 app.add_typer(models_app, name="models")
@@ -29,7 +32,7 @@ def _usd(x: float | None) -> str:
     return "unknown" if x is None else f"${x:,.4f}"
 
 
-def _print_plan(console: Console, plan) -> None:  # noqa: ANN001 - RunPlan, imported lazily
+def _print_plan(console: Console, plan: RunPlan) -> None:
     e, est = plan.entry, plan.estimate
     console.print(f"[bold]{e.name}[/] ({e.litellm_model}, settings {e.settings_hash[:12]}) -> {plan.journal}", highlight=False)
     console.print(f"examples {plan.total}: {plan.done} done, {plan.failed_before} failed before, {len(plan.to_send)} to send",
@@ -75,8 +78,8 @@ def run_cmd(
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
     """Run a model on a suite through LiteLLM, journaling every finished call (re-runs send only what is missing)."""
-    from graphniah.run.models import load_registry
     from graphniah.run import RetryPolicy, RunOptions, RunSummary, run_suite, suite_file
+    from graphniah.run.models import load_registry
 
     if (suite is not None) + (examples is not None) + (dataset is not None) != 1:
         raise GraphNIAHError("give exactly one of --suite NAME, --examples FILE or --dataset DIR")
@@ -179,7 +182,7 @@ def serve_cmd(
         if policy not in POLICIES:
             raise GraphNIAHError(f"--policy must be one of {', '.join(POLICIES)}")
         server = BaselineServer(policy, port=_registry_port(f"local-{policy}", models) if port is None else port, seed=seed,
-                                prompts=prompts)  # type: ignore[arg-type]
+                                prompts=prompts)
         print(f"listening on {server.url}", flush=True)
         try:
             server.serve_forever()
