@@ -29,8 +29,8 @@ from pathlib import Path
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
-from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.io import atomic_dir, atomic_write_text, canonical_json, sha256_bytes, sha256_file, write_in_staging
+from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 from graphniah.sampling.examples.records import Example, PaperMeta, example_to_json, iter_examples, option_letters
 from graphniah.sampling.tokenizers import Tokenizer, load_tokenizer

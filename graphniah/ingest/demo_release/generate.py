@@ -16,24 +16,27 @@ carry no time stamp and nothing depends on the clock, so the same seed gives byt
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import gzip
+import itertools
 import math
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from graphniah import __version__
+from graphniah.errors import GraphNIAHError
 from graphniah.ingest.demo_release import model as Mo
 from graphniah.ingest.demo_release.serialize import Renderer, to_bytes
-from graphniah.errors import GraphNIAHError
-from graphniah.seeds import Stream, generator
-from graphniah.io import atomic_dir, read_json, write_json
 from graphniah.ingest.s2ag.read import DATASETS as S2AG_DATASETS
+from graphniah.io import atomic_dir, read_json, write_json
+from graphniah.seeds import Stream, generator
 
 DATASETS = S2AG_DATASETS  # the demo writes every dataset the reader knows
 GENERATOR = "graphniah.ingest.demo_release"
@@ -61,7 +64,7 @@ class DemoReleaseSet:
         return self.root / "releases" / release_id
 
     def diff_dir(self, from_release: str, to_release: str) -> Path:
-        steps = list(zip(self.ids, self.ids[1:]))
+        steps = list(itertools.pairwise(self.ids))
         if (from_release, to_release) not in steps:
             raise GraphNIAHError(
                 f"no diff {from_release} -> {to_release} in {self.root}: diffs exist only between consecutive releases "
@@ -69,8 +72,9 @@ class DemoReleaseSet:
             )
         return self.root / "diffs" / f"{from_release}_to_{to_release}"
 
-    def manifest(self, release_id: str) -> dict:
-        return read_json(self.release_dir(release_id) / "release.json")
+    def manifest(self, release_id: str) -> dict[str, Any]:
+        m: dict[str, Any] = read_json(self.release_dir(release_id) / "release.json")
+        return m
 
     @classmethod
     def open(cls, root: str | Path) -> DemoReleaseSet:
@@ -146,7 +150,7 @@ def write_demo_releases(
 
     with atomic_dir(out, replace=replace) as tmp:
         plan = _Plan()
-        manifests: list[tuple[Path, dict]] = []
+        manifests: list[tuple[Path, dict[str, Any]]] = []
         for st in states:
             rid = timeline.release_ids[st.index]
             rdir = tmp / "releases" / rid
@@ -156,7 +160,7 @@ def write_demo_releases(
                 "authors": st.author_present,
                 "publication-venues": np.ones(len(world.venues), dtype=bool),
             }
-            entry: dict[str, dict] = {}
+            entry: dict[str, dict[str, Any]] = {}
             for ds in DATASETS:
                 idx = perm[ds][present[ds][perm[ds]]]
                 entry[ds] = _plan_release_dataset(plan, rdir / ds, ds, idx, st, renderer, shard_rows, world)
@@ -244,18 +248,20 @@ def _keys(r: Renderer, ds: str) -> Callable[[np.ndarray], pa.Array]:
     return {"papers": r.paper_keys, "citations": r.citation_keys, "authors": r.author_keys, "publication-venues": r.venue_keys}[ds]
 
 
-def _plan_files(plan: _Plan, folder: Path, idx: np.ndarray, shard_rows: int, render: Callable[[np.ndarray], pa.Array]) -> dict:
+def _plan_files(
+    plan: _Plan, folder: Path, idx: np.ndarray, shard_rows: int, render: Callable[[np.ndarray], pa.Array]
+) -> dict[str, Any]:
     plan.folders.add(folder)
     files = []
     for k in range(math.ceil(len(idx) / shard_rows)):
         part = idx[k * shard_rows : (k + 1) * shard_rows]
-        files.append(plan.add(folder / f"part-{k:05d}.jsonl.gz", (lambda p=part: render(p)), len(part)))
-    return {"records": int(len(idx)), "files": files}
+        files.append(plan.add(folder / f"part-{k:05d}.jsonl.gz", functools.partial(render, part), len(part)))
+    return {"records": len(idx), "files": files}
 
 
 def _plan_release_dataset(
     plan: _Plan, folder: Path, ds: str, idx: np.ndarray, st: Mo.ReleaseState, r: Renderer, shard_rows: int, world: Mo.World
-) -> dict:
+) -> dict[str, Any]:
     """Shards of one dataset of one release; citations get their planted cross-shard duplicates.
 
     A duplicated row is written in its own shard and again in the next one, so citations always
@@ -273,8 +279,8 @@ def _plan_release_dataset(
     for k in range(n_shards):
         part = np.concatenate([shards[k], dups[k - 1]])  # the previous shard's duplicates, again
         rows += len(part)
-        files.append(plan.add(folder / f"part-{k:05d}.jsonl.gz", (lambda p=part: render(p)), len(part)))
-    return {"records": int(len(idx)), "rows": rows, "duplicate_rows": rows - int(len(idx)), "files": files}
+        files.append(plan.add(folder / f"part-{k:05d}.jsonl.gz", functools.partial(render, part), len(part)))
+    return {"records": len(idx), "rows": rows, "duplicate_rows": rows - len(idx), "files": files}
 
 
 def _run_job(job: _Job) -> None:
@@ -282,7 +288,7 @@ def _run_job(job: _Job) -> None:
     job.path.write_bytes(gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0))
 
 
-def generation_summary(rs: DemoReleaseSet, seconds: float) -> dict:
+def generation_summary(rs: DemoReleaseSet, seconds: float) -> dict[str, Any]:
     """Rows per dataset of every release and the elapsed time, for the CLI summary."""
     return {
         "root": str(rs.root),
@@ -291,7 +297,8 @@ def generation_summary(rs: DemoReleaseSet, seconds: float) -> dict:
     }
 
 
-def timed_write(out: Path, **kwargs) -> tuple[DemoReleaseSet, float]:
+def timed_write(out: Path, **kwargs: Any) -> tuple[DemoReleaseSet, float]:
+    """``write_demo_releases(out, **kwargs)`` and the seconds it took."""
     t0 = time.perf_counter()
     rs = write_demo_releases(out, **kwargs)
     return rs, time.perf_counter() - t0
