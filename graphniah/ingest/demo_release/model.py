@@ -50,9 +50,11 @@ import datetime as dt
 import functools
 import re
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from graphniah.ingest.demo_release import vocabulary as V
 
@@ -252,7 +254,10 @@ def build_world(rng: np.random.Generator, n_papers: int, timeline: Timeline) -> 
     return World(timeline, papers, citations, authors, venues, contexts)
 
 
-def _dates_and_topics(rng: np.random.Generator, M: int, tl: Timeline):
+def _dates_and_topics(
+    rng: np.random.Generator, M: int, tl: Timeline
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int16], npt.NDArray[np.int64], npt.NDArray[np.int16], int, int]:
+    """Publication day, field and topic of every paper (sorted by day), each topic's field, topic counts (all, regular)."""
     pre = rng.random(M) < PRE_SHARE
     day = np.where(
         pre,
@@ -277,7 +282,7 @@ def _dates_and_topics(rng: np.random.Generator, M: int, tl: Timeline):
     # islands: small closed communities (topic ids after the regular ones) whose papers cite only
     # each other and are cited by nobody else; sizes are heavy-tailed between ISLAND_MIN and ISLAND_MAX
     n_island = round(ISLAND_SHARE * M)
-    sizes = []
+    sizes: list[int] = []
     while sum(sizes) < n_island:
         sizes.append(int(min(ISLAND_MAX, ISLAND_MIN * (1.0 - rng.random()) ** (-1.0 / ISLAND_SIZE_EXPONENT))))
     if sizes:
@@ -322,7 +327,10 @@ def _increasing_ids(rng: np.random.Generator, order_key: np.ndarray, base: int, 
     return ids
 
 
-def _citations(rng, day, field, topic, topic_field, n_topics, n_regular, indexed, tl: Timeline, bank_size: int) -> Citations:
+def _citations(
+    rng: np.random.Generator, day: npt.NDArray[np.int64], field: npt.NDArray[np.int16], topic: npt.NDArray[np.int64], topic_field: npt.NDArray[np.int16], n_topics: int, n_regular: int,
+    indexed: npt.NDArray[np.int64], tl: Timeline, bank_size: int,
+) -> Citations:
     M = len(day)
     R = len(tl.release_ids)
     post = day >= tl.cutoff_day
@@ -445,7 +453,7 @@ def _endings(f: V.Field, template: str) -> tuple[str, ...]:
         if e.startswith("^"):
             if ":" in template:
                 continue
-        elif ":" in e and ":" in template or template.endswith("?"):
+        elif (":" in e and ":" in template) or template.endswith("?"):
             continue
         out.append(e)
     if not out and "{X}" not in template and ":" not in template:
@@ -475,7 +483,7 @@ def _draw_titles(
         f = V.FIELDS[field[i]]
         ui = u[i]
 
-        def pick(xs, j):
+        def pick(xs: Sequence[str], j: int, ui: npt.NDArray[np.float64] = ui) -> str:
             return xs[int(ui[j] * len(xs))]
 
         tasks = topic_tasks[topic[i]] if ui[0] < 0.75 else f.tasks
@@ -506,8 +514,8 @@ def _titles(rng: np.random.Generator, field: np.ndarray, topic: np.ndarray) -> t
     topic_field = np.zeros(n_topics, dtype=np.int64)
     topic_field[topic] = field
     topic_tasks = []
-    for t in range(n_topics):
-        tasks = V.FIELDS[topic_field[t]].tasks
+    for tp in range(n_topics):
+        tasks = V.FIELDS[topic_field[tp]].tasks
         k = min(len(tasks), 5)
         topic_tasks.append(tuple(tasks[i] for i in rng.choice(len(tasks), size=k, replace=False)))
     titles = _draw_titles(rng, field, topic, topic_tasks)
@@ -522,7 +530,7 @@ def _titles(rng: np.random.Generator, field: np.ndarray, topic: np.ndarray) -> t
     while clash:  # re-draw accidental repeats (a few per thousand); later rounds add an acronym tag
         ci = np.array(clash)
         still = []
-        for i, t in zip(clash, _draw_titles(rng, field[ci], topic[ci], topic_tasks, tag=rounds >= 2)):
+        for i, t in zip(clash, _draw_titles(rng, field[ci], topic[ci], topic_tasks, tag=rounds >= 2), strict=True):
             if t in seen:
                 still.append(i)
             else:
@@ -540,15 +548,15 @@ def _titles(rng: np.random.Generator, field: np.ndarray, topic: np.ndarray) -> t
     kind[u < edges[1]] = 2
     kind[u < edges[0]] = 1
     plain = np.flatnonzero(kind == 0)
-    for i in np.flatnonzero(kind > 0):
-        if kind[i] == 1 and len(plain):
-            titles[i] = titles[int(plain[rng.integers(0, len(plain))])]
-        elif kind[i] == 2:
-            titles[i] = V.GENERIC_TITLES[int(rng.integers(0, len(V.GENERIC_TITLES)))]
-        elif kind[i] == 3:
-            titles[i] = f"{titles[i]} in {V.MATHML_SNIPPETS[int(rng.integers(0, len(V.MATHML_SNIPPETS)))]}"
-        elif kind[i] == 4:
-            titles[i] = f"{V.HTML_SNIPPETS[int(rng.integers(0, len(V.HTML_SNIPPETS)))]} {titles[i]}"
+    for x in np.flatnonzero(kind > 0):
+        if kind[x] == 1 and len(plain):
+            titles[x] = titles[int(plain[rng.integers(0, len(plain))])]
+        elif kind[x] == 2:
+            titles[x] = V.GENERIC_TITLES[int(rng.integers(0, len(V.GENERIC_TITLES)))]
+        elif kind[x] == 3:
+            titles[x] = f"{titles[x]} in {V.MATHML_SNIPPETS[int(rng.integers(0, len(V.MATHML_SNIPPETS)))]}"
+        elif kind[x] == 4:
+            titles[x] = f"{V.HTML_SNIPPETS[int(rng.integers(0, len(V.HTML_SNIPPETS)))]} {titles[x]}"
     return titles, kind
 
 
@@ -559,12 +567,14 @@ def _venues(rng: np.random.Generator, R: int) -> Venues:
         for v in f.venues:
             vs.append(v)
             fields.append(fi)
-    ids, issn, urls = [], [], []
+    ids: list[str] = []
+    issn: list[str | None] = []
+    urls: list[str] = []
     for v in vs:
         ids.append(str(uuid.UUID(bytes=rng.bytes(16), version=4)))
         if v.kind == "journal":
             d = [int(x) for x in rng.integers(0, 10, 7)]
-            s = sum(di * w for di, w in zip(d, range(8, 1, -1)))
+            s = sum(di * w for di, w in zip(d, range(8, 1, -1), strict=True))
             c = (11 - s % 11) % 11
             issn.append(f"{''.join(map(str, d[:4]))}-{''.join(map(str, d[4:]))}{'X' if c == 10 else c}")
         else:
@@ -578,7 +588,10 @@ def _venues(rng: np.random.Generator, R: int) -> Venues:
     return Venues(tuple(vs), np.array(fields, dtype=np.int16), tuple(ids), tuple(issn), tuple(urls), rev)
 
 
-def _papers(rng, day, year_only, field, topic, indexed, deleted_at, corpusid, venues: Venues, tl: Timeline) -> Papers:
+def _papers(
+    rng: np.random.Generator, day: npt.NDArray[np.int64], year_only: npt.NDArray[np.bool_], field: npt.NDArray[np.int16], topic: npt.NDArray[np.int64], indexed: npt.NDArray[np.int64], deleted_at: npt.NDArray[np.int16],
+    corpusid: npt.NDArray[np.int64], venues: Venues, tl: Timeline,
+) -> Papers:
     M = len(day)
     R = len(tl.release_ids)
     titles, title_kind = _titles(rng, field, topic)
@@ -595,7 +608,7 @@ def _papers(rng, day, year_only, field, topic, indexed, deleted_at, corpusid, ve
         nums = np.sort(rng.choice(np.arange(1, hi), size=len(sel), replace=False))
         y, mm = divmod(int(mo), 12)
         prefix = f"{(1970 + y) % 100:02d}{mm + 1:02d}."
-        for i, num in zip(sel.tolist(), nums.tolist()):
+        for i, num in zip(sel.tolist(), nums.tolist(), strict=True):
             arxiv[i] = f"{prefix}{num:05d}" if num < 100_000 else f"{prefix}{num}"
     # venues: preprint-only arXiv papers carry arXiv.org; others a venue of their field
     venue = np.full(M, -1, dtype=np.int32)
@@ -722,7 +735,7 @@ def _context_bank(rng: np.random.Generator, size: int) -> tuple[tuple[tuple[str,
             tpl = V.CONTEXT_TEMPLATES[int(rng.integers(0, len(V.CONTEXT_TEMPLATES)))]
             marker = f"[{int(rng.integers(1, 80))}]" if rng.random() < 0.6 else f"({V.LAST_NAMES[int(rng.integers(0, len(V.LAST_NAMES)))]} et al., {int(rng.integers(2019, 2027))})"
 
-            def pick(xs):
+            def pick(xs: Sequence[str]) -> str:
                 return xs[int(rng.integers(0, len(xs)))]
 
             sents.append(tpl.format(T=pick(f.tasks), M=pick(f.methods), S=pick(f.settings), P=pick(f.properties).lower(), N=pick(f.tasks), c=marker))
