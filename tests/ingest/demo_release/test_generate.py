@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import gzip
+import itertools
 import json
 import re
 import subprocess
@@ -53,7 +54,7 @@ def test_layout_and_manifests(current_set: DemoReleaseSet):
     assert current_set.manifest("2026-10-20")["papers"] == 4000
     sizes = [current_set.manifest(r)["papers"] for r in current_set.release_ids]
     assert sizes[0] < sizes[1] < sizes[2]
-    for a, b in zip(current_set.release_ids, current_set.release_ids[1:]):
+    for a, b in itertools.pairwise(current_set.release_ids):
         d = json.loads((current_set.diff_dir(a, b) / "diff.json").read_text())
         assert d == d | {"from_release": a, "to_release": b, "synthetic": True}
         for ds in DATASETS:
@@ -146,7 +147,7 @@ def test_citations_point_back_in_time_and_resolve(current_set):
 def test_diffs_reproduce_next_release(fmt, current_set, legacy_set):
     rs = current_set if fmt == "current" else legacy_set
     ids = rs.release_ids
-    for a, b in zip(ids, ids[1:]):
+    for a, b in itertools.pairwise(ids):
         d = rs.diff_dir(a, b)
         for ds in DATASETS:
             cur = state(rs.release_dir(a) / ds, ds)

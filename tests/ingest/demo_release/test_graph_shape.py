@@ -50,7 +50,7 @@ def test_heavy_tailed_in_degree(graph20k):
     # a Poisson in-degree with this mean would have P(>=10) ~ 1e-6; a power-law tail has far more
     assert (indeg >= 10).mean() > 0.005
     # the tail decays slowly: about a power law, not exponentially
-    ccdf = lambda k: (indeg >= k).mean()  # noqa: E731
+    ccdf = lambda k: (indeg >= k).mean()
     assert ccdf(20) / ccdf(5) > 0.03
 
 

@@ -25,9 +25,7 @@ def write_shard(path: Path, records: Iterable[Record], *, members: int = 1, leve
         path.write_bytes(gzip.compress(text, compresslevel=level, mtime=0))
         return path
     step = max(1, len(lines) // members)
-    blobs = []
-    for i in range(0, len(lines), step):
-        blobs.append(gzip.compress("".join(line + "\n" for line in lines[i : i + step]).encode("utf-8"), mtime=0))
+    blobs = [gzip.compress("".join(line + "\n" for line in lines[i : i + step]).encode("utf-8"), mtime=0) for i in range(0, len(lines), step)]
     path.write_bytes(b"".join(blobs))
     return path
 

@@ -20,8 +20,8 @@ import httpx
 import numpy as np
 import pytest
 
-from graphniah.ingest.demo_release import write_demo_releases
 from graphniah.errors import GraphNIAHError
+from graphniah.ingest.demo_release import write_demo_releases
 from graphniah.ingest.s2ag.api import DEFAULT_DATASETS, S2AGClient, local_names, redact_url
 from graphniah.ingest.s2ag.fake_api import FakeS2AG, Faults, LoggedRequest
 from tests.secret_scan import assert_secret_absent
@@ -136,7 +136,7 @@ def test_releases_latest_and_key_check(fake: FakeS2AG) -> None:
         assert {d.name for d in info.datasets} == set(DEFAULT_DATASETS)
         n_papers = len(list((fake.root / "releases" / RELEASES[0] / "papers").glob("*.gz")))
         assert n_papers > 1 and len(c.dataset(RELEASES[0], "papers").files) == n_papers
-        with pytest.raises(GraphNIAHError, match="no https?://.*/release/1999-01-01"):
+        with pytest.raises(GraphNIAHError, match=r"no https?://.*/release/1999-01-01"):
             c.release("1999-01-01")
     assert {r.key for r in fake.requests} == {"ok"}
     with S2AGClient(None, fake.base_url, **FAST) as c, pytest.raises(GraphNIAHError, match="set S2_API_KEY"):
@@ -215,7 +215,7 @@ def test_stray_shards_are_refused(fake: FakeS2AG, tmp_path: Path) -> None:
     stray = tmp_path / "releases" / RELEASES[0] / "papers" / "old-shard.gz"
     stray.parent.mkdir(parents=True)
     stray.write_bytes(b"x")
-    with S2AGClient(KEY, fake.base_url, **FAST) as c, pytest.raises(GraphNIAHError, match="old-shard.gz"):
+    with S2AGClient(KEY, fake.base_url, **FAST) as c, pytest.raises(GraphNIAHError, match=r"old-shard\.gz"):
         c.download_release(RELEASES[0], tmp_path, ["papers"])
 
 
@@ -291,7 +291,7 @@ def test_expired_link_gets_a_fresh_list_and_resumes_without_refetching(served: P
     faults = Faults(single_use_links=True, cut_after={target: cut})
     with FakeS2AG(served, api_key=KEY, faults=faults) as srv:
         with S2AGClient(KEY, srv.base_url, **FAST) as c:
-            folder = c.download_release(RELEASES[1], tmp_path, ["papers"])
+            c.download_release(RELEASES[1], tmp_path, ["papers"])
         log = list(srv.requests)
     mine = [(i, r) for i, r in enumerate(log) if r.file == target]
     assert [(r.status, r.range, r.first_byte, r.body_bytes) for _, r in mine] == [
@@ -336,7 +336,7 @@ def test_connection_cut_mid_file_resumes_with_range(served: Path, tmp_path: Path
     faults = Faults(cut_after={target: 1000})
     with FakeS2AG(served, api_key=KEY, faults=faults) as srv:
         with S2AGClient(KEY, srv.base_url, **FAST) as c:
-            folder = c.download_release(RELEASES[0], tmp_path, ["citations"])
+            c.download_release(RELEASES[0], tmp_path, ["citations"])
         mine = [r for r in srv.requests if r.file == target]
     assert [(r.status, r.range, r.body_bytes) for r in mine] == [(200, None, 1000), (206, "bytes=1000-", size - 1000)]
     assert (tmp_path / target).read_bytes() == (served / target).read_bytes()

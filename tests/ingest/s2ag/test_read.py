@@ -37,7 +37,7 @@ def _lines(path: Path) -> list[dict]:
 
 def _read(sql: str) -> list[dict]:
     rel = duckdb.sql(sql)
-    return [dict(zip(rel.columns, row)) for row in rel.fetchall()]
+    return [dict(zip(rel.columns, row, strict=True)) for row in rel.fetchall()]
 
 
 def _id(v) -> int | None:
@@ -78,7 +78,7 @@ def test_every_real_citation_record_of_both_formats_parses(s2ag_samples: Path) -
         raw = [r for f in files for r in _lines(f)]
         rows = _read(citations_sql(files))
         assert len(rows) == len(raw) == n
-        for rec, row in zip(raw, rows):
+        for rec, row in zip(raw, rows, strict=True):
             assert row["citing"] == _id(rec["citingcorpusid"])
             assert row["cited"] == _id(rec["citedcorpusid"])
             assert row["citationid"] == (rec["citationid"] if has_id else None)

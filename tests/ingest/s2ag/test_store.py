@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 from pathlib import Path
 
@@ -247,7 +248,7 @@ def test_diff_equivalence_on_demo_releases(tmp_path: Path, legacy: bool) -> None
     assert len(ids) == 3
     with ReleaseStore.open(tmp_path / "store.duckdb") as store:
         store.load_release(rs.release_dir(ids[0]))
-        for a, b in zip(ids, ids[1:]):
+        for a, b in itertools.pairwise(ids):
             store.apply_diff(rs.diff_dir(a, b))
             assert store.release_id == b
             inc = snapshot_from_store(store, CUTOFF, tmp_path / f"inc-{b}")
