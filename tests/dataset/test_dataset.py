@@ -341,3 +341,15 @@ def test_worker_processes_do_not_change_the_export_and_hashes_are_taken_while_re
         manifests.append(m)
     assert manifests[0] == manifests[1]
     assert [e.id for e in iter_dataset_examples(open_dataset(tmp_path / "loose2"))] == [e.id for e in source]
+    # canonical lines first, then a blank line and loose ones, the last without its newline: the two
+    # hashes share the prefix and part at the blank line; a canonical file has one hash for both
+    lines = canonical.read_bytes().splitlines(keepends=True)
+    half = len(lines) // 2
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_bytes(b"".join(lines[:half]) + b"\n" + b"\n".join(json.dumps(json.loads(line), ensure_ascii=True).encode()
+                                                                  for line in lines[half:]))
+    m = export_suite(mixed, tmp_path / "mixed", snapshots_root=exported.suite.snapshots, workers=2).manifest
+    assert m.examples.sha256 == hashlib.sha256(mixed.read_bytes()).hexdigest() != m.examples.canonical_sha256
+    assert m.examples.canonical_sha256 == hashlib.sha256(canonical.read_bytes()).hexdigest()
+    m = export_suite(canonical, tmp_path / "canonical", snapshots_root=exported.suite.snapshots, workers=0).manifest
+    assert m.examples.sha256 == m.examples.canonical_sha256 == hashlib.sha256(canonical.read_bytes()).hexdigest()
