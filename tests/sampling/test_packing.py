@@ -92,12 +92,12 @@ def check_packed(p: Packed, toks: dict, fr: Frame, needles: list[str], needle_ke
     # and only the last distractor may be cut
     assert all(u.kept == len(u.distractor.blocks) for u in p.used[:-1])
     expected = Counter(b for u in p.used for b in u.distractor.blocks[: u.kept])
-    assert Counter(b for b, nd in zip(p.context, p.needle) if not nd) == expected
+    assert Counter(b for b, nd in zip(p.context, p.needle, strict=True) if not nd) == expected
     # every needle exactly once, and the context in key order
-    assert Counter(b for b, nd in zip(p.context, p.needle) if nd) == Counter(needles)
+    assert Counter(b for b, nd in zip(p.context, p.needle, strict=True) if nd) == Counter(needles)
     assert all(p.context.count(n) == 1 for n in needles)
     assert list(p.keys) == sorted(p.keys)
-    assert [b for b, nd in zip(p.context, p.needle) if nd] == [needles[i] for i in np.argsort(needle_keys, kind="stable")]
+    assert [b for b, nd in zip(p.context, p.needle, strict=True) if nd] == [needles[i] for i in np.argsort(needle_keys, kind="stable")]
 
 
 @pytest.mark.parametrize("kind", TEXT_KINDS)
@@ -228,7 +228,7 @@ def test_recount_over_limit_drops_blocks_until_it_fits(seed: int, corpora: dict)
     assert p.stop == "next_block_too_long" and p.rejected is not None
     assert ParagraphBytes().chat_count(fr.messages(insert_by_key(p, *p.rejected))) > limit
     assert all(u.kept == len(u.distractor.blocks) for u in p.used[:-1])
-    assert Counter(b for b, nd in zip(p.context, p.needle) if nd) == Counter(needles)
+    assert Counter(b for b, nd in zip(p.context, p.needle, strict=True) if nd) == Counter(needles)
 
 
 class Lines(_TextRule):

@@ -169,13 +169,12 @@ def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, t
     built_once = build_suite(suite, demo_snapshot, 3, out_root=tmp_path / "first", per_value=1, workers=1)
     lines = built_once.examples_path.read_text().splitlines()
     first = read_examples(built_once.examples_path)
-    from graphniah.sampling.suites import _item_key
-
     from graphniah.sampling.examples.prompts import load_prompts
+    from graphniah.sampling.suites import _item_key
 
     keys = [_item_key(it, 3, demo_snapshot.content_hash, load_prompts().hash) for it in plan_suite(suite, 3, 1)]
     out.mkdir()
-    partial.write_text("".join(json.dumps({"key": k, "example": line}) + "\n" for k, line in zip(keys[:2], lines[:2])) + '{"key": "tor')
+    partial.write_text("".join(json.dumps({"key": k, "example": line}) + "\n" for k, line in zip(keys[:2], lines[:2], strict=True)) + '{"key": "tor')
     built = build_suite(suite, demo_snapshot, 3, out_root=out, per_value=1, workers=2)
     assert built.reused == 2 and built.n_examples == 3 and not partial.exists()
     again = read_examples(examples_path)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphniah.progress import ProgressLog
 from graphniah.errors import GraphNIAHError
+from graphniah.progress import ProgressLog
 from graphniah.sampling.corpora import CorpusFetchError, Kind, fetch, list_manifests, open_corpus
 from graphniah.sampling.corpora.build import DOCUMENTS_FILE, BooksSpec, CodeSpec, corpora_root, read_manifest, verify_files
 

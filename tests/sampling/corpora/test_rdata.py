@@ -8,9 +8,9 @@ import zlib
 
 import pytest
 
+from graphniah.errors import GraphNIAHError
 from graphniah.sampling.corpora import open_corpus
 from graphniah.sampling.corpora.rdata import RVector, character_vectors, read_lazyload, unserialize
-from graphniah.errors import GraphNIAHError
 
 # --- a minimal XDR writer, following R's serialize.c layout ------------------------------------
 
@@ -80,7 +80,7 @@ def test_unserialize_strings_lists_attributes_and_refs():
 def test_read_a_lazyload_database(tmp_path):
     w = _Writer()
     entries, offsets, blob = {"book": w.strsxp(["Chapter 1", "", "It was a dark night."]), "k": w.intsxp([7])}, [], b""
-    for name, payload in entries.items():
+    for payload in entries.values():
         data = _header() + payload
         rec = _i(len(data)) + zlib.compress(data)
         offsets.append(w.intsxp([len(blob), len(rec)]))
@@ -99,7 +99,7 @@ def test_read_a_lazyload_database(tmp_path):
 
 def test_austen_novels_read_from_the_debian_package(built_corpora):
     books = open_corpus("books")
-    assert [s["package"] for s in built_corpora["books"].sources][0] == "r-cran-janeaustenr"
+    assert next(s["package"] for s in built_corpora["books"].sources) == "r-cran-janeaustenr"
     first = {
         "austen/prideprejudice": "It is a truth universally acknowledged, that a single man in possession",
         "austen/emma": "Emma Woodhouse, handsome, clever, and rich, with a comfortable home",

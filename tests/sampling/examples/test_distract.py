@@ -12,8 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from graphniah.cli import app
-from graphniah.sampling.corpora import fetch, open_corpus
 from graphniah.errors import GraphNIAHError
+from graphniah.ingest.snapshot import Snapshot
+from graphniah.sampling.corpora import fetch, open_corpus
 from graphniah.sampling.examples.distract import DISTRACTOR_KINDS, ComponentSource, RenderedComponent, WikipediaSource, wikipedia_source
 from graphniah.sampling.examples.grow import Occupied
 from graphniah.sampling.examples.records import read_examples
@@ -21,7 +22,6 @@ from graphniah.sampling.examples.render import build_messages
 from graphniah.sampling.examples.sample import ExampleSpec, SampleStats, SamplingContext, build_example, regenerate
 from graphniah.sampling.examples.textcheck import verify
 from graphniah.sampling.packing import Frame, pack
-from graphniah.ingest.snapshot import Snapshot
 from graphniah.sampling.tokenizers import fetch_assets
 
 DEPTH, SIZE = 3, 12
@@ -32,9 +32,9 @@ TEXT_KINDS = ("code", "essays", "books", "wikipedia")
 @pytest.fixture(scope="module")
 def snapshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 3,000-paper demo release -> snapshot -> depth-3 pool of 200 paths (a few seconds)."""
-    from graphniah.ingest.demo_release import write_demo_releases
     from graphniah.graph.store import build_path_pools
     from graphniah.ingest.build import ingest_release
+    from graphniah.ingest.demo_release import write_demo_releases
 
     root = tmp_path_factory.mktemp("distract")
     rs = write_demo_releases(root / "release", papers=3000, seed=1, releases=1)
@@ -57,7 +57,7 @@ def recount(ctx: SamplingContext, messages) -> dict[str, int]:
     return {name: tok.chat_count(msgs) for name, tok in ctx.tokenizers.items()}
 
 
-CASES = [(kind, task) for kind, task in zip(DISTRACTOR_KINDS, ["count", "yesno", "mc", "count", "yesno", "mc"])]
+CASES = [(kind, task) for kind, task in zip(DISTRACTOR_KINDS, ["count", "yesno", "mc", "count", "yesno", "mc"], strict=True)]
 
 
 @pytest.mark.parametrize(("kind", "task"), CASES)
@@ -133,7 +133,7 @@ def test_extra_components_are_disjoint_and_cut_from_the_end(ctx: SamplingContext
         assert isinstance(rc, RenderedComponent)
         citing = {int(cid[a]) for a, _ in rc.component.edges}
         assert list(rc.owners) == [int(cid[v]) for v in rc.component.order if int(cid[v]) in citing]
-        assert Counter(b for b, nd in zip(p.context, p.needle) if not nd and b in u.distractor.blocks) == Counter(u.distractor.blocks[: u.kept])
+        assert Counter(b for b, nd in zip(p.context, p.needle, strict=True) if not nd and b in u.distractor.blocks) == Counter(u.distractor.blocks[: u.kept])
     last = p.used[-1]
     assert last.kept < len(last.distractor.blocks)
     papers, cites = last.distractor.payload.rendered(last.kept)
@@ -163,14 +163,14 @@ def test_missing_corpus_is_a_clear_error(ctx: SamplingContext, tmp_path: Path, m
     empty.mkdir()
     monkeypatch.setenv("GRAPHNIAH_CORPUS_ESSAYS", str(empty))
     fresh = SamplingContext(ctx.snapshot, ctx.graph, tokenizers=ctx.tokenizers)
-    with pytest.raises(GraphNIAHError, match="essays corpus folder .*empty holds no non-empty text files"):
+    with pytest.raises(GraphNIAHError, match=r"essays corpus folder .*empty holds no non-empty text files"):
         build_example(fresh, spec, 0, 0)
     monkeypatch.setenv("GRAPHNIAH_CORPUS_ESSAYS", str(tmp_path / "nowhere"))
     with pytest.raises(GraphNIAHError, match="nowhere does not exist"):
         build_example(SamplingContext(ctx.snapshot, ctx.graph, tokenizers=ctx.tokenizers), spec, 0, 0)
     monkeypatch.delenv("GRAPHNIAH_CORPUS_ESSAYS")
     no_data = SamplingContext(ctx.snapshot, ctx.graph, tokenizers=ctx.tokenizers, data_root=tmp_path / "data")
-    with pytest.raises(GraphNIAHError, match="no corpus manifest at .*run 'graphniah corpora fetch'"):
+    with pytest.raises(GraphNIAHError, match=r"no corpus manifest at .*run 'graphniah corpora fetch'"):
         build_example(no_data, ExampleSpec("count", DEPTH, SIZE, distractor="code", context_length=5_000), 0, 0)
 
 

@@ -13,6 +13,7 @@ import pytest
 from pydantic import ValidationError
 
 from graphniah.errors import GraphNIAHError
+from graphniah.ingest.snapshot import PAPERS_SCHEMA
 from graphniah.sampling.examples.records import (
     Example,
     ExampleStats,
@@ -24,7 +25,6 @@ from graphniah.sampling.examples.records import (
     read_examples,
     write_examples,
 )
-from graphniah.ingest.snapshot import PAPERS_SCHEMA
 
 
 def _row(**kw):
