@@ -86,7 +86,9 @@ def data_file_name(task: str) -> str:
 class _Checked:
     """One line of the examples file, parsed and checked (in a worker process, or in this one)."""
 
-    example: Example
+    #: The parsed example when checked in this process; None from a worker, whose caller parses
+    #: the line again: a parse (~5 ms on a 4 MB prompt) costs less than pickling the example back.
+    example: Example | None
     result: VerifyResult
     #: ``example_to_json(example)`` as UTF-8 when it differs from the line (without its newline);
     #: None when the line already is the canonical form, so the pool need not send it back.
@@ -102,7 +104,11 @@ def _init_worker(prompts_dir: str) -> None:
 
 
 def _check_line(line: bytes, where: str, prompt_set: PromptSet | None = None) -> _Checked:
-    """Parse one line, re-solve it from its text (:func:`verify`) and serialise it canonically."""
+    """Parse one line, re-solve it from its text (:func:`verify`) and serialise it canonically.
+
+    ``prompt_set`` is given when checking in the calling process (the example is then returned);
+    a worker uses its own and returns no example.
+    """
     pr = prompt_set or _WORKER_PROMPTS
     if pr is None:  # pragma: no cover - a worker always has run its initializer
         raise GraphNIAHError("export worker started without a prompt template set")
@@ -114,7 +120,7 @@ def _check_line(line: bytes, where: str, prompt_set: PromptSet | None = None) ->
     canonical = type(ex).__pydantic_serializer__.to_json(ex)
     # The line, bar a final newline, is the canonical form (compared in place, not on a 4 MB copy).
     same = canonical == line or (len(line) == len(canonical) + 1 and line.endswith(b"\n") and line.startswith(canonical))
-    return _Checked(ex, result, None if same else canonical)
+    return _Checked(ex if prompt_set is not None else None, result, None if same else canonical)
 
 
 def default_workers() -> int:
@@ -384,7 +390,8 @@ def export_suite(
                         digests.add(line, checked.canonical + b"\n")
                     else:
                         digests.add(line, None if line.endswith(b"\n") else line + b"\n")
-                    ex, result = checked.example, checked.result
+                    result = checked.result
+                    ex = checked.example or parse_example(line, f"{src}: example {i + 1}")
                     if ex.id in seen:
                         raise GraphNIAHError(f"{src}: example id {ex.id} appears twice")
                     seen.add(ex.id)
