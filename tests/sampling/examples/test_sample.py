@@ -37,13 +37,13 @@ def ctx(demo_snapshot) -> SamplingContext:
 @pytest.fixture(scope="module")
 def snapshot_edges(demo_snapshot) -> set[tuple[int, int]]:
     t = pq.read_table(demo_snapshot.edges_path)
-    return set(zip(t.column("citing").to_pylist(), t.column("cited").to_pylist()))
+    return set(zip(t.column("citing").to_pylist(), t.column("cited").to_pylist(), strict=True))
 
 
 @pytest.fixture(scope="module")
 def titles(demo_snapshot) -> dict[int, str]:
     t = pq.read_table(demo_snapshot.papers_path, columns=["corpusid", "title"])
-    return dict(zip(t.column("corpusid").to_pylist(), t.column("title").to_pylist()))
+    return dict(zip(t.column("corpusid").to_pylist(), t.column("title").to_pylist(), strict=True))
 
 
 def _check(ex: Example, snapshot_edges: set[tuple[int, int]], titles: dict[int, str]) -> None:
