@@ -58,7 +58,7 @@ from graphniah.ingest.s2ag.read import (
     VerifiedRead,
     citations_sql,
     duplicate_losers_sql,
-    fetch_one,
+    fetch_row,
     read_release_info,
     release_sources,
     require_papers,
@@ -174,7 +174,7 @@ def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> tuple[PaperCount
     """
     papers, venues = TABLES[PAPERS], TABLES[VENUES]
     con.execute(f"CREATE OR REPLACE TEMP TABLE _dup_losers AS {duplicate_losers_sql(PAPERS, papers)}")
-    has_duplicates = fetch_one(con, "SELECT count(*) FROM _dup_losers")[0] > 0  # type: ignore[index]
+    has_duplicates = fetch_row(con, "SELECT count(*) FROM _dup_losers")[0] > 0
     classified = _classified_papers_sql(cutoff, has_duplicates=has_duplicates)
     rows = {r: (n, c) for r, n, c in con.execute(f"SELECT coalesce(_reason, ''), count(*), count(*) FILTER (WHERE _title IS DISTINCT FROM title) FROM ({classified}) GROUP BY ALL").fetchall()}
     con.execute(f"CREATE OR REPLACE TEMP TABLE _eligible AS SELECT corpusid FROM ({classified}) WHERE _reason IS NULL")
@@ -215,14 +215,14 @@ def _edges(con: duckdb.DuckDBPyConnection, citations: str) -> tuple[RowCounts, s
           AND cited IN (SELECT corpusid FROM _eligible)
         GROUP BY citing, cited
     """)
-    read, null_citing, null_cited, self_loop = fetch_one(con, f"""
+    read, null_citing, null_cited, self_loop = fetch_row(con, f"""
         SELECT count(*),
                count(*) FILTER (WHERE citing IS NULL),
                count(*) FILTER (WHERE citing IS NOT NULL AND cited IS NULL),
                count(*) FILTER (WHERE citing = cited)
         FROM {citations}
-    """)  # type: ignore[misc]
-    kept, between_eligible = fetch_one(con, "SELECT count(*), coalesce(sum(n), 0) FROM _cit_groups")  # type: ignore[misc]
+    """)
+    kept, between_eligible = fetch_row(con, "SELECT count(*), coalesce(sum(n), 0) FROM _cit_groups")
     between_eligible = int(between_eligible)
     dropped = {
         "null_citing": null_citing,

@@ -541,6 +541,14 @@ def fetch_one(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[Any, ...] | Non
     return rows[0] if rows else None
 
 
+def fetch_row(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[Any, ...]:
+    """The one row of an aggregate query (``count(*)`` and the like return exactly one row)."""
+    row = fetch_one(con, sql)
+    if row is None:
+        raise RuntimeError(f"internal error: the aggregate query returned no row: {sql}")
+    return row
+
+
 def _scan(files: Scan | Sequence[str | Path], columns: dict[str, str]) -> str:
     """A table expression over JSON-lines shards with the given raw columns (empty if no files)."""
     scan = Scan.of(files)

@@ -48,6 +48,7 @@ from graphniah.ingest.s2ag.read import (
     diff_sources,
     drop_duplicates,
     fetch_one,
+    fetch_row,
     load_release_tables,
     read_diff_info,
     read_release_info,
@@ -204,7 +205,7 @@ class ReleaseStore:
         out = {}
         for ds, table in TABLES.items():
             try:
-                out[ds] = fetch_one(self._con, f"SELECT count(*) FROM {table}")[0]  # type: ignore[index]
+                out[ds] = fetch_row(self._con, f"SELECT count(*) FROM {table}")[0]
             except duckdb.CatalogException:
                 out[ds] = 0
         return out
@@ -270,7 +271,7 @@ class ReleaseStore:
             missing = "citationid IS NULL AND citing IS NULL"
         else:
             missing = "id IS NULL"
-        n = fetch_one(self._con, f"SELECT count(*) FROM _keys WHERE {missing}")[0]  # type: ignore[index]
+        n = fetch_row(self._con, f"SELECT count(*) FROM _keys WHERE {missing}")[0]
         if n:
             raise GraphNIAHError(f"diff {diff_dir}: {n} record(s) in {ds}/delete_files lack the primary key ({missing.replace(' IS NULL', '')})")
 
