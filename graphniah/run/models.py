@@ -62,9 +62,10 @@ class TierPrice(Frozen):
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         """Cost in USD of one request with these token counts (reasoning tokens are output tokens)."""
         long = self.above_input_tokens is not None and prompt_tokens > self.above_input_tokens
-        i = self.input_above if long else self.input
-        o = self.output_above if long else self.output
-        return (prompt_tokens * i + completion_tokens * o) / 1e6  # type: ignore[operator]
+        i, o = self.input, self.output
+        if long and self.input_above is not None and self.output_above is not None:  # set together (_tiers_complete)
+            i, o = self.input_above, self.output_above
+        return (prompt_tokens * i + completion_tokens * o) / 1e6
 
 
 class Prices(Frozen):
