@@ -12,7 +12,7 @@ verify``), and appends its row to the buffer of its task; a buffer is written ou
 group, built column by column, as soon as it holds :data:`ROW_GROUP_BYTES` of prompt text or
 :data:`ROW_GROUP_ROWS` rows. The check, parsing and canonical serialisation of each line run in a
 pool of forked worker processes (``workers``, default one per CPU) while this process writes;
-results are consumed in file order and at most two lines per worker are in flight, so the output
+results are consumed in file order and at most 2 x workers + 1 lines are in flight, so the output
 is the same bytes for any number of workers. Memory is therefore bounded by a few examples plus
 three buffers, whatever the suite's size: with 922k-token prompts (~4 MB of text each) that is a
 few tens of MB per process. If any example fails the check, nothing is written and the error lists
@@ -170,7 +170,7 @@ def _checked_lines(
     can hash the file's bytes without a second read. With ``workers`` > 0 the lines are
     parsed and checked by a process pool (the check is most of the export's CPU time) while this
     process writes; results are taken in submission order, so the output does not depend on
-    scheduling, and at most ``2 * workers`` lines are in flight, so memory stays bounded by a few
+    scheduling, and at most ``2 * workers + 1`` lines are in flight, so memory stays bounded by a few
     examples whatever the suite's size.
     """
     pending: deque[tuple[int, bytes, Future[_Checked] | None]] = deque()

@@ -353,3 +353,13 @@ def test_worker_processes_do_not_change_the_export_and_hashes_are_taken_while_re
     assert m.examples.canonical_sha256 == hashlib.sha256(canonical.read_bytes()).hexdigest()
     m = export_suite(canonical, tmp_path / "canonical", snapshots_root=exported.suite.snapshots, workers=0).manifest
     assert m.examples.sha256 == m.examples.canonical_sha256 == hashlib.sha256(canonical.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_bad_line_is_refused_naming_file_and_line_with_or_without_workers(exported, tmp_path, workers):
+    lines = exported.examples.read_bytes().splitlines(keepends=True)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"".join(lines[:2]) + b'{"id": "half a line\n' + b"".join(lines[2:]))
+    with pytest.raises(GraphNIAHError, match=rf"{bad}:3"):
+        export_suite(bad, tmp_path / "out", snapshots_root=exported.suite.snapshots, workers=workers)
+    assert not (tmp_path / "out").exists()
