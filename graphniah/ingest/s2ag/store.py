@@ -28,7 +28,7 @@ import json
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -56,19 +56,22 @@ from graphniah.ingest.s2ag.read import (
 
 SCHEMA_VERSION = 1
 
+if TYPE_CHECKING:  # the protocol of dataclass instances (what dataclasses.fields accepts)
+    from _typeshed import DataclassInstance
+
 
 class _Record:
     """JSON round trip for the provenance records below (their ``inputs`` are ``InputFile``s)."""
 
-    def to_json(self) -> dict[str, Any]:
-        out = {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
+    def to_json(self: DataclassInstance) -> dict[str, Any]:
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["inputs"] = [i.to_json() for i in out["inputs"]]
         return out
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> Any:
+    def from_json(cls: type[DataclassInstance], obj: dict[str, Any]) -> Any:
         # Fields added later have defaults; records written before them read as those defaults.
-        kw = {f.name: obj[f.name] for f in fields(cls) if f.name in obj or f.default is MISSING}  # type: ignore[arg-type]
+        kw = {f.name: obj[f.name] for f in fields(cls) if f.name in obj or f.default is MISSING}
         kw["synthetic"] = bool(kw["synthetic"])
         kw["inputs"] = tuple(InputFile(i["dataset"], i["role"], i["path"], int(i["size"]), i["sha256"]) for i in kw["inputs"])
         return cls(**kw)
