@@ -87,7 +87,12 @@ def run_cmd(
         raise GraphNIAHError(f"--reasoning-effort must be one of {', '.join(EFFORTS)}")
     entry = load_registry(models)[model].with_overrides(api_base=api_base, reasoning_effort=reasoning_effort,  # type: ignore[arg-type]
                                                            timeout_s=timeout)
-    src = None if dataset is not None else examples if examples is not None else suite_file(suite, examples_root)  # type: ignore[arg-type]
+    src: Path | None = None  # the examples file (None for --dataset)
+    if examples is not None:
+        src = examples
+    elif dataset is None:
+        assert suite is not None  # exactly one of --suite/--examples/--dataset (checked above)
+        src = suite_file(suite, examples_root)
     options = RunOptions(concurrency=concurrency, budget_usd=budget_usd, retry_failed=retry_failed,
                          retry=RetryPolicy(max_attempts=max_attempts), assume_output_tokens=assume_output_tokens,
                          seed=seed)
@@ -101,7 +106,8 @@ def run_cmd(
                 result = run_dataset(entry, dataset, runs_root=runs, options=options, dry_run=dry_run,
                                      on_plan=lambda p: _print_plan(console, p), progress=bar or NO_PROGRESS)
             else:
-                result = run_suite(entry, src, suite=suite, runs_root=runs, snapshots_root=snapshots, options=options,  # type: ignore[arg-type]
+                assert src is not None  # --suite or --examples
+                result = run_suite(entry, src, suite=suite, runs_root=runs, snapshots_root=snapshots, options=options,
                                    dry_run=dry_run, on_plan=lambda p: _print_plan(console, p), progress=bar or NO_PROGRESS)
     except KeyboardInterrupt:
         console.print("interrupted: every finished call is in the journal; run the same command again to resume")
@@ -191,11 +197,12 @@ def serve_cmd(
         return
     from graphniah.run.serve.llamacpp import fetch_local_model, serve_local_model_forever
 
+    assert local_model is not None  # exactly one of --policy/--local-model (checked above)
     if fetch_only:
-        path = fetch_local_model(local_model, data)  # type: ignore[arg-type]
+        path = fetch_local_model(local_model, data)
         print(f"{local_model}: {path}", flush=True)
         return
-    serve_local_model_forever(local_model, _registry_port(f"local-{local_model}", models) if port is None else port,  # type: ignore[arg-type]
+    serve_local_model_forever(local_model, _registry_port(f"local-{local_model}", models) if port is None else port,
                               threads, data)
 
 
