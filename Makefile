@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 CUTOFF ?= 2026-04-01
 SNAPSHOTS ?= snapshots
 
-.PHONY: setup assets browser demo demo-llm test test-fast refresh bench clean
+.PHONY: setup assets browser demo demo-llm lint test test-fast refresh bench clean
 
 setup: $(STAMP) assets
 
@@ -40,8 +40,13 @@ refresh: setup
 # Debian's headless Chromium for the example viewer's browser test: installed when missing and we are
 # root; a failed install is not an error (that one test then skips and says why).
 browser:
-	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && { apt-get install -y chromium || { apt-get update && apt-get install -y chromium; }; } \
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && { DEBIAN_FRONTEND=noninteractive apt-get install -y chromium || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }; } \
 	  || echo "note: chromium could not be installed; the viewer's browser test will be skipped"; }
+
+# Quality gates: ruff over the whole tree, mypy --strict over graphniah/ (configured in pyproject.toml).
+lint: $(STAMP)
+	$(BIN)/ruff check graphniah tests bench analysis
+	$(BIN)/mypy
 
 test: setup browser
 	$(BIN)/python -m pytest tests -q --durations=15

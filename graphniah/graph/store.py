@@ -270,8 +270,8 @@ def _prune_one(snapshot: Snapshot, g: CitationGraph, depth: int, reuse: bool, pr
     if allowed is None or result.n_kept != int(allowed.sum()):
         write_pruned(snapshot, g, result, seconds=secs)
     progress.note(
-        f"depth {depth}: kept {result.n_kept:,} of {result.papers_allowed:,} papers (removed "
-        f"{result.removed_small_components:,} in small components, {result.removed_by_bound:,} by the bound) in {secs:.1f}s"
+        f"depth {depth}: kept {result.n_kept:,} of {result.papers_allowed:,} papers (removed {result.removed_small_components:,} "
+        f"in small components, {result.removed_by_bound:,} by the bound) in {secs:.1f}s"
     )
     progress.advance()
     return result

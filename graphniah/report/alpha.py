@@ -419,7 +419,10 @@ def alpha_figure(sel: AlphaSelection) -> Figure:
     alphas = np.asarray(sel.config.alphas)
     ax = axes[1, 0]
     if np.isfinite(sel.ci_low).all():
-        ax.errorbar(alphas, sel.mean_kl, yerr=[sel.mean_kl - sel.ci_low, sel.ci_high - sel.mean_kl], fmt="o-", ms=3, capsize=2)
+        # Percentile bootstrap intervals of a KL divergence need not contain the point estimate (the
+        # plug-in KL is biased upwards), so they are drawn as bars of their own rather than as yerr.
+        ax.plot(alphas, sel.mean_kl, "o-", ms=3)
+        ax.vlines(alphas, sel.ci_low, sel.ci_high, colors="C0", alpha=0.5, lw=2)
     else:
         ax.plot(alphas, sel.mean_kl, "o-", ms=3)
     ax.set_xlabel("α")

@@ -370,8 +370,6 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused
         raise GraphNIAHError(f"suite {suite.name} reuses examples of suite {suite.reuse.suite}: plan it with them (load_reused)")
     if per_value is not None and per_value < 1:
         raise GraphNIAHError(f"examples per value must be at least 1, got {per_value}")
-    if per_value is not None and per_value < 1:
-        raise GraphNIAHError(f"examples per value must be at least 1, got {per_value}")
     name_key = suite_key(suite.name)
     d = suite.draw
     items: list[SuiteItem] = []

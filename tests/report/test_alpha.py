@@ -84,7 +84,7 @@ def test_forests_are_those_build_example_grows(ctx):
 
 @pytest.fixture(scope="module")
 def candidates(demo_snapshot, ctx):
-    config = AlphaConfig(alphas=(0.1, 0.4, 1.0), examples_per_task=10, bootstrap=200, workers=1, **SMALL)
+    config = AlphaConfig(alphas=(0.1, 0.4, 1.0), examples_per_task=30, bootstrap=200, workers=1, **SMALL)
     return config, generate_in_degrees(demo_snapshot, config, ctx=ctx)
 
 
@@ -92,13 +92,13 @@ def candidates(demo_snapshot, ctx):
 def test_selection_recovers_the_planted_alpha(demo_snapshot, ctx, candidates, planted):
     """A "true" distribution generated with α0 (other seed, more examples) is matched best by α0."""
     config, generated = candidates
-    truth_cfg = AlphaConfig(alphas=(planted,), examples_per_task=30, bootstrap=0, workers=1, seed=99, **SMALL)
+    truth_cfg = AlphaConfig(alphas=(planted,), examples_per_task=60, bootstrap=0, workers=1, seed=99, **SMALL)
     truth = generate_in_degrees(demo_snapshot, truth_cfg, ctx=ctx).pooled().sum(axis=(0, 1))
     sel = select_alpha(generated, truth, config)
     assert sel.selected == planted
     assert sel.frequency[config.alphas.index(planted)] > 0.5 and sel.frequency.sum() == pytest.approx(1.0)
     assert sel.mean_kl == pytest.approx(sel.kl.mean(axis=1))
-    assert sel.examples.tolist() == [[10] * 3] * 3
+    assert sel.examples.tolist() == [[config.examples_per_task] * 3] * 3
 
 
 def test_bootstrap_is_seeded_and_intervals_bracket_the_replicates(candidates):

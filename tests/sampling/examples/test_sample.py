@@ -148,11 +148,19 @@ def test_cli_sample_verify_show_and_mutation(demo_snapshot, tmp_path) -> None:
     res = runner.invoke(app, ["show", exs[0].id, "--examples", str(out), "--root", str(root)])
     assert res.exit_code == 0, res.output
     assert exs[0].messages[1].content in res.stdout
-    # drop one reference line of one block: the text no longer determines the stored count
-    ctx_text = exs[1].messages[1].content
-    lines = ctx_text.split("\n")
-    i = next(i for i, line in enumerate(lines) if line.strip().startswith("- ") and lines[i - 1].strip().startswith("- "))
-    broken = exs[1].model_copy(update={"messages": (exs[1].messages[0], exs[1].messages[1].model_copy(update={"content": "\n".join(lines[:i] + lines[i + 1 :])}))})
+    # Drop one reference line: a line of the asked component's tree is one of its edges (a bridge), so the
+    # text no longer determines the stored count; a line of the other component leaves the count as it
+    # is. Both kinds occur, so the library check must tell them apart, and the CLI must name the id.
+    lines = exs[1].messages[1].content.split("\n")
+
+    def without(i: int) -> Example:
+        content = "\n".join(lines[:i] + lines[i + 1 :])
+        return exs[1].model_copy(update={"messages": (exs[1].messages[0], exs[1].messages[1].model_copy(update={"content": content}))})
+
+    refs = [i for i, line in enumerate(lines) if line.strip().startswith("- ") and lines[i - 1].strip().startswith("- ")]
+    outcomes = {i: verify(without(i)).ok for i in refs}
+    assert not all(outcomes.values()), "dropping a line of the asked tree must break the count"
+    broken = without(next(i for i, ok in outcomes.items() if not ok))
     write_examples(out, [exs[0], broken])
     res = runner.invoke(app, ["verify", str(out)])
     assert res.exit_code == 1 and broken.id in res.output
