@@ -59,7 +59,7 @@ display(Markdown(report.table("accuracy").markdown()))
 display(Markdown(report.table("effective").markdown()))
 
 # %%
-for name, fig in report.figures().items():
+for fig in report.figures().values():
     display(Image(data=figure_bytes(fig, "png")))
 
 # %% [markdown]

@@ -39,8 +39,8 @@ CUTOFF = dt.date(2026, 4, 1)
 
 def demo_snapshot(cache: Path, papers: int, seed: int) -> Snapshot:
     """A cached demo snapshot of a ``papers``-paper demo release (generated and ingested once)."""
-    from graphniah.ingest.demo_release import write_demo_releases
     from graphniah.ingest.build import ingest_release
+    from graphniah.ingest.demo_release import write_demo_releases
 
     folder = cache / f"demo-{papers}-seed{seed}"
     snap_dir = folder / f"cutoff={CUTOFF.isoformat()}"
@@ -189,7 +189,7 @@ def _timed(fn, *args):
 
 
 def compare_with_networkx(snap: Snapshot) -> None:
-    g, w_load, c_load = _timed(CitationGraph.load, snap)
+    g, _w_load, c_load = _timed(CitationGraph.load, snap)
 
     def build_nx() -> nx.Graph:
         a, b = g.undirected_edges
@@ -197,10 +197,10 @@ def compare_with_networkx(snap: Snapshot) -> None:
         keep = usable[a] & usable[b]
         G = nx.Graph()
         G.add_nodes_from(np.flatnonzero(usable).tolist())
-        G.add_edges_from(zip(a[keep].tolist(), b[keep].tolist()))
+        G.add_edges_from(zip(a[keep].tolist(), b[keep].tolist(), strict=True))
         return G
 
-    G, w_build, c_build = _timed(build_nx)
+    G, _w_build, c_build = _timed(build_nx)
     print(f"  {g.n:,} papers, {G.number_of_edges():,} undirected edges; load: graphniah {c_load:.2f}s CPU, networkx graph build {c_build:.2f}s CPU")
     tot = np.zeros(4)  # ours wall, ours cpu, nx wall, nx cpu
     for depth in DEPTHS:

@@ -61,7 +61,7 @@ def demo_release(papers: int, seed: int) -> Path:
     return rs.release_dir(rs.release_ids[-1])
 
 
-def _limits(memory_limit: str, threads: int | None):  # noqa: ANN202 - imported lazily
+def _limits(memory_limit: str, threads: int | None):
     from graphniah.ingest.s2ag.limits import Limits
 
     return Limits.resolve(memory_limit, threads)
@@ -166,7 +166,7 @@ def _measure(papers: int, args: argparse.Namespace, cutoff: dt.date, bare: bool)
     print(f"\n{papers:,} papers: {release} ({gb['papers']:.2f} GB papers + {gb['citations']:.2f} GB citations gzip), load {os.getloadavg()[0]:.1f}", flush=True)
     runs: dict[str, list[dict]] = {"bare": [], "ingest": []}
     with tempfile.TemporaryDirectory(prefix="ingest-bench.", dir=DATA) as tmp:
-        job = lambda mode, i: _run_child(mode, release, cutoff, Path(tmp) / f"snapshot-{i}", args.memory_limit, args.threads)  # noqa: E731
+        job = lambda mode, i: _run_child(mode, release, cutoff, Path(tmp) / f"snapshot-{i}", args.memory_limit, args.threads)
         _warm(release)  # page cache
         for i in range(args.repeat if bare else args.repeat_large):  # interleaved: a burst of load from elsewhere hits both
             if bare:

@@ -27,10 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
+from graphniah.refresh import refresh
 from graphniah.sampling.examples import sample
 from graphniah.sampling.examples.sample import ExampleSpec, SampleStats, SamplingContext, build_example
 from graphniah.sampling.packing import Packed
-from graphniah.refresh import refresh
 
 CUTOFF = dt.date(2026, 4, 1)
 DEPTH, SIZE = 16, 250
@@ -51,7 +51,7 @@ class PackTimer:
         self.seconds: list[float] = []
         self.results: list[Packed] = []
 
-    def __call__(self, *args, **kwargs) -> Packed:  # noqa: ANN002, ANN003 - same signature as sample._pack
+    def __call__(self, *args, **kwargs) -> Packed:
         t0 = time.perf_counter()
         out = self.inner(*args, **kwargs)
         self.seconds.append(time.perf_counter() - t0)

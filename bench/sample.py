@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from graph import demo_snapshot  # noqa: E402  (bench/graph.py: the cached 1M demo snapshot)
+from graph import demo_snapshot
 
-from graphniah.sampling.examples.sample import ExampleSpec, SampleStats, SamplingContext, build_example  # noqa: E402
-from graphniah.graph.store import build_path_pools  # noqa: E402
+from graphniah.graph.store import build_path_pools
+from graphniah.sampling.examples.sample import ExampleSpec, SampleStats, SamplingContext, build_example
 
 DEPTHS = (4, 8, 16, 32)
 

@@ -43,10 +43,10 @@ __all__ = [
 
 #: The three tasks (the paper's YES/NO, multiple choice and counting), in the paper's order.
 Task = Literal["yesno", "mc", "count"]
-TASKS: tuple[str, ...] = get_args(Task)
+TASKS: tuple[Task, ...] = get_args(Task)
 #: Reasoning efforts a model may be run at (LiteLLM's ``reasoning_effort``), lowest first.
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
-EFFORTS: tuple[str, ...] = get_args(ReasoningEffort)
+EFFORTS: tuple[ReasoningEffort, ...] = get_args(ReasoningEffort)
 
 
 class Frozen(BaseModel):

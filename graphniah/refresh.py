@@ -5,7 +5,7 @@
     demo release (none) ─┘   load once, then diffs in order   └─▶ pruned/ + paths/ per depth
 
 The release store is updated incrementally: the first run loads a whole release, later runs
-download and apply only the diffs since the stored release (DESIGN.md §1). Without a key the
+download and apply only the diffs since the stored release (docs/architecture.md). Without a key the
 embedded synthetic demo release takes the place of S2AG and every artifact says so.
 """
 

@@ -70,7 +70,7 @@ def sample_cmd(
     ctx = SamplingContext(snap, prompts=load_prompts(prompts))
     console.print(f"loaded {snap.path} ({ctx.graph.n:,} papers) in {time.perf_counter() - t0:.1f}s", highlight=False)
     specs = batch_specs(
-        task, depth, n, generator(Stream.BATCH, seed),  # type: ignore[arg-type]
+        task, depth, n, generator(Stream.BATCH, seed),
         component_size=component_size, label=label.upper() if label else None, none_option=none_option, alpha=alpha,
         distractor=distractor, context_length=context_length,
     )

@@ -85,7 +85,7 @@ def run_cmd(
         raise GraphNIAHError("give exactly one of --suite NAME, --examples FILE or --dataset DIR")
     if reasoning_effort is not None and reasoning_effort not in EFFORTS:
         raise GraphNIAHError(f"--reasoning-effort must be one of {', '.join(EFFORTS)}")
-    entry = load_registry(models)[model].with_overrides(api_base=api_base, reasoning_effort=reasoning_effort,  # type: ignore[arg-type]
+    entry = load_registry(models)[model].with_overrides(api_base=api_base, reasoning_effort=reasoning_effort,
                                                            timeout_s=timeout)
     src: Path | None = None  # the examples file (None for --dataset)
     if examples is not None:

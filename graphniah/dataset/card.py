@@ -110,7 +110,7 @@ def counting_space(facts: CardFacts) -> CountingAnswers:
     """The counting answer set: sizes of the suite's drawing range (else the paper's 100-250), widened to every size present."""
     lo, hi = 100, 250
     try:
-        r = facts.suite_manifest["suite"]["draw"]["component_size"]  # type: ignore[index]
+        r = (facts.suite_manifest or {})["suite"]["draw"]["component_size"]
         lo, hi = int(r["min"]), int(r["max"])
     except (KeyError, TypeError, ValueError):
         pass

@@ -2,7 +2,7 @@
 
 Pooled paths are *induced* (chordless): the snapshot has no citation between two papers of a path
 other than between consecutive ones. An example's backbone must be exactly the subgraph the
-snapshot induces on its papers (DESIGN.md §4), so a path with a chord could never be used; the
+snapshot induces on its papers (docs/architecture.md), so a path with a chord could never be used; the
 search therefore only extends a path by a neighbour of its end that touches no other paper of it.
 Every induced path is a simple path, so the pruning bounds stay sound for this search.
 

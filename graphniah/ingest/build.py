@@ -9,7 +9,7 @@ Two entry points, one query:
   with a release and moved forward with diffs.
 
 The snapshot query (``_classify``) counts every paper and citation row under the first drop
-reason of DESIGN.md §1 that applies (titles: ``graphniah.ingest.s2ag.titles`` — MathML titles are
+reason of docs/architecture.md that applies (titles: ``graphniah.ingest.s2ag.titles`` — MathML titles are
 dropped, inline tags removed from the others), and selects the eligible papers and the edges;
 ``_write`` streams them, sorted, into Parquet files and hashes their content on the way.
 

@@ -1,4 +1,4 @@
-"""Reports: tables, figures and an HTML page from a suite's journals (DESIGN.md §7).
+"""Reports: tables, figures and an HTML page from a suite's journals (docs/architecture.md).
 
 Typical use (the CLI's ``graphniah report`` and the notebook ``analysis/report.py`` do this)::
 

@@ -40,11 +40,11 @@ import pyarrow.parquet as pq
 
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
+from graphniah.formats import TASKS, Task
 from graphniah.ingest.snapshot import Snapshot
 from graphniah.io import atomic_dir, write_in_staging, write_json
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.sampling.examples.grow import GrowthStats, grow_components
-from graphniah.sampling.examples.prompts import TASKS
 from graphniah.sampling.examples.sample import (
     MAX_ATTEMPTS,
     ExampleSpec,
@@ -84,7 +84,7 @@ class AlphaConfig:
     """The search: candidates, examples per task and α, how specs are drawn, bootstrap, smoothing."""
 
     alphas: tuple[float, ...] = DEFAULT_ALPHAS
-    tasks: tuple[str, ...] = TASKS
+    tasks: tuple[Task, ...] = TASKS
     examples_per_task: int = 2000
     depths: tuple[int, ...] = (4, 8, 16, 32)
     min_size: int = 100
@@ -144,12 +144,12 @@ def task_seed(seed: int, task: str) -> int:
     return derived_seed(Stream.ALPHA_TASK, seed, TASKS.index(task))
 
 
-def example_spec(config: AlphaConfig, task: str, index: int, alpha: float) -> ExampleSpec:
+def example_spec(config: AlphaConfig, task: Task, index: int, alpha: float) -> ExampleSpec:
     """Example ``index`` of a task: depth uniform over ``config.depths``, size uniform over the allowed range."""
     rng = generator(Stream.ALPHA_SPEC, config.seed, TASKS.index(task), index)
     depth = int(config.depths[int(rng.integers(len(config.depths)))])
     size = int(rng.integers(max(config.min_size, 3 * depth - 2), config.max_size + 1))
-    return ExampleSpec(task, depth, size, _LABEL[task], alpha=alpha)  # type: ignore[arg-type]
+    return ExampleSpec(task, depth, size, _LABEL[task], alpha=alpha)
 
 
 def forest_in_degrees(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int) -> np.ndarray:
@@ -176,7 +176,7 @@ def _init_worker(snapshot_path: str) -> None:
     _WORKER["ctx"] = SamplingContext(Snapshot.open(snapshot_path))
 
 
-def _run_unit(config: AlphaConfig, task: str, alpha: float, start: int, stop: int, ctx: SamplingContext | None = None) -> list[np.ndarray]:
+def _run_unit(config: AlphaConfig, task: Task, alpha: float, start: int, stop: int, ctx: SamplingContext | None = None) -> list[np.ndarray]:
     ctx = ctx if ctx is not None else _WORKER["ctx"]
     seed = task_seed(config.seed, task)
     return [forest_in_degrees(ctx, example_spec(config, task, i, alpha), seed, i) for i in range(start, stop)]
@@ -209,7 +209,7 @@ def _stack(hists: Sequence[np.ndarray]) -> np.ndarray:
     return out
 
 
-def _grow_units(snapshot: Snapshot, config: AlphaConfig, units: list[tuple[str, float, int, int]],
+def _grow_units(snapshot: Snapshot, config: AlphaConfig, units: list[tuple[Task, float, int, int]],
                 results: dict[tuple[str, float, int], list[np.ndarray]], ctx: SamplingContext | None, progress: Progress) -> None:
     """Run every unit (task, α, first and end example) here or in ``config.workers`` processes."""
     if config.workers == 1:

@@ -67,8 +67,8 @@ VARIABLES = ("depth", "component_size", "context_length", "distractor", "task", 
 #: Variables that belong to the run (the model's settings), not to the example.
 RUN_VARIABLES = frozenset({"reasoning_effort"})
 _MAX_LEVELS = 25  # a varied variable has a handful of values; a randomly drawn size has ~150
-_TASK_ORDER = {t: i for i, t in enumerate(TASKS)}
-_EFFORT_ORDER = {e: i for i, e in enumerate(EFFORTS)}
+_TASK_ORDER: dict[str, int] = {t: i for i, t in enumerate(TASKS)}
+_EFFORT_ORDER: dict[str, int] = {e: i for i, e in enumerate(EFFORTS)}
 TASK_LABELS = {"yesno": "YES/NO", "mc": "Multiple choice", "count": "Counting"}
 VARIABLE_TITLES = {
     "depth": "Question depth k",

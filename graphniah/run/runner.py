@@ -635,7 +635,12 @@ def run_suite(
         suite = suite or src.stem
         source = str(src)
     else:
-        refs = list(examples) if all(isinstance(e, ExampleRef) for e in examples) else refs_of(examples)  # type: ignore[arg-type]
+        given: list[Example | ExampleRef] = list(examples)
+        prepared = [e for e in given if isinstance(e, ExampleRef)]
+        plain = [e for e in given if isinstance(e, Example)]
+        if prepared and plain:
+            raise GraphNIAHError("examples given in memory must be all Example records or all prepared ExampleRefs")
+        refs = prepared or refs_of(plain)
         if suite is None:
             raise GraphNIAHError("a suite name is needed when examples are given in memory")
         source = examples_source or "in-memory examples"

@@ -1,4 +1,4 @@
-r"""Exact context packing under several tokenizers at once (the paper's appendix A.2.4, DESIGN §5).
+r"""Exact context packing under several tokenizers at once (the paper's appendix A.2.4, docs/architecture.md).
 
 The rule, in this project's words. A prompt of target length L must have at most L tokens under
 *every* tokenizer, counting the whole chat: fixed messages (system), the user message (question,

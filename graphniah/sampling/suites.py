@@ -46,8 +46,10 @@ from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, mode
 from graphniah import __version__
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASKS, Format, Frozen, Task, add_version
+from graphniah.ingest.snapshot import Snapshot
+from graphniah.io import atomic_write_text, canonical_json, sha256_bytes, write_json
 from graphniah.progress import NO_PROGRESS, Progress, step
-from graphniah.seeds import Stream, generator, suite_key
+from graphniah.resources import resource_dir
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 from graphniah.sampling.examples.records import Recipe, parse_example
 from graphniah.sampling.examples.sample import (
@@ -58,9 +60,7 @@ from graphniah.sampling.examples.sample import (
     build_example,
     spec_of,
 )
-from graphniah.io import atomic_write_text, canonical_json, sha256_bytes, write_json
-from graphniah.ingest.snapshot import Snapshot
-from graphniah.resources import resource_dir
+from graphniah.seeds import Stream, generator, suite_key
 
 SUITES_ENV = "GRAPHNIAH_SUITES"
 
@@ -83,7 +83,7 @@ class SizeRange(Frozen):
 class Draw(Frozen):
     """How the variables a suite does not vary are drawn (defaults: the paper's §4.1)."""
 
-    task: tuple[Task, ...] = TASKS  # type: ignore[assignment]
+    task: tuple[Task, ...] = TASKS
     depth: tuple[int, ...] = (4, 8, 16, 32)
     component_size: SizeRange = SizeRange(min=100, max=250)
     distractor: tuple[str, ...] = ("code", "essays", "books", "wikipedia", "disjoint-component")
@@ -162,7 +162,8 @@ class SuiteSpec(Frozen):
         return (None,) if self.same_examples else self.values
 
     def to_json(self) -> dict[str, Any]:
-        return json.loads(self.model_dump_json())
+        out: dict[str, Any] = json.loads(self.model_dump_json())
+        return out
 
 
 class SuiteManifestExample(Frozen):
@@ -176,7 +177,7 @@ class SuiteManifestExample(Frozen):
 
     @model_serializer(mode="wrap")
     def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        out = handler(self)
+        out: dict[str, Any] = handler(self)
         if self.reused_from is None:
             del out["reused_from"]
         return out
@@ -386,7 +387,7 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused
         rng = generator(Stream.SUITE, seed, name_key, vi)
         rows: list[dict[str, Any]] = []
         for _ in range(n):
-            row = {
+            row: dict[str, Any] = {
                 "task": d.task[int(rng.integers(len(d.task)))],
                 "depth": d.depth[int(rng.integers(len(d.depth)))],
                 "component_size": int(rng.integers(d.component_size.min, d.component_size.max + 1)),
@@ -399,7 +400,7 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused
                 row[suite.vary] = value
             rows.append(row)
         labels = balanced_labels([r["task"] for r in rows], rng)
-        for row, label in zip(rows, labels):
+        for row, label in zip(rows, labels, strict=True):
             spec = ExampleSpec(
                 task=row["task"],
                 depth=int(row["depth"]),
@@ -530,12 +531,12 @@ def build_suite(
     prompts_hash = prompt_set.hash
     keys = [_item_key(it, seed, snapshot.content_hash, prompts_hash) for it in items]
     reused = sum(k in done for k in keys)
-    todo = [(k, it) for k, it in zip(keys, items) if k not in done and it.reused is None]
+    todo = [(k, it) for k, it in zip(keys, items, strict=True) if k not in done and it.reused is None]
     with step(progress, len(items), f"building {suite.name}"):
         progress.advance(len(items) - len(todo))
         _build_missing(todo, partial, done, snapshot, seed, workers, prompt_set, progress)
     copied = {r.id: r.line for r in taken.examples} if taken is not None else {}
-    lines = [copied[it.reused] if it.reused is not None else done[k] for k, it in zip(keys, items)]
+    lines = [copied[it.reused] if it.reused is not None else done[k] for k, it in zip(keys, items, strict=True)]
     examples = [parse_example(line, f"{examples_path} (line {i})") for i, line in enumerate(lines, 1)]
     # The lines as they are: a reused example is the other suite's line byte for byte.
     atomic_write_text(examples_path, "".join(line + "\n" for line in lines))
@@ -547,11 +548,11 @@ def build_suite(
         snapshot_hash=snapshot.content_hash,
         synthetic=snapshot.manifest.synthetic,
         version=__version__,
-        created_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         examples=tuple(
             SuiteManifestExample(id=ex.id, index=it.index, value=it.value, recipe=ex.recipe,
                                  reused_from=taken.name if taken is not None and it.reused is not None else None)
-            for ex, it in zip(examples, items)
+            for ex, it in zip(examples, items, strict=True)
         ),
         reuse=taken.record(suite.reuse) if taken is not None and suite.reuse is not None else None,
     )

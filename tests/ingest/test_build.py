@@ -29,7 +29,7 @@ CUTOFF = dt.date(2026, 4, 1)
 
 
 def quirky_release(root: Path, release_id: str = "2026-10-06", *, shards: int = 3) -> Path:
-    """A release with every quirk DESIGN.md §1 names, in both record formats."""
+    """A release with every S2AG quirk docs/architecture.md lists, in both record formats."""
     papers = [
         paper(10, "Graph search in long contexts", arxiv="2604.00010", doi="10.1/ten", venue="NeurIPS", journal="J Ten"),
         paper(11, "  Padded   title\t", date="2026-04-01", journal="Journal of Eleven"),  # on the cutoff day

@@ -1,6 +1,6 @@
 """Write a set of consecutive synthetic S2AG releases and the diffs between them.
 
-Layout (the shared contract, see DESIGN.md / the ingest stage)::
+Layout (the shared contract, see docs/architecture.md and the ingest stage)::
 
     <out>/releases/<release_id>/release.json
     <out>/releases/<release_id>/<dataset>/part-NNNNN.jsonl.gz

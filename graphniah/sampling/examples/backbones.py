@@ -1,7 +1,7 @@
 """Drawing the backbone paths of one example from a path pool.
 
 The components of an example need pairwise *compatible* paths: no shared paper, no shared
-(normalised) title, and no citation edge between two of them (DESIGN.md §4). The paper draws them
+(normalised) title, and no citation edge between two of them (docs/architecture.md). The paper draws them
 uniformly from the pool; we do the same — uniform over ordered tuples of distinct compatible
 paths — by rejection, but test candidates against a precomputed ``conflict`` matrix instead of the
 graph, so that even a pool where one tuple in a thousand is compatible costs milliseconds:

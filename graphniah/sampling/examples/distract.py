@@ -1,4 +1,4 @@
-"""Drawing distractors, one at a time, for each kind (paper §3.2 step 4, appendix A.2.4; DESIGN §5).
+"""Drawing distractors, one at a time, for each kind (paper §3.2 step 4, appendix A.2.4; docs/architecture.md).
 
 Each kind is a :class:`graphniah.sampling.packing.DistractorSource` that the packer asks for one distractor
 after another, passing the example's generator:

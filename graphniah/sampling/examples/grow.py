@@ -1,7 +1,7 @@
 """Growing the components of one example: backbone paths plus preferential attachment.
 
-Every component of an example starts from a pooled path ``p_1 … p_{3k-2}`` (the backbone, DESIGN.md
-§4 and the paper's appendix A.2.2) and then receives one new leaf at a time until it has the
+Every component of an example starts from a pooled path ``p_1 … p_{3k-2}`` (the backbone, docs/architecture.md
+and the paper's appendix A.2.2) and then receives one new leaf at a time until it has the
 example's component size. All components grow in one loop (appendix A.2.3): at each step a paper
 ``v`` is chosen among the *eligible* papers of all components — its component is not full yet and
 ``v`` still has neighbours it has not tried — with weight ``α`` if ``v`` has no children yet and
