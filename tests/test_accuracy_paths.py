@@ -7,8 +7,10 @@ ok), records whose stored ``correct`` disagrees with their text, examples with t
 that disagree, an example that only failed, and a second settings hash in the same journal.
 
 Each path is one entry of ``PATHS``: a function from the written suite to
-``{settings_hash: {task | "all": (n, accuracy %)}}``. Adding a path (the dataset export, the
-inspect_ai scorer) is one more entry.
+``{settings_hash: {task | "all": (n, accuracy %)}}``; adding a path is one more entry. The paths:
+``graphniah score``, the demo table, ``graphniah report``, the report notebook, ``graphniah report
+--dataset`` on the exported dataset, the inspect_ai task's scorer and metric, and the viewer's index.
+The examples are real (sampled from a demo snapshot) so that ``graphniah export`` accepts them.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ import pytest
 
 from graphniah.run.journal import Journal, RunRecord
 from graphniah.sampling.examples.records import Example, write_examples
-from tests.report.synthetic import make_example
 
 MODEL, SUITE = "m", "s"
 H1, H2 = "1" * 64, "2" * 64
@@ -35,6 +36,7 @@ Accuracies = dict[str, dict[str, tuple[int, float]]]
 class Written:
     root: Path
     examples: list[Example]
+    snapshots: Path  # where the examples' snapshot lives (the export re-solves them from it)
 
     @property
     def runs(self) -> Path:
@@ -43,6 +45,10 @@ class Written:
     @property
     def examples_root(self) -> Path:
         return self.root / "examples"
+
+    @property
+    def dataset(self) -> Path:
+        return self.root / "dataset"
 
 
 def _rec(ex: Example, status: str, text: str | None = None, *, h: str = H1, stored: bool | None = None) -> RunRecord:
@@ -55,37 +61,56 @@ def _ans(x: str) -> str:
     return f"Thinking it over.\n\\answer{{{x}}}"
 
 
+def _wrong(ex: Example) -> str:
+    """An answer to ``ex`` that is well-formed and wrong."""
+    if ex.task == "yesno":
+        return "NO" if ex.answer == "YES" else "YES"
+    if ex.task == "mc":
+        return next(x for x in "ABCDE" if x != ex.answer)
+    return str(int(ex.answer) + 1)
+
+
 @pytest.fixture(scope="module")
 def written(tmp_path_factory) -> Written:
+    """Real examples (the run tests' demo suite, sampled from a real snapshot, so the dataset export's
+    text-only check passes), with the journal's responses written against each example's own answer."""
+    from graphniah.dataset import export_suite
+    from tests.run.helpers import demo_suite
+
+    suite = demo_suite(tmp_path_factory)
+    by_task = {t: [e for e in suite.examples if e.task == t] for t in TASKS}
+    y, m, c = by_task["yesno"][:4], by_task["mc"][:4], by_task["count"][:4]
+    assert len(y) == len(m) == len(c) == 4
     root = tmp_path_factory.mktemp("one-accuracy")
-    y = [make_example("yesno", 4, 100 + i, lab, seed=0, index=i) for i, lab in enumerate(("YES", "NO", "YES", "NO"))]
-    m = [make_example("mc", 4, 110 + i, lab, seed=0, index=10 + i) for i, lab in enumerate("ABCD")]
-    c = [make_example("count", 4, 120 + i, str(119 + i), seed=0, index=20 + i) for i in range(4)]
     write_examples(root / "examples" / f"{SUITE}.jsonl", [*y, *m, *c])
     records = [
         # YES/NO: 2 of 4 right by the rule
-        _rec(y[0], "failed"), _rec(y[0], "ok", _ans("YES"), stored=True),  # retried: counts, right
-        _rec(y[1], "ok", _ans("YES"), stored=True),  # stored correct disagrees with the text: wrong
-        _rec(y[2], "ok", _ans("YES"), stored=True), _rec(y[2], "ok", _ans("NO"), stored=False),  # last ok: wrong
-        _rec(y[3], "ok", _ans("\\textbf{no}."), stored=False),  # an older rule said wrong; today's says right
+        _rec(y[0], "failed"), _rec(y[0], "ok", _ans(y[0].answer), stored=True),  # retried: counts, right
+        _rec(y[1], "ok", _ans(_wrong(y[1])), stored=True),  # stored correct disagrees with the text: wrong
+        _rec(y[2], "ok", _ans(y[2].answer), stored=True), _rec(y[2], "ok", _ans(_wrong(y[2])), stored=False),  # last ok: wrong
+        # an older rule said wrong; today's (case and markup normalised) says right
+        _rec(y[3], "ok", _ans(f"\\textbf{{{y[3].answer.lower()}}}."), stored=False),
         # multiple choice: 2 of 3 answered (one example only failed)
-        _rec(m[0], "ok", _ans("(A)"), stored=True),
+        _rec(m[0], "ok", _ans(f"({m[0].answer})"), stored=True),
         _rec(m[1], "failed"), _rec(m[1], "failed"),  # never answered: failed, not in the accuracy
-        _rec(m[2], "ok", _ans("A"), stored=False), _rec(m[2], "ok", _ans("C"), stored=True),  # last ok: right
+        _rec(m[2], "ok", _ans(_wrong(m[2])), stored=False), _rec(m[2], "ok", _ans(m[2].answer), stored=True),  # last ok: right
         _rec(m[3], "ok", "I cannot tell.", stored=True),  # no answer block: wrong
         _rec(m[0], "failed"),  # a later failure does not undo an answer
         # counting: 2 of 4
-        _rec(c[0], "ok", _ans("119"), stored=True),
-        _rec(c[1], "ok", _ans("about 120"), stored=True),  # not a number: wrong
-        _rec(c[2], "failed"), _rec(c[2], "ok", _ans("1,21") + " then " + _ans("121"), stored=False),  # right
-        _rec(c[3], "ok", _ans("100"), stored=True),
+        _rec(c[0], "ok", _ans(c[0].answer), stored=True),
+        _rec(c[1], "ok", _ans(f"about {c[1].answer}"), stored=True),  # not a number: wrong
+        _rec(c[2], "failed"),
+        _rec(c[2], "ok", _ans(f"{c[2].answer},1") + " then " + _ans(c[2].answer), stored=False),  # last block: right
+        _rec(c[3], "ok", _ans(_wrong(c[3])), stored=True),
         # a second settings hash of the same model in the same journal: its own run
-        _rec(y[0], "ok", _ans("NO"), h=H2, stored=True), _rec(y[1], "ok", _ans("NO"), h=H2),
-        _rec(c[0], "ok", _ans("119"), h=H2), _rec(m[0], "failed", h=H2),
+        _rec(y[0], "ok", _ans(_wrong(y[0])), h=H2, stored=True), _rec(y[1], "ok", _ans(y[1].answer), h=H2),
+        _rec(c[0], "ok", _ans(c[0].answer), h=H2), _rec(m[0], "failed", h=H2),
     ]
     with Journal(root / "runs" / SUITE / f"{MODEL}.jsonl") as j:
         j.append(records)
-    return Written(root, [*y, *m, *c])
+    # the dataset a colleague receives: the same examples, exported (each re-solved from its text)
+    export_suite(root / "examples" / f"{SUITE}.jsonl", root / "dataset", suite=SUITE, snapshots_root=suite.snapshots, workers=0)
+    return Written(root, [*y, *m, *c], suite.snapshots)
 
 
 EXPECTED: Accuracies = {
@@ -185,11 +210,106 @@ def _notebook(w: Written, monkeypatch: pytest.MonkeyPatch) -> Accuracies:
     return out
 
 
+def _hash_of(label: str) -> str:
+    """The settings hash a report/viewer run label names (``m [11111111]``: two runs of one model)."""
+    return next(h for h in (H1, H2) if f"[{h[:8]}]" in label)
+
+
+def _dataset(w: Written) -> Accuracies:
+    """A colleague with only the exported dataset: ``graphniah report --dataset DIR --runs RUNS``, then
+    the report's own ``cells.csv`` (``k``/``n`` per run and column: no rounding to parse back)."""
+    import csv
+
+    from typer.testing import CliRunner
+
+    from graphniah.cli import app
+
+    out = w.root / "dataset-report"
+    res = CliRunner().invoke(app, ["report", "--dataset", str(w.dataset), "--runs", str(w.runs), "--out", str(out),
+                                   "--by", "task", "--no-figures", "--no-html"], env={"COLUMNS": "250"})
+    assert res.exit_code == 0, res.output
+    got: Accuracies = {H1: {}, H2: {}}
+    with open(out / "cells.csv", newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            if row["table"] == "accuracy" and row["column"] in _COLUMN and row["n"] and int(row["n"]):
+                got[_hash_of(row["row"])][_COLUMN[row["column"]]] = (int(row["n"]), 100 * int(row["k"]) / int(row["n"]))
+    return got
+
+
+def _inspect_scorer(w: Written) -> Accuracies:
+    """The inspect_ai task's scorer and metrics (``graphniah.integrations.inspect``) on each counted answer.
+
+    The samples are the task's own (``dataset_samples`` over the exported folder); each becomes the
+    ``TaskState`` inspect hands a scorer after ``generate()``, its output the counted record's response
+    text. An example whose counted record failed has no reply: inspect records such a sample as an
+    error and leaves it out of the metrics (``fail_on_error=False``; by default the whole eval fails),
+    so it gets no state here either, matching the rule that failures are counted apart.
+    """
+    import asyncio
+
+    from inspect_ai.model import ModelName, ModelOutput
+    from inspect_ai.scorer import SampleScore, Target
+    from inspect_ai.solver import TaskState
+
+    from graphniah.integrations.inspect import dataset_samples, graphniah_scorer, task_accuracy
+    from graphniah.run.journal import read_journal
+    from graphniah.scoring import counted_records, split_runs
+
+    samples = {s.id: s for s in dataset_samples(str(w.dataset))}
+    assert set(samples) == {e.id for e in w.examples}
+    score = graphniah_scorer()
+    out: Accuracies = {}
+    for (_, h), recs in split_runs(read_journal(w.runs / SUITE / f"{MODEL}.jsonl")).items():
+        scores = []
+        for eid, r in counted_records(recs).items():
+            if r.status != "ok":
+                continue
+            s = samples[eid]
+            state = TaskState(ModelName(f"mockllm/{MODEL}"), s.id, 1, s.input, list(s.input), target=Target(s.target),
+                              output=ModelOutput.from_content(f"mockllm/{MODEL}", r.response or ""), metadata=s.metadata)
+            scores.append(SampleScore(score=asyncio.run(score(state, Target(s.target))), sample_id=s.id,
+                                      sample_metadata=s.metadata))
+        metrics = task_accuracy(scores)
+        n = {"all": len(scores)} | {t: sum(sc.sample_metadata["task"] == t for sc in scores) for t in TASKS}
+        out[h] = {k: (n[k], 100 * metrics[k]) for k in ("all", *TASKS) if k in metrics}
+    return out
+
+
+def _viewer(w: Written) -> Accuracies:
+    """``graphniah view``: the index's rows (``outcomes``: one c/w/f/- per run) aggregated as ``view.js``
+    does: accuracy = correct / (correct + wrong), failed and not-run apart."""
+    import json
+
+    from graphniah.view.site import build_viewer
+
+    files = build_viewer(w.examples_root / f"{SUITE}.jsonl", w.root / "viewer", runs=w.runs / SUITE, snapshots=w.snapshots)
+    text = (files.out / "data.js").read_text(encoding="utf-8")
+    prefix = "GraphNIAHView.index("
+    assert text.startswith(prefix) and text.rstrip().endswith(");")
+    index = json.loads(text[len(prefix):text.rstrip().rindex(")")])
+    col = {name: i for i, name in enumerate(index["columns"])}
+    out: Accuracies = {}
+    for i, run in enumerate(index["runs"]):
+        kn: dict[str, list[int]] = {}
+        for row in index["rows"]:
+            code = row[col["outcomes"]][i]
+            if code in "cw":
+                for key in (row[col["task"]], "all"):
+                    k_n = kn.setdefault(key, [0, 0])
+                    k_n[0] += code == "c"
+                    k_n[1] += 1
+        out[run["settings_hash"]] = {key: (n, 100 * k / n) for key, (k, n) in kn.items()}
+    return out
+
+
 PATHS: dict[str, Callable[..., Accuracies]] = {
     "graphniah score": _score_cli,
     "demo table": _demo_table,
     "graphniah report": _report,
     "notebook analysis/report.py": _notebook,
+    "graphniah report --dataset (exported dataset)": _dataset,
+    "inspect_ai scorer": _inspect_scorer,
+    "graphniah view index": _viewer,
 }
 
 
@@ -204,3 +324,22 @@ def test_every_path_gives_the_one_accuracy(name, written, monkeypatch):
             assert got[h][key][0] == n, (name, h, key)
             # the printed paths round to one or two decimals
             assert got[h][key][1] == pytest.approx(pct, abs=0.051), (name, h, key)
+
+
+def test_inspect_score_on_error_would_count_a_failure_as_wrong(written):
+    """The one place the rule can diverge, stated: inspect leaves errored samples out of its metrics
+    by default (as the rule does), but ``inspect eval --score-on-error`` scores them, and a sample
+    with no reply scores INCORRECT, so the multiple-choice accuracy of the first run would read 2/4,
+    not the rule's 2/3. The task's docs should tell users not to pass that flag."""
+    import asyncio
+
+    from inspect_ai.model import ModelName
+    from inspect_ai.scorer import INCORRECT, Target
+    from inspect_ai.solver import TaskState
+
+    from graphniah.integrations.inspect import dataset_samples, graphniah_scorer
+
+    failed = written.examples[5]  # m[1]: only failed records
+    s = next(x for x in dataset_samples(str(written.dataset), task="mc") if x.id == failed.id)
+    state = TaskState(ModelName(f"mockllm/{MODEL}"), s.id, 1, s.input, list(s.input), target=Target(s.target), metadata=s.metadata)
+    assert asyncio.run(graphniah_scorer()(state, Target(s.target))).value == INCORRECT
