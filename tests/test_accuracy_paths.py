@@ -9,7 +9,8 @@ that disagree, an example that only failed, and a second settings hash in the sa
 Each path is one entry of ``PATHS``: a function from the written suite to
 ``{settings_hash: {task | "all": (n, accuracy %)}}``; adding a path is one more entry. The paths:
 ``graphniah score``, the demo table, ``graphniah report``, the report notebook, ``graphniah report
---dataset`` on the exported dataset, the inspect_ai task's scorer and metric, and the viewer's index.
+--dataset`` on the exported dataset, the inspect_ai task's scorer and metric (called directly, and in
+``inspect_ai.eval`` with ``mockllm`` replaying the counted responses), and the viewer's index.
 The examples are real (sampled from a demo snapshot) so that ``graphniah export`` accepts them.
 """
 
@@ -275,6 +276,50 @@ def _inspect_scorer(w: Written) -> Accuracies:
     return out
 
 
+def _inspect_eval(w: Written) -> Accuracies:
+    """``inspect eval graphniah/graphniah`` itself: the task over the exported folder, run by inspect's
+    eval loop with its ``mockllm`` model answering each sample with the run's counted response (found
+    by the prompt's text). An example whose counted record failed, or that the run never answered,
+    makes the model call raise: inspect records a sample error and, with ``fail_on_error=False``,
+    leaves the sample out of the metrics, which is the rule's treatment of failures."""
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    from graphniah.integrations.inspect import graphniah as graphniah_task
+    from graphniah.run.journal import read_journal
+    from graphniah.sampling.tokenizers import load_tokenizer
+    from graphniah.scoring import counted_records, split_runs
+
+    tok = load_tokenizer("o200k_base")
+    prompt_of = {e.id: e.messages[-1].content for e in w.examples}
+    out: Accuracies = {}
+    for (_, h), recs in split_runs(read_journal(w.runs / SUITE / f"{MODEL}.jsonl")).items():
+        reply = {prompt_of[eid]: r.response or "" for eid, r in counted_records(recs).items() if r.status == "ok"}
+
+        def answer(messages, tools, tool_choice, config, reply=reply):  # mockllm's per-call output
+            text = messages[-1].text
+            if text not in reply:
+                raise RuntimeError("the run has no answer to this example (failed or not run)")
+            out = ModelOutput.from_content("mockllm/model", reply[text])
+            # given usage, mockllm does not count tokens itself with tiktoken, which would download the
+            # encoding; the project's local o200k_base counts them instead (the same encoding)
+            n_in, n_out = sum(tok.count(m.text) for m in messages), tok.count(reply[text])
+            out.usage = ModelUsage(input_tokens=n_in, output_tokens=n_out, total_tokens=n_in + n_out)
+            return out
+
+        [log] = inspect_eval(graphniah_task(dataset=str(w.dataset)), model=get_model("mockllm/model", custom_outputs=answer),
+                             fail_on_error=False, log_dir=str(w.root / "inspect-logs" / h[:8]), display="none",
+                             log_format="json", max_samples=2)
+        assert log.results is not None and log.samples is not None
+        [ev] = log.results.scores
+        metrics = {k: m.value for k, m in ev.metrics.items()}
+        answered = [s for s in log.samples if s.error is None]
+        assert len(answered) == len(reply) and metrics["accuracy"] == pytest.approx(metrics["all"])
+        n = {"all": len(answered)} | {t: sum(s.metadata["task"] == t for s in answered) for t in TASKS}
+        out[h] = {k: (n[k], 100 * metrics[k]) for k in ("all", *TASKS) if k in metrics}
+    return out
+
+
 def _viewer(w: Written) -> Accuracies:
     """``graphniah view``: the index's rows (``outcomes``: one c/w/f/- per run) aggregated as ``view.js``
     does: accuracy = correct / (correct + wrong), failed and not-run apart."""
@@ -309,6 +354,7 @@ PATHS: dict[str, Callable[..., Accuracies]] = {
     "notebook analysis/report.py": _notebook,
     "graphniah report --dataset (exported dataset)": _dataset,
     "inspect_ai scorer": _inspect_scorer,
+    "inspect eval (mockllm)": _inspect_eval,
     "graphniah view index": _viewer,
 }
 
