@@ -37,7 +37,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -190,6 +190,29 @@ def split_runs(records: Iterable[R]) -> dict[RunKey, list[R]]:
     out: dict[RunKey, list[R]] = {}
     for r in records:
         out.setdefault((r.model, r.settings_hash), []).append(r)
+    return out
+
+
+def run_labels(keys: Sequence[RunKey], efforts: Mapping[RunKey, str | None]) -> list[str]:
+    """THE rule for naming runs (the report's rows and the viewer's links use it, so they match).
+
+    A run is labelled by its model; a model with several runs qualifies each by its reasoning
+    effort (``default`` when it has none) when those differ between all its runs, else by the
+    first 8 hex digits of its settings hash. ``keys`` are distinct, so the labels are too unless
+    two settings hashes share their first 8 digits.
+    """
+    per_model: dict[str, list[RunKey]] = {}
+    for key in keys:
+        per_model.setdefault(key[0], []).append(key)
+    out = []
+    for model, h in keys:
+        siblings = per_model[model]
+        if len(siblings) == 1:
+            out.append(model)
+        elif len({efforts[s] for s in siblings}) == len(siblings):
+            out.append(f"{model} ({efforts[(model, h)] or 'default'})")
+        else:
+            out.append(f"{model} [{h[:8]}]")
     return out
 
 

@@ -89,6 +89,20 @@ def design(example: Example) -> tuple[int | None, str]:
     return (None if length is None else int(length)), str(params.get("distractor") or NO_DISTRACTOR)
 
 
+def design_fields(example: Example) -> dict[str, Any]:
+    """The design variables of an example by name: task, depth, component size, context length,
+    distractor and none option (a dataset row's columns and an inspect sample's metadata)."""
+    length, distractor = design(example)
+    return {
+        "task": example.task,
+        "depth": example.depth,
+        "component_size": example.component_size,
+        "context_length": length,
+        "distractor": distractor,
+        "none_option": example.none_option,
+    }
+
+
 def example_to_row(example: Example, suite_index: int) -> dict[str, Any]:
     """The Parquet row of an example (see the module docstring for why it round-trips)."""
     counts = example.token_counts
@@ -97,16 +111,10 @@ def example_to_row(example: Example, suite_index: int) -> dict[str, Any]:
             f"example {example.id}: token counts for {', '.join(counts)}; a dataset stores exactly "
             f"{', '.join(TOKEN_COUNT_NAMES)} in that order"
         )
-    length, distractor = design(example)
     return {
         "id": example.id,
         "suite_index": suite_index,
-        "task": example.task,
-        "depth": example.depth,
-        "component_size": example.component_size,
-        "context_length": length,
-        "distractor": distractor,
-        "none_option": example.none_option,
+        **design_fields(example),
         "messages": [{"role": m.role, "content": m.content} for m in example.messages],
         "answer": example.answer,
         "options": list(example.options),

@@ -33,7 +33,7 @@ from inspect_ai.scorer import CORRECT, INCORRECT, Metric, SampleScore, Score, Sc
 from inspect_ai.solver import TaskState, generate
 
 from graphniah.dataset import iter_dataset_examples, open_dataset
-from graphniah.dataset.schema import design
+from graphniah.dataset.schema import design_fields
 from graphniah.errors import GraphNIAHError
 from graphniah.sampling.examples.prompts import TASKS
 from graphniah.sampling.examples.records import Example
@@ -45,21 +45,12 @@ _MESSAGE_TYPES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assista
 
 def example_sample(example: Example) -> Sample:
     """The inspect sample of one example: its messages, its answer as target, its design as metadata."""
-    length, distractor = design(example)
     messages: list[ChatMessage] = [_MESSAGE_TYPES[m.role](content=m.content) for m in example.messages]
     return Sample(
         input=messages,
         target=example.answer,
         id=example.id,
-        metadata={
-            "task": example.task,
-            "depth": example.depth,
-            "component_size": example.component_size,
-            "context_length": length,
-            "distractor": distractor,
-            "none_option": example.none_option,
-            "snapshot_hash": example.recipe.snapshot_hash,
-        },
+        metadata={**design_fields(example), "snapshot_hash": example.recipe.snapshot_hash},
     )
 
 
@@ -88,12 +79,11 @@ def dataset_samples(
             "context_length": _int_or_none("context_length", context_length)}
     samples = []
     for ex in iter_dataset_examples(open_dataset(dataset)):
-        length, kind = design(ex)
-        if task is not None and ex.task != task:
+        got = design_fields(ex)
+        if task is not None and got["task"] != task:
             continue
-        if distractor is not None and kind != distractor:
+        if distractor is not None and got["distractor"] != distractor:
             continue
-        got = {"depth": ex.depth, "component_size": ex.component_size, "context_length": length}
         if any(v is not None and got[k] != v for k, v in want.items()):
             continue
         samples.append(example_sample(ex))

@@ -41,7 +41,7 @@ from graphniah.formats import EFFORTS, TASKS
 from graphniah.io import canonical_json, sha256_bytes
 from graphniah.run.journal import RunRecord, read_journal, read_run_settings
 from graphniah.sampling.examples.records import Example, enumerate_examples
-from graphniah.scoring import Scored, counted_records, score_record, split_runs
+from graphniah.scoring import Scored, counted_records, run_labels, score_record, split_runs
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -434,22 +434,11 @@ def load_suite(
     if variable not in VARIABLES:
         raise GraphNIAHError(f"unknown varied variable {variable!r} ({source}); choose one of {', '.join(VARIABLES)}")
 
-    # Run labels: the model name, qualified by effort or settings hash when a model has several.
     runs: list[RunInfo] = []
-    per_model: dict[str, list[tuple[str, str]]] = {}
-    for run_key in order:
-        per_model.setdefault(run_key[0], []).append(run_key)
     run_index: dict[tuple[str, str], int] = {}
-    for run_key in order:
+    for run_key, label in zip(order, run_labels(order, effort_of_run), strict=True):
         model, h = run_key
         eff = effort_of_run[run_key]
-        siblings = per_model[model]
-        if len(siblings) == 1:
-            label = model
-        elif len({effort_of_run[s] for s in siblings}) == len(siblings):
-            label = f"{model} ({eff or 'default'})"
-        else:
-            label = f"{model} [{h[:8]}]"
         answered_ids = {k[2] for k in final if k[:2] == run_key}
         run_index[run_key] = len(runs)
         runs.append(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,11 +18,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from graphniah.dataset.schema import design
 from graphniah.errors import GraphNIAHError
 from graphniah.ingest.snapshot import find_snapshot_by_hash
 from graphniah.run.journal import RunRecord, read_journal
 from graphniah.sampling.examples.records import Example, PaperMeta, papers_from_table
-from graphniah.scoring import counted_records, score_record, split_runs
+from graphniah.scoring import counted_records, run_labels, score_record, split_runs
 
 __all__ = ["Answer", "Outcome", "PaperLookup", "RunView", "example_facts", "load_answers", "outcome_of"]
 
@@ -94,20 +95,6 @@ def _answer(r: RunRecord) -> Answer:
     )
 
 
-def _labels(keys: Sequence[tuple[str, str]], efforts: Mapping[tuple[str, str], str | None]) -> list[str]:
-    """The report's run labels: the model, qualified by effort or settings hash when it has several runs."""
-    out = []
-    for model, h in keys:
-        siblings = [k for k in keys if k[0] == model]
-        if len(siblings) == 1:
-            out.append(model)
-        elif len({efforts[s] for s in siblings}) == len(siblings):
-            out.append(f"{model} ({efforts[(model, h)] or 'default'})")
-        else:
-            out.append(f"{model} [{h[:8]}]")
-    return out
-
-
 def load_answers(runs_dir: str | os.PathLike[str] | None) -> tuple[tuple[RunView, ...], dict[tuple[str, int], Answer]]:
     """Every run in ``runs_dir/*.jsonl`` and its counted answer per example: ``{(example id, run index): Answer}``."""
     if runs_dir is None:
@@ -126,21 +113,21 @@ def load_answers(runs_dir: str | os.PathLike[str] | None) -> tuple[tuple[RunView
                 records[key] = []
             records[key].extend(recs)
     efforts = {k: next((r.reasoning_effort for r in records[k] if r.reasoning_effort), None) for k in keys}
-    runs = tuple(RunView(label, k[0], k[1], journal_of[k]) for label, k in zip(_labels(keys, efforts), keys, strict=True))
+    runs = tuple(RunView(label, k[0], k[1], journal_of[k]) for label, k in zip(run_labels(keys, efforts), keys, strict=True))
     answers = {(eid, i): _answer(r) for i, k in enumerate(keys) for eid, r in counted_records(records[k]).items()}
     return runs, answers
 
 
 def example_facts(example: Example) -> dict[str, object]:
-    """The design variables the index filters on (context length and distractor live in the recipe)."""
-    params = example.recipe.params
-    length = params.get("context_length")
+    """The design variables the index filters on (context length and distractor live in the recipe,
+    read by :func:`graphniah.dataset.schema.design`, the one reader of them)."""
+    length, distractor = design(example)
     return {
         "task": example.task,
         "depth": example.depth,
         "component_size": example.component_size,
-        "context_length": None if length is None else int(length),
-        "distractor": str(params.get("distractor") or "none"),
+        "context_length": length,
+        "distractor": distractor,
         "label": example.answer,
     }
 
