@@ -303,14 +303,13 @@ class ExportResult:
 
 def snapshot_infos(hashes: set[str], snapshots_root: str | os.PathLike[str]) -> tuple[SnapshotInfo, ...]:
     """Release id, cutoff and synthetic flag of each snapshot the examples come from."""
-    from graphniah.ingest.snapshot import Snapshot, find_snapshot_by_hash
+    from graphniah.ingest.snapshot import snapshot_at_or_under
 
     root = Path(snapshots_root)
     out = []
     for h in sorted(hashes):
         try:
-            direct = (root / "manifest.json").is_file() and Snapshot(root).content_hash == h
-            snap = Snapshot(root) if direct else find_snapshot_by_hash(root, h)
+            snap = snapshot_at_or_under(root, h)
         except GraphNIAHError as err:
             raise GraphNIAHError(f"cannot describe the snapshot of the examples: {err} "
                                  "(the card records its release and cutoff; pass --snapshots with the folder holding it)") from None

@@ -159,6 +159,15 @@ def find_snapshot_by_hash(root: str | Path, snapshot_hash: str) -> Snapshot:
     raise GraphNIAHError(f"no snapshot with hash {snapshot_hash[:12]} under {root}/")
 
 
+def snapshot_at_or_under(root: str | Path, snapshot_hash: str) -> Snapshot:
+    """The snapshot with ``snapshot_hash``: ``root`` itself when it is that snapshot's folder (what a
+    user passes as ``--snapshots`` for one snapshot), else the one under it (:func:`find_snapshot_by_hash`)."""
+    root = Path(root)
+    if (root / MANIFEST_FILE).is_file() and Snapshot(root).content_hash == snapshot_hash:
+        return Snapshot(root)
+    return find_snapshot_by_hash(root, snapshot_hash)
+
+
 def newest_snapshot(root: str | Path = "snapshots") -> Snapshot:
     """The most recently created complete snapshot under ``root``."""
     root = Path(root)

@@ -209,15 +209,13 @@ def refs_of(examples: Iterable[Example]) -> list[ExampleRef]:
 
 def snapshot_cutoffs(hashes: Iterable[str], snapshots_root: str | os.PathLike[str]) -> dict[str, dt.date]:
     """The cutoff of each snapshot the examples were made from (found by content hash under the root)."""
-    from graphniah.ingest.snapshot import Snapshot, find_snapshot_by_hash, parse_cutoff
+    from graphniah.ingest.snapshot import parse_cutoff, snapshot_at_or_under
 
     root = Path(snapshots_root)
     out = {}
     for h in sorted(set(hashes)):
         try:
-            # The root may be a snapshot folder itself; otherwise search the usual layout under it.
-            direct = (root / "manifest.json").is_file() and Snapshot(root).content_hash == h
-            snap = Snapshot(root) if direct else find_snapshot_by_hash(root, h)
+            snap = snapshot_at_or_under(root, h)
         except GraphNIAHError as err:
             raise GraphNIAHError(f"cannot check the examples against the model's knowledge cutoff: {err} "
                                  "(pass --snapshots with the folder holding it)") from None
