@@ -13,6 +13,7 @@ from graphniah.scoring import (
     extract_answer,
     final_records,
     normalize_answer,
+    run_labels,
     score_record,
     score_records,
     score_response,
@@ -161,3 +162,12 @@ def test_records_of_several_runs_are_not_counted_together():
     runs = split_runs(recs)
     assert list(runs) == [("m", "h"), ("m", "h2"), ("m2", "h")]
     assert [score_records(v).overall.k for v in runs.values()] == [1, 0, 1]
+
+
+def test_run_labels_qualify_a_model_with_several_runs_by_effort_else_by_settings_hash():
+    a, b, c, d = ("m", "a" * 64), ("m", "b" * 64), ("solo", "c" * 64), ("twin", "d" * 64)
+    e = ("twin", "e" * 64)
+    efforts = {a: "low", b: None, c: "high", d: "low", e: "low"}
+    # the lone run is its model; distinct efforts (None reads "default") qualify; equal efforts fall back to the hash
+    assert run_labels([a, c, b, d, e], efforts) == ["m (low)", "solo", "m (default)", f"twin [{'d' * 8}]", f"twin [{'e' * 8}]"]
+    assert run_labels([], {}) == []

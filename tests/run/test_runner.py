@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
+from graphniah.ingest.snapshot import snapshot_at_or_under
 from graphniah.run import RetryPolicy, journal_path, read_journal, run_suite
 from graphniah.run.models import ModelEntry
 from graphniah.run.runner import RunPlan, RunSummary
@@ -303,3 +304,13 @@ def test_api_keys_never_reach_files_logs_or_output(suite, tmp_path, monkeypatch,
     monkeypatch.delenv("OPENAI_API_KEY")
     res = cli.invoke(app, [*args, "--retry-failed"])
     assert isinstance(res.exception, GraphNIAHError) and "OPENAI_API_KEY" in str(res.exception)
+
+
+def test_a_snapshot_is_found_by_hash_under_the_root_or_as_the_root_itself(suite: DemoSuite):
+    under = snapshot_at_or_under(suite.snapshots, suite.snapshot_hash)
+    assert under.content_hash == suite.snapshot_hash and under.path != suite.snapshots
+    assert snapshot_at_or_under(under.path, suite.snapshot_hash).path == under.path
+    with pytest.raises(GraphNIAHError, match="no snapshot with hash 000000000000"):
+        snapshot_at_or_under(suite.snapshots, "0" * 64)
+    with pytest.raises(GraphNIAHError, match="no snapshot with hash 000000000000"):
+        snapshot_at_or_under(under.path, "0" * 64)  # the root is a snapshot, but not that one
