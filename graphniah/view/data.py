@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphniah.dataset.schema import design
+from graphniah.dataset.schema import design_fields
 from graphniah.errors import GraphNIAHError
 from graphniah.ingest.snapshot import find_snapshot_by_hash
 from graphniah.run.journal import RunRecord, read_journal
@@ -119,17 +119,10 @@ def load_answers(runs_dir: str | os.PathLike[str] | None) -> tuple[tuple[RunView
 
 
 def example_facts(example: Example) -> dict[str, object]:
-    """The design variables the index filters on (context length and distractor live in the recipe,
-    read by :func:`graphniah.dataset.schema.design`, the one reader of them)."""
-    length, distractor = design(example)
-    return {
-        "task": example.task,
-        "depth": example.depth,
-        "component_size": example.component_size,
-        "context_length": length,
-        "distractor": distractor,
-        "label": example.answer,
-    }
+    """The design variables the index filters on (:func:`graphniah.dataset.schema.design_fields`, the
+    one reader of them; the index has no "none of these" filter) and the answer as the example's label."""
+    facts: dict[str, object] = {k: v for k, v in design_fields(example).items() if k != "none_option"}
+    return facts | {"label": example.answer}
 
 
 class PaperLookup:
