@@ -17,9 +17,10 @@ from graphniah.sampling.examples.records import option_letters, write_examples
 from graphniah.sampling.examples.render import render_component
 from graphniah.sampling.tokenizers import load_tokenizer
 from graphniah.view import build_viewer
-from graphniah.view.data import PaperLookup, load_answers
+from graphniah.view.data import PaperLookup, example_facts, load_answers
 from graphniah.view.graph import forest_layout, forest_svg, highlighted_path
 from graphniah.view.needles import needle_map, prompt_rows
+from tests.view.conftest import SPECS
 
 
 @pytest.fixture(scope="module")
@@ -241,3 +242,11 @@ def test_a_rebuild_reuses_the_pages_whose_inputs_did_not_change(viewer_suite, tm
     assert built == [no.id]
     assert _js_payload(out / "data.js")["rows"][1][8] == "cc"
     assert len(list(site_mod.page_cache(out).iterdir())) == len(viewer_suite.examples)  # stale pages are dropped
+
+
+def test_example_facts_are_the_design_the_examples_were_sampled_with(viewer_suite) -> None:
+    assert len(viewer_suite.examples) == len(SPECS)
+    for ex, spec in zip(viewer_suite.examples, SPECS, strict=True):
+        assert example_facts(ex) == {"task": spec.task, "depth": spec.depth, "component_size": spec.component_size,
+                                     "context_length": spec.context_length, "distractor": spec.distractor,
+                                     "label": ex.answer}
