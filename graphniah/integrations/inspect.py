@@ -15,6 +15,11 @@ Task parameters (``-T``): ``dataset`` (the folder, required), ``task`` (``yesno`
 ``count``), ``depth``, ``component_size``, ``context_length``, ``distractor`` — each keeps only
 the examples with that value (inspect's own ``--limit`` takes the first N of those).
 
+Failed calls: ``graphniah run`` leaves an example whose call failed for good out of the accuracy
+(see ``graphniah.scoring.counted_records``). inspect does the same for a sample that errored when run
+with ``--no-fail-on-error``; with ``--score-on-error`` it scores such a sample as incorrect instead,
+which gives a lower accuracy than the report for the same calls.
+
 There is no knowledge-cutoff guard here (inspect's model is not in graphniah's registry); the
 dataset card states the cutoff, and ``graphniah run --dataset`` enforces it. All samples are held
 in memory, as inspect's datasets are: about 4 MB per 922k-token example.
