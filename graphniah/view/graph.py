@@ -44,10 +44,6 @@ class ForestLayout:
     width: float
     height: float
 
-    def position(self, corpusid: int) -> tuple[float, float]:
-        i = self.papers.index(corpusid)
-        return self.x[i], self.y[i]
-
 
 def _graph(example: Example) -> tuple[ig.Graph, dict[int, int]]:
     index = {p: i for i, p in enumerate(example.papers)}
