@@ -89,10 +89,19 @@ def checked_examples(ds: Dataset) -> Iterator[Example]:
     The examples are hashed as they stream by; a hash that differs from the manifest's
     ``canonical_sha256`` (rows edited, then the manifest re-hashed by hand) raises.
     """
+    for ex, _line in _canonical_lines(ds):
+        yield ex
+
+
+def _canonical_lines(ds: Dataset) -> Iterator[tuple[Example, str]]:
+    """Each example with its line of the rebuilt examples file; raises after the last if their sha256
+    is not the manifest's ``canonical_sha256`` (the one check behind :func:`checked_examples` and
+    :func:`write_examples_file`)."""
     h = hashlib.sha256()
     for ex in iter_dataset_examples(ds):
-        h.update(example_to_json(ex).encode("utf-8") + b"\n")
-        yield ex
+        line = example_to_json(ex) + "\n"
+        h.update(line.encode("utf-8"))
+        yield ex, line
     if h.hexdigest() != ds.manifest.examples.canonical_sha256:
         raise GraphNIAHError(f"dataset {ds.path}: the rows do not rebuild the exported examples (sha256 differs from the manifest)")
 
@@ -108,14 +117,9 @@ def examples_in(path: str | os.PathLike[str]) -> Iterator[Example]:
 def write_examples_file(ds: Dataset, path: str | os.PathLike[str]) -> Path:
     """Rebuild the suite's examples file from the rows (atomically), checked against the manifest's hash."""
     out = Path(path)
-    h = hashlib.sha256()
     with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        for ex in iter_dataset_examples(ds):
-            line = example_to_json(ex) + "\n"
-            h.update(line.encode("utf-8"))
+        for _ex, line in _canonical_lines(ds):  # a hash mismatch raises inside: the temp file is dropped
             f.write(line)
-        if h.hexdigest() != ds.manifest.examples.canonical_sha256:
-            raise GraphNIAHError(f"dataset {ds.path}: the rows do not rebuild the exported examples (sha256 differs from the manifest)")
     return out
 
 

@@ -315,6 +315,24 @@ def test_a_manifest_of_another_version_is_refused(exported, tmp_path):
         open_dataset(tmp_path)
 
 
+def test_rows_that_do_not_rebuild_the_exported_file_are_refused_and_nothing_is_written(exported, tmp_path):
+    # The manifest is not hashed by itself, so a wrong canonical_sha256 passes the file check; the
+    # rebuild check (shared by checked_examples and write_examples_file) must still catch it.
+    copy = tmp_path / "rehashed"
+    shutil.copytree(exported.dataset, copy)
+    path = copy / "graphniah-manifest.json"
+    m = json.loads(path.read_text())
+    m["examples"]["canonical_sha256"] = "0" * 64
+    path.write_text(json.dumps(m))
+    assert check_files(copy) == []
+    with pytest.raises(GraphNIAHError, match="do not rebuild the exported examples"):
+        verify_dataset(copy)
+    out = tmp_path / "out" / "rebuilt.jsonl"
+    with pytest.raises(GraphNIAHError, match="do not rebuild the exported examples"):
+        write_examples_file(open_dataset(copy), out)
+    assert not out.exists() and list(out.parent.iterdir()) == []
+
+
 def test_worker_processes_do_not_change_the_export_and_hashes_are_taken_while_reading(exported, tmp_path):
     """The pool (any size) and the in-process check give the same bytes; the manifest's source size and
     sha256 are those of the file, and its canonical sha256 is that of ``write_examples``' output, also
