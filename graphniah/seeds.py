@@ -27,7 +27,10 @@ stream              SeedSequence entropy                             draws
 These layouts are the ones every existing artifact was made with; they are fixed numbers, not
 choices to revisit, because changing one changes every example, pool or release drawn from it.
 The tags ``0x5EC`` ("spec") and ``0xB007`` ("boot") only separate streams that would otherwise
-share an entropy list. ``[seed]`` equals the plain integer seed (``default_rng(seed)``): numpy
+share an entropy list, and only from small keys: example ``0x5EC`` (1516) of a ``graphniah sample``
+batch has the same entropy as the batch stream, so a batch of more than 1516 examples draws that
+example from the same stream as the batch's specs (a correlation between one example and the specs,
+kept because the layout is fixed). ``[seed]`` equals the plain integer seed (``default_rng(seed)``): numpy
 turns both into the same 32-bit word array.
 """
 
