@@ -45,8 +45,10 @@ from graphniah.dataset.manifest import (
     DatasetManifest,
     SnapshotInfo,
     SourceExamples,
+    check_files,
     file_entry,
     manifest_json,
+    read_manifest,
 )
 from graphniah.dataset.schema import CARD_FILE, DATA_DIR, MANIFEST_FILE, SCHEMA, design, example_to_row
 from graphniah.errors import GraphNIAHError
@@ -450,8 +452,6 @@ def export_if_changed(
     matches; "intact" means :func:`~graphniah.dataset.manifest.check_files` finds nothing. Then the
     folder is exactly what exporting again would write (export is deterministic), so it is kept.
     """
-    from graphniah.dataset.manifest import check_files, read_manifest
-
     out = Path(out)
     if (out / MANIFEST_FILE).is_file():
         try:
