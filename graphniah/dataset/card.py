@@ -7,7 +7,8 @@ body states what a reader needs to trust and use the data: what is measured, whi
 (release, cutoff, content hash) and generator (version, seeds) made it, how many examples there are
 per task, depth, component size, length and distractor, how answers are extracted and scored, the
 exact random-guessing baselines (:mod:`graphniah.stats`), the licences, and how to regenerate an
-example. Every number in it is computed from the exported rows; nothing depends on the clock.
+example. Every number in it is computed from the exported examples (and, for the suite seed,
+the varied variable and the counting range, from the suite manifest); nothing depends on the clock.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ pool of forked worker processes (``workers``, default one per CPU) while this pr
 results are consumed in file order and at most 2 x workers + 1 lines are in flight, so the output
 is the same bytes for any number of workers. Memory is therefore bounded by a few examples plus
 three buffers, whatever the suite's size: with 922k-token prompts (~4 MB of text each) that is a
-few tens of MB per process. If any example fails the check, nothing is written and the error lists
+few tens of MB of example data per process, on top of the interpreter and its libraries
+(``bench/export.py`` prints the whole peak resident memory). If any example fails the check, nothing is written and the error lists
 every failing id.
 
 The folder is built in a staging folder and renamed into place (``graphniah.io.atomic_dir``); the
