@@ -23,7 +23,7 @@ app.add_typer(store_app, name="store")
 _CUTOFF = typer.Option(help="Keep papers published on or after this date (YYYY-MM-DD).")
 _REPLACE = typer.Option("--replace", help="Rebuild an existing snapshot (swapped in atomically).")
 _MEMORY = typer.Option("--memory-limit", help="Memory budget of the whole process, e.g. 4GB or 512MB (DuckDB spills beyond it). Default: half of the RAM.")
-_THREADS = typer.Option("--threads", help="DuckDB threads. Default: the CPUs this process may use.")
+_THREADS = typer.Option("--threads", help="DuckDB threads. Default: the CPUs this process may use, at most one per 100 MB of DuckDB's share of --memory-limit.")
 _RELEASE_ID = typer.Option("--release-id", help="Release id of a folder without release.json (e.g. one fetched with S2's own scripts). Default: the folder name, when it is a release id such as 2026-11-25.")
 
 
