@@ -6,10 +6,12 @@ import datetime as dt
 import re
 from pathlib import Path
 
+import duckdb
 import pyarrow.parquet as pq
 import pytest
 
 from graphniah.ingest.build import ingest_release
+from graphniah.ingest.s2ag import titles
 from graphniah.ingest.s2ag.titles import INLINE_TAG_PATTERN, MATHML_PATTERN
 from graphniah.ingest.snapshot import Snapshot
 from tests.ingest.s2ag.release_kit import paper, write_release
@@ -64,3 +66,18 @@ def test_patterns_mean_the_same_in_python(title: str) -> None:
     assert bool(re.search(MATHML_PATTERN, unescaped)) == (title in MATHML)
     if title in KEPT and "&" not in title and "<br" not in title:
         assert re.sub(INLINE_TAG_PATTERN, "", title).strip() == KEPT[title]
+
+
+@pytest.mark.parametrize(
+    ("title", "rendered"),
+    [
+        ("It&#39;s &apos;x&apos; and &#x27;y&#x27;", "It's 'x' and 'y'"),
+        ("&#34;a&#34; &#x22;b&#x22;", '"a" "b"'),
+        ("Keep&nbsp;this &#8211; and &copy;", "Keep&nbsp;this &#8211; and &copy;"),  # other entities stay text
+    ],
+)
+def test_entities_listed_in_the_rule(title: str, rendered: str) -> None:
+    """The entities the module docstring lists are unescaped; entities outside the list are left as text."""
+    con = duckdb.connect()
+    expr = titles.render_sql(titles.unescape_sql("t"))
+    assert con.execute(f"SELECT {expr} FROM (SELECT ? AS t)", [title]).fetchall() == [(rendered,)]
