@@ -59,7 +59,6 @@ __all__ = [
     "level_label",
     "load_suite",
     "read_example_infos",
-    "read_run_records",
 ]
 
 #: Variables an experiment can vary (the paper's §4.1), in the order inference prefers them.
@@ -145,16 +144,6 @@ def read_example_infos(path: str | os.PathLike[str]) -> dict[str, ExampleInfo]:
     if not out:
         raise GraphNIAHError(f"examples file {p} holds no examples")
     return out
-
-
-# ------------------------------------------------------------------------------------------------
-# Journals
-# ------------------------------------------------------------------------------------------------
-
-
-def read_run_records(path: str | os.PathLike[str]) -> list[RunRecord]:
-    """The complete records of one journal, validated by :class:`graphniah.run.journal.RunRecord`."""
-    return read_journal(path)
 
 
 def _num(value: float | int | None) -> float:
@@ -393,7 +382,7 @@ def load_suite(
     order: list[tuple[str, str]] = []
     unknown: set[tuple[str, str, str]] = set()
     for path in journals:
-        records = read_run_records(path)
+        records = read_journal(path)  # complete records only, each validated by RunRecord
         for run_key, run_records in split_runs(records).items():
             if run_key not in journal_of:
                 journal_of[run_key] = path
