@@ -80,18 +80,15 @@ def dataset_samples(
     """The samples of a dataset folder (checked against its manifest), filtered by the given values."""
     if task is not None and task not in TASKS:
         raise GraphNIAHError(f"-T task must be one of {', '.join(TASKS)}, got {task!r}")
-    want = {"depth": _int_or_none("depth", depth), "component_size": _int_or_none("component_size", component_size),
+    want = {"task": task, "distractor": distractor, "depth": _int_or_none("depth", depth),
+            "component_size": _int_or_none("component_size", component_size),
             "context_length": _int_or_none("context_length", context_length)}
+    want = {k: v for k, v in want.items() if v is not None}  # an unset filter keeps every example
     samples = []
     for ex in iter_dataset_examples(open_dataset(dataset)):
         got = design_fields(ex)
-        if task is not None and got["task"] != task:
-            continue
-        if distractor is not None and got["distractor"] != distractor:
-            continue
-        if any(v is not None and got[k] != v for k, v in want.items()):
-            continue
-        samples.append(example_sample(ex))
+        if all(got[k] == v for k, v in want.items()):
+            samples.append(example_sample(ex))
     if not samples:
         raise GraphNIAHError(f"no example of dataset {dataset} matches the filters (task={task}, depth={depth}, "
                              f"component_size={component_size}, context_length={context_length}, distractor={distractor})")

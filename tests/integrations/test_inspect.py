@@ -156,6 +156,11 @@ def test_samples_carry_messages_target_and_metadata(exported):
             "distractor": ex.recipe.params.get("distractor") or "none"}
     only = dataset_samples(str(exported.dataset), task="mc", depth="4")  # -T values may arrive as strings
     assert {s.id for s in only} == {i for i, e in examples.items() if e.task == "mc"}
+    essays = {i for i, e in examples.items() if e.recipe.params.get("distractor") == "essays"}
+    assert essays and {s.id for s in dataset_samples(str(exported.dataset), distractor="essays")} == essays
+    packed = dataset_samples(str(exported.dataset), task="count", context_length="5000")
+    assert {s.id for s in packed} == {i for i, e in examples.items()
+                                      if e.task == "count" and e.recipe.params.get("context_length") == 5000} != set()
     with pytest.raises(GraphNIAHError, match="no example"):
         dataset_samples(str(exported.dataset), depth=16)
     with pytest.raises(GraphNIAHError, match="-T task"):
