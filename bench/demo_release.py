@@ -91,9 +91,9 @@ def alpha(snap, examples_per_task: int, workers: int, out: Path) -> None:
     sel.source.update({"snapshot": str(snap.path), "snapshot_hash": snap.content_hash})
     secs = time.perf_counter() - t0
     print(sel.markdown(), flush=True)
-    # numbers only: the figure's error bars fail when a bootstrap interval does not contain S(alpha)
-    # (the bootstrap KL is biased upwards), which happens on this snapshot
-    write_alpha_report(sel, out, figure=False)
+    # with the figure: it draws the bootstrap intervals as bars of their own, so intervals that lie
+    # above S(alpha) (the bootstrap KL is biased upwards, as on this snapshot) no longer break it
+    write_alpha_report(sel, out)
     s_star = float(sel.mean_kl[config.alphas.index(sel.selected)])
     print(
         f"select-alpha: alpha* = {sel.selected:g}, S(alpha*) = {s_star:.4f} ({s_star / PAPER_S:.2f}x the paper's "
