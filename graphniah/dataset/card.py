@@ -48,7 +48,7 @@ class CardFacts:
     tally: Tally
     snapshots: tuple[SnapshotInfo, ...]
     source: SourceExamples
-    data_files: tuple[str, ...]
+    data_files: Mapping[str, str]  # task -> its Parquet file (relative path), in the exporter's task order
     suite_manifest: Mapping[str, Any] | None  # the suite manifest (graphniah build), if there is one
 
 
@@ -59,16 +59,12 @@ def _size_category(n: int) -> str:
     return "1M<n<10M"
 
 
-def task_of_file(path: str) -> str:
-    return path.rsplit("/", 1)[-1].split("-", 1)[0]
-
-
 def front_matter(facts: CardFacts) -> dict[str, Any]:
     synthetic = any(s.synthetic for s in facts.snapshots)
     configs: list[dict[str, Any]] = [
-        {"config_name": "all", "data_files": [{"split": SPLIT, "path": list(facts.data_files)}], "default": True}
+        {"config_name": "all", "data_files": [{"split": SPLIT, "path": list(facts.data_files.values())}], "default": True}
     ]
-    configs += [{"config_name": task_of_file(p), "data_files": [{"split": SPLIT, "path": [p]}]} for p in facts.data_files]
+    configs += [{"config_name": task, "data_files": [{"split": SPLIT, "path": [p]}]} for task, p in facts.data_files.items()]
     return {
         "pretty_name": f"GraphNIAH {facts.suite}",
         "license": "odc-by",
@@ -146,8 +142,8 @@ def render_card(facts: CardFacts) -> str:
     suite_seed = facts.suite_manifest.get("seed") if facts.suite_manifest else None
     vary = facts.suite_manifest.get("suite", {}).get("vary") if facts.suite_manifest else None
     tokens = ", ".join(f"{name} {lo:,}–{hi:,}" for name, (lo, hi) in t.tokens.items()) or "not packed (no distractor)"
-    config_rows = [("all (default)", t.n, ", ".join(f"`{p}`" for p in facts.data_files))]
-    config_rows += [(task_of_file(p), t.tasks[task_of_file(p)], f"`{p}`") for p in facts.data_files]
+    config_rows = [("all (default)", t.n, ", ".join(f"`{p}`" for p in facts.data_files.values()))]
+    config_rows += [(task, t.tasks[task], f"`{p}`") for task, p in facts.data_files.items()]
     distractors = sorted(k for k in t.distractors if k != "none")
     first_cutoff = min(s.cutoff for s in facts.snapshots).isoformat()
 

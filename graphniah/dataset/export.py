@@ -419,10 +419,11 @@ def export_suite(
         snapshots = snapshot_infos(tally.snapshots, snapshots_root)
         source = SourceExamples(file=src.name, bytes=digests.size, sha256=digests.source.hexdigest(), count=tally.n,
                                 canonical_sha256=digests.canonical_hex())
-        data = [file_entry(tmp, w.path, rows=w.count, task=t) for t, w in writers.items() if w.count]
+        tasks = [t for t, w in writers.items() if w.count]
+        data = [file_entry(tmp, writers[t].path, rows=writers[t].count, task=t) for t in tasks]
         suite_manifest = _suite_manifest(src)
         facts = CardFacts(suite=suite, tally=tally, snapshots=snapshots, source=source,
-                          data_files=tuple(f.path for f in data), suite_manifest=suite_manifest)
+                          data_files={t: f.path for t, f in zip(tasks, data, strict=True)}, suite_manifest=suite_manifest)
         write_in_staging(tmp / CARD_FILE, render_card(facts))
         manifest = DatasetManifest(
             suite=suite,
