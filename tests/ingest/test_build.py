@@ -297,3 +297,14 @@ def test_memory_limit_option_is_checked() -> None:
     for bad, message in (("lots", "is not a size"), ("64MB", "below the minimum of 512MB"), ("4 parsecs", "is not a size")):
         with pytest.raises(GraphNIAHError, match=message):
             Limits.resolve(bad)
+
+
+def test_duckdb_out_of_memory_names_the_limit(tmp_path: Path) -> None:
+    """A query that cannot spill (one list of 40M values) under the smallest budget: DuckDB's own
+    out-of-memory error becomes a GraphNIAHError naming --memory-limit, DuckDB's share and the
+    threads, and the spill folder is removed."""
+    limits = Limits.resolve(f"{MIN_MEMORY_LIMIT}B")
+    with pytest.raises(GraphNIAHError, match=r"DuckDB ran out of memory within --memory-limit 512 MB \(DuckDB's share 128 MB, 1 threads\): .*raise --memory-limit"):
+        with ingest_mod.scratch_duckdb(tmp_path, limits) as con:
+            con.execute("SELECT list(i) FROM range(40000000) t(i)").fetchall()
+    assert list(tmp_path.iterdir()) == []
