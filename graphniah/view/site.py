@@ -231,8 +231,7 @@ def build_viewer(
             except FileNotFoundError:
                 tok = tok or load_tokenizer("o200k_base")
                 data = example_page_data(ex, lookup.meta(ex), run_views, answers, tok, prompt_set)
-                fx = example_facts(ex)
-                row = [ex.id, fx["task"], fx["depth"], fx["component_size"], fx["context_length"], fx["distractor"], fx["label"],
+                row = [ex.id, data["task"], data["depth"], data["component_size"], data["context_length"], data["distractor"], data["label"],
                        data["total_tokens"], "".join(_OUTCOME_CODE[outcome_of(a)] for a in mine),
                        [a.extracted if a is not None else None for a in mine]]
                 atomic_write_text(page, _ROW_PREFIX + json.dumps(row, ensure_ascii=False) + "\n" + _js("example", data))
