@@ -358,7 +358,7 @@
     });
 
     $('forest').innerHTML = d.forest;  // SVG built by graphniah.view.graph (all text escaped there)
-    $('forest-legend').textContent = 'Each colour is one component (' + d.papers + ' papers). S = source, ' +
+    $('forest-legend').textContent = d.papers + ' papers; each colour is one component. S = source, ' +
       (d.task === 'mc' ? 'A–' + String.fromCharCode(64 + d.options.length - (d.options.length && d.options[d.options.length - 1][1] === 'none of these' ? 1 : 0)) + ' = options' : (d.task === 'yesno' ? 'T = target' : 'no target (counting)')) +
       '; arrows point from the citing to the cited paper; ' + (d.path ? 'the red path (' + d.path + ' papers) joins the source to the reachable target. ' :
         (d.task === 'count' ? 'the answer counts the other papers of the source\'s component. ' : 'no target is reachable from the source. ')) +
