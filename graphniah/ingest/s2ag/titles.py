@@ -18,8 +18,9 @@ MathML; everything else stays, rendered as plain text. Precisely, in this order:
    or JATS element (``INLINE_TAGS``: ``<i>``, ``</sub>``, ``<scp>``, ``<span class="x">``,
    ``<br/>`` …; case-insensitive, except that one-letter names must be lower case, because
    ``Option<U>`` is a type parameter) is removed, its text kept: ``CO<sub>2</sub>`` →
-   ``CO2``; line-break tags (``<br/>``, ``<break/>``) become a space. Anything else that looks like a tag is text and stays: ``Vec<T>``, ``a <b> c`` with
-   ``b`` not followed by ``>``… (``<b>`` alone *is* the bold tag and is removed).
+   ``CO2``; line-break tags (``<br/>``, ``<break/>``) become a space. Anything else that looks
+   like a tag is text and stays: ``Vec<T>``, ``Option<U>``, ``A < b > c`` (a space after ``<``),
+   ``<italics>`` (not a known name). ``<b>`` itself *is* the bold tag and is removed.
 4. White space at both ends is trimmed again (removing ``<i> </i>`` may leave some); a title that
    is empty after all this counts as an empty title.
 
