@@ -22,8 +22,9 @@ The target is drawn from the citing paper's topic (95 %; topics are tight commun
 (4 %) or anywhere (1 %), with probability proportional to ``fitness * exp(day / tau)`` (aging).
 Fitness is 1 for most papers and ``HUB_BOOST * Pareto(FITNESS_EXPONENT)`` (capped) for the
 ``HUB_SHARE`` hubs. That two-class law is what makes the in-degree distribution over degrees >= 1
-look like S2AG's as the paper's select-alpha sees it (about 0.67 at 1, 0.18 at 2, only 0.08 at
-3-9, a tail to 100+); a single Pareto or log-normal fitness puts too much mass at 3-9 and
+look like S2AG's as the paper's select-alpha sees it (measured on the default demo by
+bench/demo_release.py: 0.67 at 1, 0.19 at 2, 0.10 at 3-9, 0.04 at 10 and above, max 81; the
+ranges are calibration.TARGETS); a single Pareto or log-normal fitness puts too much mass at 3-9 and
 select-alpha then prefers a large alpha. ``ISLAND_SHARE`` of the papers form *islands*: closed
 communities of 20-1,500 papers whose first reference stays in the island (later ones rarely) and
 which nobody else cites, so they become large but thin components; they are what the biconnected
