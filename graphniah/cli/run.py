@@ -18,6 +18,7 @@ from graphniah.cli.progress import RichProgress
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import EFFORTS
 from graphniah.progress import NO_PROGRESS
+from graphniah.retry import RetryPolicy
 from graphniah.seeds import DEFAULT_SEED
 
 if TYPE_CHECKING:  # the run stage is imported lazily, when a command needs it
@@ -68,7 +69,7 @@ def run_cmd(
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Send recorded failures again.")] = False,
     reasoning_effort: Annotated[str | None, typer.Option(help="Override the registry's reasoning effort.")] = None,
     timeout: Annotated[float | None, typer.Option(help="Per-request timeout in seconds (default: the registry's).")] = None,
-    max_attempts: Annotated[int, typer.Option(help="Sends per example at most, retries and tier fallback included.")] = 8,
+    max_attempts: Annotated[int, typer.Option(help="Sends per example at most, retries and tier fallback included.")] = RetryPolicy.max_attempts,
     assume_output_tokens: Annotated[int, typer.Option(help="Output tokens per example for the estimate when no call has finished yet.")] = 4000,
     runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = Path("runs"),
     examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = Path("examples"),
@@ -78,7 +79,7 @@ def run_cmd(
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
     """Run a model on a suite through LiteLLM, journaling every finished call (re-runs send only what is missing)."""
-    from graphniah.run import RetryPolicy, RunOptions, RunSummary, run_suite, suite_file
+    from graphniah.run import RunOptions, RunSummary, run_suite, suite_file
     from graphniah.run.models import load_registry
 
     if (suite is not None) + (examples is not None) + (dataset is not None) != 1:
