@@ -43,7 +43,7 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && { DEBIAN_FRONTEND=noninteractive apt-get install -y chromium || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }; } \
 	  || echo "note: chromium could not be installed; the viewer's browser test will be skipped"; }
 
-# Quality gates: ruff over the whole tree, mypy --strict over graphniah/ (configured in pyproject.toml).
+# Quality gates: ruff over graphniah/, tests/, bench/ and analysis/, mypy --strict over graphniah/ (configured in pyproject.toml).
 lint: $(STAMP)
 	$(BIN)/ruff check graphniah tests bench analysis
 	$(BIN)/mypy
