@@ -308,3 +308,11 @@ def test_duckdb_out_of_memory_names_the_limit(tmp_path: Path) -> None:
         with ingest_mod.scratch_duckdb(tmp_path, limits) as con:
             con.execute("SELECT list(i) FROM range(40000000) t(i)").fetchall()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_spill_folder_with_a_quote_in_its_name(tmp_path: Path) -> None:
+    """Limits.configure quotes the spill folder as an SQL string literal (a ' in a path is legal)."""
+    folder = tmp_path / "it's spill"
+    with ingest_mod.scratch_duckdb(folder, Limits.resolve("1GB")) as con:
+        (spill,) = con.execute("SELECT current_setting('temp_directory')").fetchall()[0]
+    assert Path(spill).parent == folder and Path(spill).name.startswith(".duckdb-spill.")

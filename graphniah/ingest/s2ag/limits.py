@@ -25,6 +25,7 @@ from pathlib import Path
 import duckdb
 
 from graphniah.errors import GraphNIAHError
+from graphniah.ingest.s2ag.read import sql_str
 
 # What lives outside DuckDB's buffer manager (measured on the 1M-paper demo release with
 # bench/ingest.py): ~110 MB of interpreter and libraries (numpy, pyarrow, duckdb, pydantic),
@@ -141,7 +142,7 @@ class Limits:
         temp_dir.mkdir(parents=True, exist_ok=True)
         con.execute(f"SET memory_limit = '{self.duckdb_memory}B'")
         con.execute(f"SET threads = {self.threads}")
-        con.execute(f"SET temp_directory = '{str(temp_dir).replace(chr(39), chr(39) * 2)}'")
+        con.execute(f"SET temp_directory = {sql_str(temp_dir)}")
         con.execute("SET preserve_insertion_order = false")
         con.execute("SET enable_progress_bar = false")
 
