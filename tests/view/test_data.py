@@ -151,7 +151,8 @@ def test_view_cli_writes_a_site_that_matches_its_inputs(viewer_suite, tmp_path) 
         page = _js_payload(out / "examples" / f"{ex.id}.js")
         assert page["papers"] == len(ex.papers) and page["forest"].count('<circle class="node') == len(ex.papers)
         assert page["answer"] == ex.answer and page["metadata"] and page["missing_blocks"] == 0
-        assert "".join(page["rows"]).replace("", "") and len(page["rows"]) >= ex.messages[-1].content.count("\n") + 1
+        # the rows are the user message's lines, cut at the row width: nothing added, nothing lost
+        assert "".join(page["rows"]) == ex.messages[-1].content.replace("\n", "") and len(page["rows"]) >= ex.messages[-1].content.count("\n") + 1
         assert [a["run"] for a in page["runs"]] == labels
     # No network, no CDN: every script and style sheet is the site's own file.
     for name in ("index.html", "example.html"):
