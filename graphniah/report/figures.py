@@ -86,7 +86,8 @@ def accuracy_figure(ctx: ReportContext, grid: AccuracyGrid) -> Figure:
     ax = fig.add_subplot()
     _draw(ax, ctx, grid, d.variable in ORDERED, None)
     ax.set_xlabel(d.variable_title)
-    ax.legend(fontsize=7, frameon=False, loc="best")
+    # Accuracies reach 100%, so no corner of the axes is free: the legend goes beside them.
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.suptitle(f"Accuracy by {d.variable_title.lower()} — suite {d.suite}", fontsize=10)
     return fig
 
