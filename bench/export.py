@@ -57,8 +57,8 @@ def children_cpu() -> float:
 
 def real_examples(n: int, length: int) -> tuple[Path, Path]:
     """``n`` real examples at ``length`` tokens and the snapshots root (built once, then cached)."""
+    from graphniah.formats.examples import write_examples
     from graphniah.refresh import refresh
-    from graphniah.sampling.examples.records import write_examples
     from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
 
     snapshots = ROOT / "snapshots"
@@ -78,7 +78,7 @@ def real_examples(n: int, length: int) -> tuple[Path, Path]:
 
 
 def replicated(real: Path, n: int) -> Path:
-    from graphniah.sampling.examples.records import iter_examples, write_examples
+    from graphniah.formats.examples import iter_examples, write_examples
 
     path = ROOT / f"suite-{n}-{real.stem}.jsonl"
     if not path.is_file():
@@ -90,12 +90,12 @@ def replicated(real: Path, n: int) -> Path:
 def child(mode: str, examples: str, out: str, snapshots: str) -> None:
     """One measured step in this (fresh) process; prints a JSON line with seconds and peak memory."""
     if mode == "read":
-        from graphniah.sampling.examples.records import iter_examples
+        from graphniah.formats.examples import iter_examples
 
         t0, c0 = time.perf_counter(), time.process_time()
         n = sum(1 for _ in iter_examples(examples))
     elif mode == "check":  # the part of export that is the text-only check: read + verify, nothing written
-        from graphniah.sampling.examples.records import iter_examples
+        from graphniah.formats.examples import iter_examples
         from graphniah.sampling.examples.textcheck import verify
 
         t0, c0 = time.perf_counter(), time.process_time()

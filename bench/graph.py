@@ -30,8 +30,8 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
+from graphniah.formats.snapshot import MANIFEST_FILE, Snapshot
 from graphniah.graph import CitationGraph, path_length, prune, rng_for, sample_path_pool
-from graphniah.ingest.snapshot import MANIFEST_FILE, Snapshot
 
 DEPTHS = (4, 8, 16, 32)
 CUTOFF = dt.date(2026, 4, 1)

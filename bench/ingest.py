@@ -111,8 +111,8 @@ def child(mode: str, release: Path, cutoff: dt.date, out: Path, memory_limit: st
     if mode == "bare":
         papers, edges = bare_counts(release, cutoff, memory_limit, threads)
     else:
+        from graphniah.formats.snapshot import Snapshot
         from graphniah.ingest.build import ingest_release
-        from graphniah.ingest.snapshot import Snapshot
 
         manifest = Snapshot.open(ingest_release(release, cutoff, out, limits=_limits(memory_limit, threads))).manifest
         rows, stages = manifest["rows"], manifest["timings"]

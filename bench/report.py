@@ -74,7 +74,7 @@ def bench_report(models: int, examples: int) -> bool:
 
 def bench_alpha(snapshot_path: str | None, per_task: int, workers: int) -> None:
     from graphniah.errors import GraphNIAHError
-    from graphniah.ingest.snapshot import Snapshot, newest_snapshot
+    from graphniah.formats.snapshot import Snapshot, newest_snapshot
     from graphniah.report.alpha import AlphaConfig, generate_in_degrees, select_alpha, snapshot_in_degree_histogram
 
     try:

@@ -34,11 +34,11 @@ from pathlib import Path
 import httpx
 import numpy as np
 
+from graphniah.formats.examples import Example, Message
 from graphniah.run import RunOptions, journal_path, read_journal, run_suite
 from graphniah.run.models import load_registry
 from graphniah.run.runner import RunSummary, litellm_module
 from graphniah.run.serve.baseline import approx_prompt_tokens, wait_until_healthy
-from graphniah.sampling.examples.records import Example, Message
 from graphniah.scoring import score_records
 
 CUTOFF = dt.date(2026, 4, 1)
@@ -49,11 +49,11 @@ _WORDS = np.array(["the", "of", "a", "model", "graph", "paper", "network", "lear
 
 def base_examples(cache: Path) -> list[Example]:
     """Twelve demo examples (4 per task) from a cached small demo snapshot."""
+    from graphniah.formats.examples import read_examples, write_examples
+    from graphniah.formats.snapshot import Snapshot
     from graphniah.graph.store import build_path_pools
     from graphniah.ingest.build import ingest_release
     from graphniah.ingest.demo_release import write_demo_releases
-    from graphniah.ingest.snapshot import Snapshot
-    from graphniah.sampling.examples.records import read_examples, write_examples
     from graphniah.sampling.examples.sample import SamplingContext, batch_specs, sample_examples
 
     out = cache / "examples.jsonl"

@@ -30,10 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
+from graphniah.formats.examples import Example, iter_examples, write_examples
+from graphniah.formats.journal import CallError, Journal, RunRecord, Usage
 from graphniah.refresh import refresh
 from graphniah.report import build_report, load_suite, write_report
-from graphniah.run.journal import CallError, Journal, RunRecord, Usage
-from graphniah.sampling.examples.records import Example, iter_examples, write_examples
 from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
 from graphniah.view import build_viewer
 from graphniah.view.site import page_cache

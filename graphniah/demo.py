@@ -20,12 +20,12 @@ from pathlib import Path
 from rich.table import Table
 
 from graphniah.errors import GraphNIAHError
-from graphniah.ingest.snapshot import Snapshot
+from graphniah.formats.examples import Example, iter_examples
+from graphniah.formats.snapshot import Snapshot
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.refresh import refresh
 from graphniah.report import ReportFiles
 from graphniah.sampling.examples.prompts import PromptSet
-from graphniah.sampling.examples.records import Example, iter_examples
 from graphniah.sampling.examples.textcheck import split_messages
 from graphniah.sampling.suites import build_suite, load_suite
 from graphniah.scoring import RunScore
@@ -136,7 +136,7 @@ def run_demo(
 def journal_score(runs_root: Path, suite: str, model: str, settings_hash: str) -> RunScore:
     """The score of one model's run (its records at ``settings_hash``) in ``<runs_root>/<suite>/<model>.jsonl``,
     through the project's one scoring path (:func:`graphniah.scoring.score_records`)."""
-    from graphniah.run.journal import journal_path, read_journal
+    from graphniah.formats.journal import journal_path, read_journal
     from graphniah.scoring import score_records, split_runs
 
     return score_records(split_runs(read_journal(journal_path(runs_root, suite, model))).get((model, settings_hash), []))

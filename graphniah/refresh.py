@@ -18,15 +18,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graphniah.atomic import read_json
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.snapshot import MANIFEST_FILE, Snapshot, snapshot_dir
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.store import build_path_pools, prune_snapshot
 from graphniah.ingest.build import snapshot_from_store
 from graphniah.ingest.demo_release import DemoReleaseSet, write_demo_releases
 from graphniah.ingest.s2ag.limits import Limits
 from graphniah.ingest.s2ag.store import ReleaseStore
-from graphniah.ingest.snapshot import MANIFEST_FILE, Snapshot, snapshot_dir
-from graphniah.io import read_json
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.seeds import DEMO_RELEASE_SEED
 

@@ -139,7 +139,7 @@ def score_response(task: str, truth: str, text: str | None) -> Scored:
 
 
 class ScoredRecord(Protocol):
-    """The fields of a journal record that scoring reads (``graphniah.run.journal.RunRecord``).
+    """The fields of a journal record that scoring reads (``graphniah.formats.journal.RunRecord``).
 
     A record's stored ``extracted``/``correct`` are deliberately not among them: they are what the
     scoring rule said when the call finished, and a later rule may differ.
@@ -225,7 +225,7 @@ def counted_records(records: Iterable[R]) -> dict[str, R]:
     "Last" is journal order, i.e. the order the records were appended.
 
     Why this rule: the runner writes at most one ``ok`` record per example and settings hash
-    (see :mod:`graphniah.run.journal`), so for a journal the runner wrote "last ok" and "first ok"
+    (see :mod:`graphniah.formats.journal`), so for a journal the runner wrote "last ok" and "first ok"
     agree; they differ only for a journal that was merged or edited, where the newest answer is the
     one the researcher means. A failure never hides an earlier success (a retried example that
     later failed again still counts with its answer).

@@ -41,7 +41,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from graphniah.io import sha256_bytes
+from graphniah.atomic import sha256_bytes
 
 __all__ = ["DEFAULT_SEED", "DEMO_RELEASE_SEED", "Stream", "derived_seed", "entropy", "generator", "seed_sequence", "suite_key"]
 

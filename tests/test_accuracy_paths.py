@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from graphniah.run.journal import Journal, RunRecord
-from graphniah.sampling.examples.records import Example, write_examples
+from graphniah.formats.examples import Example, write_examples
+from graphniah.formats.journal import Journal, RunRecord
 
 MODEL, SUITE = "m", "s"
 H1, H2 = "1" * 64, "2" * 64
@@ -238,7 +238,7 @@ def _dataset(w: Written) -> Accuracies:
 
 
 def _inspect_scorer(w: Written) -> Accuracies:
-    """The inspect_ai task's scorer and metrics (``graphniah.integrations.inspect``) on each counted answer.
+    """The inspect_ai task's scorer and metrics (``graphniah.integrations.inspect_task``) on each counted answer.
 
     The samples are the task's own (``dataset_samples`` over the exported folder); each becomes the
     ``TaskState`` inspect hands a scorer after ``generate()``, its output the counted record's response
@@ -252,8 +252,8 @@ def _inspect_scorer(w: Written) -> Accuracies:
     from inspect_ai.scorer import SampleScore, Target
     from inspect_ai.solver import TaskState
 
-    from graphniah.integrations.inspect import dataset_samples, graphniah_scorer, task_accuracy
-    from graphniah.run.journal import read_journal
+    from graphniah.formats.journal import read_journal
+    from graphniah.integrations.inspect_task import dataset_samples, graphniah_scorer, task_accuracy
     from graphniah.scoring import counted_records, split_runs
 
     samples = {s.id: s for s in dataset_samples(str(w.dataset))}
@@ -285,8 +285,8 @@ def _inspect_eval(w: Written) -> Accuracies:
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-    from graphniah.integrations.inspect import graphniah as graphniah_task
-    from graphniah.run.journal import read_journal
+    from graphniah.formats.journal import read_journal
+    from graphniah.integrations.inspect_task import graphniah as graphniah_task
     from graphniah.sampling.tokenizers import load_tokenizer
     from graphniah.scoring import counted_records, split_runs
 
@@ -383,7 +383,7 @@ def test_inspect_score_on_error_would_count_a_failure_as_wrong(written):
     from inspect_ai.scorer import INCORRECT, Target
     from inspect_ai.solver import TaskState
 
-    from graphniah.integrations.inspect import dataset_samples, graphniah_scorer
+    from graphniah.integrations.inspect_task import dataset_samples, graphniah_scorer
 
     failed = written.examples[5]  # m[1]: only failed records
     s = next(x for x in dataset_samples(str(written.dataset), task="mc") if x.id == failed.id)

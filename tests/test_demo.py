@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graphniah.demo import run_demo
-from graphniah.sampling.examples.records import read_examples
+from graphniah.formats.examples import read_examples
 
 
 @pytest.mark.slow

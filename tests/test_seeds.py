@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphniah.io import sha256_bytes
+from graphniah.atomic import sha256_bytes
 from graphniah.seeds import Stream, derived_seed, entropy, generator, suite_key
 
 seeds = st.integers(min_value=0, max_value=2**63)

@@ -13,14 +13,14 @@ from graphniah.cli.app import app
 from graphniah.cli.options import PromptsOpt, SuitesOpt
 from graphniah.cli.progress import RichProgress
 from graphniah.errors import GraphNIAHError
-from graphniah.ingest.snapshot import Snapshot, newest_snapshot
+from graphniah.formats.snapshot import Snapshot, newest_snapshot
 from graphniah.sampling.suites import build_suite, load_suite
 from graphniah.seeds import DEFAULT_SEED
 
 
 @app.command("build")
 def build_cmd(
-    suite: Annotated[str, typer.Option(help="Suite name (a shipped suite, see graphniah/resources/pipelines/experiments/) or a suite file.")],
+    suite: Annotated[str, typer.Option(help="Suite name (a shipped suite, see pipelines/suites/) or a suite file.")],
     n: Annotated[int | None, typer.Option("-n", help="Examples per value, the same for every value (default: the suite's per_value or counts).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the suite.")] = DEFAULT_SEED,
     snapshot: Annotated[Path | None, typer.Option(help="Snapshot folder (default: newest under --root).")] = None,

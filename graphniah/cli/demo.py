@@ -58,9 +58,9 @@ def demo_cmd(
 ) -> None:
     """The whole pipeline on the synthetic demo release: refresh, build, run local endpoints, score."""
     from graphniah.demo import accuracy_table, preview, run_demo
-    from graphniah.ingest.snapshot import parse_cutoff
+    from graphniah.formats.examples import iter_examples
+    from graphniah.formats.snapshot import parse_cutoff
     from graphniah.sampling.examples.prompts import load_prompts
-    from graphniah.sampling.examples.records import iter_examples
 
     console = Console()
     console.width = max(console.width, 120)  # the accuracy table needs room for its intervals

@@ -14,10 +14,10 @@ from graphniah.cli.app import app
 from graphniah.cli.options import PromptsOpt
 from graphniah.cli.progress import RichProgress
 from graphniah.errors import GraphNIAHError
-from graphniah.ingest.snapshot import Snapshot, find_snapshot_by_hash, newest_snapshot
+from graphniah.formats.examples import write_examples
+from graphniah.formats.snapshot import Snapshot, find_snapshot_by_hash, newest_snapshot
 from graphniah.sampling.examples.distract import DISTRACTOR_KINDS, NONE
 from graphniah.sampling.examples.prompts import TASKS, load_prompts
-from graphniah.sampling.examples.records import write_examples
 from graphniah.sampling.examples.sample import (
     DEFAULT_ALPHA,
     MAX_CONTEXT_LENGTH,

@@ -18,10 +18,10 @@ from rich.table import Table
 from graphniah.cli.app import app
 from graphniah.cli.progress import RichProgress
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.snapshot import Snapshot, newest_snapshot
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.paths import DEFAULT_CAP, DEFAULT_STEP_BUDGET, explain_short
 from graphniah.graph.store import build_path_pools, prune_snapshot
-from graphniah.ingest.snapshot import Snapshot, newest_snapshot
 
 _EXTRA = {"allow_extra_args": True, "ignore_unknown_options": False}
 

@@ -12,10 +12,10 @@ from rich.table import Table
 
 from graphniah.cli.app import app
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.snapshot import Snapshot, parse_cutoff
 from graphniah.ingest.build import EDGE_DROP_REASONS, PAPER_DROP_REASONS, ingest_release, snapshot_from_store
 from graphniah.ingest.s2ag.limits import Limits
 from graphniah.ingest.s2ag.store import ReleaseStore
-from graphniah.ingest.snapshot import Snapshot, parse_cutoff
 
 store_app = typer.Typer(help="The incremental release store (a DuckDB file moved forward by S2AG diffs).", no_args_is_help=True)
 app.add_typer(store_app, name="store")

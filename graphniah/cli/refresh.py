@@ -11,7 +11,7 @@ from rich.table import Table
 
 from graphniah.cli.app import app
 from graphniah.cli.progress import RichProgress
-from graphniah.ingest.snapshot import parse_cutoff
+from graphniah.formats.snapshot import parse_cutoff
 from graphniah.refresh import DEFAULT_DEPTHS, DEFAULT_POOL, DEMO_PAPERS, api_key_from_env, refresh
 from graphniah.seeds import DEFAULT_SEED
 

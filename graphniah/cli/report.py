@@ -91,7 +91,7 @@ def select_alpha_cmd(
     workers: Annotated[int, typer.Option(help="Processes growing examples.")] = 2,
 ) -> None:
     """Choose the concentration parameter α by in-degree KL divergence to the snapshot (appendix B)."""
-    from graphniah.ingest.snapshot import Snapshot, newest_snapshot
+    from graphniah.formats.snapshot import Snapshot, newest_snapshot
     from graphniah.report.alpha import AlphaConfig, generate_in_degrees, select_alpha, snapshot_in_degree_histogram, write_alpha_report
 
     config = AlphaConfig(

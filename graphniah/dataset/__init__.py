@@ -6,9 +6,9 @@ the tamper check; ``schema`` and ``card`` define the columns and the card.
 """
 
 from graphniah.dataset.export import ExportResult, export_if_changed, export_suite
-from graphniah.dataset.manifest import DatasetManifest, check_files, read_manifest, require_intact
 from graphniah.dataset.read import Dataset, checked_examples, example_refs, examples_in, iter_dataset_examples, open_dataset, write_examples_file
 from graphniah.dataset.use import DatasetCheck, materialize_examples, run_dataset, verify_dataset
+from graphniah.formats.dataset import DatasetManifest, check_files, read_manifest, require_intact
 
 __all__ = [
     "Dataset",

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from graphniah.dataset.manifest import SnapshotInfo, SourceExamples
 from graphniah.dataset.schema import CARD_FILE, COLUMN_DOCS, SCHEMA, hf_features_yaml
+from graphniah.formats.dataset import SnapshotInfo, SourceExamples
 from graphniah.stats import AnswerSpace, CountingAnswers, MultipleChoiceAnswers, YesNoAnswers, mixture_baseline, random_baseline
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ few tens of MB of example data per process, on top of the interpreter and its li
 (``bench/export.py`` prints the whole peak resident memory). If any example fails the check, nothing is written and the error lists
 every failing id.
 
-The folder is built in a staging folder and renamed into place (``graphniah.io.atomic_dir``); the
+The folder is built in a staging folder and renamed into place (``graphniah.atomic.atomic_dir``); the
 manifest is its last file. Nothing in the folder depends on the time or on local paths, so the
 same examples always export to the same bytes.
 """
@@ -41,8 +41,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from graphniah.atomic import _umask, atomic_dir, sha256_file, write_in_staging
 from graphniah.dataset.card import CardFacts, render_card
-from graphniah.dataset.manifest import (
+from graphniah.dataset.schema import CARD_FILE, DATA_DIR, MANIFEST_FILE, SCHEMA, design, example_to_row
+from graphniah.errors import GraphNIAHError
+from graphniah.formats.dataset import (
     DatasetManifest,
     SnapshotInfo,
     SourceExamples,
@@ -51,12 +54,9 @@ from graphniah.dataset.manifest import (
     manifest_json,
     read_manifest,
 )
-from graphniah.dataset.schema import CARD_FILE, DATA_DIR, MANIFEST_FILE, SCHEMA, design, example_to_row
-from graphniah.errors import GraphNIAHError
-from graphniah.io import _umask, atomic_dir, sha256_file, write_in_staging
+from graphniah.formats.examples import Example, parse_example
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.examples.prompts import TASKS, PromptSet, load_prompts
-from graphniah.sampling.examples.records import Example, parse_example
 from graphniah.sampling.examples.textcheck import VerifyResult, verify
 
 #: A row group is written once its buffered prompts hold this much text (bounds memory and the
@@ -306,7 +306,7 @@ class ExportResult:
 
 def snapshot_infos(hashes: set[str], snapshots_root: str | os.PathLike[str]) -> tuple[SnapshotInfo, ...]:
     """Release id, cutoff and synthetic flag of each snapshot the examples come from."""
-    from graphniah.ingest.snapshot import snapshot_at_or_under
+    from graphniah.formats.snapshot import snapshot_at_or_under
 
     root = Path(snapshots_root)
     out = []
@@ -451,7 +451,7 @@ def export_if_changed(
     """:func:`export_suite`, unless ``out`` already holds an intact export of these very examples.
 
     "These very examples" means the manifest's source sha256 equals the file's and the suite name
-    matches; "intact" means :func:`~graphniah.dataset.manifest.check_files` finds nothing. Then the
+    matches; "intact" means :func:`~graphniah.formats.dataset.check_files` finds nothing. Then the
     folder is exactly what exporting again would write (export is deterministic), so it is kept.
     """
     out = Path(out)

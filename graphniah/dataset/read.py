@@ -18,12 +18,12 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from graphniah.dataset.manifest import DatasetManifest, read_manifest, require_intact
+from graphniah.atomic import atomic_path
 from graphniah.dataset.schema import SCHEMA, row_to_example
 from graphniah.errors import GraphNIAHError
-from graphniah.io import atomic_path
+from graphniah.formats.dataset import DatasetManifest, read_manifest, require_intact
+from graphniah.formats.examples import Example, Recipe, example_to_json
 from graphniah.run.runner import ExampleRef
-from graphniah.sampling.examples.records import Example, Recipe, example_to_json
 
 _BATCH_ROWS = 16
 
@@ -108,7 +108,7 @@ def _canonical_lines(ds: Dataset) -> Iterator[tuple[Example, str]]:
 
 def examples_in(path: str | os.PathLike[str]) -> Iterator[Example]:
     """The examples of a JSON-lines file, or of a dataset folder (checked: manifest hashes, then the rebuild)."""
-    from graphniah.sampling.examples.records import iter_examples
+    from graphniah.formats.examples import iter_examples
 
     p = Path(path)
     return checked_examples(open_dataset(p)) if p.is_dir() else iter_examples(p)

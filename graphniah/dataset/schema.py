@@ -25,7 +25,7 @@ import pyarrow as pa
 from pydantic import ValidationError
 
 from graphniah.errors import GraphNIAHError, validation_detail
-from graphniah.sampling.examples.records import Example, ExampleStats
+from graphniah.formats.examples import Example, ExampleStats
 from graphniah.sampling.tokenizers import TOKENIZERS
 
 DATA_DIR = "data"

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from graphniah.atomic import sha256_file, write_json
 from graphniah.dataset.read import Dataset, checked_examples, example_refs, open_dataset, write_examples_file
-from graphniah.io import sha256_file, write_json
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.sampling.examples.textcheck import verify
 

@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from graphniah.errors import GraphNIAHError
-from graphniah.ingest.snapshot import Snapshot
+from graphniah.formats.snapshot import Snapshot
 
 # A title with MathML in it (``<math ...>``, ``<mml:math ...>``, ``</mml:mi>``) cannot be rendered
 # as plain text, so the paper is not usable in a prompt.

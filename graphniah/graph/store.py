@@ -27,8 +27,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphniah import __version__
+from graphniah.atomic import atomic_path, sha256_file, write_json
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Format, Frozen, add_version
+from graphniah.formats.snapshot import Snapshot
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.paths import (
     DEFAULT_CAP,
@@ -41,8 +43,6 @@ from graphniah.graph.paths import (
     sample_path_pool,
 )
 from graphniah.graph.prune import PruneResult, path_length, prune
-from graphniah.ingest.snapshot import Snapshot
-from graphniah.io import atomic_path, sha256_file, write_json
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.seeds import Stream, generator
 

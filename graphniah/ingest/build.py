@@ -45,7 +45,17 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from graphniah import __version__
+from graphniah.atomic import atomic_dir, sha256_file
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.snapshot import (
+    EDGES_FILE,
+    EDGES_SCHEMA,
+    MANIFEST_FILE,
+    PAPERS_FILE,
+    PAPERS_SCHEMA,
+    parse_cutoff,
+    write_snapshot_manifest,
+)
 from graphniah.ingest.s2ag import titles
 from graphniah.ingest.s2ag.limits import Limits, out_of_memory, spilled_bytes
 from graphniah.ingest.s2ag.read import (
@@ -64,21 +74,11 @@ from graphniah.ingest.s2ag.read import (
     require_papers,
     sql_str,
 )
-from graphniah.ingest.snapshot import (
-    EDGES_FILE,
-    EDGES_SCHEMA,
-    MANIFEST_FILE,
-    PAPERS_FILE,
-    PAPERS_SCHEMA,
-    parse_cutoff,
-    write_snapshot_manifest,
-)
-from graphniah.io import atomic_dir, sha256_file
 
 if TYPE_CHECKING:
     from graphniah.ingest.s2ag.store import ReleaseStore
 
-MANIFEST_FORMAT = 2  # format_version of graphniah.ingest.snapshot.SnapshotManifest
+MANIFEST_FORMAT = 2  # format_version of graphniah.formats.snapshot.SnapshotManifest
 
 # Drop reasons, in the order they are tested: a row is counted under the first that applies.
 PAPER_DROP_REASONS = (

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphniah import __version__
+from graphniah.atomic import atomic_dir, sha256_file, write_in_staging, write_json
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASKS
-from graphniah.io import atomic_dir, sha256_file, write_in_staging, write_json
 from graphniah.report.effective import EffectiveScale, effective_scales, effective_table
 from graphniah.report.load import TASK_LABELS, Outcomes, RunInfo, SuiteData, load_suite
 from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, ReportTable, cells_csv

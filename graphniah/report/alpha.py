@@ -39,10 +39,10 @@ import numpy.typing as npt
 import pyarrow.parquet as pq
 
 from graphniah import __version__
+from graphniah.atomic import atomic_dir, write_in_staging, write_json
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASKS, Task
-from graphniah.ingest.snapshot import Snapshot
-from graphniah.io import atomic_dir, write_in_staging, write_json
+from graphniah.formats.snapshot import Snapshot
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.sampling.examples.grow import GrowthStats, grow_components
 from graphniah.sampling.examples.sample import (

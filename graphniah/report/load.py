@@ -17,8 +17,8 @@ Choices, and why:
   the examples that the model answered". A record whose task or truth differs from the examples
   file's is an error (the journal belongs to other examples).
 * **One model per file format.** Examples are read through
-  :class:`~graphniah.sampling.examples.records.Example` and journals through
-  :class:`~graphniah.run.journal.RunRecord` (both versioned, see :mod:`graphniah.formats`), so a
+  :class:`~graphniah.formats.examples.Example` and journals through
+  :class:`~graphniah.formats.journal.RunRecord` (both versioned, see :mod:`graphniah.formats`), so a
   line the runner or the sampler would reject is rejected here too, naming file and line. A
   trailing partial journal line (a run interrupted mid-write) is ignored, as the runner does.
 * **The varied variable** is ``by=`` when given, else the suite manifest's
@@ -36,11 +36,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from graphniah.atomic import canonical_json, sha256_bytes
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import EFFORTS, TASKS
-from graphniah.io import canonical_json, sha256_bytes
-from graphniah.run.journal import RunRecord, read_journal, read_run_settings
-from graphniah.sampling.examples.records import Example, enumerate_examples
+from graphniah.formats.examples import Example, enumerate_examples
+from graphniah.formats.journal import RunRecord, read_journal, read_run_settings
 from graphniah.scoring import Scored, counted_records, run_labels, score_record, split_runs
 
 if TYPE_CHECKING:

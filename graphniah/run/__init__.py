@@ -6,8 +6,8 @@ error kind (``errors``), a budget and the knowledge-cutoff guard. ``serve`` star
 OpenAI-compatible endpoints (text-only oracle, random, always-NO, a llama.cpp model).
 """
 
-from graphniah.run.errors import ErrorKind, Redactor, RetryPolicy, classify
-from graphniah.run.journal import Journal, RunRecord, journal_path, read_journal
+from graphniah.formats.journal import Journal, RunRecord, journal_path, read_journal
+from graphniah.run.failures import ErrorKind, Redactor, RetryPolicy, classify
 from graphniah.run.runner import (
     Estimate,
     ExampleRef,

@@ -12,7 +12,7 @@ Each entry is a :class:`ModelEntry`. Two of its derived values matter downstream
   parameters go as keywords; ``top_k`` and ``min_p`` (not OpenAI parameters) go in ``extra_body``,
   which OpenRouter and llama.cpp both read.
 
-The registry file is found at ``$GRAPHNIAH_MODELS`` if set, else the registry shipped in the package (``graphniah/resources/pipelines/models.yaml``).
+The registry file is found at ``$GRAPHNIAH_MODELS`` if set, else the registry shipped in the package (``pipelines/models.yaml``).
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, ValidationError, model_validator
 
+from graphniah.atomic import canonical_json, sha256_bytes
 from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.formats import Frozen, ReasoningEffort
-from graphniah.io import canonical_json, sha256_bytes
 from graphniah.resources import resource_dir
 
 MODELS_ENV = "GRAPHNIAH_MODELS"

@@ -10,7 +10,7 @@ Flow of :func:`run_suite`:
    uses each example's stored token counts (or counts them with ``graphniah.sampling.tokenizers`` when it can)
    and the registry's price at the tier requests go to.
 3. **Run.** ``concurrency`` workers pull examples from one iterator and call ``litellm.acompletion``;
-   retries follow :mod:`graphniah.run.errors`. Finished records go to a single writer task that
+   retries follow :mod:`graphniah.run.failures`. Finished records go to a single writer task that
    appends them in batches (one ``write`` + one ``fsync`` per batch: group commit), so journal lines
    never interleave and the event loop never blocks on the disk.
 4. **Budget.** Before a worker sends an example it checks ``spent + reserved + estimate <= budget``,
@@ -22,7 +22,7 @@ LiteLLM is imported lazily with ``LITELLM_LOCAL_MODEL_COST_MAP=True`` (its price
 the installed package; nothing is fetched), its callbacks, telemetry and message logging off, and
 its loggers silenced. API keys are read by LiteLLM from the provider's usual environment variable;
 the runner never puts them in a record, and error messages are passed through a
-:class:`~graphniah.run.errors.Redactor` before they are stored or shown.
+:class:`~graphniah.run.failures.Redactor` before they are stored or shown.
 """
 
 from __future__ import annotations
@@ -39,12 +39,11 @@ from typing import Any
 
 import numpy as np
 
+from graphniah.atomic import sha256_file
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Task
-from graphniah.io import sha256_file
-from graphniah.progress import NO_PROGRESS, Progress
-from graphniah.run.errors import RETRYABLE, ErrorKind, Redactor, RetryPolicy, classify
-from graphniah.run.journal import (
+from graphniah.formats.examples import Example, parse_example
+from graphniah.formats.journal import (
     CallError,
     Journal,
     RunRecord,
@@ -56,8 +55,9 @@ from graphniah.run.journal import (
     read_journal,
     record_run_settings,
 )
+from graphniah.progress import NO_PROGRESS, Progress
+from graphniah.run.failures import RETRYABLE, ErrorKind, Redactor, RetryPolicy, classify
 from graphniah.run.models import LOCAL_DUMMY_KEY, ModelEntry, Tier
-from graphniah.sampling.examples.records import Example, parse_example
 from graphniah.scoring import score_response
 from graphniah.seeds import Stream, generator
 
@@ -209,7 +209,7 @@ def refs_of(examples: Iterable[Example]) -> list[ExampleRef]:
 
 def snapshot_cutoffs(hashes: Iterable[str], snapshots_root: str | os.PathLike[str]) -> dict[str, dt.date]:
     """The cutoff of each snapshot the examples were made from (found by content hash under the root)."""
-    from graphniah.ingest.snapshot import parse_cutoff, snapshot_at_or_under
+    from graphniah.formats.snapshot import parse_cutoff, snapshot_at_or_under
 
     root = Path(snapshots_root)
     out = {}

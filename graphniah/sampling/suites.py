@@ -1,4 +1,4 @@
-"""Experiment suites: declarative files shipped in ``graphniah/resources/pipelines/experiments/`` and the examples built from them.
+"""Experiment suites: declarative files shipped in ``pipelines/suites/`` and the examples built from them.
 
 A suite varies one variable over its values; for each value, every other variable is drawn per
 example, uniformly and independently (the paper's §4.1): question depth from {4, 8, 16, 32},
@@ -44,14 +44,14 @@ import yaml
 from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, model_serializer, model_validator
 
 from graphniah import __version__
+from graphniah.atomic import atomic_write_text, canonical_json, sha256_bytes, write_json
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASKS, Format, Frozen, Task, add_version
-from graphniah.ingest.snapshot import Snapshot
-from graphniah.io import atomic_write_text, canonical_json, sha256_bytes, write_json
+from graphniah.formats.examples import Recipe, parse_example
+from graphniah.formats.snapshot import Snapshot
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.resources import resource_dir
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
-from graphniah.sampling.examples.records import Recipe, parse_example
 from graphniah.sampling.examples.sample import (
     DEFAULT_ALPHA,
     ExampleSpec,
@@ -68,7 +68,7 @@ SUITES_ENV = "GRAPHNIAH_SUITES"
 def default_suites_dir() -> Path:
     """``$GRAPHNIAH_SUITES`` if set, else the suites shipped in the package (read at each call)."""
     env = os.environ.get(SUITES_ENV)
-    return Path(env) if env else resource_dir("pipelines") / "experiments"
+    return Path(env) if env else resource_dir("pipelines") / "suites"
 
 
 Variable = Literal["depth", "component_size", "task", "distractor", "context_length", "reasoning_effort", "none_option"]

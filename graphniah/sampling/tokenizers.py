@@ -50,8 +50,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from graphniah.atomic import atomic_write_bytes, read_json, sha256_bytes, sha256_file, write_json
 from graphniah.errors import GraphNIAHError
-from graphniah.io import atomic_write_bytes, read_json, sha256_bytes, sha256_file, write_json
 from graphniah.sampling.corpora.assets import (
     Artifact,
     SourceUnavailable,

@@ -1,7 +1,7 @@
 """What the viewer's pages are built from: examples, every run's counted answer, and paper metadata.
 
-Examples are read with :func:`graphniah.sampling.examples.records.iter_examples`, journals with
-:func:`graphniah.run.journal.read_journal`, and which record of an example counts, and whether it
+Examples are read with :func:`graphniah.formats.examples.iter_examples`, journals with
+:func:`graphniah.formats.journal.read_journal`, and which record of an example counts, and whether it
 is right, with :mod:`graphniah.scoring` (``split_runs`` → ``counted_records`` → ``score_record``),
 so the viewer shows exactly the answers every accuracy in the project is computed from.
 """
@@ -20,9 +20,9 @@ import pyarrow.parquet as pq
 
 from graphniah.dataset.schema import design_fields
 from graphniah.errors import GraphNIAHError
-from graphniah.ingest.snapshot import find_snapshot_by_hash
-from graphniah.run.journal import RunRecord, read_journal
-from graphniah.sampling.examples.records import Example, PaperMeta, papers_from_table
+from graphniah.formats.examples import Example, PaperMeta, papers_from_table
+from graphniah.formats.journal import RunRecord, read_journal
+from graphniah.formats.snapshot import find_snapshot_by_hash
 from graphniah.scoring import counted_records, run_labels, score_record, split_runs
 
 __all__ = ["Answer", "Outcome", "PaperLookup", "RunView", "example_facts", "load_answers", "outcome_of"]

@@ -37,8 +37,8 @@ from typing import Literal
 
 import numpy as np
 
+from graphniah.formats.examples import Example, PaperMeta
 from graphniah.sampling.examples.prompts import PromptSet
-from graphniah.sampling.examples.records import Example, PaperMeta
 from graphniah.sampling.examples.render import render_component
 from graphniah.sampling.examples.textcheck import Undetermined, split_messages
 from graphniah.sampling.tokenizers import Tokenizer

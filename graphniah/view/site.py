@@ -28,14 +28,14 @@ from importlib import resources
 from pathlib import Path
 
 from graphniah import __version__
+from graphniah.atomic import atomic_dir, atomic_write_text, canonical_json, sha256_bytes, sha256_file, write_in_staging
 from graphniah.errors import GraphNIAHError
-from graphniah.io import atomic_dir, atomic_write_text, canonical_json, sha256_bytes, sha256_file, write_in_staging
+from graphniah.formats.examples import Example, PaperMeta, example_to_json, iter_examples, option_letters
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
-from graphniah.sampling.examples.records import Example, PaperMeta, example_to_json, iter_examples, option_letters
 from graphniah.sampling.tokenizers import Tokenizer, load_tokenizer
 from graphniah.view.data import Answer, PaperLookup, RunView, check_id, example_facts, load_answers, outcome_of
-from graphniah.view.graph import PALETTE, forest_layout, forest_svg, highlighted_path
+from graphniah.view.forest import PALETTE, forest_layout, forest_svg, highlighted_path
 from graphniah.view.needles import NeedleMap, PromptRows, needle_map, prompt_rows
 
 __all__ = ["ViewerFiles", "build_viewer", "example_page_data", "needle_map_svg"]

@@ -12,10 +12,10 @@ import yaml
 from typer.testing import CliRunner
 
 from graphniah.cli import app
+from graphniah.formats.examples import read_examples
 from graphniah.resources import resource_dir
 from graphniah.run.models import MODELS_ENV, load_registry
 from graphniah.sampling.examples.prompts import PROMPTS_ENV, load_prompts
-from graphniah.sampling.examples.records import read_examples
 from graphniah.sampling.suites import SUITES_ENV, default_suites_dir, load_suite
 
 TINY_SUITE = {

@@ -36,8 +36,8 @@ _CACHE: dict[str, Exported] = {}
 def exported_suite(tmp_path_factory: pytest.TempPathFactory) -> Exported:
     if "x" not in _CACHE:
         from graphniah.dataset import export_suite
-        from graphniah.ingest.snapshot import find_snapshot_by_hash
-        from graphniah.sampling.examples.records import write_examples
+        from graphniah.formats.examples import write_examples
+        from graphniah.formats.snapshot import find_snapshot_by_hash
         from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
 
         suite = demo_suite(tmp_path_factory)

@@ -28,8 +28,8 @@ from graphniah.dataset import (
 from graphniah.dataset import export as export_mod
 from graphniah.dataset.schema import SCHEMA, hf_features_yaml
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.examples import iter_examples, write_examples
 from graphniah.run import read_journal, run_suite
-from graphniah.sampling.examples.records import iter_examples, write_examples
 from graphniah.scoring import score_records
 from graphniah.stats import CountingAnswers, MultipleChoiceAnswers, YesNoAnswers, random_baseline
 from tests.run.helpers import fast_options, local_entry

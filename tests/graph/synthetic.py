@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphniah.ingest.snapshot import EDGES_SCHEMA, PAPERS_SCHEMA, SnapshotManifest, write_snapshot_manifest
+from graphniah.formats.snapshot import EDGES_SCHEMA, PAPERS_SCHEMA, SnapshotManifest, write_snapshot_manifest
 
 
 def _relabel(g: nx.Graph, rng: np.random.Generator) -> nx.Graph:

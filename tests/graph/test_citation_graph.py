@@ -9,8 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.snapshot import EDGES_SCHEMA, Snapshot
 from graphniah.graph import CitationGraph, usable_metadata_mask
-from graphniah.ingest.snapshot import EDGES_SCHEMA, Snapshot
 from tests.graph.synthetic import preferential_attachment, write_snapshot
 
 

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from graphniah.atomic import read_json
 from graphniah.cli import app
+from graphniah.formats.snapshot import Snapshot
 from graphniah.graph import CitationGraph, build_path_pools, load_pool, load_pruned
 from graphniah.graph.store import pool_file
 from graphniah.ingest.build import ingest_release
 from graphniah.ingest.demo_release import write_demo_releases
-from graphniah.ingest.snapshot import Snapshot
-from graphniah.io import read_json
 
 DEPTHS = (4, 8, 16, 32)
 

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from graphniah.atomic import read_json
 from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.snapshot import Snapshot
 from graphniah.graph import CitationGraph, build_path_pools, load_pool, load_pruned, prune_snapshot, sample_path_pool
 from graphniah.graph.store import pool_file, pruned_file
-from graphniah.ingest.snapshot import Snapshot
-from graphniah.io import read_json
 from tests.graph.synthetic import edge_arrays, preferential_attachment, write_snapshot
 
 

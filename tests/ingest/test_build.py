@@ -20,9 +20,9 @@ import graphniah.ingest.build as ingest_mod
 from graphniah import __version__
 from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.snapshot import EDGES_SCHEMA, PAPERS_SCHEMA, Snapshot
 from graphniah.ingest.build import EDGE_DROP_REASONS, PAPER_DROP_REASONS, ingest_release, table_content_hash
 from graphniah.ingest.s2ag.limits import MIN_MEMORY_LIMIT, Limits
-from graphniah.ingest.snapshot import EDGES_SCHEMA, PAPERS_SCHEMA, Snapshot
 from tests.ingest.s2ag.release_kit import citation, paper, venue, write_release, write_shard
 
 CUTOFF = dt.date(2026, 4, 1)

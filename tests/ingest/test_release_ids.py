@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 
 from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.snapshot import Snapshot
 from graphniah.ingest.build import ingest_release, snapshot_from_store
 from graphniah.ingest.s2ag.read import ID_FROM_DESCRIPTOR, ID_FROM_FOLDER_NAME, ID_FROM_OPTION, read_diff_info, read_release_info
 from graphniah.ingest.s2ag.store import ReleaseStore
-from graphniah.ingest.snapshot import Snapshot
 from tests.ingest.s2ag.release_kit import citation, paper, write_diff, write_release
 
 CUTOFF = dt.date(2026, 4, 1)

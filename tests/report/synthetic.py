@@ -1,8 +1,8 @@
 """Synthetic suites with known answers for the report tests, the notebook tests and bench/report.py.
 
-Examples are real :class:`graphniah.sampling.examples.records.Example` records (tiny prompts) written with
-``write_examples``; journals are real :class:`graphniah.run.journal.RunRecord` lines written by
-the runner's own :class:`~graphniah.run.journal.Journal`. Every model answers each example
+Examples are real :class:`graphniah.formats.examples.Example` records (tiny prompts) written with
+``write_examples``; journals are real :class:`graphniah.formats.journal.RunRecord` lines written by
+the runner's own :class:`~graphniah.formats.journal.Journal`. Every model answers each example
 right or wrong by a coin with a per-model, per-level probability, and the ground truth of every
 call is returned as :class:`Truth` rows, so a test can recompute each table cell by plain counting.
 """
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from graphniah.io import canonical_json, sha256_bytes
-from graphniah.run.journal import Journal, RunRecord, Usage
-from graphniah.sampling.examples.records import Example, ExampleStats, Message, Recipe, write_examples
+from graphniah.atomic import canonical_json, sha256_bytes
+from graphniah.formats.examples import Example, ExampleStats, Message, Recipe, write_examples
+from graphniah.formats.journal import Journal, RunRecord, Usage
 
 LETTERS = "ABCD"
 

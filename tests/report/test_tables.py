@@ -14,8 +14,8 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.journal import Journal, RunRecord
 from graphniah.report import ReportConfig, build_report, load_suite
-from graphniah.run.journal import Journal, RunRecord
 from tests.report.synthetic import depth_suite, make_example, write_suite
 
 
@@ -191,7 +191,7 @@ def test_effective_depth_is_the_last_level_of_the_passing_prefix(depth):
 
 def test_last_ok_record_counts_and_unknown_examples_are_noted(tmp_path):
     ex = [make_example("yesno", 4, 120, lab, seed=0, index=i) for i, lab in enumerate(("YES", "NO"))]
-    from graphniah.sampling.examples.records import write_examples
+    from graphniah.formats.examples import write_examples
 
     write_examples(tmp_path / "examples" / "s.jsonl", ex)
 
@@ -218,7 +218,7 @@ def test_last_ok_record_counts_and_unknown_examples_are_noted(tmp_path):
 
 def test_reader_errors_name_the_file_and_line(tmp_path):
     ex = [make_example("yesno", 4, 120, "YES", seed=0, index=0)]
-    from graphniah.sampling.examples.records import write_examples
+    from graphniah.formats.examples import write_examples
 
     write_examples(tmp_path / "examples" / "s.jsonl", ex)
     with pytest.raises(GraphNIAHError, match="no journals"):

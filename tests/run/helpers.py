@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from graphniah.formats.examples import Example, write_examples
 from graphniah.run import RetryPolicy, RunOptions
 from graphniah.run.models import ModelEntry, load_registry
-from graphniah.sampling.examples.records import Example, write_examples
 
 CUTOFF = dt.date(2026, 4, 1)
 FAST_RETRY = RetryPolicy(max_attempts=8, base_s=0.01, cap_s=0.04)
@@ -34,10 +34,10 @@ _CACHE: dict[str, DemoSuite] = {}
 
 def demo_suite(tmp_path_factory: Any) -> DemoSuite:
     if "suite" not in _CACHE:
+        from graphniah.formats.snapshot import Snapshot
         from graphniah.graph.store import build_path_pools
         from graphniah.ingest.build import ingest_release
         from graphniah.ingest.demo_release import write_demo_releases
-        from graphniah.ingest.snapshot import Snapshot
         from graphniah.sampling.examples.sample import SamplingContext, batch_specs, sample_examples
 
         root = tmp_path_factory.mktemp("demo-suite")

@@ -13,11 +13,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from graphniah.formats.examples import write_examples
 from graphniah.run import journal_path, read_journal, run_suite
 from graphniah.run.models import ModelEntry
 from graphniah.run.runner import litellm_module
 from graphniah.run.serve.baseline import BaselineServer, Faults
-from graphniah.sampling.examples.records import write_examples
 from tests.run.helpers import fast_options, local_entry
 
 

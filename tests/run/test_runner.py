@@ -11,12 +11,12 @@ from typer.testing import CliRunner
 
 from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
-from graphniah.ingest.snapshot import snapshot_at_or_under
+from graphniah.formats.examples import write_examples
+from graphniah.formats.snapshot import snapshot_at_or_under
 from graphniah.run import RetryPolicy, journal_path, read_journal, run_suite
 from graphniah.run.models import ModelEntry
 from graphniah.run.runner import RunPlan, RunSummary
 from graphniah.run.serve.baseline import BaselineServer, Faults, approx_prompt_tokens
-from graphniah.sampling.examples.records import write_examples
 from graphniah.scoring import final_records, score_records
 from tests.run.helpers import CUTOFF, DemoSuite, fast_options, local_entry
 from tests.secret_scan import assert_secret_absent

@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
+from graphniah.atomic import sha256_file
 from graphniah.errors import GraphNIAHError
-from graphniah.io import sha256_file
-from graphniah.sampling.examples.records import read_examples
+from graphniah.formats.examples import read_examples
 from graphniah.sampling.examples.textcheck import verify
 from graphniah.sampling.suites import (
     ReusedExample,

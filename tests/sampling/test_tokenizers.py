@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from graphniah.atomic import sha256_file
 from graphniah.errors import GraphNIAHError
-from graphniah.io import sha256_file
 from graphniah.sampling.corpora import fetch, open_corpus
 from graphniah.sampling.tokenizers import (
     BLOCK_SEPARATOR,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from graphniah.run.journal import CallError, Journal, RunRecord, Usage
-from graphniah.sampling.examples.records import Example, write_examples
+from graphniah.formats.examples import Example, write_examples
+from graphniah.formats.journal import CallError, Journal, RunRecord, Usage
 from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
 
 SPECS = (

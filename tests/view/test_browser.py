@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from graphniah.sampling.examples.records import option_letters
+from graphniah.formats.examples import option_letters
 from graphniah.stats import wilson_interval
 from graphniah.view import build_viewer
-from graphniah.view.graph import highlighted_path
+from graphniah.view.forest import highlighted_path
 from tests.view.cdp import Browser, chromium_binary
 
 pytestmark = pytest.mark.slow

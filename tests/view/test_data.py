@@ -11,14 +11,14 @@ from typer.testing import CliRunner
 
 from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.examples import option_letters, write_examples
 from graphniah.report import build_report, load_suite, write_report
 from graphniah.report.html import ViewerLinks
-from graphniah.sampling.examples.records import option_letters, write_examples
 from graphniah.sampling.examples.render import render_component
 from graphniah.sampling.tokenizers import load_tokenizer
 from graphniah.view import build_viewer
 from graphniah.view.data import PaperLookup, example_facts, load_answers
-from graphniah.view.graph import forest_layout, forest_svg, highlighted_path
+from graphniah.view.forest import forest_layout, forest_svg, highlighted_path
 from graphniah.view.needles import needle_map, prompt_rows
 from tests.view.conftest import SPECS
 
@@ -217,7 +217,7 @@ def test_dataset_folder_gives_the_same_site_data(viewer_suite, tmp_path) -> None
 
 def test_a_rebuild_reuses_the_pages_whose_inputs_did_not_change(viewer_suite, tmp_path, monkeypatch) -> None:
     import graphniah.view.site as site_mod
-    from graphniah.run.journal import Journal
+    from graphniah.formats.journal import Journal
 
     runs = tmp_path / "runs"
     for p in viewer_suite.runs_dir.glob("*.jsonl"):

@@ -8,7 +8,7 @@ Layout (the shared contract, see docs/architecture.md and the ingest stage)::
     <out>/diffs/<from>_to_<to>/<dataset>/{update_files,delete_files}/part-NNNNN.jsonl.gz
 
 Every release and diff manifest says ``"synthetic": true``. The whole ``out`` folder is built
-under a temporary name and renamed into place (``graphniah.io.atomic_dir``), so a reader never
+under a temporary name and renamed into place (``graphniah.atomic.atomic_dir``), so a reader never
 sees a half-written demo release. Output is a pure function of the arguments: the gzip headers
 carry no time stamp and nothing depends on the clock, so the same seed gives byte-identical files.
 """
@@ -31,11 +31,11 @@ import numpy as np
 import pyarrow as pa
 
 from graphniah import __version__
+from graphniah.atomic import atomic_dir, read_json, write_json
 from graphniah.errors import GraphNIAHError
 from graphniah.ingest.demo_release import model as Mo
 from graphniah.ingest.demo_release.serialize import Renderer, to_bytes
 from graphniah.ingest.s2ag.read import DATASETS as S2AG_DATASETS
-from graphniah.io import atomic_dir, read_json, write_json
 from graphniah.seeds import Stream, generator
 
 DATASETS = S2AG_DATASETS  # the demo writes every dataset the reader knows

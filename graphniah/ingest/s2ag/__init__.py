@@ -8,5 +8,5 @@
   away) as DuckDB expressions.
 - ``graphniah.ingest.s2ag.limits`` — the memory budget and thread count DuckDB works within.
 - ``graphniah.ingest.s2ag.api``   — the Datasets API client and resumable downloader;
-  ``fake_api`` is a local HTTP server that stands in for it in tests.
+  (tests/ingest/s2ag/fake_api.py is a local HTTP server that stands in for it in tests.)
 """

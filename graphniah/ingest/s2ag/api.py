@@ -39,9 +39,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphniah import __version__
+from graphniah.atomic import _fsync_dir, read_json, write_json
 from graphniah.errors import GraphNIAHError
 from graphniah.ingest.s2ag.read import DATASETS, REQUIRED_DATASETS
-from graphniah.io import _fsync_dir, read_json, write_json
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.retry import RetryPolicy, retry_after_from_headers
 

@@ -51,8 +51,8 @@ from typing import Any, Literal
 import duckdb
 from isal import isal_zlib
 
+from graphniah.atomic import read_json
 from graphniah.errors import GraphNIAHError
-from graphniah.io import read_json
 
 try:
     import fcntl

@@ -67,8 +67,8 @@ from graphniah.errors import GraphNIAHError
 from graphniah.seeds import Stream, generator
 
 if TYPE_CHECKING:
+    from graphniah.formats.examples import Message
     from graphniah.sampling.examples.prompts import PromptSet
-    from graphniah.sampling.examples.records import Message
 
 Policy = Literal["oracle", "random", "always-no"]
 POLICIES: tuple[Policy, ...] = ("oracle", "random", "always-no")
@@ -264,7 +264,7 @@ class BaselineApp:
         return self._prompts
 
     def _messages(self, messages: Sequence[Mapping[str, Any]]) -> tuple[Message, ...]:
-        from graphniah.sampling.examples.records import Message
+        from graphniah.formats.examples import Message
 
         try:
             return tuple(Message(role=_ROLES.get(m["role"], m["role"]), content=m["content"]) for m in messages)
@@ -294,7 +294,7 @@ class BaselineApp:
         return f"\\answer{{{pick}}}", None
 
     def _answer_set(self, task: str, question: str) -> list[str]:
-        from graphniah.sampling.examples.records import option_letters
+        from graphniah.formats.examples import option_letters
         from graphniah.sampling.examples.textcheck import parse_question
         from graphniah.stats import CountingAnswers
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from graphniah.atomic import atomic_write_bytes, read_json, write_json
 from graphniah.errors import GraphNIAHError
-from graphniah.io import atomic_write_bytes, read_json, write_json
 from graphniah.run.serve.baseline import wait_until_healthy
 from graphniah.sampling.corpora.assets import check_sha256, data_dir, pip_wheel, scratch_dir, wheel_members
 

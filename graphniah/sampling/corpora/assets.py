@@ -24,8 +24,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from graphniah.atomic import sha256_file
 from graphniah.errors import GraphNIAHError
-from graphniah.io import sha256_file
 
 DATA_ENV = "GRAPHNIAH_DATA"
 

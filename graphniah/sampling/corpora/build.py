@@ -42,8 +42,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphniah import __version__
+from graphniah.atomic import atomic_dir, canonical_json, read_json, sha256_file, write_json
 from graphniah.errors import GraphNIAHError
-from graphniah.io import atomic_dir, canonical_json, read_json, sha256_file, write_json
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.corpora.assets import (
     Artifact,

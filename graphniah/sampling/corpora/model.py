@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from graphniah.io import canonical_json, sha256_bytes
+from graphniah.atomic import canonical_json, sha256_bytes
 
 
 class Kind(StrEnum):

@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphniah.atomic import canonical_json, sha256_bytes
 from graphniah.errors import GraphNIAHError
-from graphniah.io import canonical_json, sha256_bytes
 from graphniah.sampling.corpora import Corpus, open_corpus
 from graphniah.sampling.corpora.build import DOCUMENTS_FILE
 from graphniah.sampling.corpora.model import Kind, block_rule

@@ -23,10 +23,10 @@ from types import MappingProxyType
 
 import yaml
 
+from graphniah.atomic import canonical_json, sha256_bytes
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASKS as TASKS  # re-exported (explicitly, for mypy): the names are defined once, in formats
 from graphniah.formats import Task as Task
-from graphniah.io import canonical_json, sha256_bytes
 from graphniah.resources import resource_dir
 
 PROMPTS_ENV = "GRAPHNIAH_PROMPTS"

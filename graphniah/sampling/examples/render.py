@@ -24,8 +24,8 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
+from graphniah.formats.examples import ExampleStats, Message, PaperMeta, option_letters
 from graphniah.sampling.examples.prompts import PromptSet, Task, load_prompts
-from graphniah.sampling.examples.records import ExampleStats, Message, PaperMeta, option_letters
 
 MONTHS = (
     "January", "February", "March", "April", "May", "June",

@@ -36,11 +36,12 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from graphniah import __version__
+from graphniah.atomic import canonical_json, sha256_bytes
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.examples import Example, PaperMeta, Recipe, RecipeParams, option_letters, papers_from_table
+from graphniah.formats.snapshot import Snapshot
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.store import load_pool, pool_file, read_pool_manifest
-from graphniah.ingest.snapshot import Snapshot
-from graphniah.io import canonical_json, sha256_bytes
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.sampling.corpora import Corpus
 from graphniah.sampling.examples.backbones import PoolIndex
@@ -56,7 +57,6 @@ from graphniah.sampling.examples.distract import (
 )
 from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
 from graphniah.sampling.examples.prompts import PromptSet, Task, load_prompts
-from graphniah.sampling.examples.records import Example, PaperMeta, Recipe, RecipeParams, option_letters, papers_from_table
 from graphniah.sampling.examples.render import build_messages, example_stats, question, render_component
 from graphniah.sampling.examples.textcheck import normalize, verify
 from graphniah.sampling.packing import DistractorSource, Frame, NeedlesExceedLimit, Packed, pack, tokenizer_fingerprint

@@ -88,8 +88,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.examples import Example, Message, option_letters
 from graphniah.sampling.examples.prompts import PromptSet, Task, load_prompts
-from graphniah.sampling.examples.records import Example, Message, option_letters
 
 Key = tuple[str, frozenset[str]]
 

@@ -23,7 +23,7 @@ import pytest
 from graphniah.errors import GraphNIAHError
 from graphniah.ingest.demo_release import write_demo_releases
 from graphniah.ingest.s2ag.api import DEFAULT_DATASETS, S2AGClient, local_names, redact_url
-from graphniah.ingest.s2ag.fake_api import FakeS2AG, Faults, LoggedRequest
+from tests.ingest.s2ag.fake_api import FakeS2AG, Faults, LoggedRequest
 from tests.secret_scan import assert_secret_absent
 
 KEY = "k3y-Sup3rSecret-7f1c9a0e4b"

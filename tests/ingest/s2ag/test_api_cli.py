@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from graphniah.cli import app, main
-from graphniah.ingest.s2ag.fake_api import FakeS2AG, Faults
+from tests.ingest.s2ag.fake_api import FakeS2AG, Faults
 from tests.ingest.s2ag.test_api import KEY, RELEASES, served_demo, shard
 from tests.secret_scan import assert_secret_absent
 

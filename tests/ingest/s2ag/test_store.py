@@ -14,9 +14,9 @@ from typer.testing import CliRunner, Result
 import graphniah.ingest.s2ag.store as store_mod
 from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.snapshot import Snapshot
 from graphniah.ingest.build import ingest_release, snapshot_from_store
 from graphniah.ingest.s2ag.store import ReleaseStore
-from graphniah.ingest.snapshot import Snapshot
 from tests.ingest.s2ag.release_kit import citation, paper, venue, write_diff, write_release, write_shard
 
 CUTOFF = dt.date(2026, 4, 1)

@@ -10,10 +10,10 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
+from graphniah.formats.snapshot import Snapshot
 from graphniah.ingest.build import ingest_release
 from graphniah.ingest.s2ag import titles
 from graphniah.ingest.s2ag.titles import INLINE_TAG_PATTERN, MATHML_PATTERN
-from graphniah.ingest.snapshot import Snapshot
 from tests.ingest.s2ag.release_kit import paper, write_release
 
 KEPT = {  # record title -> title in the snapshot

@@ -5,13 +5,13 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from graphniah.atomic import sha256_file
 from graphniah.errors import GraphNIAHError
-from graphniah.io import sha256_file
+from graphniah.formats.examples import write_examples
 from graphniah.run import read_journal, run_suite
 from graphniah.run.models import load_registry
 from graphniah.run.runner import RunSummary
 from graphniah.run.serve.llamacpp import SMOLLM2, LlamaCppServer, local_model_manifest, local_model_spec
-from graphniah.sampling.examples.records import write_examples
 from tests.run.helpers import fast_options
 
 

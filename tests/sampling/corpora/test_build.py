@@ -88,7 +88,7 @@ def _downgrade_to_rule_v1(folder):
     """Rewrite a built corpus as the first format wrote it: no stored blocks, blank-line blocks only."""
     import pyarrow.parquet as pq
 
-    from graphniah.io import read_json, sha256_file, write_json
+    from graphniah.atomic import read_json, sha256_file, write_json
 
     docs = folder / DOCUMENTS_FILE
     table = pq.read_table(docs).drop_columns(["blocks"])

@@ -13,11 +13,11 @@ from typer.testing import CliRunner
 
 from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
-from graphniah.ingest.snapshot import Snapshot
+from graphniah.formats.examples import read_examples
+from graphniah.formats.snapshot import Snapshot
 from graphniah.sampling.corpora import fetch, open_corpus
 from graphniah.sampling.examples.distract import DISTRACTOR_KINDS, ComponentSource, RenderedComponent, WikipediaSource, wikipedia_source
 from graphniah.sampling.examples.grow import Occupied
-from graphniah.sampling.examples.records import read_examples
 from graphniah.sampling.examples.render import build_messages
 from graphniah.sampling.examples.sample import ExampleSpec, SampleStats, SamplingContext, build_example, regenerate
 from graphniah.sampling.examples.textcheck import verify

@@ -14,7 +14,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.sampling.examples.prompts import PROMPTS_ENV, TASKS, default_prompts_dir, load_prompts, prompts_hash
 
 REPO = Path(__file__).resolve().parents[3]
-PROMPTS = REPO / "graphniah" / "resources" / "prompts"
+PROMPTS = REPO / "prompts"
 PAPER = REPO.parent / "shared" / "seeds" / "graphniah-paper.txt"
 FIELD = re.compile(r"\S(?:[^\n]*\S)?")
 

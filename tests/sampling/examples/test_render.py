@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from graphniah.sampling.examples.records import PaperMeta
+from graphniah.formats.examples import PaperMeta
 from graphniah.sampling.examples.render import (
     apa_key,
     build_messages,

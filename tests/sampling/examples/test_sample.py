@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
-from graphniah.sampling.examples.records import Example, clean_text, read_examples, write_examples
+from graphniah.formats.examples import Example, clean_text, read_examples, write_examples
 from graphniah.sampling.examples.sample import (
     ExampleSpec,
     SampleStats,

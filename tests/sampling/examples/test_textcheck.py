@@ -13,8 +13,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from graphniah.formats.examples import Example, PaperMeta, Recipe, RecipeParams, option_letters
 from graphniah.sampling.examples.prompts import load_prompts
-from graphniah.sampling.examples.records import Example, PaperMeta, Recipe, RecipeParams, option_letters
 from graphniah.sampling.examples.render import build_messages, example_stats, question, render_component
 from graphniah.sampling.examples.textcheck import (
     Undetermined,

@@ -11,7 +11,7 @@ import openai
 import pytest
 
 from graphniah.errors import GraphNIAHError
-from graphniah.run.errors import REDACTED, ErrorKind, Redactor, RetryPolicy, classify
+from graphniah.run.failures import REDACTED, ErrorKind, Redactor, RetryPolicy, classify
 
 
 def test_backoff_is_exponential_jittered_and_capped():

@@ -27,9 +27,9 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
+from graphniah.atomic import write_json
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Format, Frozen
-from graphniah.io import write_json
 
 AUTHOR_TYPE = pa.struct([("id", pa.string()), ("name", pa.string())])
 

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from graphniah.errors import GraphNIAHError
-from graphniah.run.journal import Journal, RunRecord, done_ids, failed_ids, journal_path, read_journal
+from graphniah.formats.journal import Journal, RunRecord, done_ids, failed_ids, journal_path, read_journal
 
 
 def rec(eid: str, status: str = "ok", settings: str = "h1", **kw) -> RunRecord:

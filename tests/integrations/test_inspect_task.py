@@ -97,7 +97,7 @@ def test_inspect_eval_command_with_the_oracle_scores_one(exported, inspect_env, 
 def test_always_no_scores_what_graphniah_run_gives_and_filters_apply(exported, inspect_env, tmp_path):
     from inspect_ai import eval as inspect_eval
 
-    from graphniah.integrations.inspect import graphniah
+    from graphniah.integrations.inspect_task import graphniah
 
     with BaselineServer("always-no") as srv:
         summary = run_dataset(local_entry("local-always-no", api_base=srv.url), exported.dataset,
@@ -140,7 +140,7 @@ def test_always_no_scores_what_graphniah_run_gives_and_filters_apply(exported, i
 def test_samples_carry_messages_target_and_metadata(exported):
     from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
-    from graphniah.integrations.inspect import dataset_samples
+    from graphniah.integrations.inspect_task import dataset_samples
 
     examples = {e.id: e for e in iter_dataset_examples(open_dataset(exported.dataset))}
     samples = dataset_samples(str(exported.dataset))
@@ -174,7 +174,7 @@ def test_the_scorer_is_graphniah_scoring():
     from inspect_ai.scorer import Target
     from inspect_ai.solver import TaskState
 
-    from graphniah.integrations.inspect import graphniah_scorer
+    from graphniah.integrations.inspect_task import graphniah_scorer
     from graphniah.scoring import score_response
 
     score = graphniah_scorer()

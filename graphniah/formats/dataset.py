@@ -20,10 +20,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from graphniah.atomic import sha256_file
 from graphniah.dataset.schema import CARD_FILE, DATA_DIR, MANIFEST_FILE
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Format, Frozen
-from graphniah.io import sha256_file
 
 
 class FileEntry(Frozen):

@@ -40,8 +40,8 @@ from inspect_ai.solver import TaskState, generate
 from graphniah.dataset import iter_dataset_examples, open_dataset
 from graphniah.dataset.schema import design_fields
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.examples import Example
 from graphniah.sampling.examples.prompts import TASKS
-from graphniah.sampling.examples.records import Example
 from graphniah.scoring import score_response
 from graphniah.stats import wilson_interval
 

@@ -13,8 +13,7 @@ import pytest
 from pydantic import ValidationError
 
 from graphniah.errors import GraphNIAHError
-from graphniah.ingest.snapshot import PAPERS_SCHEMA
-from graphniah.sampling.examples.records import (
+from graphniah.formats.examples import (
     Example,
     ExampleStats,
     Message,
@@ -25,6 +24,7 @@ from graphniah.sampling.examples.records import (
     read_examples,
     write_examples,
 )
+from graphniah.formats.snapshot import PAPERS_SCHEMA
 
 
 def _row(**kw):

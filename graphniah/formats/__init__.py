@@ -1,11 +1,11 @@
 """What every on-disk format shares: the frozen base model, ``format_version``, and the project's names.
 
 Each file format the project writes has exactly one pydantic model, and every reader and writer goes
-through it (examples: :class:`graphniah.sampling.examples.records.Example`; journal records:
-:class:`graphniah.run.journal.RunRecord`; suite manifests: :class:`graphniah.sampling.suites.SuiteManifest`;
-snapshot manifests: :class:`graphniah.ingest.snapshot.SnapshotManifest`; pruned-set and pool
+through it (examples: :class:`graphniah.formats.examples.Example`; journal records:
+:class:`graphniah.formats.journal.RunRecord`; suite manifests: :class:`graphniah.sampling.suites.SuiteManifest`;
+snapshot manifests: :class:`graphniah.formats.snapshot.SnapshotManifest`; pruned-set and pool
 manifests: :class:`graphniah.graph.store.PrunedManifest`, :class:`~graphniah.graph.store.PoolManifest`;
-a journal's settings file: :class:`graphniah.run.journal.RunSettings`). Each such model carries a ``format_version``
+a journal's settings file: :class:`graphniah.formats.journal.RunSettings`). Each such model carries a ``format_version``
 field, and its reader checks the version *before* it validates the shape, so a file of another
 version is never misread as this one:
 

@@ -40,9 +40,9 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
+from graphniah.atomic import atomic_write_text
 from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.formats import Format, Frozen, ReasoningEffort, Task, add_version
-from graphniah.io import atomic_write_text
 
 
 class Usage(Frozen):

@@ -23,9 +23,9 @@ from typing import Any, Literal
 import pyarrow as pa
 from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, model_serializer, model_validator
 
+from graphniah.atomic import atomic_path
 from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.formats import Format, Frozen, Task, add_version
-from graphniah.io import atomic_path
 
 _WS = re.compile(r"\s+")
 

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from graphniah.atomic import canonical_json, sha256_bytes
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import EFFORTS, TASKS, Format, add_version
-from graphniah.io import canonical_json, sha256_bytes
-from graphniah.run.journal import (
+from graphniah.formats.examples import Example, Recipe, RecipeParams, read_examples, write_examples
+from graphniah.formats.journal import (
     Journal,
     RunRecord,
     RunSettingsEntry,
@@ -19,7 +20,6 @@ from graphniah.run.journal import (
     record_run_settings,
     settings_path,
 )
-from graphniah.sampling.examples.records import Example, Recipe, RecipeParams, read_examples, write_examples
 from tests.report.synthetic import make_example
 
 # ------------------------------------------------------------------------------------------------
@@ -47,7 +47,7 @@ def test_a_format_reads_its_versions_and_names_file_line_and_versions_otherwise(
 
 
 def test_task_and_effort_names_are_defined_once():
-    from graphniah.run.journal import RunRecord as R
+    from graphniah.formats.journal import RunRecord as R
     from graphniah.run.models import Effort
     from graphniah.sampling.examples import prompts
     from graphniah.sampling.suites import Draw
@@ -231,7 +231,7 @@ def _v1_snapshot_manifest() -> dict:
 def test_snapshot_folders_written_before_versions_keep_working(tmp_path):
     import datetime as dt
 
-    from graphniah.ingest.snapshot import MANIFEST_FILE, Snapshot, find_snapshot_by_hash, newest_snapshot
+    from graphniah.formats.snapshot import MANIFEST_FILE, Snapshot, find_snapshot_by_hash, newest_snapshot
 
     folder = tmp_path / "2026-10-06" / "cutoff=2026-04-01"
     folder.mkdir(parents=True)
@@ -244,7 +244,7 @@ def test_snapshot_folders_written_before_versions_keep_working(tmp_path):
 
 
 def test_a_snapshot_manifest_that_does_not_validate_says_to_rebuild(tmp_path):
-    from graphniah.ingest.snapshot import MANIFEST_FILE, Snapshot, read_snapshot_manifest, write_snapshot_manifest
+    from graphniah.formats.snapshot import MANIFEST_FILE, Snapshot, read_snapshot_manifest, write_snapshot_manifest
 
     folder = tmp_path / "snap"
     folder.mkdir()

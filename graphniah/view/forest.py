@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import igraph as ig
 
 from graphniah.errors import GraphNIAHError
-from graphniah.sampling.examples.records import Example, PaperMeta, option_letters
+from graphniah.formats.examples import Example, PaperMeta, option_letters
 
 __all__ = ["PALETTE", "ForestLayout", "forest_layout", "forest_svg", "highlighted_path"]
 

@@ -1,0 +1,1 @@
+"""Prompt templates, shipped as package data (see graphniah.resources)."""
