@@ -568,127 +568,13 @@ class S2AGClient:
         return [_Downloaded(name, self._download_file(book, name, dest, f"{label}/{name}")) for name in book.names]
 
     def _download_file(self, book: _LinkBook, name: str, dest: Path, label: str) -> int:
-        """Fetch one file to ``dest/name`` through ``name.part``; returns its size in bytes.
-
-        Loop invariant: ``part`` holds a prefix of the file and ``state`` (when set) the total the
-        server first announced for it. Each pass asks only for the bytes after that prefix, so a
-        cut connection or an expired link costs one request, never a re-download. The file is
-        renamed into place only when the prefix length equals the announced total. The loop ends:
-        a pass either grows the prefix past its high-water mark (which happens at most ``total``
-        times) or counts against a bounded budget (``max_retries`` back-offs or link refreshes).
-        """
+        """Fetch one file to ``dest/name`` through ``name.part``; returns its size in bytes."""
         final = dest / name
         if final.exists():
             self._progress.start(0, label)  # a file checked, nothing to fetch
             self._progress.done()
             return final.stat().st_size
-        part = dest / (name + ".part")
-        state_path = dest / (name + ".part.json")
-        state = _PartState.load(state_path) if part.exists() else None
-        if not part.exists():
-            state_path.unlink(missing_ok=True)
-        transient = _Backoff(self, f"download of {label}")
-        refreshes = 0
-        high_water = part.stat().st_size if part.exists() else 0
-        opened = False  # one progress step per file: its bytes still to fetch, across every response
-
-        def restart() -> None:
-            nonlocal state
-            part.unlink(missing_ok=True)
-            state_path.unlink(missing_ok=True)
-            state = None
-
-        while True:
-            offset = part.stat().st_size if part.exists() else 0
-            if state is not None and offset == state.total:
-                break
-            if state is not None and offset > state.total:
-                self._note(f"{label}: partial file is longer than the file; starting over")
-                restart()
-                continue
-            url = book.url(name)
-            shown = redact_url(url)
-            headers = {}
-            if offset > 0:
-                headers["range"] = f"bytes={offset}-"
-                if state is not None and state.etag:
-                    headers["if-range"] = state.etag
-            retry: tuple[str, float | None] | None = None  # (reason, Retry-After) to back off
-            expired = False
-            try:
-                with self._files.stream("GET", url, headers=headers) as r:
-                    status = r.status_code
-                    if status == 403:
-                        expired = True
-                    elif _is_transient(status):
-                        retry = (f"HTTP {status} from {shown}", _retry_after_s(r))
-                    elif status == 416:
-                        total = _range_total(r.headers.get("content-range"))
-                        if state is not None and total is not None and total != state.total:
-                            raise _inconsistent(label, shown, state.total, total, part)
-                        if total is not None and offset == total:
-                            state = _PartState(total, state.etag if state else None)
-                            break  # the previous run got every byte but did not rename
-                        self._note(f"{label}: server rejected the resume range; starting over")
-                        restart()
-                        retry = (f"HTTP 416 from {shown}", None)
-                    elif status in (200, 206):
-                        start, total = self._response_extent(r, shown, label)
-                        if start not in (0, offset):
-                            raise GraphNIAHError(
-                                f"{label}: asked {shown} for bytes from {offset} but got bytes from {start}"
-                            )
-                        if start == offset and offset > 0 and state is not None and total != state.total:
-                            raise _inconsistent(label, shown, state.total, total, part)
-                        if start == 0:
-                            if offset > 0:
-                                self._note(f"{label}: server sent the whole file instead of a range; starting over")
-                            restart()
-                        etag = r.headers.get("etag")
-                        if state is None or state != _PartState(total, etag):
-                            state = _PartState(total, etag)
-                            state.save(state_path)
-                        if not opened:
-                            self._progress.start(total - start, label)
-                            opened = True
-                        with open(part, "ab") as f:
-                            # No chunk size: httpx would hold bytes back to fill a chunk, and the
-                            # bytes held back when a connection drops would be lost to the resume.
-                            for chunk in r.iter_raw():
-                                f.write(chunk)
-                                self._progress.advance(len(chunk))
-                            f.flush()
-                            os.fsync(f.fileno())
-                    else:
-                        raise GraphNIAHError(f"{label}: {shown} answered HTTP {status}")
-            except httpx.TransportError as e:
-                retry = (f"{_describe(e)} at byte {_size(part)} of {shown}", None)
-            size = _size(part)
-            if size > high_water:  # progress: the retry and refresh budgets start afresh
-                high_water, refreshes = size, 0
-                transient.reset()
-            if expired:
-                refreshes += 1
-                if refreshes > self.max_retries:
-                    raise GraphNIAHError(
-                        f"{label}: {shown} still answers 403 after {self.max_retries} fresh file lists"
-                    )
-                self._note(f"{label}: link expired (HTTP 403); asking the API for fresh links")
-                book.refresh(name)
-            elif retry is not None:
-                transient.fail(*retry)
-            elif state is not None and size > state.total:
-                restart()
-                raise GraphNIAHError(f"{label}: {shown} sent more bytes than the {state.total} it announced")
-            elif state is not None and size < state.total:
-                transient.fail(f"body of {shown} ended at byte {size} of {state.total}")
-        os.replace(part, final)
-        state_path.unlink(missing_ok=True)
-        _fsync_dir(dest)
-        if not opened:
-            self._progress.start(0, label)  # complete from an earlier run but not yet renamed
-        self._progress.done()
-        return state.total
+        return _FileTransfer(self, book, name, dest, label).run()
 
     @staticmethod
     def _response_extent(r: httpx.Response, shown: str, label: str) -> tuple[int, int]:
@@ -708,6 +594,165 @@ class S2AGClient:
         if length is None or not length.strip().isdigit():
             raise GraphNIAHError(f"{label}: {shown} sent no Content-Length, so its size cannot be checked")
         return 0, int(length)
+
+
+# ----------------------------------------------------------------------------- one file's transfer
+
+
+@dataclass(frozen=True)
+class _PassOutcome:
+    """What one request for the rest of a file asks of the loop that drives it."""
+
+    expired: bool = False  # the link answered 403: refresh it
+    retry: tuple[str, float | None] | None = None  # (reason, Retry-After) to back off
+    complete: bool = False  # every byte is already in the ``.part``: only the rename is left
+
+
+class _FileTransfer:
+    """One file's resumable download: ``<name>.part`` grows pass by pass, then is renamed into place.
+
+    Loop invariant: ``part`` holds a prefix of the file and ``state`` (when set) the total the
+    server first announced for it. Each pass asks only for the bytes after that prefix, so a
+    cut connection or an expired link costs one request, never a re-download. The file is
+    renamed into place only when the prefix length equals the announced total. The loop ends:
+    a pass either grows the prefix past its high-water mark (which happens at most ``total``
+    times) or counts against a bounded budget (``max_retries`` back-offs or link refreshes).
+    """
+
+    def __init__(self, client: S2AGClient, book: _LinkBook, name: str, dest: Path, label: str) -> None:
+        self._client = client
+        self._book = book
+        self._name = name
+        self._dest = dest
+        self._label = label
+        self._part = dest / (name + ".part")
+        self._state_path = dest / (name + ".part.json")
+        self._state = _PartState.load(self._state_path) if self._part.exists() else None
+        if not self._part.exists():
+            self._state_path.unlink(missing_ok=True)
+        self._transient = _Backoff(client, f"download of {label}")
+        self._refreshes = 0
+        self._high_water = _size(self._part)
+        self._opened = False  # one progress step per file: its bytes still to fetch, across every response
+
+    def run(self) -> int:
+        """Drive passes until the prefix is the whole file; rename it and return its size."""
+        while True:
+            state = self._state
+            offset = _size(self._part)
+            if state is not None and offset == state.total:
+                return self._finish(state)
+            if state is not None and offset > state.total:
+                self._client._note(f"{self._label}: partial file is longer than the file; starting over")
+                self._restart()
+                continue
+            url = self._book.url(self._name)
+            shown = redact_url(url)
+            outcome = self._request(url, shown, offset)
+            if not outcome.complete:
+                self._account(outcome, shown)
+
+    def _restart(self) -> None:
+        self._part.unlink(missing_ok=True)
+        self._state_path.unlink(missing_ok=True)
+        self._state = None
+
+    def _request(self, url: str, shown: str, offset: int) -> _PassOutcome:
+        """One GET for the bytes after ``offset``, appended to the ``.part`` as they arrive."""
+        headers = {}
+        if offset > 0:
+            headers["range"] = f"bytes={offset}-"
+            if self._state is not None and self._state.etag:
+                headers["if-range"] = self._state.etag
+        try:
+            with self._client._files.stream("GET", url, headers=headers) as r:
+                return self._answer(r, shown, offset)
+        except httpx.TransportError as e:
+            return _PassOutcome(retry=(f"{_describe(e)} at byte {_size(self._part)} of {shown}", None))
+
+    def _answer(self, r: httpx.Response, shown: str, offset: int) -> _PassOutcome:
+        status = r.status_code
+        if status == 403:
+            return _PassOutcome(expired=True)
+        if _is_transient(status):
+            return _PassOutcome(retry=(f"HTTP {status} from {shown}", _retry_after_s(r)))
+        if status == 416:
+            return self._range_rejected(r, shown, offset)
+        if status in (200, 206):
+            self._receive(r, shown, offset)
+            return _PassOutcome()
+        raise GraphNIAHError(f"{self._label}: {shown} answered HTTP {status}")
+
+    def _range_rejected(self, r: httpx.Response, shown: str, offset: int) -> _PassOutcome:
+        """HTTP 416: either the prefix is already the whole file, or the resume starts over."""
+        state = self._state
+        total = _range_total(r.headers.get("content-range"))
+        if state is not None and total is not None and total != state.total:
+            raise _inconsistent(self._label, shown, state.total, total, self._part)
+        if total is not None and offset == total:
+            self._state = _PartState(total, state.etag if state else None)
+            return _PassOutcome(complete=True)  # the previous run got every byte but did not rename
+        self._client._note(f"{self._label}: server rejected the resume range; starting over")
+        self._restart()
+        return _PassOutcome(retry=(f"HTTP 416 from {shown}", None))
+
+    def _receive(self, r: httpx.Response, shown: str, offset: int) -> None:
+        """HTTP 200/206: check the extent against the prefix and the announced total, then append the body."""
+        start, total = S2AGClient._response_extent(r, shown, self._label)
+        if start not in (0, offset):
+            raise GraphNIAHError(f"{self._label}: asked {shown} for bytes from {offset} but got bytes from {start}")
+        if start == offset and offset > 0 and self._state is not None and total != self._state.total:
+            raise _inconsistent(self._label, shown, self._state.total, total, self._part)
+        if start == 0:
+            if offset > 0:
+                self._client._note(f"{self._label}: server sent the whole file instead of a range; starting over")
+            self._restart()
+        etag = r.headers.get("etag")
+        if self._state is None or self._state != _PartState(total, etag):
+            self._state = _PartState(total, etag)
+            self._state.save(self._state_path)
+        if not self._opened:
+            self._client._progress.start(total - start, self._label)
+            self._opened = True
+        with open(self._part, "ab") as f:
+            # No chunk size: httpx would hold bytes back to fill a chunk, and the
+            # bytes held back when a connection drops would be lost to the resume.
+            for chunk in r.iter_raw():
+                f.write(chunk)
+                self._client._progress.advance(len(chunk))
+            f.flush()
+            os.fsync(f.fileno())
+
+    def _account(self, outcome: _PassOutcome, shown: str) -> None:
+        """Charge a pass that did not finish the file to the budgets; progress resets them."""
+        c = self._client
+        size = _size(self._part)
+        if size > self._high_water:  # progress: the retry and refresh budgets start afresh
+            self._high_water, self._refreshes = size, 0
+            self._transient.reset()
+        state = self._state
+        if outcome.expired:
+            self._refreshes += 1
+            if self._refreshes > c.max_retries:
+                raise GraphNIAHError(f"{self._label}: {shown} still answers 403 after {c.max_retries} fresh file lists")
+            c._note(f"{self._label}: link expired (HTTP 403); asking the API for fresh links")
+            self._book.refresh(self._name)
+        elif outcome.retry is not None:
+            self._transient.fail(*outcome.retry)
+        elif state is not None and size > state.total:
+            self._restart()
+            raise GraphNIAHError(f"{self._label}: {shown} sent more bytes than the {state.total} it announced")
+        elif state is not None and size < state.total:
+            self._transient.fail(f"body of {shown} ended at byte {size} of {state.total}")
+
+    def _finish(self, state: _PartState) -> int:
+        os.replace(self._part, self._dest / self._name)
+        self._state_path.unlink(missing_ok=True)
+        _fsync_dir(self._dest)
+        if not self._opened:
+            self._client._progress.start(0, self._label)  # complete from an earlier run but not yet renamed
+        self._client._progress.done()
+        return state.total
 
 
 # ----------------------------------------------------------------------------- module helpers
