@@ -287,7 +287,7 @@ def _code_hash() -> str:
     can move or re-identify every needle of a page.
     """
     h = hashlib.sha256()
-    for package, names in (("graphniah.view", ("data.py", "graph.py", "needles.py", "site.py")),
+    for package, names in (("graphniah.view", ("data.py", "forest.py", "needles.py", "site.py")),
                            ("graphniah.sampling.examples", ("render.py", "textcheck.py"))):
         root = resources.files(package)
         for name in names:
