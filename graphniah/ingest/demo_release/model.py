@@ -333,7 +333,41 @@ def _citations(
     indexed: npt.NDArray[np.int64], tl: Timeline, bank_size: int,
 ) -> Citations:
     M = len(day)
-    R = len(tl.release_ids)
+    post = day >= tl.cutoff_day
+    citing, is_null, inwin = _reference_rows(rng, day, field, topic, n_regular, tl)
+    tt = _target_topics(rng, citing, topic, field, topic_field, n_regular)
+    cited, keep = _draw_targets(rng, citing, is_null, inwin, tt, day, post, topic, n_topics, tl)
+    citing, cited = citing[keep], cited[keep]
+    # one row per (citing, cited) pair; unresolved rows are all kept
+    pair = np.where(cited >= 0, citing * M + cited, -1 - np.arange(len(cited)))
+    _, first = np.unique(pair, return_index=True)
+    first.sort()
+    citing, cited = citing[first], cited[first]
+    n = len(citing)
+
+    resolved = cited >= 0
+    first_day = np.maximum(indexed[citing], np.where(resolved, indexed[np.maximum(cited, 0)], 0))
+    context, late_step, retract_step, rev_step = _row_changes(rng, first_day, tl, bank_size)
+    return Citations(
+        citing=citing,
+        cited=cited,
+        citationid=_increasing_ids(rng, first_day, CITATIONID_BASE, 300),
+        influential=rng.random(n) < P_INFLUENTIAL,
+        context=context,
+        late_step=late_step,
+        retract_step=retract_step,
+        rev_step=rev_step,
+        dup=rng.random(n) < P_DUP_ROW,
+        null_rank=_null_ranks(citing, resolved),
+        first_day=first_day,
+    )
+
+
+def _reference_rows(
+    rng: np.random.Generator, day: npt.NDArray[np.int64], field: npt.NDArray[np.int16], topic: npt.NDArray[np.int64], n_regular: int, tl: Timeline,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """One row per reference (its citing paper), whether it is unresolved, and whether it stays in the window."""
+    M = len(day)
     post = day >= tl.cutoff_day
     # heavy-tailed reference counts, mean ~10 among papers with references
     m = 1 + np.floor(np.exp(rng.normal(1.9, 0.85, M))).astype(np.int64)
@@ -354,7 +388,15 @@ def _citations(
     first_ref = np.concatenate([[True], citing[1:] != citing[:-1]]) if n else np.zeros(0, dtype=bool)
     island_inwin = (~is_null) & post[citing] & (first_ref | (rng.random(n) < ISLAND_EXTRA_EDGE))
     inwin = np.where(in_island, island_inwin, inwin)
-    # target topic (regular topics only: nobody outside an island cites into it)
+    return citing, is_null, inwin
+
+
+def _target_topics(
+    rng: np.random.Generator, citing: npt.NDArray[np.int64], topic: npt.NDArray[np.int64], field: npt.NDArray[np.int16], topic_field: npt.NDArray[np.int16], n_regular: int,
+) -> npt.NDArray[np.int64]:
+    """The topic each reference's target is drawn from (regular topics only: nobody outside an island cites into it)."""
+    n = len(citing)
+    in_island = topic[citing] >= n_regular
     u = rng.random(n)
     tt = topic[citing].copy()
     fs = np.concatenate([[0], np.cumsum(np.bincount(topic_field[:n_regular], minlength=len(V.FIELDS)))])
@@ -364,6 +406,20 @@ def _citations(
     tt[same_field] = fs[cf][same_field] + (rng.random(int(same_field.sum())) * span[same_field]).astype(np.int64)
     anyt = (u >= P_SAME_TOPIC + P_SAME_FIELD) & ~in_island
     tt[anyt] = rng.integers(0, n_regular, int(anyt.sum()))
+    return tt
+
+
+def _draw_targets(
+    rng: np.random.Generator, citing: npt.NDArray[np.int64], is_null: npt.NDArray[np.bool_], inwin: npt.NDArray[np.bool_], tt: npt.NDArray[np.int64],
+    day: npt.NDArray[np.int64], post: npt.NDArray[np.bool_], topic: npt.NDArray[np.int64], n_topics: int, tl: Timeline,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """The cited paper of every reference (-1: unresolved) and which references found a candidate.
+
+    The recency kernel is separable, so every target is one draw from a cumulative sum over papers
+    sorted by (window class, topic, day); the candidates of a reference are a contiguous slice of it.
+    """
+    M = len(day)
+    n = len(citing)
     # candidate slices: papers sorted by (window class, topic, day)
     gkey = post.astype(np.int64) * n_topics + topic
     order = np.lexsort((day, gkey))
@@ -381,17 +437,18 @@ def _citations(
     x = cw[start] + rng.random(n) * (cw[end] - cw[start])
     pos = np.clip(np.searchsorted(cw, x, "right") - 1, start, np.maximum(end - 1, start))
     cited = np.where(is_null, -1, order[np.minimum(pos, M - 1)])
-    keep = is_null | ok
-    citing, cited = citing[keep], cited[keep]
-    # one row per (citing, cited) pair; unresolved rows are all kept
-    pair = np.where(cited >= 0, citing * M + cited, -1 - np.arange(len(cited)))
-    _, first = np.unique(pair, return_index=True)
-    first.sort()
-    citing, cited = citing[first], cited[first]
-    n = len(citing)
+    return cited, is_null | ok
 
-    resolved = cited >= 0
-    first_day = np.maximum(indexed[citing], np.where(resolved, indexed[np.maximum(cited, 0)], 0))
+
+def _row_changes(
+    rng: np.random.Generator, first_day: npt.NDArray[np.int64], tl: Timeline, bank_size: int,
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16], npt.NDArray[np.int16], npt.NDArray[np.int16]]:
+    """Per citation row: its context-bank entry, and the releases where it appears late, is retracted or revised.
+
+    A row that appears late moves ``first_day`` (in place) to the day it is resolved.
+    """
+    n = len(first_day)
+    R = len(tl.release_ids)
     late_step = np.zeros(n, dtype=np.int16)
     retract_step = np.full(n, R, dtype=np.int16)
     rev_step = np.full(n, R, dtype=np.int16)
@@ -405,6 +462,12 @@ def _citations(
         retract_step[ret] = rng.integers(1, R, int(ret.sum()))
         rv = (rng.random(n) < P_ROW_REVISION) & (context >= 0)
         rev_step[rv] = rng.integers(1, R, int(rv.sum()))
+    return context, late_step, retract_step, rev_step
+
+
+def _null_ranks(citing: npt.NDArray[np.int64], resolved: npt.NDArray[np.bool_]) -> npt.NDArray[np.int32]:
+    """Rank of each unresolved row among the unresolved rows of its citing paper (-1 if resolved)."""
+    n = len(citing)
     null_rank = np.full(n, -1, dtype=np.int32)
     nul = np.flatnonzero(~resolved)  # rows are ordered by citing paper
     if len(nul):
@@ -412,19 +475,7 @@ def _citations(
         grp_start = np.concatenate([[True], c[1:] != c[:-1]])
         idx = np.arange(len(nul))
         null_rank[nul] = idx - np.maximum.accumulate(np.where(grp_start, idx, 0))
-    return Citations(
-        citing=citing,
-        cited=cited,
-        citationid=_increasing_ids(rng, first_day, CITATIONID_BASE, 300),
-        influential=rng.random(n) < P_INFLUENTIAL,
-        context=context,
-        late_step=late_step,
-        retract_step=retract_step,
-        rev_step=rev_step,
-        dup=rng.random(n) < P_DUP_ROW,
-        null_rank=null_rank,
-        first_day=first_day,
-    )
+    return null_rank
 
 
 # ------------------------------------------------------------------------------------ metadata
@@ -510,8 +561,15 @@ def _draw_titles(
 
 def _titles(rng: np.random.Generator, field: np.ndarray, topic: np.ndarray) -> tuple[list[str], np.ndarray]:
     """Distinct realistic titles, then a few planted exact duplicates, generic titles and markup."""
-    M = len(field)
-    n_topics = int(topic.max()) + 1 if M else 0
+    topic_tasks = _topic_tasks(rng, field, topic)
+    titles = _draw_titles(rng, field, topic, topic_tasks)
+    _redraw_repeats(rng, titles, field, topic, topic_tasks)
+    return titles, _plant_title_kinds(rng, titles)
+
+
+def _topic_tasks(rng: np.random.Generator, field: np.ndarray, topic: np.ndarray) -> list[tuple[str, ...]]:
+    """Up to five tasks of its field per topic: the tasks its titles mostly name."""
+    n_topics = int(topic.max()) + 1 if len(field) else 0
     topic_field = np.zeros(n_topics, dtype=np.int64)
     topic_field[topic] = field
     topic_tasks = []
@@ -519,7 +577,13 @@ def _titles(rng: np.random.Generator, field: np.ndarray, topic: np.ndarray) -> t
         tasks = V.FIELDS[topic_field[tp]].tasks
         k = min(len(tasks), 5)
         topic_tasks.append(tuple(tasks[i] for i in rng.choice(len(tasks), size=k, replace=False)))
-    titles = _draw_titles(rng, field, topic, topic_tasks)
+    return topic_tasks
+
+
+def _redraw_repeats(
+    rng: np.random.Generator, titles: list[str], field: np.ndarray, topic: np.ndarray, topic_tasks: list[tuple[str, ...]]
+) -> None:
+    """Re-draw (in place) every title that repeats an earlier one until all are distinct."""
     seen: set[str] = set()
     clash = []
     for i, t in enumerate(titles):
@@ -541,6 +605,11 @@ def _titles(rng: np.random.Generator, field: np.ndarray, topic: np.ndarray) -> t
         rounds += 1
         if rounds > 100:  # ~1e5 acronyms per template make this unreachable in practice
             raise RuntimeError(f"could not draw distinct titles for {len(clash)} papers")
+
+
+def _plant_title_kinds(rng: np.random.Generator, titles: list[str]) -> np.ndarray:
+    """Turn a few titles (in place) into exact duplicates, generic titles, or titles with MathML or HTML; returns each title's kind."""
+    M = len(titles)
     kind = np.zeros(M, dtype=np.int8)
     u = rng.random(M)
     edges = np.cumsum([P_DUP_TITLE, P_GENERIC_TITLE, P_MATHML, P_HTML])
@@ -558,7 +627,7 @@ def _titles(rng: np.random.Generator, field: np.ndarray, topic: np.ndarray) -> t
             titles[x] = f"{titles[x]} in {V.MATHML_SNIPPETS[int(rng.integers(0, len(V.MATHML_SNIPPETS)))]}"
         elif kind[x] == 4:
             titles[x] = f"{V.HTML_SNIPPETS[int(rng.integers(0, len(V.HTML_SNIPPETS)))]} {titles[x]}"
-    return titles, kind
+    return kind
 
 
 def _venues(rng: np.random.Generator, R: int) -> Venues:
@@ -594,14 +663,44 @@ def _papers(
     corpusid: npt.NDArray[np.int64], venues: Venues, tl: Timeline,
 ) -> Papers:
     M = len(day)
-    R = len(tl.release_ids)
     titles, title_kind = _titles(rng, field, topic)
     fa = np.array([f.arxiv for f in V.FIELDS])[field]
     has_arxiv = (rng.random(M) < fa) & ~year_only
-    # arXiv ids YYMM.NNNNN unique per month, numbered in submission order
     d64 = day.astype("datetime64[D]")
+    arxiv = _arxiv_ids(rng, d64, has_arxiv)
+    venue, journal_venue = _paper_venues(rng, field, has_arxiv, venues)
+    u = rng.random(M)
+    journal_kind = np.where(u < P_JOURNAL_NULL, JOURNAL_NULL, np.where(u < P_JOURNAL_NULL + P_JOURNAL_EMPTY, JOURNAL_EMPTY, JOURNAL_NORMAL)).astype(np.int8)
+    volume = np.where(rng.random(M) < 0.75, rng.integers(1, 140, M), 0).astype(np.int32)
+    first_page = np.where(rng.random(M) < 0.6, rng.integers(1, 3000, M), 0).astype(np.int32)
+    n_pages = rng.integers(4, 30, M).astype(np.int32)
+    has_doi, doi = _dois(rng, field, venue, arxiv, d64.astype("datetime64[Y]").astype(np.int64) + 1970)
+    fp = np.array([f.pubmed for f in V.FIELDS])[field]
+    pubmed = np.where(rng.random(M) < fp, 36_000_000 + rng.permutation(M) * 7 + rng.integers(0, 7, M), 0).astype(np.int64)
+    open_access = np.where(has_arxiv, rng.random(M) < 0.95, rng.random(M) < 0.4)
+    pubtype = np.zeros(M, dtype=np.int8)
+    has_type = rng.random(M) < 0.7
+    is_conf = np.array([v.kind == "conference" for v in venues.venues])[np.maximum(venue, 0)] & (venue > 0)
+    pubtype[has_type] = np.where(is_conf[has_type], 2, 1)
+    pubtype[has_type & (rng.random(M) < 0.05)] = 3
+    second_field = np.where(rng.random(M) < 0.25, rng.integers(0, len(V.FIELDS), M), -1).astype(np.int16)
+    second_field[second_field == field] = -1
+    hexs = rng.bytes(20 * M).hex()
+    url_hash = [hexs[40 * i : 40 * i + 40] for i in range(M)]
+    rev_step, rev_kind = _paper_revisions(rng, tl, indexed, deleted_at, year_only, has_doi, venue)
+    return Papers(
+        day=day, year_only=year_only, field=field, topic=topic, indexed=indexed, deleted_at=deleted_at,
+        rev_step=rev_step, rev_kind=rev_kind, corpusid=corpusid, titles=titles, title_kind=title_kind,
+        venue=venue, journal_venue=journal_venue, journal_kind=journal_kind, volume=volume, first_page=first_page, n_pages=n_pages,
+        arxiv=arxiv, doi=doi, pubmed=pubmed, open_access=open_access, pubtype=pubtype,
+        second_field=second_field, url_hash=url_hash, updated_sec=rng.integers(0, 86_400_000, M),
+    )
+
+
+def _arxiv_ids(rng: np.random.Generator, d64: np.ndarray, has_arxiv: npt.NDArray[np.bool_]) -> list[str | None]:
+    """arXiv ids YYMM.NNNNN, unique per month and numbered in submission order (None: no arXiv id)."""
     month = d64.astype("datetime64[M]").astype(np.int64)  # months since 1970-01
-    arxiv: list[str | None] = [None] * M
+    arxiv: list[str | None] = [None] * len(d64)
     arx_idx = np.flatnonzero(has_arxiv)
     for mo in np.unique(month[arx_idx]):
         sel = arx_idx[month[arx_idx] == mo]
@@ -611,7 +710,17 @@ def _papers(
         prefix = f"{(1970 + y) % 100:02d}{mm + 1:02d}."
         for i, num in zip(sel.tolist(), nums.tolist(), strict=True):
             arxiv[i] = f"{prefix}{num:05d}" if num < 100_000 else f"{prefix}{num}"
-    # venues: preprint-only arXiv papers carry arXiv.org; others a venue of their field
+    return arxiv
+
+
+def _paper_venues(
+    rng: np.random.Generator, field: npt.NDArray[np.int16], has_arxiv: npt.NDArray[np.bool_], venues: Venues
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """Each paper's venue (-1: none) and the venue its ``journal`` names (kept when the venue is blanked).
+
+    Preprint-only arXiv papers carry arXiv.org; the others a venue of their field, the first ones likelier.
+    """
+    M = len(field)
     venue = np.full(M, -1, dtype=np.int32)
     preprint = has_arxiv & (rng.random(M) < 0.45)
     venue[preprint] = 0
@@ -622,16 +731,17 @@ def _papers(
         venue[sel] = cands[rng.choice(len(cands), size=len(sel), p=w / w.sum())]
     journal_venue = venue.copy()
     venue[rng.random(M) < P_NO_VENUE] = -1
-    u = rng.random(M)
-    journal_kind = np.where(u < P_JOURNAL_NULL, JOURNAL_NULL, np.where(u < P_JOURNAL_NULL + P_JOURNAL_EMPTY, JOURNAL_EMPTY, JOURNAL_NORMAL)).astype(np.int8)
-    volume = np.where(rng.random(M) < 0.75, rng.integers(1, 140, M), 0).astype(np.int32)
-    first_page = np.where(rng.random(M) < 0.6, rng.integers(1, 3000, M), 0).astype(np.int32)
-    n_pages = rng.integers(4, 30, M).astype(np.int32)
-    # DOIs: unique suffixes; arXiv preprints get their DataCite DOI
+    return venue, journal_venue
+
+
+def _dois(
+    rng: np.random.Generator, field: npt.NDArray[np.int16], venue: npt.NDArray[np.int32], arxiv: list[str | None], years: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.bool_], list[str | None]]:
+    """Which papers have a DOI, and the DOIs: unique suffixes; arXiv preprints get their DataCite DOI."""
+    M = len(field)
     fd = np.array([f.doi for f in V.FIELDS])[field]
     has_doi = rng.random(M) < fd
     doi: list[str | None] = [None] * M
-    years = d64.astype("datetime64[Y]").astype(np.int64) + 1970
     serial = rng.permutation(M) + 10_000
     for i in np.flatnonzero(has_doi).tolist():
         if venue[i] == 0 and arxiv[i] is not None:
@@ -645,19 +755,16 @@ def _papers(
                 doi[i] = f"10.{reg}/j.{field[i]}.{years[i]}.{serial[i]:07d}"
             else:
                 doi[i] = f"10.{reg}/{years[i]}.{serial[i]}"
-    fp = np.array([f.pubmed for f in V.FIELDS])[field]
-    pubmed = np.where(rng.random(M) < fp, 36_000_000 + rng.permutation(M) * 7 + rng.integers(0, 7, M), 0).astype(np.int64)
-    open_access = np.where(has_arxiv, rng.random(M) < 0.95, rng.random(M) < 0.4)
-    pubtype = np.zeros(M, dtype=np.int8)
-    has_type = rng.random(M) < 0.7
-    is_conf = np.array([v.kind == "conference" for v in venues.venues])[np.maximum(venue, 0)] & (venue > 0)
-    pubtype[has_type] = np.where(is_conf[has_type], 2, 1)
-    pubtype[has_type & (rng.random(M) < 0.05)] = 3
-    second_field = np.where(rng.random(M) < 0.25, rng.integers(0, len(V.FIELDS), M), -1).astype(np.int16)
-    second_field[second_field == field] = -1
-    hexs = rng.bytes(20 * M).hex()
-    url_hash = [hexs[40 * i : 40 * i + 40] for i in range(M)]
-    # metadata fixes landing in a later release: a date, a DOI or a venue missing before
+    return has_doi, doi
+
+
+def _paper_revisions(
+    rng: np.random.Generator, tl: Timeline, indexed: npt.NDArray[np.int64], deleted_at: npt.NDArray[np.int16], year_only: npt.NDArray[np.bool_],
+    has_doi: npt.NDArray[np.bool_], venue: npt.NDArray[np.int32],
+) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int8]]:
+    """Metadata fixes landing in a later release (a date, a DOI or a venue missing before): their release and kind."""
+    M = len(indexed)
+    R = len(tl.release_ids)
     rev_step = np.full(M, R, dtype=np.int16)
     rev_kind = np.zeros(M, dtype=np.int8)
     if R > 1:
@@ -668,13 +775,7 @@ def _papers(
         sel = (rng.random(M) < P_PAPER_REVISION) & present_before & applicable
         rev_step[sel] = cand_step[sel]
         rev_kind[sel] = kind[sel]
-    return Papers(
-        day=day, year_only=year_only, field=field, topic=topic, indexed=indexed, deleted_at=deleted_at,
-        rev_step=rev_step, rev_kind=rev_kind, corpusid=corpusid, titles=titles, title_kind=title_kind,
-        venue=venue, journal_venue=journal_venue, journal_kind=journal_kind, volume=volume, first_page=first_page, n_pages=n_pages,
-        arxiv=arxiv, doi=doi, pubmed=pubmed, open_access=open_access, pubtype=pubtype,
-        second_field=second_field, url_hash=url_hash, updated_sec=rng.integers(0, 86_400_000, M),
-    )
+    return rev_step, rev_kind
 
 
 def _authors(rng: np.random.Generator, papers: Papers, n_topics: int, topic_field: np.ndarray) -> Authors:
