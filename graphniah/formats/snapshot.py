@@ -9,8 +9,13 @@ A snapshot is ``<root>/<release>/cutoff=<YYYY-MM-DD>/`` holding
                        one :class:`SnapshotManifest`,
 - ``pruned/depth=K.parquet`` and ``paths/depth=K.parquet`` written by the graph stage.
 
-**Manifest format.** ``format_version`` 2. Version 1 (written before this field existed) carried
-``"format": 1`` and is otherwise the same object; it is upgraded on reading. A manifest that does
+**Manifest format.** ``format_version`` 3. Version 3 added the ``earliest_public_date`` column of
+``papers.parquet`` (``graphniah.ingest.s2ag.preprints``: a paper is as old as its earliest public
+version) and the manifest's ``earliest_public_date`` range of the kept papers. Versions 1 and 2
+are upgraded on reading to a manifest whose ``earliest_public_date`` is None: such a snapshot was
+built without the preprint guard, so its papers may have been public before the cutoff and the
+runner's knowledge-cutoff guard refuses it (rebuild it). Version 1 (written before this field
+existed) carried ``"format": 1`` and is otherwise version 2. A manifest that does
 not validate (an older layout, a damaged file) is an error that says to rebuild the snapshot with
 ``graphniah refresh``. The fields the pipeline reads are typed; the descriptive sections (source,
 inputs, row counts, eligibility rules, timings, resources) are recorded as the builder wrote them.
@@ -29,7 +34,7 @@ import pyarrow as pa
 
 from graphniah.atomic import write_json
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import Format, Frozen
+from graphniah.formats import Format, Frozen, add_version
 
 AUTHOR_TYPE = pa.struct([("id", pa.string()), ("name", pa.string())])
 
@@ -44,6 +49,8 @@ PAPERS_SCHEMA = pa.schema(
         ("year", pa.int32()),
         ("arxiv_id", pa.string()),
         ("doi", pa.string()),
+        # the earliest of the arXiv month, the preprint DOI's date and the publication date
+        ("earliest_public_date", pa.date32()),
     ]
 )
 
@@ -54,16 +61,27 @@ EDGES_FILE = "edges.parquet"
 MANIFEST_FILE = "manifest.json"
 
 
-class SnapshotManifest(Frozen):
-    """``manifest.json`` of a snapshot folder (written by :mod:`graphniah.ingest.build`)."""
+class EarliestPublicDates(Frozen):
+    """The range of the kept papers' ``earliest_public_date`` (both None when no paper is kept)."""
 
-    format_version: Literal[2] = 2
+    min: dt.date | None
+    max: dt.date | None
+
+
+class SnapshotManifest(Frozen):
+    """``manifest.json`` of a snapshot folder (written by :mod:`graphniah.ingest.build`).
+
+    ``earliest_public_date`` is None only for a snapshot built before the preprint guard (format 1 or 2).
+    """
+
+    format_version: Literal[3] = 3
     release_id: str
     cutoff: dt.date
     synthetic: bool
     source: dict[str, Any]
     inputs: list[dict[str, Any]]
     rows: dict[str, dict[str, Any]]
+    earliest_public_date: EarliestPublicDates | None = None
     eligibility: dict[str, Any]
     files: dict[str, Any]
     snapshot_hash: str
@@ -92,7 +110,7 @@ def _upgrade_v1(obj: dict[str, Any]) -> dict[str, Any]:
     return {"format_version": 2} | legacy
 
 
-SNAPSHOT_MANIFEST_FORMAT = Format("snapshot manifest", 2, {1: _upgrade_v1},
+SNAPSHOT_MANIFEST_FORMAT = Format("snapshot manifest", 3, {1: _upgrade_v1, 2: add_version(3)},
                                   hint="rebuild the snapshot with graphniah refresh (or graphniah ingest --replace)")
 
 

@@ -56,7 +56,7 @@ from graphniah.formats.snapshot import (
     parse_cutoff,
     write_snapshot_manifest,
 )
-from graphniah.ingest.s2ag import titles
+from graphniah.ingest.s2ag import preprints, titles
 from graphniah.ingest.s2ag.limits import Limits, out_of_memory, spilled_bytes
 from graphniah.ingest.s2ag.read import (
     CITATIONS,
@@ -78,7 +78,7 @@ from graphniah.ingest.s2ag.read import (
 if TYPE_CHECKING:
     from graphniah.ingest.s2ag.store import ReleaseStore
 
-MANIFEST_FORMAT = 2  # format_version of graphniah.formats.snapshot.SnapshotManifest
+MANIFEST_FORMAT = 3  # format_version of graphniah.formats.snapshot.SnapshotManifest
 
 # Drop reasons, in the order they are tested: a row is counted under the first that applies.
 PAPER_DROP_REASONS = (
@@ -87,6 +87,8 @@ PAPER_DROP_REASONS = (
     "no_publication_date",  # publicationdate null (year only, or nothing)
     "invalid_publication_date",  # publicationdate not a complete YYYY-MM-DD date
     "before_cutoff",
+    # an arXiv id or preprint DOI dates the paper before the cutoff (graphniah.ingest.s2ag.preprints)
+    "preprint_before_cutoff",
     "empty_title",  # null, only white space, or nothing left once inline tags are removed
     "mathml_title",  # MathML in the title (graphniah.ingest.s2ag.titles); other markup is rendered
 )
@@ -118,12 +120,22 @@ class RowCounts:
 
 @dataclass(frozen=True)
 class PaperCounts(RowCounts):
-    """Paper rows, plus how many kept papers have a title that the title rule changed."""
+    """Paper rows, plus how many kept papers have a title that the title rule changed, the
+    ``preprint_before_cutoff`` rows per preprint source (``preprints.SOURCES``), and the
+    earliest and latest earliest-public-date of the kept papers (None when none is kept)."""
 
     titles_cleaned: int = 0
+    preprint_sources: Mapping[str, int] = field(default_factory=dict)
+    earliest_public: tuple[dt.date | None, dt.date | None] = (None, None)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        # Invariant: every preprint drop is attributed to exactly one source.
+        if sum(self.preprint_sources.values()) != self.dropped.get("preprint_before_cutoff", 0):
+            raise RuntimeError(f"internal error: preprint drops per source {dict(self.preprint_sources)} do not add up to {self.dropped.get('preprint_before_cutoff', 0)}")
 
     def to_json(self) -> dict[str, Any]:
-        return {**super().to_json(), "titles_cleaned": self.titles_cleaned}
+        return {**super().to_json(), "titles_cleaned": self.titles_cleaned, "preprint_before_cutoff_by_source": dict(self.preprint_sources)}
 
 
 @dataclass(frozen=True)
@@ -139,7 +151,9 @@ class SnapshotCounts:
 
 def _classified_papers_sql(cutoff: dt.date, *, has_duplicates: bool) -> str:
     """Every paper row with ``_pdate`` (parsed date), ``_title`` (the title as rendered by the
-    title rule) and ``_reason`` (NULL = eligible).
+    title rule), ``_epd`` (earliest public date, ``graphniah.ingest.s2ag.preprints``),
+    ``_reason`` (NULL = eligible) and ``_preprint`` (the source that dropped a
+    ``preprint_before_cutoff`` row, else NULL).
 
     Rows that lose to another row with the same corpusid (``duplicate_losers_sql``, the rule the
     store applies too) are in ``_dup_losers``; when there are none the lookup is skipped. The
@@ -147,22 +161,29 @@ def _classified_papers_sql(cutoff: dt.date, *, has_duplicates: bool) -> str:
     """
     papers = TABLES[PAPERS]
     duplicate = "rowid IN (SELECT _rid FROM _dup_losers)" if has_duplicates else "false"
+    cut = f"DATE {sql_str(cutoff.isoformat())}"
     reason = f"""CASE
         WHEN corpusid IS NULL THEN 'missing_corpusid'
         WHEN _duplicate THEN 'duplicate_corpusid'
         WHEN publicationdate IS NULL THEN 'no_publication_date'
         WHEN _pdate IS NULL THEN 'invalid_publication_date'
-        WHEN _pdate < DATE {sql_str(cutoff.isoformat())} THEN 'before_cutoff'
+        WHEN _pdate < {cut} THEN 'before_cutoff'
+        WHEN _epd < {cut} THEN 'preprint_before_cutoff'
         WHEN _title IS NULL OR _title = '' THEN 'empty_title'
         WHEN _marked AND {titles.is_mathml_sql("_unescaped")} THEN 'mathml_title'
     END"""
     rendered = f"CASE WHEN _marked THEN {titles.render_sql('_unescaped')} ELSE title END"
     marked = titles.has_markup_sql("title")
-    return f"""SELECT *, {reason} AS _reason FROM (
-        SELECT *, {rendered} AS _title FROM (
-            SELECT *, TRY_CAST(publicationdate AS DATE) AS _pdate, {duplicate} AS _duplicate,
+    sources = preprints.source_dates_sql("arxiv_id", "doi")
+    dated = ", ".join(f"{sql} AS _{name}_date" for name, sql in sources.items())
+    columns = {name: f"_{name}_date" for name in sources}
+    epd = preprints.earliest_sql([*columns.values(), preprints.record_date_sql("_pdate", "year")])
+    return f"""SELECT *, CASE WHEN _reason = 'preprint_before_cutoff' THEN {preprints.earliest_source_sql(columns, "_epd")} END AS _preprint
+        FROM (SELECT *, {reason} AS _reason FROM (
+        SELECT *, {rendered} AS _title, {epd} AS _epd FROM (
+            SELECT *, TRY_CAST(publicationdate AS DATE) AS _pdate, {duplicate} AS _duplicate, {dated},
                    {marked} AS _marked, CASE WHEN {marked} THEN {titles.unescape_sql("title")} END AS _unescaped
-            FROM {papers}))"""
+            FROM {papers})))"""
 
 
 def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> tuple[PaperCounts, str]:
@@ -176,7 +197,12 @@ def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> tuple[PaperCount
     con.execute(f"CREATE OR REPLACE TEMP TABLE _dup_losers AS {duplicate_losers_sql(PAPERS, papers)}")
     has_duplicates = fetch_row(con, "SELECT count(*) FROM _dup_losers")[0] > 0
     classified = _classified_papers_sql(cutoff, has_duplicates=has_duplicates)
-    rows = {r: (n, c) for r, n, c in con.execute(f"SELECT coalesce(_reason, ''), count(*), count(*) FILTER (WHERE _title IS DISTINCT FROM title) FROM ({classified}) GROUP BY ALL").fetchall()}
+    groups = con.execute(f"""
+        SELECT coalesce(_reason, ''), _preprint, count(*), count(*) FILTER (WHERE _title IS DISTINCT FROM title), min(_epd), max(_epd)
+        FROM ({classified}) GROUP BY ALL""").fetchall()
+    rows = {r: (n, c) for r, src, n, c, _, _ in groups if src is None}
+    by_source = {src: n for _, src, n, _, _, _ in groups if src is not None}
+    earliest = next(((lo, hi) for r, _, _, _, lo, hi in groups if r == ""), (None, None))
     con.execute(f"CREATE OR REPLACE TEMP TABLE _eligible AS SELECT corpusid FROM ({classified}) WHERE _reason IS NULL")
     output = f"""
         SELECT p.corpusid, p._title AS title,
@@ -185,7 +211,8 @@ def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> tuple[PaperCount
                p.journal,
                p._pdate AS publication_date,
                CAST(COALESCE(p.year, year(p._pdate)) AS INTEGER) AS year,
-               p.arxiv_id, p.doi
+               p.arxiv_id, p.doi,
+               p._epd AS earliest_public_date
         FROM ({classified}) p
         LEFT JOIN (SELECT id, min(name) AS name FROM {venues} WHERE id IS NOT NULL GROUP BY id) v
                ON v.id = p.publicationvenueid
@@ -194,7 +221,10 @@ def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> tuple[PaperCount
     """
     kept, cleaned = rows.pop("", (0, 0))
     dropped = {r: rows.get(r, (0, 0))[0] for r in PAPER_DROP_REASONS}
-    return PaperCounts(kept + sum(dropped.values()), kept, dropped, titles_cleaned=cleaned), output
+    dropped["preprint_before_cutoff"] = sum(by_source.values())
+    sources = {s: by_source.get(s, 0) for s in preprints.SOURCES}
+    counts = PaperCounts(kept + sum(dropped.values()), kept, dropped, titles_cleaned=cleaned, preprint_sources=sources, earliest_public=earliest)
+    return counts, output
 
 
 def _edges(con: duckdb.DuckDBPyConnection, citations: str) -> tuple[RowCounts, str]:
@@ -350,7 +380,7 @@ def table_content_hash(table: pa.Table) -> str:
 
 # Parquet settings: dictionaries only where values repeat, statistics where readers filter. Each
 # streamed batch becomes one row group.
-_PAPERS_PARQUET = {"compression": "zstd", "use_dictionary": ["venue", "journal"], "write_statistics": ["corpusid", "publication_date", "year"]}
+_PAPERS_PARQUET = {"compression": "zstd", "use_dictionary": ["venue", "journal"], "write_statistics": ["corpusid", "publication_date", "year", "earliest_public_date"]}
 _EDGES_PARQUET = {"compression": "zstd"}
 _PAPERS_BATCH = 1 << 15  # ~10 MB of papers in Arrow
 _EDGES_BATCH = 1 << 18  # 4 MB of edges
@@ -524,7 +554,8 @@ def _manifest(built: _Built, *, release_id: str, cutoff: dt.date, synthetic: boo
         "source": source,
         "inputs": inputs,
         "rows": {"papers": built.counts.papers.to_json(), "edges": built.counts.edges.to_json()},
-        "eligibility": {"titles": titles.rule_json(), "paper_drop_reasons": list(PAPER_DROP_REASONS), "edge_drop_reasons": list(EDGE_DROP_REASONS)},
+        "earliest_public_date": dict(zip(("min", "max"), built.counts.papers.earliest_public, strict=True)),
+        "eligibility": {"titles": titles.rule_json(), "earliest_public_date": preprints.rule_json(), "paper_drop_reasons": list(PAPER_DROP_REASONS), "edge_drop_reasons": list(EDGE_DROP_REASONS)},
         "files": built.files,
         "snapshot_hash": built.snapshot_hash,
         "package_version": __version__,

@@ -3,8 +3,10 @@
 Flow of :func:`run_suite`:
 
 1. **Guard.** Every snapshot the examples come from must have a cutoff strictly later than the
-   model's knowledge cutoff (the examples' papers are all on or after their snapshot's cutoff, so
-   they then all postdate the model's training data); otherwise the run is refused, naming both.
+   model's knowledge cutoff (the examples' papers, and their earliest public versions — arXiv,
+   bioRxiv/medRxiv and Preprints.org preprints included —, are all on or after their snapshot's
+   cutoff, so they then all postdate the model's training data); otherwise the run is refused,
+   naming both. A snapshot built without the preprint guard is refused too.
 2. **Plan.** The journal is read; examples with an ``ok`` record for the model's settings hash are
    done, recorded failures are skipped unless ``retry_failed``, the rest are sent. The cost estimate
    uses each example's stored token counts (or counts them with ``graphniah.sampling.tokenizers`` when it can)
@@ -208,8 +210,12 @@ def refs_of(examples: Iterable[Example]) -> list[ExampleRef]:
 
 
 def snapshot_cutoffs(hashes: Iterable[str], snapshots_root: str | os.PathLike[str]) -> dict[str, dt.date]:
-    """The cutoff of each snapshot the examples were made from (found by content hash under the root)."""
-    from graphniah.formats.snapshot import parse_cutoff, snapshot_at_or_under
+    """The date from which the papers of each snapshot the examples were made from were public
+    (found by content hash under the root): its cutoff, or the earliest public date of one of its
+    papers if that were earlier (``graphniah.ingest.s2ag.preprints``; the ingest drops such papers,
+    so it is the cutoff). A snapshot built before the preprint guard (no ``earliest_public_date``
+    in its manifest) is refused: its papers may have had preprints before its cutoff."""
+    from graphniah.formats.snapshot import snapshot_at_or_under
 
     root = Path(snapshots_root)
     out = {}
@@ -219,7 +225,13 @@ def snapshot_cutoffs(hashes: Iterable[str], snapshots_root: str | os.PathLike[st
         except GraphNIAHError as err:
             raise GraphNIAHError(f"cannot check the examples against the model's knowledge cutoff: {err} "
                                  "(pass --snapshots with the folder holding it)") from None
-        out[h] = parse_cutoff(str(snap.manifest["cutoff"]))
+        m = snap.manifest
+        if m.earliest_public_date is None:
+            raise GraphNIAHError(f"snapshot {snap.path} was built before the preprint guard (manifest format 1 or 2), so its papers "
+                                 "may have been public as preprints before its cutoff; rebuild it with graphniah refresh "
+                                 "(or graphniah ingest --replace) and build the examples again")
+        first = m.earliest_public_date.min
+        out[h] = min(m.cutoff, first) if first is not None else m.cutoff
     return out
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from graphniah.atomic import canonical_json, sha256_bytes
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import EFFORTS, TASKS, Format, add_version
+from graphniah.formats import EFFORTS, PAPER_TASKS, TASKS, Format, add_version
 from graphniah.formats.examples import Example, Recipe, RecipeParams, read_examples, write_examples
 from graphniah.formats.journal import (
     Journal,
@@ -48,12 +48,13 @@ def test_a_format_reads_its_versions_and_names_file_line_and_versions_otherwise(
 
 def test_task_and_effort_names_are_defined_once():
     from graphniah.formats.journal import RunRecord as R
+    from graphniah.formats.suites import Draw
     from graphniah.run.models import Effort
     from graphniah.sampling.examples import prompts
-    from graphniah.sampling.suites import Draw
 
-    assert TASKS == ("yesno", "mc", "count") and EFFORTS == ("none", "minimal", "low", "medium", "high")
-    assert prompts.TASKS is TASKS and Draw().task == TASKS
+    assert TASKS == ("yesno", "mc", "count", "list") and EFFORTS == ("none", "minimal", "low", "medium", "high")
+    assert PAPER_TASKS == TASKS[:3]
+    assert prompts.TASKS is TASKS and Draw().task == PAPER_TASKS  # a suite draws the list task only when it names it
     assert Effort.__args__ == EFFORTS  # type: ignore[attr-defined]
     assert R.model_fields["task"].annotation.__args__ == TASKS
 
@@ -69,26 +70,37 @@ def _v1_line(ex: Example) -> str:
     return json.dumps(obj)
 
 
-def test_examples_files_of_version_1_read_with_the_same_ids_and_are_written_as_version_2(tmp_path):
+def _v2_line(ex: Example) -> str:
+    """The example as format version 2 wrote it: no evidence statistics (and no list task)."""
+    obj = json.loads(ex.model_dump_json())
+    obj["format_version"] = 2
+    for name in ("evidence_tokens", "hops_needed"):
+        del obj["stats"][name]
+    return json.dumps(obj)
+
+
+def test_examples_files_of_versions_1_and_2_read_with_the_same_ids_and_are_written_as_version_3(tmp_path):
     exs = [make_example("yesno", 4, 120, "YES", seed=1, index=0), make_example("count", 8, 130, "129", seed=1, index=1,
                                                                                distractor="code", context_length=30_000)]
+    exs = [e.model_copy(update={"stats": e.stats.model_copy(update={"evidence_tokens": None, "hops_needed": None})})
+           for e in exs]  # what an upgrade gives: versions 1 and 2 did not measure the evidence
     old = tmp_path / "old.jsonl"
-    old.write_text("".join(_v1_line(e) + "\n" for e in exs))
+    old.write_text("".join(_v1_line(e) + "\n" for e in exs) + "".join(_v2_line(e) + "\n" for e in exs))
     back = read_examples(old)
-    assert back == exs and [e.format_version for e in back] == [2, 2]
+    assert back == exs + exs and [e.format_version for e in back] == [3, 3, 3, 3]
     new = tmp_path / "new.jsonl"
     write_examples(new, back)
     lines = new.read_text().splitlines()
-    assert all(line.startswith('{"format_version":2,"id":') for line in lines)
-    assert [json.loads(line) for line in lines] == [{"format_version": 2} | json.loads(_v1_line(e)) for e in exs]
+    assert all(line.startswith('{"format_version":3,"id":') for line in lines)
+    assert [json.loads(line) for line in lines[:2]] == [{"format_version": 3} | json.loads(_v1_line(e)) for e in exs]
 
 
 def test_examples_of_another_version_or_shape_are_refused_naming_file_and_line(tmp_path):
     ex = make_example("mc", 4, 120, "B", seed=0, index=0)
     p = tmp_path / "ex.jsonl"
     good = ex.model_dump_json()
-    p.write_text(good + "\n" + good.replace('"format_version":2', '"format_version":3', 1) + "\n")
-    with pytest.raises(GraphNIAHError, match=r"ex\.jsonl:2: example format_version 3 is not supported \(this graphniah reads versions 1, 2\); "
+    p.write_text(good + "\n" + good.replace('"format_version":3', '"format_version":4', 1) + "\n")
+    with pytest.raises(GraphNIAHError, match=r"ex\.jsonl:2: example format_version 4 is not supported \(this graphniah reads versions 1, 2, 3\); "
                                              "it was written by a newer graphniah"):
         read_examples(p)
     obj = json.loads(good)
@@ -181,14 +193,14 @@ def test_run_settings_files_of_version_1_are_upgraded(tmp_path):
 
 
 def test_suite_manifests_round_trip_upgrade_version_1_and_refuse_others(tmp_path):
-    from graphniah.sampling.suites import (
+    from graphniah.formats.suites import (
         SuiteManifest,
         SuiteManifestExample,
         SuiteSpec,
-        load_suite,
         read_suite_manifest,
         write_suite_manifest,
     )
+    from graphniah.sampling.suites import load_suite
 
     spec = load_suite("context-length")  # counts keyed by value: JSON turns the keys into strings
     assert spec.counts is not None
@@ -238,7 +250,7 @@ def test_snapshot_folders_written_before_versions_keep_working(tmp_path):
     (folder / MANIFEST_FILE).write_text(json.dumps(_v1_snapshot_manifest()))
     snap = Snapshot.open(folder)
     m = snap.manifest
-    assert (m.format_version, m.cutoff, m.synthetic, m.resources) == (2, dt.date(2026, 4, 1), True, None)
+    assert (m.format_version, m.cutoff, m.synthetic, m.resources) == (3, dt.date(2026, 4, 1), True, None)
     assert snap.content_hash == "c" * 64 and m["rows"]["papers"]["kept"] == 1 and m.get("resources", {}) == {}
     assert find_snapshot_by_hash(tmp_path, "c" * 64).path == folder and newest_snapshot(tmp_path).path == folder
 
@@ -258,10 +270,13 @@ def test_a_snapshot_manifest_that_does_not_validate_says_to_rebuild(tmp_path):
     with pytest.raises(GraphNIAHError, match=r"not a valid snapshot manifest \(format: Extra inputs"):
         read_snapshot_manifest(folder / MANIFEST_FILE)
     v2 = {k: v for k, v in _v1_snapshot_manifest().items() if k != "format"} | {"format_version": 2, "resources": {"threads": 1}}
-    written = write_snapshot_manifest(folder / MANIFEST_FILE, v2)
-    assert read_snapshot_manifest(folder / MANIFEST_FILE) == written
-    with pytest.raises(GraphNIAHError, match="format_version 3 is not supported"):
-        (folder / MANIFEST_FILE).write_text(json.dumps(v2 | {"format_version": 3}))
+    (folder / MANIFEST_FILE).write_text(json.dumps(v2))  # upgraded: built before the preprint guard
+    assert read_snapshot_manifest(folder / MANIFEST_FILE).earliest_public_date is None
+    v3 = v2 | {"format_version": 3, "earliest_public_date": {"min": "2026-04-01", "max": "2026-04-30"}}
+    written = write_snapshot_manifest(folder / MANIFEST_FILE, v3)
+    assert read_snapshot_manifest(folder / MANIFEST_FILE) == written and written.earliest_public_date is not None
+    with pytest.raises(GraphNIAHError, match="format_version 4 is not supported"):
+        (folder / MANIFEST_FILE).write_text(json.dumps(v3 | {"format_version": 4}))
         read_snapshot_manifest(folder / MANIFEST_FILE)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphniah.formats.snapshot import EDGES_SCHEMA, PAPERS_SCHEMA, SnapshotManifest, write_snapshot_manifest
+from graphniah.formats.snapshot import EDGES_SCHEMA, PAPERS_SCHEMA, EarliestPublicDates, SnapshotManifest, write_snapshot_manifest
 
 
 def _relabel(g: nx.Graph, rng: np.random.Generator) -> nx.Graph:
@@ -173,6 +173,7 @@ def write_snapshot(
                 "year": 2026,
                 "arxiv_id": None,
                 "doi": None,
+                "earliest_public_date": dt.date(2026, 4, 1) + dt.timedelta(days=i % 30),
             }
         )
     pq.write_table(pa.Table.from_pylist(rows, schema=PAPERS_SCHEMA), folder / "papers.parquet")
@@ -181,5 +182,6 @@ def write_snapshot(
     write_snapshot_manifest(folder / "manifest.json", SnapshotManifest(
         release_id="synthetic-test", cutoff=dt.date(2026, 4, 1), synthetic=True, source={"type": "test"}, inputs=[],
         rows={"papers": {"kept": n}, "edges": {"kept": len(citing)}}, eligibility={}, files={},
+        earliest_public_date=EarliestPublicDates(min=dt.date(2026, 4, 1), max=dt.date(2026, 4, 1) + dt.timedelta(days=min(n - 1, 29))) if n else None,
         snapshot_hash=snapshot_hash, package_version="test", duckdb_version="none", created_at="2026-04-02T00:00:00"))
     return folder

@@ -90,6 +90,7 @@ def test_eligibility_and_edge_rules(tmp_path: Path) -> None:
         "year": 2026,
         "arxiv_id": "2604.00010",
         "doi": "10.1/ten",
+        "earliest_public_date": dt.date(2026, 4, 1),  # arXiv month 2604 (graphniah.ingest.s2ag.preprints)
     }
     assert papers[11]["title"] == "Padded   title" and papers[11]["venue"] == "Journal of Eleven"  # venue "" → journal name
     assert papers[12]["venue"] == "Proceedings of Venue One" and papers[12]["journal"] is None  # → publication venue name
@@ -116,10 +117,12 @@ def test_eligibility_and_edge_rules(tmp_path: Path) -> None:
             "no_publication_date": 1,
             "invalid_publication_date": 1,
             "before_cutoff": 1,
+            "preprint_before_cutoff": 0,  # test_preprint_guard drops some
             "empty_title": 3,
             "mathml_title": 3,
         },
         "titles_cleaned": 3,  # 25, 28, 29 (11 is only trimmed, 30 has no tag)
+        "preprint_before_cutoff_by_source": {"arxiv": 0, "biorxiv": 0, "preprints": 0},
     }
     assert rows["edges"] == {
         "read": 14,
@@ -166,7 +169,9 @@ def test_rerun_refuses_or_replaces_atomically(tmp_path: Path) -> None:
     assert (out / "manifest.json").read_bytes() == before
     ingest_release(rdir, dt.date(2026, 5, 1), out, replace=True)
     m = Snapshot.open(out).manifest
-    assert m["cutoff"] == "2026-05-01" and m["rows"]["papers"]["kept"] == 9
+    # paper 11 (2026-04-01) is before the new cutoff; paper 10 (2026-05-01) too, as its arXiv id 2604.00010 is from April
+    assert m["cutoff"] == "2026-05-01" and m["rows"]["papers"]["kept"] == 8
+    assert m["rows"]["papers"]["preprint_before_cutoff_by_source"] == {"arxiv": 1, "biorxiv": 0, "preprints": 0}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["releases", "snap"]  # no temp or old folder left
 
 
