@@ -331,7 +331,7 @@ def _suite_manifest(examples_path: Path) -> dict[str, Any] | None:
     path = examples_path.with_suffix(".json")
     if not path.is_file():
         return None
-    from graphniah.sampling.suites import read_suite_manifest  # the one reader of suite manifests
+    from graphniah.formats.suites import read_suite_manifest
 
     m = read_suite_manifest(path).model_dump(mode="json")
     snapshot = Path(m["snapshot"])

@@ -2,7 +2,7 @@
 
 Each file format the project writes has exactly one pydantic model, and every reader and writer goes
 through it (examples: :class:`graphniah.formats.examples.Example`; journal records:
-:class:`graphniah.formats.journal.RunRecord`; suite manifests: :class:`graphniah.sampling.suites.SuiteManifest`;
+:class:`graphniah.formats.journal.RunRecord`; suite specs and manifests: :class:`graphniah.formats.suites.SuiteManifest`;
 snapshot manifests: :class:`graphniah.formats.snapshot.SnapshotManifest`; pruned-set and pool
 manifests: :class:`graphniah.graph.store.PrunedManifest`, :class:`~graphniah.graph.store.PoolManifest`;
 a journal's settings file: :class:`graphniah.formats.journal.RunSettings`). Each such model carries a ``format_version``
@@ -34,16 +34,26 @@ from graphniah.errors import GraphNIAHError, validation_detail
 
 __all__ = [
     "EFFORTS",
+    "PAPER_TASKS",
+    "RENDERS",
     "TASKS",
     "Format",
     "Frozen",
     "ReasoningEffort",
+    "Render",
     "Task",
 ]
 
-#: The three tasks (the paper's YES/NO, multiple choice and counting), in the paper's order.
-Task = Literal["yesno", "mc", "count"]
+#: The tasks: the paper's three (YES/NO, multiple choice, counting), in the paper's order, then
+#: ``list`` (name every reachable paper; scored by F1), which this project adds.
+Task = Literal["yesno", "mc", "count", "list"]
 TASKS: tuple[Task, ...] = get_args(Task)
+#: The paper's three tasks: what a suite draws from unless it names its tasks.
+PAPER_TASKS: tuple[Task, ...] = ("yesno", "mc", "count")
+#: How an example writes its papers: APA paper blocks (the paper's format) or an edge list of ids
+#: (GraphWalks' format; graphniah.sampling.examples.edgelist).
+Render = Literal["apa", "edges"]
+RENDERS: tuple[Render, ...] = get_args(Render)
 #: Reasoning efforts a model may be run at (LiteLLM's ``reasoning_effort``), lowest first.
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
 EFFORTS: tuple[ReasoningEffort, ...] = get_args(ReasoningEffort)

@@ -4,8 +4,12 @@ One example is one JSON line (``examples/<suite>.jsonl``). Everything a later st
 of :class:`Example`, the recipe's parameters included (:class:`RecipeParams`); every reader and
 writer of examples goes through :func:`parse_example`/:func:`example_to_json`.
 
-**Format.** Each line carries ``format_version`` (currently 2), written first. Version 1 is the same
-example without the field (files written before versions existed); it is upgraded on reading by
+**Format.** Each line carries ``format_version`` (currently 3), written first. Version 3 added the
+``list`` task and the evidence statistics (``stats.evidence_tokens``, ``stats.hops_needed``): a
+reader of version 2 cannot read either, so it must refuse such a file by its version rather than
+misread it. Version 2 is upgraded by setting the version; its examples keep ``None`` evidence
+(measuring it needs the tokenizer, which an upgrade on reading does not load). Version 1 is the
+version-2 example without the field (files written before versions existed); it is upgraded by
 adding the field — nothing else differs, and the typed parameters accept exactly what the sampler
 wrote — so an old examples file keeps working and its ids are unchanged (they hash the recipe only).
 Any other version is an error naming file, line and version (see :mod:`graphniah.formats`).
@@ -25,7 +29,7 @@ from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, mode
 
 from graphniah.atomic import atomic_path
 from graphniah.errors import GraphNIAHError, validation_detail
-from graphniah.formats import Format, Frozen, Task, add_version
+from graphniah.formats import Format, Frozen, Render, Task, add_version
 
 _WS = re.compile(r"\s+")
 
@@ -110,6 +114,15 @@ class ExampleStats(Frozen):
     reference_lines: int = Field(ge=0)
     nodes: int = Field(ge=0)
     edges: int = Field(ge=0)
+    # The evidence the answer needs (graphniah.sampling.examples.evidence): o200k tokens of the paper
+    # blocks a breadth-first search from the source reads to settle it, and that search's depth.
+    # None only in examples upgraded from format version 2, which did not record them.
+    evidence_tokens: int | None = Field(default=None, ge=0)
+    hops_needed: int | None = Field(default=None, ge=1)
+
+
+#: The concentration parameter of preferential attachment unless a suite or command sets another (appendix B).
+DEFAULT_ALPHA = 0.1
 
 
 class RecipeParams(Frozen):
@@ -131,6 +144,15 @@ class RecipeParams(Frozen):
     distractor: str
     context_length: int | None
     reserve_none_option: bool = False
+    # How the needles are written (graphniah.sampling.examples.edgelist): APA paper blocks, or an
+    # edge list of paper ids. Absent means APA, so examples written before the choice existed read
+    # unchanged and keep their ids; only "edges" is written.
+    render: Render = "apa"
+    # Matched sampling (graphniah.sampling.examples.similarity): absent means off, so examples written
+    # before the control existed read unchanged and keep their ids; ``size_range`` is the range the
+    # other components' sizes were drawn from (matched counting and listing only).
+    match_similarity: bool = False
+    size_range: tuple[int, int] | None = None
     index: int = Field(ge=0)
     corpus: str | None = None
     tokenizers: dict[str, str] | None = None
@@ -140,6 +162,12 @@ class RecipeParams(Frozen):
         out: dict[str, Any] = handler(self)
         if not self.reserve_none_option:
             del out["reserve_none_option"]
+        if not self.match_similarity:
+            del out["match_similarity"]
+        if self.size_range is None:
+            del out["size_range"]
+        if self.render == "apa":
+            del out["render"]
         for name in ("corpus", "tokenizers"):
             if getattr(self, name) is None:
                 del out[name]
@@ -148,6 +176,8 @@ class RecipeParams(Frozen):
     # Read access by key, for code written against the dict the parameters used to be: a key is
     # present exactly when the serialised form has it.
     def __contains__(self, key: object) -> bool:
+        if key == "render":
+            return self.render != "apa"
         return key in type(self).model_fields and not (key in _OPTIONAL_PARAMS and not getattr(self, key))
 
     def __getitem__(self, key: str) -> Any:
@@ -162,7 +192,7 @@ class RecipeParams(Frozen):
             return default
 
 
-_OPTIONAL_PARAMS = frozenset({"reserve_none_option", "corpus", "tokenizers"})
+_OPTIONAL_PARAMS = frozenset({"reserve_none_option", "corpus", "tokenizers", "match_similarity", "size_range"})
 
 
 class Recipe(Frozen):
@@ -183,11 +213,13 @@ class Example(Frozen):
     """One benchmark example: question, rendered messages, ground truth, and its provenance.
 
     ``targets`` are corpus ids: the YES/NO target, or the multiple-choice candidates in option order
-    (``options`` holds their titles in the same order); empty for counting. ``papers``/``edges`` are
-    the task's components (``edges`` as ``(citing, cited)``); the text-only verifier never reads them.
+    (``options`` holds their titles in the same order); empty for counting; for ``list``, every paper
+    reachable from the source, in the order of the lines of ``answer`` (their titles, one a line).
+    ``papers``/``edges`` are the task's components (``edges`` as ``(citing, cited)``); the
+    text-only verifier never reads them.
     """
 
-    format_version: Literal[2] = 2  # first, so a line says its version before anything else
+    format_version: Literal[3] = 3  # first, so a line says its version before anything else
     id: str
     task: Task
     depth: int = Field(ge=1)
@@ -211,6 +243,10 @@ class Example(Frozen):
         elif self.task == "mc":
             n = len(self.options) + self.none_option
             ok = len(self.targets) == len(self.options) >= 1 and n <= len(_LETTERS) and self.answer in _LETTERS[:n]
+        elif self.task == "list":
+            lines = self.answer.split("\n")
+            ok = (len(lines) == len(self.targets) >= 1 and len(set(self.targets)) == len(self.targets)
+                  and all(line and line == line.strip() for line in lines) and not self.options)
         else:
             ok = self.answer.isascii() and self.answer.isdigit() and not self.targets and not self.options
         if not ok:
@@ -221,7 +257,8 @@ class Example(Frozen):
         return self
 
 
-EXAMPLES_FORMAT = Format("example", Example.model_fields["format_version"].default, {1: add_version(2)},
+EXAMPLES_FORMAT = Format("example", Example.model_fields["format_version"].default,
+                         {1: add_version(2), 2: add_version(3)},
                          hint="rebuild the examples with graphniah build or graphniah sample")
 _FAST = EXAMPLES_FORMAT.fast_prefix()
 

@@ -22,7 +22,7 @@ Choices, and why:
   line the runner or the sampler would reject is rejected here too, naming file and line. A
   trailing partial journal line (a run interrupted mid-write) is ignored, as the runner does.
 * **The varied variable** is ``by=`` when given, else the suite manifest's
-  (``examples/<suite>.json`` written by :mod:`graphniah.sampling.suites`: ``suite.vary``), else it is
+  (``examples/<suite>.json`` written by :func:`graphniah.sampling.suites.build_suite`: ``suite.vary``), else it is
   inferred (:func:`infer_variable`).
 """
 
@@ -41,12 +41,12 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats import EFFORTS, TASKS
 from graphniah.formats.examples import Example, enumerate_examples
 from graphniah.formats.journal import RunRecord, read_journal, read_run_settings
+from graphniah.formats.suites import SuiteManifest, read_suite_manifest
+from graphniah.sampling.examples.evidence import distances
 from graphniah.scoring import Scored, counted_records, run_labels, score_record, split_runs
 
 if TYPE_CHECKING:
     import pyarrow as pa
-
-    from graphniah.sampling.suites import SuiteManifest
 
 __all__ = [
     "RUN_VARIABLES",
@@ -68,7 +68,7 @@ RUN_VARIABLES = frozenset({"reasoning_effort"})
 _MAX_LEVELS = 25  # a varied variable has a handful of values; a randomly drawn size has ~150
 _TASK_ORDER: dict[str, int] = {t: i for i, t in enumerate(TASKS)}
 _EFFORT_ORDER: dict[str, int] = {e: i for i, e in enumerate(EFFORTS)}
-TASK_LABELS = {"yesno": "YES/NO", "mc": "Multiple choice", "count": "Counting"}
+TASK_LABELS = {"yesno": "YES/NO", "mc": "Multiple choice", "count": "Counting", "list": "List"}
 VARIABLE_TITLES = {
     "depth": "Question depth k",
     "component_size": "Component size",
@@ -107,6 +107,10 @@ class ExampleInfo:
     alpha: float | None
     pair_key: str
     token_counts: Mapping[str, int] | None = None
+    nodes: int = 0  # papers rendered in the context (the task's components and distractor components)
+    evidence_tokens: int | None = None  # ExampleStats: None for examples that did not record it
+    hops_needed: int | None = None
+    distances: tuple[int, ...] = ()  # list task: hops from the source of the paper of each answer line
 
 
 def _example_info(ex: Example) -> ExampleInfo:
@@ -127,7 +131,19 @@ def _example_info(ex: Example) -> ExampleInfo:
         alpha=params.alpha,
         pair_key=pair_key,
         token_counts=ex.token_counts,
+        nodes=ex.stats.nodes,
+        evidence_tokens=ex.stats.evidence_tokens,
+        hops_needed=ex.stats.hops_needed,
+        distances=_target_distances(ex),
     )
+
+
+def _target_distances(ex: Example) -> tuple[int, ...]:
+    """For a list example: the shortest distance from the source of each answer line's paper."""
+    if ex.task != "list":
+        return ()
+    dist = distances(ex.edges, ex.source)
+    return tuple(dist[t] for t in ex.targets)
 
 
 def read_example_infos(path: str | os.PathLike[str]) -> dict[str, ExampleInfo]:
@@ -197,6 +213,10 @@ class Outcomes:
     cost_usd: np.ndarray  # float
     response_time_s: np.ndarray  # float
     attempts: np.ndarray  # int
+    f1: np.ndarray  # float: the list answer's F1 (NaN for the other tasks)
+    evidence_tokens: np.ndarray  # float: the example's evidence tokens (NaN: not recorded)
+    hops_needed: np.ndarray  # float: the example's hops needed (NaN: not recorded)
+    hits: np.ndarray  # object: list task, per answer line of the truth whether it was named (None otherwise)
 
     def __len__(self) -> int:
         return int(self.example_id.size)
@@ -212,6 +232,8 @@ class Outcomes:
         for name, arr in self.columns().items():
             if arr.dtype.kind == "f":
                 cols[name] = pa.array(arr, from_pandas=True)  # NaN -> null
+            elif name == "hits":
+                cols[name] = pa.array([None if h is None else list(h) for h in arr.tolist()], type=pa.list_(pa.bool_()))
             elif arr.dtype.kind == "O":
                 cols[name] = pa.array(arr.tolist(), type=pa.string())
             else:
@@ -332,12 +354,10 @@ def infer_variable(examples: Sequence[ExampleInfo], efforts_per_model: Mapping[s
 
 def _read_manifest(examples_path: Path) -> SuiteManifest | None:
     """The suite manifest ``<suite>.json`` next to the examples (written by ``graphniah build``), if any,
-    read through :class:`graphniah.sampling.suites.SuiteManifest`."""
+    read through :class:`graphniah.formats.suites.SuiteManifest`."""
     manifest = examples_path.with_suffix(".json")
     if not manifest.is_file():
         return None
-    from graphniah.sampling.suites import read_suite_manifest  # the sampling stage is slow to import
-
     return read_suite_manifest(manifest)
 
 
@@ -504,10 +524,12 @@ def _outcomes(
     cols_i = {name: np.zeros(n, dtype=np.int64) for name in ("run", "depth", "component_size", "n_choices", "attempts")}
     cols_f = {
         name: np.full(n, np.nan)
-        for name in ("context_length", "predicted", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd", "response_time_s")
+        for name in ("context_length", "predicted", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd", "response_time_s",
+                     "f1", "evidence_tokens", "hops_needed")
     }
     none_option = np.zeros(n, dtype=bool)
     correct = np.zeros(n, dtype=bool)
+    hits = np.full(n, None, dtype=object)
     for i, key in enumerate(keys):
         r, scored = final[key]
         info = examples[key[2]]
@@ -526,6 +548,11 @@ def _outcomes(
         if info.context_length is not None:
             cols_f["context_length"][i] = info.context_length
         extracted[i], correct[i] = scored.extracted, scored.correct
+        cols_f["evidence_tokens"][i] = _num(info.evidence_tokens)
+        cols_f["hops_needed"][i] = _num(info.hops_needed)
+        if scored.listing is not None:
+            cols_f["f1"][i] = scored.listing.f1
+            hits[i] = scored.listing.hits
         if info.task == "count" and extracted[i] is not None:
             try:
                 cols_f["predicted"][i] = float(int(extracted[i]))
@@ -537,4 +564,5 @@ def _outcomes(
                 cols_f[name][i] = _num(getattr(usage, name))
         for name in ("cost_usd", "response_time_s"):
             cols_f[name][i] = _num(getattr(r, name))
-    return Outcomes(example_id=ex_id, extracted=extracted, none_option=none_option, correct=correct, **cols_o, **cols_i, **cols_f)
+    return Outcomes(example_id=ex_id, extracted=extracted, none_option=none_option, correct=correct, hits=hits,
+                    **cols_o, **cols_i, **cols_f)

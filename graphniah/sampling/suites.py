@@ -33,27 +33,35 @@ place at the end.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
-
-import yaml
-from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, model_serializer, model_validator
+from typing import Any
 
 from graphniah import __version__
-from graphniah.atomic import atomic_write_text, canonical_json, sha256_bytes, write_json
+from graphniah.atomic import atomic_write_text, canonical_json, sha256_bytes
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import TASKS, Format, Frozen, Task, add_version
-from graphniah.formats.examples import Recipe, parse_example
+from graphniah.formats.examples import parse_example
 from graphniah.formats.snapshot import Snapshot
+from graphniah.formats.suites import (
+    EXAMPLE_VARIABLES,
+    PartialLine,
+    Reuse,
+    ReuseRecord,
+    SuiteManifest,
+    SuiteManifestExample,
+    SuiteSpec,
+    read_partial_lines,
+    read_suite_manifest,
+    read_suite_spec,
+    same_value,
+    write_suite_manifest,
+)
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.resources import resource_dir
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 from graphniah.sampling.examples.sample import (
-    DEFAULT_ALPHA,
     ExampleSpec,
     SamplingContext,
     balanced_labels,
@@ -71,176 +79,6 @@ def default_suites_dir() -> Path:
     return Path(env) if env else resource_dir("pipelines") / "suites"
 
 
-Variable = Literal["depth", "component_size", "task", "distractor", "context_length", "reasoning_effort", "none_option"]
-EXAMPLE_VARIABLES = ("depth", "component_size", "task", "distractor", "context_length", "none_option")
-
-
-class SizeRange(Frozen):
-    min: int = Field(ge=1)
-    max: int = Field(ge=1)
-
-
-class Draw(Frozen):
-    """How the variables a suite does not vary are drawn (defaults: the paper's §4.1)."""
-
-    task: tuple[Task, ...] = TASKS
-    depth: tuple[int, ...] = (4, 8, 16, 32)
-    component_size: SizeRange = SizeRange(min=100, max=250)
-    distractor: tuple[str, ...] = ("code", "essays", "books", "wikipedia", "disjoint-component")
-    context_length: tuple[int, ...] = (200_000,)
-    alpha: float = DEFAULT_ALPHA
-
-
-class Reuse(Frozen):
-    """Take the examples of one value from another built suite instead of building them."""
-
-    suite: str = Field(min_length=1)  # the other suite's name
-    for_value: Any  # the value of this suite they serve
-    from_value: Any = None  # their value in the other suite (None: all of its examples)
-
-
-class SuiteSpec(Frozen):
-    name: str
-    description: str = ""
-    vary: Variable
-    values: tuple[Any, ...]
-    per_value: int | None = Field(default=None, ge=1)
-    counts: dict[Any, int] | None = None  # examples per value, when they differ (instead of per_value)
-    same_examples: bool = False
-    draw: Draw = Draw()
-    fixed: dict[str, Any] = Field(default_factory=dict)
-    reuse: Reuse | None = None
-    # Multiple-choice examples pack with room for a fifth option, so that a none-option suite can
-    # reuse them as its "before" examples with contexts identical to its "after" twins.
-    reserve_none_option: bool = False
-
-    @model_validator(mode="after")
-    def _check(self) -> SuiteSpec:
-        if not self.values:
-            raise ValueError("a suite needs at least one value")
-        if self.vary == "reasoning_effort" and not self.same_examples:
-            raise ValueError("reasoning effort is a run setting: set same_examples: true")
-        unknown = set(self.fixed) - set(EXAMPLE_VARIABLES)
-        if unknown:
-            raise ValueError(f"unknown fixed variables {sorted(unknown)}")
-        if (self.per_value is None) == (self.counts is None):
-            raise ValueError("give either per_value (examples per value) or counts (a count for each value), not both")
-        if self.counts is not None:
-            if self.same_examples:
-                raise ValueError("counts needs one group of examples per value; this suite shares one set (same_examples)")
-            missing = [v for v in self.values if not _has_value(self.counts, v)]
-            extra = [k for k in self.counts if not _has_value(dict.fromkeys(self.values), k)]
-            if missing or extra:
-                raise ValueError(f"counts must give one count for each of the values {list(self.values)}"
-                                 + (f"; missing {missing}" if missing else "") + (f"; not a value: {extra}" if extra else ""))
-            bad = {k: c for k, c in self.counts.items() if not isinstance(c, int) or c < 1}
-            if bad:
-                raise ValueError(f"counts must be positive integers, got {bad}")
-        if self.reuse is not None:
-            if self.reuse.suite == self.name:
-                raise ValueError("a suite cannot reuse its own examples")
-            if self.same_examples:
-                raise ValueError("reuse takes the examples of one value; this suite shares one set (same_examples)")
-            if not _has_value(dict.fromkeys(self.values), self.reuse.for_value):
-                raise ValueError(f"reuse.for_value {self.reuse.for_value!r} is not one of the values {list(self.values)}")
-            if self.vary == "none_option" and self.reuse.for_value is not False:
-                raise ValueError("a none-option suite reuses its 'before' examples: set reuse.for_value: false")
-        return self
-
-    def count(self, value: Any, per_value: int | None = None) -> int:
-        """Examples of ``value`` (``per_value`` overrides the file, the same for every value)."""
-        if per_value is not None:
-            return per_value
-        if self.counts is not None:
-            return next(c for k, c in self.counts.items() if _same_value(k, value))
-        assert self.per_value is not None  # the validator makes sure one of the two is given
-        return self.per_value
-
-    @property
-    def example_values(self) -> tuple[Any, ...]:
-        """The values that change the examples (one group for run-setting suites)."""
-        return (None,) if self.same_examples else self.values
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = json.loads(self.model_dump_json())
-        return out
-
-
-class SuiteManifestExample(Frozen):
-    """One example of a built suite: its id, index (its randomness), value of the varied variable, recipe."""
-
-    id: str
-    index: int = Field(ge=0)
-    value: Any
-    recipe: Recipe
-    reused_from: str | None = None  # the suite it was copied from (``reuse``), if any
-
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        out: dict[str, Any] = handler(self)
-        if self.reused_from is None:
-            del out["reused_from"]
-        return out
-
-
-class ReuseRecord(Frozen):
-    """What a suite took from another built suite, and the hashes of that suite's files then."""
-
-    suite: str
-    for_value: Any
-    from_value: Any = None
-    n: int = Field(ge=0)
-    seed: int
-    snapshot_hash: str
-    examples_sha256: str
-    manifest_sha256: str
-
-
-class SuiteManifest(Frozen):
-    """``examples/<suite>.json``: how a suite's examples file was built (written by :func:`build_suite`).
-
-    Format: ``format_version`` 2. Version 1 (written before versions existed) is the same object
-    without the field and is upgraded on reading; any other version is an error naming the file.
-    """
-
-    format_version: Literal[2] = 2
-    kind: Literal["graphniah.suite"] = "graphniah.suite"
-    suite: SuiteSpec
-    seed: int
-    per_value: int | None
-    snapshot: str
-    snapshot_hash: str
-    synthetic: bool
-    version: str
-    created_at: str
-    examples: tuple[SuiteManifestExample, ...]
-    reuse: ReuseRecord | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _counts_keys(cls, data: Any) -> Any:
-        # JSON object keys are strings: ``counts: {200000: 100}`` comes back as ``{"200000": 100}``.
-        # Give each key back the value it was written from (values compare as JSON, ``_same_value``).
-        suite = data.get("suite") if isinstance(data, dict) else None
-        if isinstance(suite, dict) and isinstance(suite.get("counts"), dict):
-            as_key = {canonical_json(v): v for v in suite.get("values") or ()} | {str(v): v for v in suite.get("values") or ()}
-            counts = {as_key.get(k, k) if isinstance(k, str) else k: c for k, c in suite["counts"].items()}
-            data = data | {"suite": suite | {"counts": counts}}
-        return data
-
-
-SUITE_MANIFEST_FORMAT = Format("suite manifest", 2, {1: add_version(2)}, hint="build the suite again with graphniah build")
-
-
-def read_suite_manifest(path: str | Path) -> SuiteManifest:
-    """A suite manifest, read through :class:`SuiteManifest`; errors name the file."""
-    return SUITE_MANIFEST_FORMAT.read_file(SuiteManifest, path)
-
-
-def write_suite_manifest(path: str | Path, manifest: SuiteManifest) -> None:
-    write_json(path, manifest.model_dump(mode="json"))
-
-
 def load_suite(name_or_path: str | Path, suites_dir: str | Path | None = None) -> SuiteSpec:
     """A suite by name (``<suites_dir>/<name>.yaml``; default :func:`default_suites_dir`) or by path."""
     folder = Path(suites_dir) if suites_dir is not None else default_suites_dir()
@@ -250,19 +88,7 @@ def load_suite(name_or_path: str | Path, suites_dir: str | Path | None = None) -
     if not path.is_file():
         known = ", ".join(sorted(p.stem for p in folder.glob("*.yaml"))) or f"none ({folder} has no .yaml files)"
         raise GraphNIAHError(f"no suite {name_or_path!r} ({path} does not exist); known suites: {known}")
-    try:
-        return SuiteSpec.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-    except (yaml.YAMLError, ValidationError) as err:
-        raise GraphNIAHError(f"{path}: not a valid suite file: {err}") from None
-
-
-def _same_value(a: Any, b: Any) -> bool:
-    """Values compare as JSON (``200000`` from YAML is the ``200000`` of a manifest; ``False`` is not ``0``)."""
-    return canonical_json(a) == canonical_json(b)
-
-
-def _has_value(values: dict[Any, Any], v: Any) -> bool:
-    return any(_same_value(k, v) for k in values)
+    return read_suite_spec(path)
 
 
 @dataclass(frozen=True)
@@ -338,7 +164,7 @@ def load_reused(suite: SuiteSpec, out_root: Path, snapshot_hash: str, seed: int,
                              f"with --seed {built_seed} too, or {hint}")
     chosen: list[ReusedExample] = []
     for entry, line, ex in zip(entries, lines, parsed, strict=True):
-        if reuse.from_value is not None and not _same_value(entry.value, reuse.from_value):
+        if reuse.from_value is not None and not same_value(entry.value, reuse.from_value):
             continue
         spec, _, index = spec_of(ex)
         chosen.append(ReusedExample(ex.id, entry.value, spec, index, line))
@@ -380,7 +206,7 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused
         values = (False,)  # built once without the option, then repeated with it (same indices)
     for vi, value in enumerate(values):
         n = suite.count(value, per_value)
-        if reused is not None and suite.reuse is not None and _same_value(value, suite.reuse.for_value):
+        if reused is not None and suite.reuse is not None and same_value(value, suite.reuse.for_value):
             items += [SuiteItem(value, r.spec, r.index, reused=r.id) for r in reused.examples]
             index += n
             continue
@@ -457,10 +283,8 @@ def _read_partial(path: Path) -> dict[str, str]:
     if end < len(data):  # a line cut by a crash: drop it, it is rebuilt
         with open(path, "r+b") as f:
             f.truncate(end)
-    for line in data[:end].decode("utf-8").splitlines():
-        if line.strip():
-            rec = json.loads(line)
-            done[rec["key"]] = rec["example"]
+    for rec in read_partial_lines(path, data[:end].decode("utf-8")):
+        done[rec.key] = rec.example
     return done
 
 
@@ -473,7 +297,7 @@ def _build_missing(todo: list[tuple[str, SuiteItem]], partial: Path, done: dict[
 
         def record(key: str, line: str) -> None:
             done[key] = line
-            log.write(json.dumps({"key": key, "example": line}) + "\n")
+            log.write(PartialLine(key=key, example=line).model_dump_json() + "\n")
             log.flush()
             os.fsync(log.fileno())
             progress.advance()

@@ -282,7 +282,8 @@ def test_the_suite_manifest_travels_with_the_dataset(exported, tmp_path):
     """A built suite's manifest (varied variable, size range, per-example values) is in the dataset
     manifest, and the report's loader reads it back from the rebuilt examples' folder."""
     from graphniah.dataset import materialize_examples
-    from graphniah.sampling.suites import SuiteManifest, SuiteManifestExample, load_suite, read_suite_manifest, write_suite_manifest
+    from graphniah.formats.suites import SuiteManifest, SuiteManifestExample, read_suite_manifest, write_suite_manifest
+    from graphniah.sampling.suites import load_suite
 
     examples = list(iter_examples(exported.examples))
     src = tmp_path / "examples" / "built.jsonl"

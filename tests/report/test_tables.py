@@ -249,7 +249,7 @@ def test_reader_errors_name_the_file_and_line(tmp_path):
     (tmp_path / "examples" / "s.json").write_text(json.dumps({"variable": "distractor"}))
     with pytest.raises(GraphNIAHError, match=r"s\.json: not a valid suite manifest"):
         load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples")
-    from graphniah.sampling.suites import Draw, SizeRange, SuiteManifest, SuiteManifestExample, SuiteSpec, write_suite_manifest
+    from graphniah.formats.suites import Draw, SizeRange, SuiteManifest, SuiteManifestExample, SuiteSpec, write_suite_manifest
 
     spec = SuiteSpec(name="s", vary="distractor", values=("none", "code"), per_value=1,
                      draw=Draw(component_size=SizeRange(min=100, max=130)))
@@ -378,7 +378,7 @@ def test_suite_manifest_gives_variable_and_size_range(tmp_path):
     examples = [make_example(t, 4, 105, {"yesno": "YES", "mc": "A", "count": "104"}[t], seed=0, index=i)
                 for i, t in enumerate(("yesno", "mc", "count") * 4)]
     write_suite(tmp_path, "demo", examples, {"m": {"p": 0.5}}, rng)
-    from graphniah.sampling.suites import Draw, SizeRange, SuiteManifest, SuiteManifestExample, SuiteSpec, write_suite_manifest
+    from graphniah.formats.suites import Draw, SizeRange, SuiteManifest, SuiteManifestExample, SuiteSpec, write_suite_manifest
 
     spec = SuiteSpec(name="demo", vary="task", values=("yesno", "mc", "count"), per_value=4,
                      draw=Draw(component_size=SizeRange(min=100, max=120)))

@@ -10,11 +10,11 @@ import pytest
 from graphniah.atomic import sha256_file
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import read_examples
+from graphniah.formats.suites import SuiteSpec
 from graphniah.sampling.examples.textcheck import verify
 from graphniah.sampling.suites import (
     ReusedExample,
     ReusedSuite,
-    SuiteSpec,
     build_suite,
     default_suites_dir,
     load_suite,

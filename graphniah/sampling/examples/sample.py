@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,16 @@ from scipy.sparse.csgraph import connected_components
 from graphniah import __version__
 from graphniah.atomic import canonical_json, sha256_bytes
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.examples import Example, PaperMeta, Recipe, RecipeParams, option_letters, papers_from_table
+from graphniah.formats import RENDERS, Render
+from graphniah.formats.examples import (
+    DEFAULT_ALPHA,
+    Example,
+    PaperMeta,
+    Recipe,
+    RecipeParams,
+    option_letters,
+    papers_from_table,
+)
 from graphniah.formats.snapshot import Snapshot
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.store import load_pool, pool_file, read_pool_manifest
@@ -55,17 +64,19 @@ from graphniah.sampling.examples.distract import (
     load_corpus,
     wikipedia_source,
 )
+from graphniah.sampling.examples.edgelist import PaperIds, edge_question, render_edge_component
+from graphniah.sampling.examples.evidence import evidence
 from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
-from graphniah.sampling.examples.prompts import PromptSet, Task, load_prompts
+from graphniah.sampling.examples.prompts import EDGE_TASKS, PromptSet, Task, load_prompts
 from graphniah.sampling.examples.render import build_messages, example_stats, question, render_component
-from graphniah.sampling.examples.textcheck import normalize, verify
+from graphniah.sampling.examples.similarity import MatchIndex, TitleSpace, field_masks
+from graphniah.sampling.examples.textcheck import Undetermined, normalize, solve, verify
 from graphniah.sampling.packing import DistractorSource, Frame, NeedlesExceedLimit, Packed, pack, tokenizer_fingerprint
-from graphniah.sampling.tokenizers import Tokenizer, load_all
+from graphniah.sampling.tokenizers import Tokenizer, load_all, load_tokenizer
 from graphniah.seeds import Stream, generator
 
 MIN_SIZE, MAX_SIZE = 100, 250
-DEFAULT_ALPHA = 0.1
-COMPONENTS = {"yesno": 2, "mc": 4, "count": 2}
+COMPONENTS = {"yesno": 2, "mc": 4, "count": 2, "list": 2}
 MAX_PATH_DRAWS = 100  # per attempt: compatible tuples drawn until none has a mutual citation inside a path
 MAX_ATTEMPTS = 50  # per example: growth or verification failures before giving up
 MAX_CONTEXT_LENGTH = 1_050_000
@@ -79,6 +90,38 @@ def check_packing(distractor: str, context_length: int | None) -> None:
         raise GraphNIAHError(f"the context length must be between 1 and {MAX_CONTEXT_LENGTH:,}, got {context_length:,}")
     if distractor != NONE and context_length is None:
         raise GraphNIAHError(f"distractor kind {distractor!r} needs a context length (--context-length L)")
+
+
+MATCHED_TASKS = ("yesno", "mc")  # a target in the question: its wrong alternatives are similarity-matched
+SIZE_TASKS = ("count", "list")  # the answer is the source component's size: the other sizes are redrawn
+
+
+def check_matching(spec: ExampleSpec) -> None:
+    """``size_range`` only with matched counting or listing, and one that leaves a size besides the source's."""
+    if spec.size_range is None:
+        return
+    lo, hi = spec.size_range
+    if not spec.match_similarity or spec.task not in SIZE_TASKS:
+        raise GraphNIAHError("a size range for the other components applies to matched counting and listing only")
+    if not 3 * spec.depth - 2 <= lo <= hi or (lo == hi == spec.component_size):
+        raise GraphNIAHError(
+            f"the other components' size range [{lo}, {hi}] must start at the backbone's {3 * spec.depth - 2} papers "
+            f"or more and hold a size other than the source component's {spec.component_size}"
+        )
+
+
+def other_sizes(spec: ExampleSpec, count: int, rng: np.random.Generator) -> list[int]:
+    """Sizes of ``count`` more components of a matched counting or listing example: each uniform in
+    the size range, redrawn while it equals the source component's size (so the total paper count
+    does not determine the answer). Without the control, or for other tasks: the knob's size."""
+    if not (spec.match_similarity and spec.task in SIZE_TASKS):
+        return [spec.component_size] * count
+    lo, hi = spec.sizes_range
+    lo = max(lo, 3 * spec.depth - 2)
+    choices = np.setdiff1d(np.arange(lo, hi + 1), [spec.component_size])
+    if choices.size == 0:
+        raise GraphNIAHError(f"no component size in [{lo}, {hi}] besides the source component's {spec.component_size}")
+    return [int(s) for s in rng.choice(choices, size=count)]
 
 
 @dataclass(frozen=True)
@@ -96,11 +139,24 @@ class ExampleSpec:
     # Pack as if the "none of these" option were asked, so that an example and its none-option twin
     # (same seed and index) get the very same context (the paper's none-option experiment).
     reserve_none_option: bool = False
+    # How the needles are written: APA paper blocks, or an edge list of paper ids (edgelist.py).
+    # The forest, keys, distractors and L do not depend on it (see build_example).
+    render: Render = "apa"
+    # Matched sampling (similarity.py): wrong answers as similar to the source as the true one, and
+    # in counting/listing the other components' sizes drawn from ``size_range`` (None: [MIN_SIZE,
+    # MAX_SIZE]), never the source component's.
+    match_similarity: bool = False
+    size_range: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         check_packing(self.distractor, self.context_length)
+        check_matching(self)
+        if self.render not in RENDERS:
+            raise GraphNIAHError(f"unknown rendering {self.render!r} (choose {' or '.join(RENDERS)})")
+        if self.render == "edges" and self.task not in EDGE_TASKS:
+            raise GraphNIAHError(f"the edge-list rendering has no {self.task} question (tasks: {', '.join(EDGE_TASKS)})")
         if self.task not in COMPONENTS:
-            raise GraphNIAHError(f"unknown task {self.task!r} (choose yesno, mc or count)")
+            raise GraphNIAHError(f"unknown task {self.task!r} (choose yesno, mc, count or list)")
         if self.alpha <= 0:
             raise GraphNIAHError(f"alpha must be > 0, got {self.alpha}")
         if self.depth < 2:
@@ -113,8 +169,8 @@ class ExampleSpec:
             raise GraphNIAHError(f"a YES/NO example needs label YES or NO, got {self.label!r}")
         if self.task == "mc" and (self.label is None or self.label not in option_letters(COMPONENTS["mc"], False)):
             raise GraphNIAHError(f"a multiple-choice example needs an answer letter A-D, got {self.label!r}")
-        if self.task == "count" and self.label is not None:
-            raise GraphNIAHError("a counting example has no label")
+        if self.task in ("count", "list") and self.label is not None:
+            raise GraphNIAHError(f"a {self.task} example has no label")
         if (self.none_option or self.reserve_none_option) and self.task != "mc":
             raise GraphNIAHError("the 'none of these' option exists only for multiple choice")
 
@@ -128,7 +184,24 @@ class ExampleSpec:
             "alpha": self.alpha,
             "distractor": self.distractor,
             "context_length": self.context_length,
-        } | ({"reserve_none_option": True} if self.reserve_none_option else {})
+        } | ({"reserve_none_option": True} if self.reserve_none_option else {}) | (
+            {"render": self.render} if self.render != "apa" else {}
+        ) | self.matching_params()
+
+    def matching_params(self) -> dict[str, Any]:
+        """Recipe entries of matched sampling, present only when it is on (old recipes unchanged)."""
+        if not self.match_similarity:
+            return {}
+        return {"match_similarity": True} | ({"size_range": list(self.sizes_range)} if self.task in SIZE_TASKS else {})
+
+    def other_sizes(self, count: int, rng: np.random.Generator) -> list[int]:
+        """Sizes of ``count`` components besides the source's (see :func:`other_sizes`)."""
+        return other_sizes(self, count, rng)
+
+    @property
+    def sizes_range(self) -> tuple[int, int]:
+        """The range the other components' sizes come from in matched counting and listing."""
+        return self.size_range or (MIN_SIZE, MAX_SIZE)
 
 
 @dataclass
@@ -179,6 +252,12 @@ class SamplingContext:
             self._tokenizers = load_all(self.data_root)
         return self._tokenizers
 
+    @functools.cached_property
+    def o200k(self) -> Tokenizer:
+        """The tokenizer evidence is measured in: the packer's o200k_base when loaded, else o200k alone."""
+        given = self._tokenizers or {}
+        return given["o200k_base"] if "o200k_base" in given else load_tokenizer("o200k_base", self.data_root)
+
     def corpus(self, kind: str) -> Corpus:
         """The corpus of a text distractor kind, opened and read once (a missing one fails here)."""
         if kind not in self._corpora:
@@ -224,6 +303,23 @@ class SamplingContext:
         return self._pool_index[depth]
 
     @functools.cached_property
+    def title_space(self) -> TitleSpace:
+        """TF-IDF over the snapshot's eligible titles (matched sampling; fitted once per context)."""
+        return TitleSpace.fit(self._titles)
+
+    @functools.cached_property
+    def _match_indexes(self) -> dict[int, MatchIndex]:
+        return {}
+
+    def match_index(self, depth: int) -> MatchIndex:
+        """The depth's pool endpoints in title space, with the true pairs' strata (built once per context)."""
+        if depth not in self._match_indexes:
+            fos = self._papers.column("fields_of_study") if "fields_of_study" in self._papers.column_names else None
+            masks = field_masks(fos, self.graph.n)
+            self._match_indexes[depth] = MatchIndex.build(self.pool(depth)[0], depth, self.title_space, self._titles, masks)
+        return self._match_indexes[depth]
+
+    @functools.cached_property
     def title_key(self) -> Callable[[int], str]:
         """Vertex -> the verifier's normalised title (two papers with equal keys could be confused)."""
         titles = self._titles
@@ -244,10 +340,24 @@ def example_rng(seed: int, index: int) -> np.random.Generator:
     return generator(Stream.EXAMPLE, seed, index)
 
 
-def draw_paths(ctx: SamplingContext, spec: ExampleSpec, rng: np.random.Generator, stats: SampleStats) -> list[np.ndarray]:
-    """Pairwise compatible pool paths (see ``backbones``), each in a uniformly random direction."""
+def _draw_tuple(ctx: SamplingContext, spec: ExampleSpec, k: int, rng: np.random.Generator) -> list[np.ndarray] | None:
+    """``k`` compatible pool paths, oriented: uniform (each direction uniform), or with the control on
+    for a task with targets, the source's uniform and the others similarity-matched (similarity.py)."""
     index = ctx.pool_index(spec.depth)
+    if spec.match_similarity and spec.task in MATCHED_TASKS:
+        drawn = ctx.match_index(spec.depth).draw(index.conflict, k, rng)
+        return None if drawn is None else [index.paths[i][::-1] if rev else index.paths[i] for i, rev in drawn]
+    chosen = index.draw(k, rng)
+    return [index.paths[i] if rng.random() < 0.5 else index.paths[i][::-1] for i in chosen]
+
+
+def draw_paths(
+    ctx: SamplingContext, spec: ExampleSpec, rng: np.random.Generator, stats: SampleStats, want: Sequence[int] | None = None
+) -> list[np.ndarray]:
+    """Pairwise compatible pool paths (see ``backbones``), each in a uniformly random direction (or
+    similarity-matched, ``_draw_tuple``); ``want`` is each component's size (default: the spec's)."""
     k = COMPONENTS[spec.task]
+    want = list(want) if want is not None else [spec.component_size] * k
     labels, sizes = ctx.connected_parts
     if sizes.max(initial=0) < spec.component_size:
         raise GraphNIAHError(
@@ -255,11 +365,15 @@ def draw_paths(ctx: SamplingContext, spec: ExampleSpec, rng: np.random.Generator
             f"a component of {spec.component_size:,} papers cannot grow in it"
         )
     for _ in range(MAX_PATH_DRAWS):
-        chosen = index.draw(k, rng)
-        paths = [index.paths[i] if rng.random() < 0.5 else index.paths[i][::-1] for i in chosen]
+        paths = _draw_tuple(ctx, spec, k, rng)
+        if paths is None:
+            stats.rejects["paths_no_similarity_match"] += 1
+            continue
         # Components grow inside the snapshot's connected part of their backbone: it must hold them all.
-        need = Counter(int(labels[p[0]]) for p in paths)
-        if any(n * spec.component_size > sizes[part] for part, n in need.items()):
+        need: Counter[int] = Counter()
+        for p, size in zip(paths, want, strict=True):
+            need[int(labels[p[0]])] += size
+        if any(n > sizes[part] for part, n in need.items()):
             stats.rejects["paths_part_too_small"] += 1
             continue
         # The conflict matrix covers papers, titles and edges between paths; what is left to
@@ -285,6 +399,8 @@ def _pose(spec: ExampleSpec, comps: list[Component]) -> tuple[int, list[int], st
         wrong = [c.target for c in comps[1:]]
         pos = letters.index(spec.label or "")
         return first.source, wrong[:pos] + [first.target] + wrong[pos:], spec.label or ""
+    if spec.task == "list":  # every other paper of the component; the answer (their titles) is set by _assemble
+        return first.source, [v for v in first.order if v != first.source], ""
     return first.source, [], str(spec.component_size - 1)
 
 
@@ -305,18 +421,26 @@ def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int
         version=__version__,
         params=RecipeParams.model_validate(spec.params() | {"index": index} | ctx.packing_params(spec)),
     )
+    # The other components' sizes (matched counting/listing: redrawn, never the source's) are drawn
+    # once per example, before any path, so every attempt grows the same sizes.
+    want = [spec.component_size, *other_sizes(spec, COMPONENTS[spec.task] - 1, rng)]
     for _ in range(MAX_ATTEMPTS):
         stats.attempts += 1
-        paths = draw_paths(ctx, spec, rng, stats)
+        paths = draw_paths(ctx, spec, rng, stats, want)
         growth = GrowthStats()
-        comps = grow_components(ctx.graph, paths, spec.depth, spec.component_size, spec.alpha, rng, ctx.title_key, ctx.mask, growth)
+        comps = grow_components(ctx.graph, paths, spec.depth, want, spec.alpha, rng, ctx.title_key, ctx.mask, growth)
         stats.growth_steps += growth.steps
         stats.rejects.update({f"grow_{k}": v for k, v in growth.rejects.items()})
         if comps is None:
             continue
-        _check_invariant(ctx, comps, spec)
+        _check_invariant(ctx, comps, spec, want)
         source, targets, answer = _pose(spec, comps)
         needles = _needles(ctx, spec, comps, source, targets, rng)
+        if spec.render == "edges":
+            edged = _as_edges(ctx, spec, needles, answer, PaperIds(seed, index), rng, stats)
+            if edged is None:
+                continue
+            needles = edged
         packed = None
         if spec.context_length is not None:
             try:
@@ -340,7 +464,20 @@ def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int
     )
 
 
-def _check_invariant(ctx: SamplingContext, comps: list[Component], spec: ExampleSpec) -> None:
+def _sizes_ok(comps: list[Component], spec: ExampleSpec, want: Sequence[int] | None) -> bool:
+    """Every component a tree (n papers, n − 1 edges) of its wanted size: ``want`` per component when
+    given; otherwise the knob's size for all, or with matched counting/listing (sizes redrawn, see
+    ``other_sizes``) for the source's component, the others any size except that one."""
+    trees = all(len(c.edges) == len(c.order) - 1 for c in comps)
+    got = [len(c.order) for c in comps]
+    if want is not None:
+        return trees and got == list(want)
+    if spec.match_similarity and spec.task in SIZE_TASKS:
+        return trees and got[0] == spec.component_size and spec.component_size not in got[1:]
+    return trees and all(g == spec.component_size for g in got)
+
+
+def _check_invariant(ctx: SamplingContext, comps: list[Component], spec: ExampleSpec, want: Sequence[int] | None = None) -> None:
     """The snapshot's edges induced on the example's papers are exactly the sampled forest."""
     verts = np.asarray([v for c in comps for v in c.order], dtype=np.int64)
     forest = {e for c in comps for e in c.edges}
@@ -354,7 +491,7 @@ def _check_invariant(ctx: SamplingContext, comps: list[Component], spec: Example
     finally:
         inside[verts] = False
     titles = {ctx.title_key(int(v)) for v in verts}
-    sizes_ok = all(len(c.order) == spec.component_size and len(c.edges) == spec.component_size - 1 for c in comps)
+    sizes_ok = _sizes_ok(comps, spec, want)
     if induced != forest or len(titles) != len(verts) or len(set(verts.tolist())) != len(verts) or not sizes_ok:
         raise AssertionError("internal error: sampled components violate the forest invariant")
 
@@ -371,6 +508,13 @@ class _Needles:
     edges: list[tuple[int, int]]
     source: PaperMeta
     targets: list[PaperMeta]
+    block_of: dict[int, str]  # corpus id -> its block, for each paper that cites another
+    ids: PaperIds | None = None  # the papers' ids when the needles are an edge list (None: APA blocks)
+
+
+def _asked(spec: ExampleSpec, targets: list[PaperMeta]) -> list[str]:
+    """The target titles the question names: none for counting and listing (they ask about all papers)."""
+    return [] if spec.task in ("count", "list") else [t.title for t in targets]
 
 
 def _needles(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], source: int, targets: list[int], rng: np.random.Generator) -> _Needles:
@@ -379,16 +523,71 @@ def _needles(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], so
     meta = ctx.meta(verts)
     blocks: list[str] = []
     edges: list[tuple[int, int]] = []
+    block_of: dict[int, str] = {}
     for c in comps:
         e = [(int(cid[a]), int(cid[b])) for a, b in c.edges]
         edges.extend(e)
-        blocks.extend(render_component(meta, e, [int(cid[v]) for v in c.order], ctx.prompts))
+        order = [int(cid[v]) for v in c.order]
+        rendered = render_component(meta, e, order, ctx.prompts)
+        citing = {a for a, _ in e}
+        block_of.update(zip([p for p in order if p in citing], rendered, strict=True))  # render_component's order
+        blocks.extend(rendered)
     # Every block gets a random key; the context lists blocks in key order (appendix A.2.4).
     keys = rng.random(len(blocks))
     src = meta[int(cid[source])]
     tgt = [meta[int(cid[t])] for t in targets]
-    q = question(spec.task, src.title, [t.title for t in tgt], spec.none_option, ctx.prompts)
-    return _Needles(blocks, keys, q, meta, [int(cid[v]) for v in verts], edges, src, tgt)
+    if spec.task == "list":  # the answer lists the titles in a fixed order: by title, case-blind
+        tgt.sort(key=lambda p: (p.title.casefold(), p.title))
+    q = question(spec.task, src.title, _asked(spec, tgt), spec.none_option, ctx.prompts)
+    return _Needles(blocks, keys, q, meta, [int(cid[v]) for v in verts], edges, src, tgt, block_of)
+
+
+def _question(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, none_option: bool) -> str:
+    """The question in the needles' rendering, with or without the "none of these" option."""
+    if nd.ids is None:
+        return question(spec.task, nd.source.title, _asked(spec, nd.targets), none_option, ctx.prompts)
+    asked = [] if spec.task == "count" else [nd.ids(t.corpusid) for t in nd.targets]
+    return edge_question(spec.task, nd.ids(nd.source.corpusid), asked, none_option, ctx.prompts)
+
+
+def _as_edges(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str, ids: PaperIds,
+              rng: np.random.Generator, stats: SampleStats) -> _Needles | None:
+    """The APA needles ``nd`` as an edge list (same blocks in the same order, same keys), or None when
+    the APA example of this seed and index rejects this attempt.
+
+    The APA build rejects an attempt whose needles alone exceed L or whose text does not verify,
+    after spawning its packing generator; rejecting the same attempts here (and spawning likewise)
+    keeps both renderings on the same forest, keys and distractor draws. Only a verification failure
+    caused by the distractors themselves (a distractor run with the full block structure) could
+    still part them.
+    """
+    reason = _apa_rejects(ctx, spec, nd, answer)
+    if reason is not None:
+        stats.rejects[reason] += 1
+        if spec.context_length is not None:
+            rng.spawn(1)  # the APA build spawned its packing generator before rejecting
+        return None
+    blocks = render_edge_component(nd.edges, nd.papers, ids, ctx.prompts)
+    citing = {a for a, _ in nd.edges}
+    block_of = dict(zip([p for p in nd.papers if p in citing], blocks, strict=True))
+    edged = replace(nd, blocks=blocks, block_of=block_of, ids=ids)
+    return replace(edged, question=_question(ctx, spec, edged, spec.none_option))
+
+
+def _apa_rejects(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str) -> str | None:
+    """Why the APA build would reject the attempt of these (APA) needles before its distractors matter."""
+    context = [nd.blocks[i] for i in np.argsort(nd.keys, kind="stable")]
+    if spec.context_length is not None:
+        # What pack checks first: the needles in the prompt packing would frame them with.
+        q = _question(ctx, spec, nd, True) if spec.reserve_none_option and not spec.none_option else nd.question
+        pairs = [(m.role, m.content) for m in build_messages(spec.task, q, context, ctx.prompts)]
+        if any(tok.chat_count(pairs) > spec.context_length for tok in ctx.tokenizers.values()):
+            return "needles_exceed_length"
+    try:
+        ok = solve(build_messages(spec.task, nd.question, context, ctx.prompts), ctx.prompts) == answer
+    except Undetermined:
+        ok = False
+    return None if ok else "verify"
 
 
 def _source(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], needles: _Needles) -> DistractorSource | None:
@@ -399,7 +598,7 @@ def _source(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], nee
         occupied = Occupied()
         for c in comps:
             occupied.add(c.order, ctx.title_key)
-        return ComponentSource(ctx, spec, occupied)
+        return ComponentSource(ctx, spec, occupied, ids=needles.ids)
     if kind == "wikipedia":
         return wikipedia_source(ctx.corpus(kind), [needles.meta[p].title for p in needles.papers], spec.context_length)
     return DocumentSource(ctx.corpus(kind))
@@ -410,8 +609,8 @@ def _pack(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], needl
     assert spec.context_length is not None
     q = needles.question
     if spec.reserve_none_option and not spec.none_option:  # budget for the longer question of the twin
-        q = question(spec.task, needles.source.title, [t.title for t in needles.targets], True, ctx.prompts)
-    slot = build_messages(spec.task, q, [_CONTEXT_SLOT], ctx.prompts)
+        q = _question(ctx, spec, needles, True)
+    slot = build_messages(spec.task, q, [_CONTEXT_SLOT], ctx.prompts, render=spec.render)
     frame = Frame.around([(m.role, m.content) for m in slot], _CONTEXT_SLOT)
     source = _source(ctx, spec, comps, needles)
     packed = pack(frame, needles.blocks, needles.keys, source, spec.context_length, ctx.tokenizers, rng.spawn(1)[0])
@@ -419,6 +618,13 @@ def _pack(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], needl
         stats.rejects.update({f"grow_{k}": v for k, v in source.stats.rejects.items()})
         _check_invariant(ctx, comps + source.components, spec)
     return packed
+
+
+def _evidence(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str) -> dict[str, int]:
+    """``evidence_tokens`` and ``hops_needed`` of the example (see ``graphniah.sampling.examples.evidence``)."""
+    ev = evidence(spec.task, answer, nd.source.corpusid, [t.corpusid for t in nd.targets], nd.edges, nd.block_of,
+                  ctx.o200k.count)
+    return {"evidence_tokens": ev.tokens, "hops_needed": ev.hops}
 
 
 def _assemble(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str, recipe: Recipe, packed: Packed | None) -> Example:
@@ -432,7 +638,7 @@ def _assemble(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str
                 papers, cites = u.distractor.payload.rendered(u.kept)
                 nodes += len(papers)
                 n_edges += cites
-    messages = build_messages(spec.task, nd.question, context, ctx.prompts)
+    messages = build_messages(spec.task, nd.question, context, ctx.prompts, render=spec.render)
     token_counts = dict(packed.token_counts) if packed is not None else None
     if packed is not None and spec.reserve_none_option and not spec.none_option:
         # Packed with the twin's longer question: count this prompt exactly, it must fit as well.
@@ -442,20 +648,23 @@ def _assemble(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str
             raise AssertionError("internal error: the shorter question made the prompt longer than L")
     elif packed is not None and [(m.role, m.content) for m in messages] != list(packed.messages):
         raise AssertionError("internal error: the packed prompt differs from the rendered messages")
+    if spec.task == "list":
+        answer = "\n".join(t.title for t in nd.targets)
+    stats = example_stats(nd.question, nd.blocks, context, nodes=nodes, edges=n_edges, prompts=ctx.prompts)
     return Example(
         id=_example_id(recipe, spec.task),
         task=spec.task,
         depth=spec.depth,
         component_size=spec.component_size,
         answer=answer,
-        options=tuple(t.title for t in nd.targets) if spec.task == "mc" else (),
+        options=tuple(nd.ids(t.corpusid) if nd.ids else t.title for t in nd.targets) if spec.task == "mc" else (),
         none_option=spec.none_option,
         messages=tuple(messages),
         papers=tuple(nd.papers),
         edges=tuple(nd.edges),
         source=nd.source.corpusid,
         targets=tuple(t.corpusid for t in nd.targets),
-        stats=example_stats(nd.question, nd.blocks, context, nodes=nodes, edges=n_edges, prompts=ctx.prompts),
+        stats=stats.model_copy(update=_evidence(ctx, spec, nd, answer)),
         recipe=recipe,
         token_counts=token_counts,
     )
@@ -490,13 +699,18 @@ def batch_specs(
     alpha: float = DEFAULT_ALPHA,
     distractor: str = NONE,
     context_length: int | None = None,
+    match_similarity: bool = False,
+    render: Render = "apa",
 ) -> list[ExampleSpec]:
-    """Specs of a batch with balanced answers: YES/NO in pairs, letters A–D in groups of four."""
+    """Specs of a batch with balanced answers: YES/NO in pairs, letters A–D in groups of four.
+    ``match_similarity`` turns the control on (similarity.py; other sizes from [MIN_SIZE, MAX_SIZE])."""
     sizes = [component_size or int(rng.integers(MIN_SIZE, MAX_SIZE + 1)) for _ in range(n)]
-    if label and task == "count":
+    if label and task in ("count", "list"):
         raise GraphNIAHError("--label applies to yesno (YES/NO) and mc (A-D) only")
     labels = [label] * n if label else balanced_labels([task] * n, rng)
-    return [ExampleSpec(task, depth, s, lab, none_option, alpha, distractor, context_length) for s, lab in zip(sizes, labels, strict=True)]
+    return [ExampleSpec(task, depth, s, lab, none_option, alpha, distractor, context_length, match_similarity=match_similarity,
+                         render=render)
+            for s, lab in zip(sizes, labels, strict=True)]
 
 
 def sample_examples(
@@ -519,7 +733,10 @@ def spec_of(example: Example) -> tuple[ExampleSpec, int, int]:
     """The spec, seed and index stored in an example's recipe."""
     p = example.recipe.params
     spec = ExampleSpec(p.task, p.depth, p.component_size, p.label, p.none_option, p.alpha, p.distractor,
-                       p.context_length, p.reserve_none_option)
+                       p.context_length, p.reserve_none_option, render=p.render)
+    if p.match_similarity:
+        size_range = (p.size_range[0], p.size_range[1]) if p.size_range is not None else None
+        spec = replace(spec, match_similarity=True, size_range=size_range)
     return spec, example.recipe.seed, p.index
 
 
