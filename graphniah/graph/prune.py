@@ -1,5 +1,9 @@
 """Pruning: remove the papers that cannot lie on a simple path of ``L = 3k - 2`` papers.
 
+Path sampling (``graph/paths.py``) and the pool store (``graph/store.py``) prune a snapshot graph
+per question depth before they look for backbone paths; ``PruneResult`` also keeps each paper's
+bounds, which the sampler uses to choose start papers.
+
 Longest simple path is NP-hard, so pruning uses upper bounds, in one pass:
 
 1. a connected component with fewer than ``L`` papers holds no ``L``-path (a cheap pre-filter:
@@ -8,17 +12,15 @@ Longest simple path is NP-hard, so pruning uses upper bounds, in one pass:
 2. the biconnected components (blocks) and their block-cut tree bound the number of papers of any
    simple path through a paper (``block_cut_bounds``); papers whose bound is below ``L`` go.
 
-(Measured usefulness, ``bench/graph.py`` on a 1M-paper demo snapshot: the component rule removes
-about a third of the papers, the bound a few hundred more at depth 4 and none at depth 16 or 32,
-because what remains hangs off a large 2-connected core.)
+(``bench/graph.py`` measures how many papers each rule removes: on the demo snapshots nearly all
+the removed papers go by the component rule, because what remains hangs off a large 2-connected core.)
 
 Soundness: by ``block_cut_bounds``, a paper on an ``L``-path has bound ``>= L``, so no paper of
 that path is removed. Every paper on an ``L``-path of the starting graph is kept.
 
 One pass is the fixed point. Removing papers could, a priori, split blocks and components and
-lower other papers' bounds, so an earlier version repeated the two rules until nothing changed;
-its second round never removed a paper (1,500 random graphs, and the 1M-paper demo snapshot).
-That is a theorem, proven in ``prune``'s docstring: after one pass every remaining component has
+lower other papers' bounds, which would call for repeating the two rules until nothing changes.
+It does not, as proven in ``prune``'s docstring: after one pass every remaining component has
 ``>= L`` papers and every remaining paper keeps exactly the bounds it had (both of them: through
 and end), so a second pass removes nothing and the first pass's bounds are the final graph's.
 ``tests/graph/test_prune.py`` checks this on every graph with at most 7 vertices and on random
@@ -149,8 +151,26 @@ def block_cut_bounds(n: int, block_sizes: npt.ArrayLike, block_members: npt.Arra
 
     w = np.zeros(N + 1, dtype=np.int64)
     w[:b] = sizes - 1
+    parent = _root_forest(te_b, te_c, b, N)
+    nr, par, down, up = _arms(parent, w, N)
 
-    # Root each tree at its first block, all hanging from the super-root N.
+    n_top1, n_top2, _ = _top2(np.concatenate([par, nr]), np.concatenate([down[nr], up[nr]]), N + 1)
+    through_b = sizes + n_top1[:b] + n_top2[:b]
+    end_b = sizes + n_top1[:b]
+
+    plain = ~sel
+    through_v[members[plain]] = through_b[bid[plain]]
+    end_v[members[plain]] = end_b[bid[plain]]
+    through_c = np.zeros(N + 1, dtype=np.int64)
+    np.maximum.at(through_c, te_c, through_b[te_b])
+    through_v[cut_ids] = through_c[b:N]
+    end_v[cut_ids] = 1 + n_top1[b:N]
+    return through_v, end_v
+
+
+def _root_forest(te_b: npt.NDArray[np.int64], te_c: npt.NDArray[np.int64], b: int, N: int) -> npt.NDArray[np.int64]:
+    """Parent of every node of the block-cut forest (edges ``te_b[i]–te_c[i]``), each tree rooted at its
+    first block and hanging from the super-root ``N`` (its own parent)."""
     tree = sp.coo_matrix((np.ones(te_b.size, np.int8), (te_b, te_c)), shape=(N, N)).tocsr()
     _, label = csgraph.connected_components(tree, directed=False)
     _, roots = np.unique(label[:b], return_index=True)
@@ -160,7 +180,15 @@ def block_cut_bounds(n: int, block_sizes: npt.ArrayLike, block_members: npt.Arra
     _, pred = csgraph.breadth_first_order(full, N, directed=False, return_predecessors=True)
     parent = pred.astype(np.int64)
     parent[N] = N
+    return parent
 
+
+def _arms(
+    parent: npt.NDArray[np.int64], w: npt.NDArray[np.int64], N: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The heaviest arms of the rooted forest: ``(nr, par, down, up)`` with ``nr`` the non-root nodes,
+    ``par`` their parents, ``down[x]`` = F(parent -> x) and ``up[x]`` = F(x -> parent) (see
+    ``block_cut_bounds``), both indexed by node."""
     # D(x): weight of the root..x path (inclusive); the super-root weighs 0.
     depth_w = w.copy()
 
@@ -199,19 +227,7 @@ def block_cut_bounds(n: int, block_sizes: npt.ArrayLike, block_members: npt.Arra
     _pointer_jump(parent, N, chain_max)
     up = np.zeros(N + 1, dtype=np.int64)
     up[nr] = depth_w[par] + chain[nr]  # F(x -> parent)
-
-    n_top1, n_top2, _ = _top2(np.concatenate([par, nr]), np.concatenate([down[nr], up[nr]]), N + 1)
-    through_b = sizes + n_top1[:b] + n_top2[:b]
-    end_b = sizes + n_top1[:b]
-
-    plain = ~sel
-    through_v[members[plain]] = through_b[bid[plain]]
-    end_v[members[plain]] = end_b[bid[plain]]
-    through_c = np.zeros(N + 1, dtype=np.int64)
-    np.maximum.at(through_c, te_c, through_b[te_b])
-    through_v[cut_ids] = through_c[b:N]
-    end_v[cut_ids] = 1 + n_top1[b:N]
-    return through_v, end_v
+    return nr, par, down, up
 
 
 def graph_blocks(n: int, a: npt.ArrayLike, b: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
