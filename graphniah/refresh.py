@@ -18,15 +18,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphniah.atomic import read_json
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.snapshot import MANIFEST_FILE, Snapshot, snapshot_dir
+from graphniah.formats.snapshot import MANIFEST_FILE, Snapshot, read_snapshot_manifest
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.store import build_path_pools, prune_snapshot
 from graphniah.ingest.build import snapshot_from_store
 from graphniah.ingest.demo_release import DemoReleaseSet, write_demo_releases
 from graphniah.ingest.s2ag.limits import Limits
 from graphniah.ingest.s2ag.store import ReleaseStore
+from graphniah.layout import snapshot_dir
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.seeds import DEMO_RELEASE_SEED
 
@@ -156,8 +156,11 @@ def _snapshot_current(out: Path, store: ReleaseStore) -> bool:
     state = store.state
     if state is None:
         return False
-    m = read_json(out / MANIFEST_FILE)
-    return bool(m.get("release_id") == state.release_id and m.get("inputs") == state.all_inputs())
+    try:
+        m = read_snapshot_manifest(out / MANIFEST_FILE)
+    except GraphNIAHError:  # a damaged manifest, or one this code does not read: the snapshot is rebuilt
+        return False
+    return m.release_id == state.release_id and m.inputs == state.all_inputs()
 
 
 def build_graph_artifacts(snap: Snapshot, depths: Sequence[int], pool_size: int, seed: int, progress: Progress) -> tuple[dict[int, int], dict[int, int]]:

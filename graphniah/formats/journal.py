@@ -40,6 +40,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
+from graphniah import layout
 from graphniah.atomic import atomic_write_text
 from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.formats import Format, Frozen, ReasoningEffort, Task, add_version
@@ -252,7 +253,7 @@ SETTINGS_FORMAT = Format("run settings file", 2, {1: lambda obj: {"format_versio
 
 
 def settings_path(journal: str | os.PathLike[str]) -> Path:
-    return Path(journal).with_suffix(".settings.json")
+    return layout.settings_file(journal)
 
 
 def read_run_settings(journal: str | os.PathLike[str]) -> RunSettings:
@@ -272,8 +273,6 @@ def record_run_settings(journal: str | os.PathLike[str], settings_hash: str, ent
 
 
 def journal_path(runs_root: str | os.PathLike[str], suite: str, model: str) -> Path:
-    """``<runs>/<suite>/<model>.jsonl`` (model names may contain dots, never slashes)."""
-    if "/" in model or "/" in suite or model.startswith(".") or suite.startswith("."):
-        raise GraphNIAHError(f"suite {suite!r} and model {model!r} must be plain names (no '/' or leading '.')")
-    return Path(runs_root) / suite / f"{model}.jsonl"
+    """``<runs>/<suite>/<model>.jsonl`` (:func:`graphniah.layout.journal_file`)."""
+    return layout.journal_file(runs_root, suite, model)
 

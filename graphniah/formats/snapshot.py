@@ -35,6 +35,7 @@ import pyarrow as pa
 from graphniah.atomic import write_json
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Format, Frozen, add_version
+from graphniah.layout import SNAPSHOT_MANIFEST, snapshot_manifests
 
 AUTHOR_TYPE = pa.struct([("id", pa.string()), ("name", pa.string())])
 
@@ -58,7 +59,7 @@ EDGES_SCHEMA = pa.schema([("citing", pa.int64()), ("cited", pa.int64())])
 
 PAPERS_FILE = "papers.parquet"
 EDGES_FILE = "edges.parquet"
-MANIFEST_FILE = "manifest.json"
+MANIFEST_FILE = SNAPSHOT_MANIFEST
 
 
 class EarliestPublicDates(Frozen):
@@ -134,10 +135,6 @@ def parse_cutoff(value: str) -> dt.date:
         raise GraphNIAHError(f"cutoff {value!r} is not a date in YYYY-MM-DD form (e.g. 2026-04-01)") from None
 
 
-def snapshot_dir(root: str | Path, release: str, cutoff: dt.date) -> Path:
-    return Path(root) / release / f"cutoff={cutoff.isoformat()}"
-
-
 @dataclass(frozen=True)
 class Snapshot:
     """A finished snapshot folder (it has a manifest, so it was completely written)."""
@@ -171,7 +168,7 @@ class Snapshot:
 
 def find_snapshot_by_hash(root: str | Path, snapshot_hash: str) -> Snapshot:
     """The snapshot under ``root`` whose manifest has ``snapshot_hash`` (what recipes record)."""
-    for manifest in sorted(Path(root).glob(f"*/cutoff=*/{MANIFEST_FILE}")):
+    for manifest in snapshot_manifests(root):
         if read_snapshot_manifest(manifest).snapshot_hash == snapshot_hash:
             return Snapshot(manifest.parent)
     raise GraphNIAHError(f"no snapshot with hash {snapshot_hash[:12]} under {root}/")
@@ -189,7 +186,7 @@ def snapshot_at_or_under(root: str | Path, snapshot_hash: str) -> Snapshot:
 def newest_snapshot(root: str | Path = "snapshots") -> Snapshot:
     """The most recently created complete snapshot under ``root``."""
     root = Path(root)
-    found = [p.parent for p in root.glob(f"*/cutoff=*/{MANIFEST_FILE}")]
+    found = [p.parent for p in snapshot_manifests(root)]
     if not found:
         raise GraphNIAHError(f"no snapshot under {root}/; run `make refresh` first")
     return Snapshot(max(found, key=lambda p: (read_snapshot_manifest(p / MANIFEST_FILE).created_at, str(p))))

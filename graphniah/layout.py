@@ -1,0 +1,214 @@
+"""Where every file of the project lives: each path rule written once, and where a command's examples come from.
+
+Every stage asks this module for a path instead of joining names itself, so a rule (a suite's files,
+a journal, a pool, a dataset's files, a report folder) has one definition. The defaults of the
+command-line roots are here too. :func:`resolve_examples` is the one reading of the options that
+say where a command's examples come from (``--suite``, ``--examples``, ``--dataset``); ``run``,
+``report``, ``view`` and ``export`` call it, ``score`` reads the journal rule.
+
+The on-disk names (what each file holds is in :mod:`graphniah.formats`)::
+
+    snapshots/<release>/cutoff=<YYYY-MM-DD>/            a snapshot (papers, edges, manifest.json)
+        pruned/depth=<k>.parquet, pruned/depth=<k>.json   the papers kept for depth k, its manifest
+        paths/depth=<k>.parquet,  paths/depth=<k>.json    the path pool of depth k, its manifest
+    examples/<suite>.jsonl, examples/<suite>.json       a suite's examples and its manifest
+    examples/.<suite>.jsonl.partial                     a suite build's progress (until it finishes)
+    runs/<suite>/<model>.jsonl, <model>.settings.json   a model's journal and what its settings hashes mean
+    runs/.datasets/<sha>/<suite>.jsonl                  a dataset's examples, rebuilt for report/view
+    reports/<suite>/                                    a suite's report
+    <dataset>/data/<task>-00000.parquet, README.md, graphniah-manifest.json
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from graphniah.errors import GraphNIAHError
+
+__all__ = [
+    "DATASET_CARD",
+    "DATASET_DATA_DIR",
+    "DATASET_MANIFEST",
+    "EXAMPLES_ROOT",
+    "REPORTS_ROOT",
+    "RUNS_ROOT",
+    "SNAPSHOTS_ROOT",
+    "SNAPSHOT_MANIFEST",
+    "ExampleSource",
+    "SuiteFiles",
+    "dataset_examples_dir",
+    "graph_manifest",
+    "journal_file",
+    "journals_dir",
+    "pool_file",
+    "pruned_file",
+    "report_dir",
+    "resolve_examples",
+    "settings_file",
+    "snapshot_dir",
+    "snapshot_manifests",
+    "suite_examples",
+    "suite_files",
+    "suite_manifest_of",
+]
+
+PathLike = str | os.PathLike[str]
+
+#: The default roots of the command line (each command's ``--snapshots``/``--out``/``--runs``… option).
+SNAPSHOTS_ROOT = Path("snapshots")
+EXAMPLES_ROOT = Path("examples")
+RUNS_ROOT = Path("runs")
+REPORTS_ROOT = Path("reports")
+
+# ---- snapshots and what the graph stage writes into them ----------------------------------------
+
+SNAPSHOT_MANIFEST = "manifest.json"
+
+
+def snapshot_dir(root: PathLike, release: str, cutoff: dt.date) -> Path:
+    """``<root>/<release>/cutoff=<YYYY-MM-DD>``."""
+    return Path(root) / release / f"cutoff={cutoff.isoformat()}"
+
+
+def snapshot_manifests(root: PathLike) -> list[Path]:
+    """The manifest of every snapshot folder under ``root``, in name order."""
+    return sorted(Path(root).glob(f"*/cutoff=*/{SNAPSHOT_MANIFEST}"))
+
+
+def pruned_file(snapshot: PathLike, depth: int) -> Path:
+    """``<snapshot>/pruned/depth=<k>.parquet``: the papers kept for ``depth``."""
+    return Path(snapshot) / "pruned" / f"depth={depth}.parquet"
+
+
+def pool_file(snapshot: PathLike, depth: int) -> Path:
+    """``<snapshot>/paths/depth=<k>.parquet``: the path pool of ``depth``."""
+    return Path(snapshot) / "paths" / f"depth={depth}.parquet"
+
+
+def graph_manifest(parquet: Path) -> Path:
+    """The manifest beside a pruned set or a pool: the same name with ``.json``."""
+    return parquet.with_suffix(".json")
+
+
+# ---- suites -------------------------------------------------------------------------------------
+
+
+def suite_examples(root: PathLike, suite: str) -> Path:
+    """``<root>/<suite>.jsonl``: a suite's examples."""
+    return Path(root) / f"{suite}.jsonl"
+
+
+def suite_manifest_of(examples: Path) -> Path:
+    """The suite manifest beside an examples file: ``<suite>.json``."""
+    return examples.with_suffix(".json")
+
+
+@dataclass(frozen=True)
+class SuiteFiles:
+    """The files of one suite under an examples root."""
+
+    examples: Path  # <root>/<suite>.jsonl
+    manifest: Path  # <root>/<suite>.json
+    partial: Path  # <root>/.<suite>.jsonl.partial, while a build is unfinished
+
+
+def suite_files(root: PathLike, suite: str) -> SuiteFiles:
+    examples = suite_examples(root, suite)
+    return SuiteFiles(examples, suite_manifest_of(examples), Path(root) / f".{suite}.jsonl.partial")
+
+
+# ---- runs, reports, datasets --------------------------------------------------------------------
+
+
+def journals_dir(runs_root: PathLike, suite: str) -> Path:
+    """``<runs>/<suite>``: the journals of every model run on a suite."""
+    return Path(runs_root) / suite
+
+
+def journal_file(runs_root: PathLike, suite: str, model: str) -> Path:
+    """``<runs>/<suite>/<model>.jsonl`` (model names may contain dots, never slashes)."""
+    if "/" in model or "/" in suite or model.startswith(".") or suite.startswith("."):
+        raise GraphNIAHError(f"suite {suite!r} and model {model!r} must be plain names (no '/' or leading '.')")
+    return journals_dir(runs_root, suite) / f"{model}.jsonl"
+
+
+def settings_file(journal: PathLike) -> Path:
+    """``<model>.settings.json`` beside a journal ``<model>.jsonl``."""
+    return Path(journal).with_suffix(".settings.json")
+
+
+def report_dir(reports_root: PathLike, suite: str) -> Path:
+    """``<reports>/<suite>``: the default folder of a suite's report."""
+    return Path(reports_root) / suite
+
+
+DATASET_DATA_DIR = "data"
+DATASET_CARD = "README.md"
+DATASET_MANIFEST = "graphniah-manifest.json"
+
+
+def dataset_examples_dir(runs_root: PathLike, canonical_sha256: str) -> Path:
+    """``<runs>/.datasets/<sha[:16]>``: where a dataset's examples are rebuilt as a suite's files."""
+    return Path(runs_root) / ".datasets" / canonical_sha256[:16]
+
+
+# ---- where a command's examples come from -------------------------------------------------------
+
+Option = Literal["suite", "examples", "dataset"]
+_FLAGS: dict[Option, str] = {"suite": "--suite NAME", "examples": "--examples FILE", "dataset": "--dataset DIR"}
+
+
+@dataclass(frozen=True)
+class ExampleSource:
+    """Where a command's examples come from: a suite's file, another examples file, or a dataset folder.
+
+    ``examples`` is the examples file (``None`` for a dataset); ``suite`` the suite's name when it
+    is known from the options (a dataset's is in its manifest).
+    """
+
+    suite: str | None
+    examples: Path | None
+    dataset: Path | None
+
+
+def resolve_examples(
+    *,
+    suite: str | None = None,
+    examples: PathLike | None = None,
+    dataset: PathLike | None = None,
+    examples_root: PathLike = EXAMPLES_ROOT,
+    accepts: tuple[Option, ...] = ("suite", "examples", "dataset"),
+    names_suite: bool = False,
+) -> ExampleSource:
+    """Read the options that say where the examples come from: exactly one of those ``accepts`` lists.
+
+    ``names_suite`` (``report``, ``export``): ``--suite`` names the suite and ``--examples``, if
+    also given, replaces its file ``<examples-root>/<suite>.jsonl``. A suite's file, an examples file
+    and a dataset folder must exist; the error names the option and the path.
+    """
+    given: dict[Option, object] = {k: v for k, v in (("suite", suite), ("examples", examples), ("dataset", dataset))
+                                   if v is not None}
+    counted = set(given) - ({"examples"} if names_suite and suite is not None else set())
+    if len(counted) != 1 or not counted <= set(accepts):
+        flags = [_FLAGS[k] for k in accepts]
+        listed = flags[0] if len(flags) == 1 else ", ".join(flags[:-1]) + " or " + flags[-1]
+        raise GraphNIAHError(f"give exactly one of {listed}" if len(flags) > 1 else f"give {listed}")
+    if dataset is not None:
+        folder = Path(dataset)
+        if not folder.is_dir():
+            raise GraphNIAHError(f"--dataset {folder}: no such folder")
+        return ExampleSource(None, None, folder)
+    if examples is not None:
+        file = Path(examples)
+        if not file.is_file():
+            raise GraphNIAHError(f"--examples {file}: no such file")
+        return ExampleSource(suite, file, None)
+    assert suite is not None  # exactly one option was given, and it was not a file or a folder
+    file = suite_examples(examples_root, suite)
+    if not file.is_file():
+        raise GraphNIAHError(f"no suite {suite!r}: {file} does not exist (pass --examples FILE for another file)")
+    return ExampleSource(suite, file, None)
