@@ -8,34 +8,18 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from graphniah.cli.app import app
-from graphniah.cli.options import PromptsOpt
-from graphniah.cli.progress import RichProgress
+from graphniah.cli.options import DEFAULT_ALPHA, DEFAULT_SEED, DISTRACTOR_KINDS, MAX_CONTEXT_LENGTH, NONE, PromptsOpt
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.examples import write_examples
-from graphniah.formats.snapshot import Snapshot, find_snapshot_by_hash, newest_snapshot
-from graphniah.sampling.examples.distract import DISTRACTOR_KINDS, NONE
-from graphniah.sampling.examples.prompts import TASKS, load_prompts
-from graphniah.sampling.examples.sample import (
-    DEFAULT_ALPHA,
-    MAX_CONTEXT_LENGTH,
-    SampleStats,
-    SamplingContext,
-    batch_specs,
-    check_packing,
-    regenerate,
-    sample_examples,
-)
-from graphniah.sampling.examples.textcheck import verify
-from graphniah.seeds import DEFAULT_SEED, Stream, generator
 
 
-def default_out(task: str, depth: int, distractor: str, context_length: int | None, seed: int) -> Path:
-    """``examples/<task>-depth<k>-<distractor>-<L>-seed<s>.jsonl`` (the folder is ignored by git)."""
+def default_out(task: str, depth: int, distractor: str, context_length: int | None, seed: int, render: str = "apa") -> Path:
+    """``examples/<task>-depth<k>-<distractor>-<L>-seed<s>.jsonl`` (the folder is ignored by git);
+    ``<task>-edges-...`` for the edge-list rendering, so it does not overwrite its APA twins."""
     length = "nolimit" if context_length is None else str(context_length)
-    return Path("examples") / f"{task}-depth{depth}-{distractor}-{length}-seed{seed}.jsonl"
+    kind = task if render == "apa" else f"{task}-{render}"
+    return Path("examples") / f"{kind}-depth{depth}-{distractor}-{length}-seed{seed}.jsonl"
 
 
 @app.command("sample")
@@ -56,12 +40,37 @@ def sample_cmd(
         int | None,
         typer.Option(help=f"L: the whole prompt has at most L tokens under o200k_base, Qwen3.5 and Gemma (at most {MAX_CONTEXT_LENGTH:,}); required with a distractor."),
     ] = None,
+    render: Annotated[
+        str,
+        typer.Option(help="apa: papers as APA blocks with reference lists | edges: papers as 8-hex-digit ids, citations as '<id> -> <id>' lines (same forest, distractors and L)."),
+    ] = "apa",
+    match_similarity: Annotated[
+        bool,
+        typer.Option(
+            "--match-similarity",
+            help="Matched sampling: NO targets and wrong candidates as similar to the source (title TF-IDF, fields of study) "
+            "as the true target; in counting the other component's size redrawn, never the source's.",
+        ),
+    ] = False,
     prompts: PromptsOpt = None,
 ) -> None:
     """Sample, check, pack and render examples (each verified from its text alone before it is written)."""
+    from rich.console import Console
+
+    from graphniah.cli.progress import RichProgress
+    from graphniah.formats import Render
+    from graphniah.formats.examples import write_examples
+    from graphniah.formats.snapshot import Snapshot, newest_snapshot
+    from graphniah.sampling.examples.prompts import TASKS, load_prompts
+    from graphniah.sampling.examples.sample import SampleStats, SamplingContext, batch_specs, check_packing, sample_examples
+    from graphniah.seeds import Stream, generator
+
     if task not in TASKS:
         raise GraphNIAHError(f"--task must be one of {', '.join(TASKS)}, got {task!r}")
     check_packing(distractor, context_length)
+    if render not in ("apa", "edges"):
+        raise GraphNIAHError(f"--render must be apa or edges, got {render!r}")
+    rendering: Render = "edges" if render == "edges" else "apa"
     if n < 1:
         raise GraphNIAHError("-n must be at least 1")
     console = Console(stderr=True)
@@ -72,9 +81,9 @@ def sample_cmd(
     specs = batch_specs(
         task, depth, n, generator(Stream.BATCH, seed),
         component_size=component_size, label=label.upper() if label else None, none_option=none_option, alpha=alpha,
-        distractor=distractor, context_length=context_length,
+        distractor=distractor, context_length=context_length, render=rendering, match_similarity=match_similarity,
     )
-    out = out if out is not None else default_out(task, depth, distractor, context_length, seed)
+    out = out if out is not None else default_out(task, depth, distractor, context_length, seed, render)
 
     stats = SampleStats()
     t0 = time.perf_counter()
@@ -92,11 +101,15 @@ def sample_cmd(
 @app.command("verify")
 def verify_cmd(files: Annotated[list[Path], typer.Argument(help="JSON-lines example files or dataset folders (graphniah export).")], prompts: PromptsOpt = None) -> None:
     """Recompute every answer from the rendered text alone; exit 1 if any disagrees."""
+    from rich.console import Console
+
+    from graphniah.dataset import examples_in  # a dataset folder: its manifest's hashes are checked first
+    from graphniah.sampling.examples.prompts import load_prompts
+    from graphniah.sampling.examples.textcheck import verify
+
     console = Console()
     prompt_set = load_prompts(prompts)
     bad = total = 0
-    from graphniah.dataset import examples_in  # a dataset folder: its manifest's hashes are checked first
-
     for f in files:
         for ex in examples_in(f):
             total += 1
@@ -117,7 +130,12 @@ def show_cmd(
     prompts: PromptsOpt = None,
 ) -> None:
     """Regenerate an example from its recipe, check it byte for byte, and print its prompt."""
+    from rich.console import Console
+
     from graphniah.dataset import examples_in
+    from graphniah.formats.snapshot import find_snapshot_by_hash
+    from graphniah.sampling.examples.prompts import load_prompts
+    from graphniah.sampling.examples.sample import SamplingContext, regenerate
 
     found = next((ex for f in examples for ex in examples_in(f) if ex.id == example_id), None)
     if found is None:

@@ -20,7 +20,8 @@ after another, passing the example's generator:
   passes over the whole corpus as above. Positions in the context are random either way (keys).
 - ``disjoint-component``: one more connected component sampled exactly like the example's own
   (backbone path of the same depth from the same pool, in random direction, grown by the same
-  preferential attachment to the same size and α), disjoint from every paper already in the example
+  preferential attachment to the same size and α — in matched counting and listing to a size drawn
+  like the other component's, never the source's), disjoint from every paper already in the example
   — no shared paper or title and no citation edge (:class:`graphniah.sampling.examples.grow.Occupied`) — so
   the citation edges among all rendered papers stay a forest of separate components and the
   question's components are untouched. Its blocks are rendered as in step 3, in the order the
@@ -43,6 +44,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.sampling.corpora import Corpus, open_corpus
 from graphniah.sampling.corpora.build import DOCUMENTS_FILE
 from graphniah.sampling.corpora.model import Kind, block_rule
+from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
 from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
 from graphniah.sampling.examples.render import render_component
 from graphniah.sampling.packing import Distractor
@@ -189,8 +191,10 @@ class ComponentSource:
     shorter than L (``Packed.stop == "exhausted"``).
     """
 
-    def __init__(self, ctx: SamplingContext, spec: ExampleSpec, occupied: Occupied, stats: GrowthStats | None = None) -> None:
+    def __init__(self, ctx: SamplingContext, spec: ExampleSpec, occupied: Occupied, stats: GrowthStats | None = None,
+                 ids: PaperIds | None = None) -> None:
         self.ctx = ctx
+        self.ids = ids  # the example's paper ids when it is rendered as an edge list
         self.spec = spec
         self.occupied = occupied
         self.stats = stats if stats is not None else GrowthStats()
@@ -217,6 +221,9 @@ class ComponentSource:
 
     def draw(self, rng: np.random.Generator) -> Distractor | None:
         ctx, spec = self.ctx, self.spec
+        # The knob's size; in matched counting/listing a size of its own, never the source's, so that
+        # the papers of distractor components do not reveal the answer either.
+        size = spec.other_sizes(1, rng)[0]
         for _ in range(MAX_COMPONENT_TRIES):
             self._update_blocked()
             free = np.flatnonzero(~self._blocked)
@@ -231,7 +238,7 @@ class ComponentSource:
                 self.stats.rejects[f"distractor_paths_{reason}"] += 1
                 continue
             comps = grow_components(
-                ctx.graph, [path], spec.depth, spec.component_size, spec.alpha, rng, ctx.title_key, ctx.mask,
+                ctx.graph, [path], spec.depth, size, spec.alpha, rng, ctx.title_key, ctx.mask,
                 self.stats, self.occupied,
             )
             if comps is None:
@@ -239,17 +246,21 @@ class ComponentSource:
             comp = comps[0]
             self.occupied.add(comp.order, ctx.title_key)
             self.components.append(comp)
-            return render_distractor_component(ctx, comp)
+            return render_distractor_component(ctx, comp, self.ids)
         self.stats.rejects["distractor_component_stuck"] += 1
         return None
 
 
-def render_distractor_component(ctx: SamplingContext, comp: Component) -> Distractor:
-    """Blocks of ``comp`` in the order its papers joined it (one per paper citing another one)."""
+def render_distractor_component(ctx: SamplingContext, comp: Component, ids: PaperIds | None = None) -> Distractor:
+    """Blocks of ``comp`` in the order its papers joined it (one per paper citing another one); with
+    ``ids``, edge-list blocks whose ids come from the example's :class:`PaperIds` (so they stay unique)."""
     cid = ctx.graph.corpusids
     order = [int(cid[v]) for v in comp.order]
     edges = [(int(cid[a]), int(cid[b])) for a, b in comp.edges]
-    blocks = render_component(ctx.meta(comp.order), edges, order, ctx.prompts)
+    if ids is None:
+        blocks = render_component(ctx.meta(comp.order), edges, order, ctx.prompts)
+    else:
+        blocks = render_edge_component(edges, order, ids, ctx.prompts)
     cites: dict[int, list[int]] = defaultdict(list)
     for a, b in edges:
         cites[a].append(b)

@@ -39,6 +39,7 @@ _QUESTION_FIELDS: Mapping[Task, frozenset[str]] = {
     "yesno": frozenset({"source", "target"}),
     "mc": frozenset({"source", "options"}),
     "count": frozenset({"source"}),
+    "list": frozenset({"source"}),
 }
 _BLOCK_FIELDS: Mapping[str, frozenset[str]] = {
     "title": frozenset({"title"}),
@@ -56,6 +57,12 @@ _BLOCK_FIELDS: Mapping[str, frozenset[str]] = {
     "source_arxiv_id": frozenset({"arxiv_id"}),
 }
 _BLOCK_STRINGS = ("author_separator", "no_year", "source_arxiv")
+# The edge-list rendering (``prompts/edges/``): its own system prompts and questions, which name
+# papers by id; the user template and the format reminders are shared with the APA rendering.
+# Listed here rather than derived from TASKS, so a task added later is an error for this
+# rendering (no question template) instead of a missing file for every prompt set.
+EDGE_TASKS: tuple[Task, ...] = ("yesno", "mc", "count")
+_EDGE_FIELDS = frozenset({"citing", "cited"})
 # The tasks typed as ``Task`` (``formats.TASKS`` is declared ``tuple[str, ...]``): the question
 # templates are listed for every task, in the same order.
 _TASKS: tuple[Task, ...] = tuple(_QUESTION_FIELDS)
@@ -167,6 +174,21 @@ class BlockTemplates:
 
 
 @dataclass(frozen=True)
+class EdgeTemplates:
+    """The edge-list rendering's templates (``prompts/edges/``): papers are ids, citations are lines.
+
+    ``edge`` is one citation line (``{citing}``, ``{cited}``); the questions take the same
+    placeholders as the APA ones with ids for titles, and an option line is ``{letter}``, ``{id}``.
+    """
+
+    system: Mapping[Task, str]
+    questions: Mapping[Task, Template]
+    mc_option: Template
+    mc_none: Template
+    edge: Template
+
+
+@dataclass(frozen=True)
 class PromptSet:
     """All templates of one ``prompts/`` folder, validated, with the hash of their bytes."""
 
@@ -179,6 +201,7 @@ class PromptSet:
     reminders: Mapping[Task, str]
     user: Template
     block: BlockTemplates
+    edges: EdgeTemplates
 
 
 def default_prompts_dir() -> Path:
@@ -192,6 +215,8 @@ def _files() -> list[str]:
     names = [f"system/{t}.txt" for t in TASKS] + [f"question/{t}.txt" for t in TASKS]
     names += ["question/mc_option.txt", "question/mc_none.txt"]
     names += [f"reminder/{t}.txt" for t in TASKS] + ["user.txt", "block.yaml"]
+    names += [f"edges/system/{t}.txt" for t in EDGE_TASKS] + [f"edges/question/{t}.txt" for t in EDGE_TASKS]
+    names += ["edges/question/mc_option.txt", "edges/question/mc_none.txt", "edges/edge.txt"]
     return names
 
 
@@ -262,6 +287,30 @@ def _load(directory: str, signature: tuple[tuple[int, int] | None, ...]) -> Prom
         reminders=MappingProxyType({t: raw[f"reminder/{t}.txt"] for t in _TASKS}),
         user=Template.parse("user.txt", raw["user.txt"], frozenset({"question", "context", "format_reminder"})),
         block=block,
+        edges=_edge_templates(raw),
+    )
+
+
+def _edge_templates(raw: Mapping[str, str]) -> EdgeTemplates:
+    """The ``edges/`` templates, validated like the APA ones; a system prompt must differ from the APA
+    one of its task, since the reader tells the two renderings apart by it."""
+    questions = {
+        t: Template.parse(f"edges/question/{t}.txt", raw[f"edges/question/{t}.txt"], _QUESTION_FIELDS[t]) for t in EDGE_TASKS
+    }
+    for t, q in questions.items():
+        if "\n\n" in q.text:
+            raise GraphNIAHError(f"prompt template edges/question/{t}.txt: a question may not contain a blank line")
+        if raw[f"edges/system/{t}.txt"] == raw[f"system/{t}.txt"]:
+            raise GraphNIAHError(f"prompt template edges/system/{t}.txt must differ from system/{t}.txt")
+    edge = Template.parse("edges/edge.txt", raw["edges/edge.txt"], _EDGE_FIELDS)
+    if "\n" in edge.text:
+        raise GraphNIAHError("prompt template edges/edge.txt: a citation line must be a single line")
+    return EdgeTemplates(
+        system=MappingProxyType({t: raw[f"edges/system/{t}.txt"] for t in EDGE_TASKS}),
+        questions=MappingProxyType(questions),
+        mc_option=Template.parse("edges/question/mc_option.txt", raw["edges/question/mc_option.txt"], frozenset({"letter", "id"})),
+        mc_none=Template.parse("edges/question/mc_none.txt", raw["edges/question/mc_none.txt"], frozenset({"letter"})),
+        edge=edge,
     )
 
 

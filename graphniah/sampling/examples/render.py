@@ -24,6 +24,7 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
+from graphniah.formats import Render
 from graphniah.formats.examples import ExampleStats, Message, PaperMeta, option_letters
 from graphniah.sampling.examples.prompts import PromptSet, Task, load_prompts
 
@@ -189,14 +190,19 @@ CONTEXT_SEPARATOR = "\n\n"
 
 
 def build_messages(
-    task: Task, question: str, context_blocks: Sequence[str], prompts: PromptSet | None = None
+    task: Task, question: str, context_blocks: Sequence[str], prompts: PromptSet | None = None, render: Render = "apa"
 ) -> list[Message]:
-    """System and user message: question, then the context blocks joined by a blank line, then the reminder."""
+    """System and user message: question, then the context blocks joined by a blank line, then the reminder.
+
+    The system message is the rendering's (``prompts/system`` or ``prompts/edges/system``); the user
+    template and the reminders are shared.
+    """
     pr = prompts or load_prompts()
     user = pr.user.fill(
         {"question": question, "context": CONTEXT_SEPARATOR.join(context_blocks), "format_reminder": pr.reminders[task]}
     )
-    return [Message(role="system", content=pr.system[task]), Message(role="user", content=user)]
+    system = pr.edges.system[task] if render == "edges" else pr.system[task]
+    return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
 def _words(text: str) -> int:
@@ -204,9 +210,10 @@ def _words(text: str) -> int:
 
 
 def _reference_count(block: str, header: str) -> int:
-    """Lines after the references header of a rendered block (each is one reference)."""
+    """Lines after the references header of a rendered block (each is one reference); every line of
+    an edge-list block (which has no header) is one citation."""
     lines = block.split("\n")
-    return len(lines) - lines.index(header) - 1
+    return len(lines) - lines.index(header) - 1 if header in lines else len(lines)
 
 
 def example_stats(

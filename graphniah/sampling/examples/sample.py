@@ -103,10 +103,11 @@ def check_matching(spec: ExampleSpec) -> None:
     lo, hi = spec.size_range
     if not spec.match_similarity or spec.task not in SIZE_TASKS:
         raise GraphNIAHError("a size range for the other components applies to matched counting and listing only")
-    if not 3 * spec.depth - 2 <= lo <= hi or (lo == hi == spec.component_size):
+    lo = max(lo, 3 * spec.depth - 2)  # no component is smaller than its backbone
+    if lo > hi or (lo == hi == spec.component_size):
         raise GraphNIAHError(
-            f"the other components' size range [{lo}, {hi}] must start at the backbone's {3 * spec.depth - 2} papers "
-            f"or more and hold a size other than the source component's {spec.component_size}"
+            f"the other components' size range {list(spec.size_range)} holds no size of at least the backbone's "
+            f"{3 * spec.depth - 2} papers besides the source component's {spec.component_size}"
         )
 
 

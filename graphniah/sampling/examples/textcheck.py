@@ -31,7 +31,11 @@ This is the benchmark's oracle. It sees nothing but the message texts (never an 
       paper or two).
 5. **Answer.** Each question title must match exactly one paper (a block's title, or any reading
    of a reference entry's title), else failure; then breadth-first search over citations taken as
-   undirected edges gives the component of the source and the answer.
+   undirected edges gives the component of the source and the answer. For ``list`` the answer is
+   the titles of the component's papers other than the source; a paper without a block has its title
+   only through the readings of its entry, so a stored list agrees with the text when each line
+   names one reachable paper under some reading and every reachable paper is named once
+   (:func:`list_agrees`).
 
 Why a successful parse recovers the rendered graph
 --------------------------------------------------
@@ -88,6 +92,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from graphniah.errors import GraphNIAHError
+from graphniah.formats import Render
 from graphniah.formats.examples import Example, Message, option_letters
 from graphniah.sampling.examples.prompts import PromptSet, Task, load_prompts
 
@@ -272,19 +277,34 @@ def split_messages(messages: Sequence[Message], prompts: PromptSet | None = None
     }
     parts = _one(pr.user.readings(messages[1].content, patterns), "the user message")
     task = reminders[parts["format_reminder"]]
-    if messages[0].content != pr.system[task]:
-        raise Undetermined(f"the system message is not the {task} system prompt that the format reminder implies")
+    if messages[0].content not in (pr.system[task], pr.edges.system.get(task)):
+        raise Undetermined(f"the system message is not a {task} system prompt, which the format reminder implies")
     return task, parts["question"], parts["context"]
 
 
-def parse_question(task: Task, text: str, prompts: PromptSet | None = None) -> ParsedQuestion:
+def rendering_of(messages: Sequence[Message], prompts: PromptSet | None = None) -> Render:
+    """How the messages write their papers, told by the system prompt: ``edges`` when it is the
+    edge-list one of its task (``prompts/edges/system``), else ``apa``."""
     pr = prompts or load_prompts()
-    tpl = pr.questions[task]
+    return "edges" if messages and messages[0].content in pr.edges.system.values() else "apa"
+
+
+def parse_question(task: Task, text: str, prompts: PromptSet | None = None, render: Render = "apa") -> ParsedQuestion:
+    """The question's source and targets (titles, or ids in the edge-list rendering)."""
+    pr = prompts or load_prompts()
+    e = pr.edges
+    questions, mc_option, mc_none, name = (
+        (e.questions, e.mc_option, e.mc_none, "id") if render == "edges" else (pr.questions, pr.mc_option, pr.mc_none, "title")
+    )
+    if task not in questions:
+        raise Undetermined(f"the {render} rendering has no {task} question")
+    tpl = questions[task]
     if task == "yesno":
         r = _one(tpl.readings(text, {"source": _FIELD, "target": _FIELD}), "the YES/NO question")
         return ParsedQuestion(task, r["source"], (r["target"],), False)
-    if task == "count":
-        r = _one(tpl.readings(text, {"source": _FIELD}), "the counting question")
+    if task in ("count", "list"):
+        what = "the counting question" if task == "count" else "the list question"
+        r = _one(tpl.readings(text, {"source": _FIELD}), what)
         return ParsedQuestion(task, r["source"], (), False)
     r = _one(tpl.readings(text, {"source": _FIELD, "options": _LINES}), "the multiple-choice question")
     lines = r["options"].split("\n")
@@ -295,10 +315,10 @@ def parse_question(task: Task, text: str, prompts: PromptSet | None = None) -> P
     none_option = False
     for i, (letter, line) in enumerate(zip(letters, lines, strict=True)):
         fixed = {"letter": re.compile(re.escape(letter))}
-        opt = pr.mc_option.readings(line, {**fixed, "title": _FIELD})
+        opt = mc_option.readings(line, {**fixed, name: _FIELD})
         if len(opt) == 1 and not none_option:
-            targets.append(opt[0]["title"])
-        elif i == len(lines) - 1 and targets and pr.mc_none.readings(line, fixed):
+            targets.append(opt[0][name])
+        elif i == len(lines) - 1 and targets and mc_none.readings(line, fixed):
             none_option = True
         else:
             raise Undetermined(f"option line {line!r} of the multiple-choice question does not read as option {letter}")
@@ -442,6 +462,16 @@ def _shorten(text: str, n: int = 120) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
 
 
+def paper_blocks(context: str, prompts: PromptSet | None = None) -> list[str]:
+    """The text of every run of ``context`` that reads as a paper block (rule 2), in context order.
+
+    Joined by blank lines, any subset of them is a context that :func:`parse_context` reads as
+    the citations those blocks state (what the shortcut baselines retrieve from).
+    """
+    reader = _Reader(prompts or load_prompts())
+    return ["\n".join(run) for run in _runs(context, reader.title_prefix) if reader.block(run) is not None]
+
+
 def parse_context(context: str, prompts: PromptSet | None = None) -> TextGraph:
     """The citation graph the context describes, by the rules in the module docstring."""
     reader = _Reader(prompts or load_prompts())
@@ -531,21 +561,72 @@ def parse_context(context: str, prompts: PromptSet | None = None) -> TextGraph:
     return TextGraph(tuple(nodes), edges, len(blocks), rejected)
 
 
+_EDGE_ID = r"[0-9a-f]{8}"  # graphniah.sampling.examples.edgelist.ID_LENGTH hex digits
+
+
+def _edge_line(pr: PromptSet) -> re.Pattern[str]:
+    """The citation-line template as a regex with one group per id. Ids have a fixed width, so a
+    line that matches has exactly one reading."""
+    tpl = pr.edges.edge
+    parts = [re.escape(tpl.literals[0])]
+    for field, lit in zip(tpl.fields, tpl.literals[1:], strict=True):
+        parts.append(f"(?P<{field}>{_EDGE_ID})" + re.escape(lit))
+    return re.compile("".join(parts))
+
+
+def parse_edge_context(context: str, prompts: PromptSet | None = None) -> TextGraph:
+    """The citation graph an edge-list context states (``prompts/edges/edge.txt``).
+
+    A run (maximal lines without a blank one) is an edge block iff every line reads as a citation
+    line; each such line is one edge (citing, cited) between the papers its ids name, and a paper is
+    its id. Runs with only some citation lines are counted in ``rejected_runs``. The argument of the
+    module docstring carries over with ids for keys: ids are unique within an example
+    (:class:`graphniah.sampling.examples.edgelist.PaperIds`), so (R2) and (R4) hold by construction,
+    and under (R3) (no distractor run consists of citation lines only) the blocks are exactly the
+    rendered ones, hence the edges exactly the forest's.
+    """
+    line_re = _edge_line(prompts or load_prompts())
+    node_of: dict[str, int] = {}
+    citing: set[int] = set()
+    edges: set[tuple[int, int]] = set()
+    blocks = rejected = 0
+    for run in _runs_by_line(context, ""):
+        hits = [line_re.fullmatch(line) for line in run]
+        if not all(hits):
+            rejected += any(hits)
+            continue
+        blocks += 1
+        for m in hits:
+            assert m is not None  # all(hits) above
+            a = node_of.setdefault(m["citing"], len(node_of))
+            b = node_of.setdefault(m["cited"], len(node_of))
+            if a == b:
+                raise Undetermined(f"citation line {m.group()!r} has a paper cite itself")
+            citing.add(a)
+            edges.add((a, b))
+    nodes = tuple(TextNode(i, frozenset({i}), frozenset({(i, frozenset())}), n in citing) for i, n in node_of.items())
+    return TextGraph(nodes, frozenset(edges), blocks, rejected)
+
+
 # --------------------------------------------------------------------------- answers
 
 
 def parse_messages(messages: Sequence[Message], prompts: PromptSet | None = None) -> tuple[ParsedQuestion, TextGraph]:
     pr = prompts or load_prompts()
     task, question, context = split_messages(messages, pr)
+    if rendering_of(messages, pr) == "edges":
+        return parse_question(task, question, pr, render="edges"), parse_edge_context(context, pr)
     return parse_question(task, question, pr), parse_context(context, pr)
 
 
 def answer_of(q: ParsedQuestion, g: TextGraph) -> str:
-    """The answer to ``q`` on ``g`` (YES/NO, a letter, or a count as a string)."""
+    """The answer to ``q`` on ``g`` (YES/NO, a letter, a count as a string, or titles one a line)."""
     s = g.find(q.source, "source")
     reach = g.component(s)
     if q.task == "count":
         return str(len(reach) - 1)
+    if q.task == "list":
+        return "\n".join(sorted((g.nodes[i].title for i in reach - {s}), key=lambda t: (t.casefold(), t)))
     targets = [g.find(t, "target" if q.task == "yesno" else "option") for t in q.targets]
     if s in targets or len(set(targets)) != len(targets):
         raise Undetermined("the question names one paper twice (source and a target, or two options)")
@@ -558,6 +639,17 @@ def answer_of(q: ParsedQuestion, g: TextGraph) -> str:
     if not hits and q.none_option:
         return letters[-1]
     raise Undetermined(f"{len(hits)} options are reachable from the source ({', '.join(hits) or 'none'})")
+
+
+def list_agrees(answer: str, q: ParsedQuestion, g: TextGraph) -> bool:
+    """Whether ``answer`` (titles, one a line) names every paper reachable from the source once and
+    nothing else, a block-less paper being named by its title under any reading of its entry."""
+    s = g.find(q.source, "source")
+    named = [g._by_title.get(_normalize(line), []) for line in answer.split("\n")]
+    if any(len(hits) != 1 for hits in named):
+        return False
+    nodes = [hits[0] for hits in named]
+    return len(set(nodes)) == len(nodes) and set(nodes) == g.component(s) - {s}
 
 
 def solve(messages: Sequence[Message], prompts: PromptSet | None = None) -> str:
@@ -578,6 +670,8 @@ def verify(example: Example, prompts: PromptSet | None = None) -> VerifyResult:
                 False, example.answer, None, f"the text asks a {q.task} question, the example is {example.task}{note}"
             )
         got = answer_of(q, g)
+        if got != example.answer and q.task == "list" and list_agrees(example.answer, q, g):
+            return VerifyResult(True, example.answer, got, "")
     except Undetermined as err:
         return VerifyResult(False, example.answer, None, f"{err}{note}")
     if got != example.answer:
