@@ -19,9 +19,13 @@ stream              SeedSequence entropy                             draws
 ``alpha-task``      ``[seed, task index]`` → first 32-bit word       the batch seed of a task in ``select-alpha``
 ``alpha-spec``      ``[seed, task index, index, 0x5EC]``             a ``select-alpha`` example's depth and size
 ``alpha-bootstrap`` ``[seed, 0xB007]``                               the ``select-alpha`` bootstrap
+``f1-bootstrap``    ``[seed, 0xF1, 0xB007]``                         the bootstrap interval of a run's mean F1 (list task)
 ``backoff``         ``[seed]``                                       retry jitter of a model run
 ``baseline``        ``[seed]``                                       the ``random`` baseline server's answers
 ``faults``          ``[seed]``                                       the baseline server's injected faults (tests)
+``shortcut``        ``[seed, key, 0, 0x5C07]``                       the retrieval shortcut's guess on an example its
+                                                                     blocks leave open (key: ``suite_key`` of the
+                                                                     example id, so the order of examples is irrelevant)
 ==================  ===============================================  =================================================
 
 These layouts are the ones every existing artifact was made with; they are fixed numbers, not
@@ -54,6 +58,7 @@ recognisable in manifests); fixed so every clone builds the same synthetic snaps
 
 _SPEC_TAG = 0x5EC
 _BOOTSTRAP_TAG = 0xB007
+_SHORTCUT_TAG = 0x5C07
 
 
 class Stream(StrEnum):
@@ -65,9 +70,11 @@ class Stream(StrEnum):
     ALPHA_TASK = "alpha-task"
     ALPHA_SPEC = "alpha-spec"
     ALPHA_BOOTSTRAP = "alpha-bootstrap"
+    F1_BOOTSTRAP = "f1-bootstrap"
     BACKOFF = "backoff"
     BASELINE = "baseline"
     FAULTS = "faults"
+    SHORTCUT = "shortcut"
 
 
 # stream -> the entropy list built from (seed, *keys); the number of keys is part of the layout.
@@ -80,9 +87,12 @@ _LAYOUT: dict[Stream, Callable[..., list[int]]] = {
     Stream.ALPHA_TASK: lambda seed, task_index: [seed, task_index],
     Stream.ALPHA_SPEC: lambda seed, task_index, index: [seed, task_index, index, _SPEC_TAG],
     Stream.ALPHA_BOOTSTRAP: lambda seed: [seed, _BOOTSTRAP_TAG],
+    Stream.F1_BOOTSTRAP: lambda seed: [seed, 0xF1, _BOOTSTRAP_TAG],
     Stream.BACKOFF: lambda seed: [seed],
     Stream.BASELINE: lambda seed: [seed],
     Stream.FAULTS: lambda seed: [seed],
+    # Four words ending in a tag no other four-word layout ends in (alpha-spec ends in 0x5EC).
+    Stream.SHORTCUT: lambda seed, key: [seed, key, 0, _SHORTCUT_TAG],
 }
 
 

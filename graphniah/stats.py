@@ -31,9 +31,10 @@ statsmodels/scipy. Choices the paper leaves implicit were settled from its print
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational
@@ -41,6 +42,7 @@ from typing import SupportsIndex
 
 import numpy as np
 import numpy.typing as npt
+from scipy import special as _sp_special
 from scipy import stats as _sp
 
 from graphniah.errors import GraphNIAHError
@@ -52,17 +54,29 @@ __all__ = [
     "CountingAnswers",
     "CountingOutcomes",
     "Interval",
+    "ListAnswers",
+    "Mean",
     "MultipleChoiceAnswers",
     "PairwiseComparison",
     "Proportion",
+    "SampleSize",
     "TestResult",
     "YesNoAnswers",
+    "bootstrap_mean",
     "chi2_test",
     "counting_outcomes",
+    "fisher_detectable_difference",
     "fisher_exact",
+    "fisher_normal_n",
+    "fisher_power",
+    "fisher_sample_size",
     "format_pvalue",
     "holm",
+    "mcnemar_detectable_difference",
     "mcnemar_exact",
+    "mcnemar_normal_n",
+    "mcnemar_power",
+    "mcnemar_sample_size",
     "mixture_baseline",
     "pairwise_fisher_holm",
     "proportion",
@@ -178,6 +192,34 @@ def proportion(k: int, n: int, confidence: float = 0.95, *, z: float | None = No
     return Proportion(k=int(k), n=int(n), interval=interval, confidence=confidence)
 
 
+@dataclass(frozen=True, slots=True)
+class Mean:
+    """The mean of ``n`` per-example scores in [0, 1] (the list task's F1) with a bootstrap interval."""
+
+    n: int
+    estimate: float
+    interval: Interval
+    confidence: float
+
+
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def bootstrap_mean(values: Sequence[float] | npt.NDArray[np.floating], rng: np.random.Generator, confidence: float = 0.95,
+                   *, resamples: int = BOOTSTRAP_RESAMPLES) -> Mean:
+    """The mean of ``values`` with its percentile bootstrap interval: the mean of ``resamples`` draws
+    of ``n`` values with replacement, cut at the (1 ± confidence)/2 quantiles. A per-example score
+    such as F1 is not a count of successes, so the Wilson interval of accuracies does not apply."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.size == 0:
+        raise GraphNIAHError("a mean needs at least one value, got none (no examples in this cell)")
+    if not (0 < confidence < 1) or resamples < 1:
+        raise GraphNIAHError(f"confidence must lie in (0, 1) and resamples be positive, got {confidence}, {resamples}")
+    means = x[rng.integers(0, x.size, size=(resamples, x.size))].mean(axis=1)
+    low, high = np.quantile(means, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return Mean(int(x.size), float(x.mean()), Interval(float(low), float(high)), confidence)
+
+
 # --------------------------------------------------------------------------------------------
 # Exact random-guessing baselines (appendix D)
 # --------------------------------------------------------------------------------------------
@@ -245,7 +287,22 @@ class CountingAnswers:
         return len(self.answers)
 
 
-AnswerSpace = YesNoAnswers | MultipleChoiceAnswers | CountingAnswers
+@dataclass(frozen=True, slots=True)
+class ListAnswers:
+    """Answer set of the list task as a guesser who ignores the context sees it: every subset of the
+    ``titles`` papers other than the source (at least the smallest component's 99 with the paper's
+    sizes). An exact answer is one subset, so a uniform guess is right with probability 2^-titles:
+    zero at any printed precision. The list task is scored by F1, whose trivial baseline (list
+    every paper of the context) the report prints beside the models."""
+
+    titles: int = 99
+
+    @property
+    def size(self) -> int:
+        return 2 ** self.titles
+
+
+AnswerSpace = YesNoAnswers | MultipleChoiceAnswers | CountingAnswers | ListAnswers
 
 #: The three tasks with the paper's default parameters (appendix D).
 PAPER_TASKS: tuple[AnswerSpace, ...] = (YesNoAnswers(), MultipleChoiceAnswers(), CountingAnswers())
@@ -258,7 +315,7 @@ def random_baseline(task: AnswerSpace) -> Fraction:
     a uniform guess hits it with probability 1/|A|, so the expectation over any distribution of y
     is 1/|A| as well.
     """
-    if not isinstance(task, YesNoAnswers | MultipleChoiceAnswers | CountingAnswers):
+    if not isinstance(task, YesNoAnswers | MultipleChoiceAnswers | CountingAnswers | ListAnswers):
         raise GraphNIAHError(f"unknown task answer space {task!r}")
     return Fraction(1, task.size)
 
@@ -569,3 +626,218 @@ def counting_outcomes(
         tolerance=tol,
         median_ratio=median_ratio,
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Statistical power: exact, by enumerating every outcome
+# --------------------------------------------------------------------------------------------
+#
+# A test's rejection region depends only on the group sizes and α, never on the true rates, so it
+# is computed once per (n1, n2, α) (cached) and the power at any (p1, p2) is then one sum of
+# binomial probabilities over it. That makes the sample-size search and the report's detectable
+# differences (a bisection over many rates) cheap.
+
+_FISHER_TIE = 1 + 1e-7  # tables this close in probability count as equally likely (scipy's rule)
+_MAX_SEARCH_N = 20_000
+_POWER_SLACK = 0.05  # see sample_size: how far below the target the linear scan starts
+
+
+@functools.lru_cache(maxsize=512)
+def _fisher_region(n1: int, n2: int, alpha: float) -> npt.NDArray[np.float64]:
+    """1.0 where Fisher's two-sided test rejects the table (x1 of n1, x2 of n2 successes) at ``alpha``.
+
+    Given the total successes m, x1 is hypergeometric; the two-sided p-value of x1 sums the
+    probabilities of every x no more likely than it (as :func:`fisher_exact` does).
+    """
+    total = n1 + n2
+    lf = _sp_special.gammaln(np.arange(total + 2, dtype=float))  # lf[k] = log k!
+    region = np.zeros((n1 + 1, n2 + 1))
+    for m in range(total + 1):
+        x = np.arange(max(0, m - n2), min(n1, m) + 1)
+        logp = (lf[n1 + 1] - lf[x + 1] - lf[n1 - x + 1] + lf[n2 + 1] - lf[m - x + 1] - lf[n2 - m + x + 1]
+                - lf[total + 1] + lf[m + 1] + lf[total - m + 1])
+        p = np.exp(logp)
+        ordered = np.sort(p)
+        pvalue = np.cumsum(ordered)[np.searchsorted(ordered, p * _FISHER_TIE, side="right") - 1]
+        region[x, m - x] = pvalue <= alpha
+    return region
+
+
+@functools.lru_cache(maxsize=512)
+def _mcnemar_region(n: int, alpha: float) -> npt.NDArray[np.float64]:
+    """1.0 at (k discordant pairs, b of them one way) where the exact McNemar test rejects at ``alpha``."""
+    k = np.arange(n + 1)[:, None]
+    b = np.arange(n + 1)[None, :]
+    tail = _sp.binom.cdf(np.minimum(b, k - b), k, 0.5)  # symmetric null: two-sided p = 2 · smaller tail
+    region: npt.NDArray[np.float64] = ((b <= k) & (np.minimum(1.0, 2 * tail) <= alpha)).astype(float)
+    return region
+
+
+def _rate(name: str, value: float) -> float:
+    if not (isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1):
+        raise GraphNIAHError(f"{name} must be a probability in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _level(alpha: float) -> float:
+    if not (isinstance(alpha, int | float) and 0 < alpha < 1):
+        raise GraphNIAHError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+    return float(alpha)
+
+
+def fisher_power(p1: float, p2: float, n1: int, n2: int | None = None, alpha: float = 0.05) -> float:
+    """Exact power of the two-sided Fisher test of two independent groups of ``n1`` and ``n2`` (default ``n1``).
+
+    The sum, over every outcome (x1, x2) the test rejects at ``alpha``, of
+    Bin(x1; n1, p1) · Bin(x2; n2, p2).
+    """
+    a, b = _count("n1", n1), _count("n2", n1 if n2 is None else n2)
+    if a == 0 or b == 0:
+        raise GraphNIAHError("each group needs at least one example")
+    region = _fisher_region(a, b, _level(alpha))
+    b1 = _sp.binom.pmf(np.arange(a + 1), a, _rate("p1", p1))
+    b2 = _sp.binom.pmf(np.arange(b + 1), b, _rate("p2", p2))
+    return float(b1 @ region @ b2)
+
+
+def _discordant_split(p1: float, p2: float, discordant: float) -> tuple[float, float]:
+    """(P(wrong → right), P(right → wrong)) of a pair, from the two accuracies and P(discordant)."""
+    p1, p2, d = _rate("p1", p1), _rate("p2", p2), _rate("discordant", discordant)
+    up, down = (d + (p2 - p1)) / 2, (d - (p2 - p1)) / 2
+    if down < -1e-12 or up > min(1 - p1, p2) + 1e-12 or down > min(p1, 1 - p2) + 1e-12:
+        raise GraphNIAHError(
+            f"a discordant share of {d:g} does not fit accuracies {p1:g} and {p2:g}: it must be at least "
+            f"|p2 - p1| = {abs(p2 - p1):g} and leave each pair's two outcomes possible"
+        )
+    return max(up, 0.0), max(down, 0.0)
+
+
+def mcnemar_power(p1: float, p2: float, discordant: float, n: int, alpha: float = 0.05) -> float:
+    """Exact power of the exact McNemar test on ``n`` pairs.
+
+    ``discordant`` is the probability that a pair's two answers differ; with the accuracies it fixes
+    P(wrong → right) = (D + p2 − p1)/2 and P(right → wrong) = (D − p2 + p1)/2. The number of
+    discordant pairs is Bin(n, D), and given k of them the count that went one way is
+    Bin(k, P(wrong → right)/D); the power sums both over the outcomes the test rejects.
+    """
+    n = _count("n (pairs)", n)
+    up, _ = _discordant_split(p1, p2, discordant)
+    d = _rate("discordant", discordant)
+    if n == 0 or d == 0:
+        return 0.0
+    k = np.arange(n + 1)
+    inner = _sp.binom.pmf(k[None, :], k[:, None], up / d) * _mcnemar_region(n, _level(alpha))
+    return float(_sp.binom.pmf(k, n, d) @ inner.sum(axis=1))
+
+
+def _quantiles(alpha: float, power: float) -> tuple[float, float]:
+    if not (isinstance(power, int | float) and 0 < power < 1):
+        raise GraphNIAHError(f"power must lie strictly between 0 and 1, got {power!r}")
+    return float(_sp.norm.ppf(1 - _level(alpha) / 2)), float(_sp.norm.ppf(power))
+
+
+def fisher_normal_n(p1: float, p2: float, alpha: float = 0.05, power: float = 0.8) -> float:
+    """Examples per group by the usual normal approximation (pooled variance under H0, no continuity correction)."""
+    za, zb = _quantiles(alpha, power)
+    bar = (p1 + p2) / 2
+    return (za * math.sqrt(2 * bar * (1 - bar)) + zb * math.sqrt(p1 * (1 - p1) + p2 * (1 - p2))) ** 2 / (p2 - p1) ** 2
+
+
+def mcnemar_normal_n(p1: float, p2: float, discordant: float, alpha: float = 0.05, power: float = 0.8) -> float:
+    """Pairs by Connor's (1987) normal approximation for McNemar's test."""
+    za, zb = _quantiles(alpha, power)
+    delta = p2 - p1
+    return (za * math.sqrt(discordant) + zb * math.sqrt(discordant - delta**2)) ** 2 / delta**2
+
+
+@dataclass(frozen=True, slots=True)
+class SampleSize:
+    """Examples per group (pairs, for McNemar) an exact test needs, its exact power there, and the
+    normal approximation's answer for comparison."""
+
+    test: str
+    n_per_group: int
+    power: float
+    normal_approximation: float
+
+
+def _smallest_n(power_at: Callable[[int], float], target: float, guess: float) -> tuple[int, float]:
+    """The smallest n with ``power_at(n) >= target``.
+
+    Exact power is not monotone in n (the tests are discrete), so a bisection alone could stop at
+    a later crossing: it finds some n that reaches the target, then the scan restarts from below,
+    at an n whose power is at least ``_POWER_SLACK`` short, and returns the first n that reaches it.
+    """
+    hi = max(2, math.ceil(guess))
+    while power_at(hi) < target:
+        if hi > _MAX_SEARCH_N:
+            raise GraphNIAHError(f"more than {_MAX_SEARCH_N:,} examples per group would be needed; the difference is too small")
+        hi *= 2
+    lo = 1
+    while hi - lo > 1:  # power_at(hi) reaches the target; bisect as if monotone
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if power_at(mid) >= target else (mid, hi)
+    start, step = hi, 1
+    while start > 1 and power_at(start) >= target - _POWER_SLACK:
+        start, step = max(1, start - step), step * 2
+    for n in range(start, hi + 1):
+        p = power_at(n)
+        if p >= target:
+            return n, p
+    return hi, power_at(hi)  # unreachable: hi reaches the target
+
+
+def fisher_sample_size(p1: float, p2: float, alpha: float = 0.05, power: float = 0.8) -> SampleSize:
+    """Examples per group for the two-sided Fisher test to detect accuracies ``p1`` vs ``p2`` with ``power``."""
+    if _rate("p1", p1) == _rate("p2", p2):
+        raise GraphNIAHError("p1 and p2 are equal: no number of examples detects a difference of zero")
+    approx = fisher_normal_n(p1, p2, alpha, power)
+    n, got = _smallest_n(lambda n: fisher_power(p1, p2, n, n, alpha), power, approx)
+    return SampleSize("fisher_exact", n, got, approx)
+
+
+def mcnemar_sample_size(p1: float, p2: float, discordant: float, alpha: float = 0.05, power: float = 0.8) -> SampleSize:
+    """Pairs for the exact McNemar test to detect accuracies ``p1`` vs ``p2`` with ``power``."""
+    _discordant_split(p1, p2, discordant)
+    if p1 == p2:
+        raise GraphNIAHError("p1 and p2 are equal: no number of pairs detects a difference of zero")
+    approx = mcnemar_normal_n(p1, p2, discordant, alpha, power)
+    n, got = _smallest_n(lambda n: mcnemar_power(p1, p2, discordant, n, alpha), power, approx)
+    return SampleSize("mcnemar_exact", n, got, approx)
+
+
+def _bisect_difference(power_at: Callable[[float], float], top: float, target: float) -> float | None:
+    if top <= 0 or power_at(top) < target:
+        return None
+    lo, hi = 0.0, top
+    for _ in range(30):  # far below the 0.01 percentage points a table prints
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if power_at(mid) >= target else (mid, hi)
+    return hi
+
+
+def fisher_detectable_difference(n1: int, n2: int, base: float, alpha: float = 0.05, power: float = 0.8) -> float | None:
+    """The smallest accuracy difference d that Fisher's test on groups of n1 and n2 detects with ``power``.
+
+    The two rates are placed around ``base`` (the comparison's pooled accuracy): p1 = base − d/2
+    and p2 = base + d/2, shifted to stay inside [0, 1]. None when even 0% against 100% is not
+    detected that often.
+    """
+    base = _rate("base", base)
+
+    def at(d: float) -> float:
+        p1 = min(max(base - d / 2, 0.0), 1.0 - d)
+        return fisher_power(p1, p1 + d, n1, n2, alpha)
+
+    return _bisect_difference(at, 1.0, power)
+
+
+def mcnemar_detectable_difference(n: int, discordant: float, alpha: float = 0.05, power: float = 0.8) -> float | None:
+    """The smallest accuracy difference the exact McNemar test on ``n`` pairs detects with ``power``,
+    at the share of discordant pairs ``discordant`` (it cannot exceed it). None when none is."""
+    d = _rate("discordant", discordant)
+
+    def at(delta: float) -> float:
+        return mcnemar_power(0.5 - delta / 2, 0.5 + delta / 2, d, n, alpha)
+
+    return _bisect_difference(at, min(d, 1.0), power)

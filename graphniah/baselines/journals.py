@@ -1,0 +1,108 @@
+"""Writing the shortcuts' answers as run journals beside the models' (``graphniah baselines``).
+
+Each shortcut becomes ``<runs>/<suite>/baseline-<name>.jsonl`` with one
+:class:`~graphniah.formats.journal.RunRecord` per answered example and its settings file
+``baseline-<name>.settings.json`` (:class:`~graphniah.formats.journal.RunSettings`), so every
+reader of journals — the report, the viewer, ``graphniah score`` — takes a shortcut for one more
+model. The response is ``\\answer{X}`` (or empty when the shortcut gives no answer), scored again by
+:mod:`graphniah.scoring` like any model's.
+
+A shortcut's answers are a function of the whole examples file (title-similarity fits its
+vocabulary and median on all the suite's questions), so the journal is written whole, atomically,
+each time rather than appended to: after a run it holds exactly the answers to the current file.
+The settings hash covers the shortcut's name, its rule version and its parameters.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from graphniah.atomic import atomic_write_text, canonical_json, sha256_bytes
+from graphniah.baselines import BUDGET_TOKENS, SHORTCUTS, ShortcutName, model_name
+from graphniah.formats.examples import Example, read_examples
+from graphniah.formats.journal import RunRecord, RunSettings, RunSettingsEntry, journal_path, settings_path
+from graphniah.progress import NO_PROGRESS, Progress
+from graphniah.sampling.examples.prompts import PromptSet
+from graphniah.seeds import DEFAULT_SEED
+
+__all__ = ["RULES_VERSION", "BaselineJournal", "settings_of", "write_baselines"]
+
+#: Bumped when a shortcut's rule changes, so old and new answers get different settings hashes.
+RULES_VERSION = 1
+
+
+@dataclass(frozen=True)
+class BaselineJournal:
+    """One shortcut's journal: where it is, and its answers (``{example id: answer or None}``)."""
+
+    shortcut: ShortcutName
+    path: Path
+    settings_hash: str
+    answers: dict[str, str | None]
+
+
+def settings_of(shortcut: ShortcutName, seed: int) -> dict[str, object]:
+    """The inputs of a shortcut's settings hash."""
+    settings: dict[str, object] = {"shortcut": shortcut, "rules_version": RULES_VERSION}
+    if shortcut == "retrieval":
+        settings |= {"ranking": "bm25s lucene k1=1.5 b=0.75, English stop words", "budget_tokens": BUDGET_TOKENS,
+                     "tokenizer": "o200k_base", "seed": seed}
+    return settings
+
+
+def _records(examples: Sequence[Example], answers: dict[str, str | None], model: str, settings_hash: str) -> list[RunRecord]:
+    from graphniah.baselines.shortcuts import response_text
+    from graphniah.scoring import score_response
+
+    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    out = []
+    for ex in examples:
+        if ex.id not in answers:
+            continue
+        response = response_text(answers[ex.id])
+        scored = score_response(ex.task, ex.answer, response)
+        out.append(RunRecord(example_id=ex.id, model=model, settings_hash=settings_hash, status="ok", task=ex.task,
+                             answer=ex.answer, response=response, attempts=1, extracted=scored.extracted,
+                             correct=scored.correct, finished_at=now))
+    return out
+
+
+def write_baselines(
+    examples_path: str | os.PathLike[str],
+    suite: str,
+    runs_root: str | os.PathLike[str] = "runs",
+    *,
+    shortcuts: Sequence[ShortcutName] = SHORTCUTS,
+    seed: int = DEFAULT_SEED,
+    prompts: PromptSet | None = None,
+    data: Path | None = None,
+    source: str | None = None,
+    progress: Progress = NO_PROGRESS,
+) -> list[BaselineJournal]:
+    """Run ``shortcuts`` on the examples file and write each one's journal under ``<runs_root>/<suite>/``.
+
+    ``source`` is what the settings file records as the examples' origin (default: the file).
+    """
+    from graphniah.baselines.shortcuts import answer
+
+    examples = read_examples(examples_path)
+    out = []
+    for shortcut in shortcuts:
+        progress.note(f"shortcut {shortcut} on {len(examples)} examples")
+        answers = answer(shortcut, examples, prompts, seed=seed, data=data)
+        model = model_name(shortcut)
+        settings = settings_of(shortcut, seed)
+        h = sha256_bytes(canonical_json(settings).encode())
+        path = journal_path(runs_root, suite, model)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        records = _records(examples, answers, model, h)
+        atomic_write_text(path, "".join(r.model_dump_json() + "\n" for r in records))
+        entry = RunSettingsEntry(model=model, settings=settings, examples=source or str(examples_path),
+                                 first_run=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+        atomic_write_text(settings_path(path), RunSettings(runs={h: entry}).model_dump_json(indent=2) + "\n")
+        out.append(BaselineJournal(shortcut, path, h, answers))
+    return out

@@ -1,0 +1,272 @@
+"""The three shortcuts, each a function ``examples -> {example id: answer or None}``.
+
+Every shortcut reads the messages through the text checker's parser
+(:mod:`graphniah.sampling.examples.textcheck`): the question and its titles, the paper blocks, the
+papers the context names. None of them looks at an example's stored answer, papers or edges.
+
+* **title-similarity** fits TF-IDF over the titles the suite's questions name (every source and
+  target of every example, each distinct normalised title once): words are the runs of the
+  checker's ``normalize`` form (case, punctuation and spacing ignored), the weight of a word is its
+  count times the smoothed ``idf = ln((1 + N) / (1 + df)) + 1`` (scikit-learn's default), and each
+  title vector has unit length, so the similarity of two titles is the dot product. MC picks the
+  candidate most similar to the source (the first in option order on a tie; never the "none"
+  option). YES/NO answers YES when the similarity of source and target is above the median over
+  the suite's YES/NO questions: the threshold depends on the questions, never on an answer.
+* **retrieval** ranks the example's paper blocks by BM25 (bm25s, Lucene variant, English stop
+  words) with the question as the query, keeps the ranked blocks while their o200k_base tokens
+  sum to at most :data:`~graphniah.baselines.BUDGET_TOKENS` (the first block that does not fit
+  ends the list), and answers from the citations those blocks state with perfect reasoning under
+  the closed-world reading: a title the kept blocks do not name is unreachable. So YES/NO says
+  YES only when the kept citations connect source and target, counting gives the size of the
+  source's kept component minus one (0 when the source is not named), and MC gives the one
+  reachable option, else the "none" option when there is one, else a guess drawn uniformly among
+  the options from the ``shortcut`` stream (seeded per example). Other tasks take the checker's
+  answer on the kept blocks, or none when those blocks leave it open.
+* **paper-count** counts the distinct papers the context names (blocks and reference entries,
+  merged by the checker's identity rule) and divides by the number of components the published
+  design puts in a counting example (``sample.COMPONENTS["count"]``), minus one, rounded to the
+  nearest integer (halves up). It never reads which paper cites which.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from graphniah.baselines import BUDGET_TOKENS, SHORTCUT_TASKS, ShortcutName
+from graphniah.errors import GraphNIAHError
+from graphniah.formats.examples import Example, option_letters
+from graphniah.sampling.examples.prompts import PromptSet, load_prompts
+from graphniah.sampling.examples.textcheck import (
+    ParsedQuestion,
+    TextGraph,
+    Undetermined,
+    answer_of,
+    normalize,
+    paper_blocks,
+    parse_context,
+    parse_question,
+    split_messages,
+)
+from graphniah.scoring import score_response
+from graphniah.seeds import DEFAULT_SEED, Stream, generator, suite_key
+from graphniah.stats import Proportion, proportion
+
+__all__ = ["Answers", "accuracy", "answer", "paper_count", "retrieval", "title_similarity"]
+
+#: ``{example id: answer}``; ``None`` is "no answer" (scored wrong); absent: the task is not answered.
+Answers = dict[str, str | None]
+
+
+def _question(ex: Example, prompts: PromptSet) -> tuple[ParsedQuestion, str, str]:
+    """The parsed question, its text and the context of an example (errors name the example)."""
+    try:
+        task, question, context = split_messages(ex.messages, prompts)
+        return parse_question(task, question, prompts), question, context
+    except Undetermined as err:
+        raise GraphNIAHError(f"example {ex.id}: its text does not parse ({err}); run graphniah verify on the file") from None
+
+
+# --------------------------------------------------------------------------- title similarity
+
+
+@dataclass(frozen=True)
+class TitleSpace:
+    """TF-IDF vectors of titles: one unit-length row per distinct normalised title."""
+
+    row: Mapping[str, int]
+    vectors: sp.csr_matrix
+
+    @classmethod
+    def fit(cls, titles: Sequence[str]) -> TitleSpace:
+        docs = list(dict.fromkeys(normalize(t) for t in titles))
+        vocab: dict[str, int] = {}
+        rows, cols = [], []
+        for i, doc in enumerate(docs):
+            for word in doc.split():
+                rows.append(i)
+                cols.append(vocab.setdefault(word, len(vocab)))
+        counts = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(docs), len(vocab)))
+        counts.sum_duplicates()
+        df = np.bincount(counts.indices, minlength=len(vocab))
+        idf = np.log((1 + len(docs)) / (1 + df)) + 1
+        weighted = sp.csr_matrix(counts.multiply(idf[None, :]))
+        norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel())
+        norms[norms == 0] = 1.0  # a title with no word (all punctuation) has similarity 0 to all
+        vectors = sp.csr_matrix(sp.diags(1 / norms) @ weighted)
+        return cls({d: i for i, d in enumerate(docs)}, vectors)
+
+    def similarity(self, a: str, b: str) -> float:
+        va, vb = self.vectors[self.row[normalize(a)]], self.vectors[self.row[normalize(b)]]
+        return float(va.multiply(vb).sum())
+
+
+def title_similarity(examples: Sequence[Example], prompts: PromptSet | None = None) -> Answers:
+    """The title-similarity shortcut on the YES/NO and MC examples (see the module docstring)."""
+    pr = prompts or load_prompts()
+    questions = {ex.id: _question(ex, pr)[0] for ex in examples if ex.task in ("yesno", "mc")}
+    space = TitleSpace.fit([t for q in questions.values() for t in (q.source, *q.targets)])
+    yesno = {i: space.similarity(q.source, q.targets[0]) for i, q in questions.items() if q.task == "yesno"}
+    median = float(np.median(list(yesno.values()))) if yesno else 0.0
+    out: Answers = {}
+    for i, q in questions.items():
+        if q.task == "yesno":
+            out[i] = "YES" if yesno[i] > median else "NO"
+        else:
+            sims = [space.similarity(q.source, t) for t in q.targets]
+            out[i] = option_letters(len(q.targets), q.none_option)[int(np.argmax(sims))]
+    return out
+
+
+# --------------------------------------------------------------------------- retrieval
+
+
+def _ranked_blocks(blocks: Sequence[str], query: str) -> list[int]:
+    """Block indices by decreasing BM25 score for ``query`` (ties keep context order)."""
+    import bm25s
+
+    corpus = bm25s.tokenize(list(blocks), stopwords="en", show_progress=False, return_ids=False)
+    words = bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)[0]
+    if not words or not any(corpus):
+        return list(range(len(blocks)))
+    index = bm25s.BM25()
+    index.index(corpus, show_progress=False)
+    scores = index.get_scores(words)
+    return [int(i) for i in np.argsort(-scores, kind="stable")]
+
+
+def _closed_world(q: ParsedQuestion, g: TextGraph, rng: Callable[[], np.random.Generator]) -> str | None:
+    """The answer from the kept citations only: a title they do not name is unreachable."""
+
+    def node(title: str) -> int | None:
+        try:
+            return g.find(title)
+        except Undetermined:
+            return None
+
+    s = node(q.source)
+    reach = g.component(s) if s is not None else set()
+    if q.task == "count":
+        return str(max(len(reach) - 1, 0))
+    targets = [node(t) for t in q.targets]
+    if q.task == "yesno":
+        return "YES" if targets[0] is not None and targets[0] in reach else "NO"
+    letters = option_letters(len(q.targets), q.none_option)
+    hits = [letter for letter, t in zip(letters, targets, strict=False) if t is not None and t in reach]
+    if len(hits) == 1:
+        return hits[0]
+    if not hits and q.none_option:
+        return letters[-1]
+    pool = hits or list(letters[: len(q.targets)])
+    return pool[int(rng().integers(len(pool)))]
+
+
+def retrieve(blocks: Sequence[str], query: str, count_tokens: Callable[[str], int], budget: int = BUDGET_TOKENS) -> list[str]:
+    """The top-ranked blocks for ``query`` whose tokens sum to at most ``budget`` (a ranked prefix)."""
+    kept: list[str] = []
+    used = 0
+    for i in _ranked_blocks(blocks, query):
+        n = count_tokens(blocks[i])
+        if used + n > budget:
+            break
+        kept.append(blocks[i])
+        used += n
+    return kept
+
+
+def retrieval(
+    examples: Sequence[Example],
+    prompts: PromptSet | None = None,
+    *,
+    seed: int = DEFAULT_SEED,
+    budget: int = BUDGET_TOKENS,
+    data: Path | None = None,
+) -> Answers:
+    """The retrieve-then-reason shortcut on every example (see the module docstring).
+
+    ``data`` is the data folder holding the o200k_base encoding (default: ``GRAPHNIAH_DATA``).
+    """
+    from graphniah.sampling.tokenizers import load_tokenizer
+
+    pr = prompts or load_prompts()
+    count_tokens = load_tokenizer("o200k_base", data).count
+    out: Answers = {}
+    for ex in examples:
+        q, question, context = _question(ex, pr)
+        kept = retrieve(paper_blocks(context, pr), question, count_tokens, budget)
+        try:
+            g = parse_context("\n\n".join(kept), pr)
+        except Undetermined:
+            g = TextGraph((), frozenset(), 0, 0)  # the kept blocks contradict each other: nothing is known
+        if q.task in ("yesno", "mc", "count"):
+            out[ex.id] = _closed_world(q, g, functools.partial(generator, Stream.SHORTCUT, seed, suite_key(ex.id)))
+        else:
+            try:
+                out[ex.id] = answer_of(q, g)
+            except Undetermined:
+                out[ex.id] = None
+    return out
+
+
+# --------------------------------------------------------------------------- paper count
+
+
+def papers_per_count_example() -> int:
+    """Components the published design puts in a counting example (the sampler's own constant)."""
+    from graphniah.sampling.examples.sample import COMPONENTS
+
+    return COMPONENTS["count"]
+
+
+def paper_count(examples: Sequence[Example], prompts: PromptSet | None = None) -> Answers:
+    """The paper-count shortcut on the counting examples (see the module docstring)."""
+    pr = prompts or load_prompts()
+    k = papers_per_count_example()
+    out: Answers = {}
+    for ex in examples:
+        if ex.task != "count":
+            continue
+        _, _, context = _question(ex, pr)
+        try:
+            named = len(parse_context(context, pr).nodes)
+        except Undetermined:
+            out[ex.id] = None
+            continue
+        out[ex.id] = str(max((2 * named + k) // (2 * k) - 1, 0))  # round(named / k) with halves up, minus one
+    return out
+
+
+# --------------------------------------------------------------------------- one entry point
+
+
+def answer(name: ShortcutName, examples: Sequence[Example], prompts: PromptSet | None = None, *, seed: int = DEFAULT_SEED,
+           data: Path | None = None) -> Answers:
+    """Run the shortcut ``name`` on ``examples``; examples of other tasks are absent from the result."""
+    if name == "title-similarity":
+        return title_similarity(examples, prompts)
+    if name == "retrieval":
+        return retrieval(examples, prompts, seed=seed, data=data)
+    if name == "paper-count":
+        return paper_count(examples, prompts)
+    raise GraphNIAHError(f"unknown shortcut {name!r}; known: {', '.join(SHORTCUT_TASKS)}")
+
+
+def response_text(value: str | None) -> str:
+    """The response a shortcut's journal stores: the answer block the scoring rule reads, or nothing."""
+    return "" if value is None else f"\\answer{{{value}}}"
+
+
+def accuracy(examples: Sequence[Example], answers: Mapping[str, str | None]) -> dict[str, Proportion]:
+    """Accuracy per task of ``answers`` through :func:`graphniah.scoring.score_response` (95% Wilson)."""
+    k: dict[str, int] = {}
+    n: dict[str, int] = {}
+    for ex in examples:
+        if ex.id in answers:
+            n[ex.task] = n.get(ex.task, 0) + 1
+            k[ex.task] = k.get(ex.task, 0) + score_response(ex.task, ex.answer, response_text(answers[ex.id])).correct
+    return {t: proportion(k[t], n[t]) for t in n}

@@ -1,0 +1,105 @@
+"""CLI for the evidence behind the numbers: ``graphniah baselines`` (shortcuts) and ``graphniah power``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from graphniah.cli.app import app
+from graphniah.cli.options import DEFAULT_SEED, PromptsOpt
+from graphniah.errors import GraphNIAHError
+
+
+def _examples_of(suite: str | None, examples: Path | None, dataset: Path | None, examples_root: Path, runs: Path) -> tuple[str, Path, str]:
+    """(suite name, examples file, what the settings file records) from exactly one of the three options."""
+    if (suite is not None) + (examples is not None) + (dataset is not None) != 1:
+        raise GraphNIAHError("give exactly one of --suite NAME, --examples FILE or --dataset DIR")
+    if dataset is not None:
+        from graphniah.dataset import materialize_examples
+
+        ds, path = materialize_examples(dataset, runs)  # the rows as an examples file, hash-checked
+        return ds.suite, path, str(dataset)
+    if examples is not None:
+        if not examples.is_file():
+            raise GraphNIAHError(f"--examples {examples}: no such file")
+        return suite or examples.stem, examples, str(examples)
+    from graphniah.run import suite_file
+
+    assert suite is not None  # exactly one of the three (checked above)
+    path = suite_file(suite, examples_root)
+    return suite, path, str(path)
+
+
+@app.command("baselines")
+def baselines_cmd(
+    suite: Annotated[str | None, typer.Option(help="Suite name: reads <examples-root>/<suite>.jsonl.")] = None,
+    examples: Annotated[Path | None, typer.Option(help="An examples JSONL file instead of a suite (suite name: the file's stem).")] = None,
+    dataset: Annotated[Path | None, typer.Option(help="An exported dataset folder instead of a suite.")] = None,
+    shortcut: Annotated[list[str] | None, typer.Option(help="Only this shortcut (repeatable): title-similarity, retrieval, paper-count.")] = None,
+    runs: Annotated[Path, typer.Option(help="Root of the run journals: writes <runs>/<suite>/baseline-<shortcut>.jsonl.")] = Path("runs"),
+    examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = Path("examples"),
+    seed: Annotated[int, typer.Option(help="Seed of the retrieval shortcut's guesses on examples its blocks leave open.")] = DEFAULT_SEED,
+    prompts: PromptsOpt = None,
+) -> None:
+    """Score the shortcut baselines from the example text alone and write each as a journal beside the models'."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from graphniah.baselines import SHORTCUTS, ShortcutName
+    from graphniah.baselines.journals import write_baselines
+    from graphniah.baselines.shortcuts import accuracy
+    from graphniah.formats.examples import read_examples
+    from graphniah.sampling.examples.prompts import load_prompts
+
+    chosen: list[ShortcutName] = []
+    for name in shortcut or SHORTCUTS:
+        if name not in SHORTCUTS:
+            raise GraphNIAHError(f"--shortcut {name!r}: not a shortcut; choose from {', '.join(SHORTCUTS)}")
+        chosen.append(next(s for s in SHORTCUTS if s == name))
+    name, path, source = _examples_of(suite, examples, dataset, examples_root, runs)
+    pr = load_prompts(prompts)
+    written = write_baselines(path, name, runs, shortcuts=chosen, seed=seed, prompts=pr, source=source)
+    exs = read_examples(path)
+    table = Table(title=f"Shortcut baselines on {path} (% with 95% Wilson intervals)")
+    for col in ("shortcut", "task", "accuracy", "n", "journal"):
+        table.add_column(col)
+    for j in written:
+        for task, p in accuracy(exs, j.answers).items():
+            lo, hi = p.interval
+            table.add_row(j.shortcut, task, f"{100 * p.estimate:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]", str(p.n), str(j.path))
+    Console().print(table)
+
+
+@app.command("power")
+def power_cmd(
+    p1: Annotated[float, typer.Option(help="Accuracy of the first group (or condition).")],
+    p2: Annotated[float, typer.Option(help="Accuracy of the second group (or condition).")],
+    alpha: Annotated[float, typer.Option(help="Two-sided significance level.")] = 0.05,
+    power: Annotated[float, typer.Option(help="Wanted probability of detecting the difference.")] = 0.8,
+    paired: Annotated[bool, typer.Option("--paired", help="The same examples under both conditions: exact McNemar test (needs --discordant).")] = False,
+    discordant: Annotated[float | None, typer.Option(help="With --paired: probability that an example's two answers differ (one right, one wrong).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Examples per group a two-sided Fisher exact test needs (exact power, every outcome enumerated); --paired for McNemar's."""
+    import json
+
+    from graphniah.stats import fisher_sample_size, mcnemar_sample_size
+
+    if paired != (discordant is not None):
+        raise GraphNIAHError("--paired and --discordant D go together (D: the share of examples whose two answers differ)")
+    if discordant is not None:
+        size = mcnemar_sample_size(p1, p2, discordant, alpha, power)
+    else:
+        size = fisher_sample_size(p1, p2, alpha, power)
+    result = {"n_per_group": size.n_per_group, "test": size.test, "power": round(size.power, 6),
+              "normal_approximation": round(size.normal_approximation, 3), "p1": p1, "p2": p2, "alpha": alpha,
+              "target_power": power, **({"discordant": discordant} if discordant is not None else {})}
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    what = "pairs (examples answered under both conditions)" if paired else "examples per group"
+    test = "exact McNemar" if paired else "two-sided Fisher exact"
+    typer.echo(f"{size.n_per_group} {what}: the {test} test at alpha {alpha:g} detects {p1:g} vs {p2:g} with power "
+               f"{size.power:.3f} (target {power:g}); the normal approximation says {size.normal_approximation:.1f}")
