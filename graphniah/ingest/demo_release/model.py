@@ -66,6 +66,15 @@ PRE_SHARE = 0.20  # share of papers published before the cutoff (only reference 
 P_NULL = 0.20  # unresolved references (real S2AG rows: 23 % in the 2022 sample, 25 % in a 2024 diff)
 P_NO_REFS = 0.10  # papers without any parsed reference
 P_YEAR_ONLY = 0.04  # papers whose date is only a year
+# Preprints (docs/demo-release.md, measured by bench/preprint_shares.py): in the real S2AG sample
+# (2022, 100 papers records) no record has an arXiv id or a preprint DOI; each share is the centre
+# of its 95 % Wilson interval [0, 3.7 %], the estimate inside what the sample allows.
+P_ARXIV = 0.0185  # papers with an arXiv id
+P_PREPRINT_DOI = 0.0185  # papers with a bioRxiv/medRxiv or Preprints.org DOI (none has both kinds)
+P_ARXIV_ONLY = 0.45  # arXiv papers whose only version is the arXiv one (venue arXiv.org)
+# Mean days from a preprint to the version of record (exponential). Not measured (the sample has
+# no preprint); a choice that gives the preprint guard pre-cutoff preprints to drop.
+PREPRINT_LAG_DAYS = 120.0
 P_SAME_TOPIC, P_SAME_FIELD = 0.95, 0.04  # rest: any topic (tight communities, so distractor components block locally)
 TAU_PRE, TAU_POST = 300.0, 45.0  # recency kernels (days) for older and in-window targets (aging)
 HUB_SHARE, HUB_BOOST = 0.04, 11.0  # papers far more attractive than the rest, and by how much at least
@@ -664,20 +673,20 @@ def _papers(
 ) -> Papers:
     M = len(day)
     titles, title_kind = _titles(rng, field, topic)
-    fa = np.array([f.arxiv for f in V.FIELDS])[field]
-    has_arxiv = (rng.random(M) < fa) & ~year_only
+    pre = _preprints(rng, day, year_only, field)
+    has_arxiv = pre.has_arxiv
     d64 = day.astype("datetime64[D]")
-    arxiv = _arxiv_ids(rng, d64, has_arxiv)
-    venue, journal_venue = _paper_venues(rng, field, has_arxiv, venues)
+    arxiv = _arxiv_ids(rng, pre.arxiv_day.astype("datetime64[D]"), has_arxiv)
+    venue, journal_venue = _paper_venues(rng, field, pre.arxiv_only, venues)
     u = rng.random(M)
     journal_kind = np.where(u < P_JOURNAL_NULL, JOURNAL_NULL, np.where(u < P_JOURNAL_NULL + P_JOURNAL_EMPTY, JOURNAL_EMPTY, JOURNAL_NORMAL)).astype(np.int8)
     volume = np.where(rng.random(M) < 0.75, rng.integers(1, 140, M), 0).astype(np.int32)
     first_page = np.where(rng.random(M) < 0.6, rng.integers(1, 3000, M), 0).astype(np.int32)
     n_pages = rng.integers(4, 30, M).astype(np.int32)
-    has_doi, doi = _dois(rng, field, venue, arxiv, d64.astype("datetime64[Y]").astype(np.int64) + 1970)
+    has_doi, doi = _dois(rng, field, venue, arxiv, d64.astype("datetime64[Y]").astype(np.int64) + 1970, pre.doi)
     fp = np.array([f.pubmed for f in V.FIELDS])[field]
     pubmed = np.where(rng.random(M) < fp, 36_000_000 + rng.permutation(M) * 7 + rng.integers(0, 7, M), 0).astype(np.int64)
-    open_access = np.where(has_arxiv, rng.random(M) < 0.95, rng.random(M) < 0.4)
+    open_access = np.where(has_arxiv | pre.has_doi, rng.random(M) < 0.95, rng.random(M) < 0.4)
     pubtype = np.zeros(M, dtype=np.int8)
     has_type = rng.random(M) < 0.7
     is_conf = np.array([v.kind == "conference" for v in venues.venues])[np.maximum(venue, 0)] & (venue > 0)
@@ -697,6 +706,47 @@ def _papers(
     )
 
 
+@dataclass(frozen=True)
+class _Preprints:
+    """Which papers were preprints first, and where: an arXiv id (dated ``arxiv_day``), or a
+    bioRxiv/medRxiv or Preprints.org DOI (``doi``, None for the others)."""
+
+    has_arxiv: npt.NDArray[np.bool_]
+    arxiv_only: npt.NDArray[np.bool_]  # the arXiv version is the only one (venue arXiv.org, no lag)
+    arxiv_day: npt.NDArray[np.int64]  # the day the arXiv id was assigned (its month names the id)
+    has_doi: npt.NDArray[np.bool_]
+    doi: list[str | None]
+
+
+def _preprints(rng: np.random.Generator, day: npt.NDArray[np.int64], year_only: npt.NDArray[np.bool_], field: npt.NDArray[np.int16]) -> _Preprints:
+    """arXiv papers (``P_ARXIV`` of all papers, spread over the fields in proportion to their
+    ``Field.arxiv``) and preprint-DOI papers (``P_PREPRINT_DOI``, among the others; bioRxiv for
+    biology, medRxiv for medicine, Preprints.org for the other fields). A preprint that is not
+    the paper's only version was posted ``PREPRINT_LAG_DAYS`` (exponential mean) before the
+    version of record, so papers published soon after the cutoff may have pre-cutoff preprints.
+    """
+    M = len(day)
+    dated = ~year_only
+    fa = np.array([f.arxiv for f in V.FIELDS])[field]
+    scale = P_ARXIV * M / max(float(fa[dated].sum()), 1e-12)
+    has_arxiv = (rng.random(M) < fa * scale) & dated
+    arxiv_only = has_arxiv & (rng.random(M) < P_ARXIV_ONLY)
+    lag = np.rint(rng.exponential(PREPRINT_LAG_DAYS, M)).astype(np.int64)
+    others = dated & ~has_arxiv
+    has_doi = (rng.random(M) < P_PREPRINT_DOI * M / max(int(others.sum()), 1)) & others
+    posted = day - lag
+    doi: list[str | None] = [None] * M
+    life = {V.FIELDS.index(V.BIO), V.FIELDS.index(V.MED)}
+    d64 = posted.astype("datetime64[D]")
+    for rank, i in enumerate(np.flatnonzero(has_doi).tolist()):
+        date = str(d64[i])  # YYYY-MM-DD
+        if int(field[i]) in life:  # bioRxiv/medRxiv: the posting day and a six-digit number
+            doi[i] = f"10.1101/{date.replace('-', '.')}.{100_000 + rank:06d}"
+        else:  # Preprints.org: the posting month, a four-digit number, the version
+            doi[i] = f"10.20944/preprints{date[:4]}{date[5:7]}.{rank:04d}.v1"
+    return _Preprints(has_arxiv, arxiv_only, np.where(arxiv_only, day, posted), has_doi, doi)
+
+
 def _arxiv_ids(rng: np.random.Generator, d64: np.ndarray, has_arxiv: npt.NDArray[np.bool_]) -> list[str | None]:
     """arXiv ids YYMM.NNNNN, unique per month and numbered in submission order (None: no arXiv id)."""
     month = d64.astype("datetime64[M]").astype(np.int64)  # months since 1970-01
@@ -714,15 +764,14 @@ def _arxiv_ids(rng: np.random.Generator, d64: np.ndarray, has_arxiv: npt.NDArray
 
 
 def _paper_venues(
-    rng: np.random.Generator, field: npt.NDArray[np.int16], has_arxiv: npt.NDArray[np.bool_], venues: Venues
+    rng: np.random.Generator, field: npt.NDArray[np.int16], preprint: npt.NDArray[np.bool_], venues: Venues
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
     """Each paper's venue (-1: none) and the venue its ``journal`` names (kept when the venue is blanked).
 
-    Preprint-only arXiv papers carry arXiv.org; the others a venue of their field, the first ones likelier.
+    Preprint-only arXiv papers (``preprint``) carry arXiv.org; the others a venue of their field, the first ones likelier.
     """
     M = len(field)
     venue = np.full(M, -1, dtype=np.int32)
-    preprint = has_arxiv & (rng.random(M) < 0.45)
     venue[preprint] = 0
     for fi in range(len(V.FIELDS)):
         sel = np.flatnonzero((field == fi) & ~preprint)
@@ -735,16 +784,21 @@ def _paper_venues(
 
 
 def _dois(
-    rng: np.random.Generator, field: npt.NDArray[np.int16], venue: npt.NDArray[np.int32], arxiv: list[str | None], years: npt.NDArray[np.int64]
+    rng: np.random.Generator, field: npt.NDArray[np.int16], venue: npt.NDArray[np.int32], arxiv: list[str | None], years: npt.NDArray[np.int64],
+    preprint_doi: list[str | None],
 ) -> tuple[npt.NDArray[np.bool_], list[str | None]]:
-    """Which papers have a DOI, and the DOIs: unique suffixes; arXiv preprints get their DataCite DOI."""
+    """Which papers have a DOI, and the DOIs: unique suffixes; arXiv preprints get their DataCite DOI,
+    papers with a preprint DOI (``_preprints``) that one."""
     M = len(field)
     fd = np.array([f.doi for f in V.FIELDS])[field]
-    has_doi = rng.random(M) < fd
+    has_preprint_doi = np.array([d is not None for d in preprint_doi], dtype=bool)
+    has_doi = (rng.random(M) < fd) | has_preprint_doi
     doi: list[str | None] = [None] * M
     serial = rng.permutation(M) + 10_000
     for i in np.flatnonzero(has_doi).tolist():
-        if venue[i] == 0 and arxiv[i] is not None:
+        if has_preprint_doi[i]:
+            doi[i] = preprint_doi[i]
+        elif venue[i] == 0 and arxiv[i] is not None:
             doi[i] = f"10.48550/arXiv.{arxiv[i]}"
         else:
             reg = 1000 + 17 * max(int(venue[i]), 0) + int(field[i])

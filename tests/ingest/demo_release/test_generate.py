@@ -187,13 +187,24 @@ def test_quirks_current(current_set):
     assert sum(dups.values()) < 0.01 * n, "titles must be unique apart from a few planted duplicates"
     pre = sum(1 for p in papers if p["publicationdate"] and p["publicationdate"] < "2026-04-01")
     assert (Mo.PRE_SHARE - 0.07) * n < pre < (Mo.PRE_SHARE + 0.07) * n
-    # arXiv ids read YYMM.NNNNN and match the publication month
+    # arXiv ids read YYMM.NNNNN: the publication month for arXiv-only papers, no later for the others
+    # (their preprint came first); preprint DOIs are dated no later than the publication date
+    lagged = 0
     for p in papers:
-        ax = p["externalids"]["ArXiv"]
+        ax, d = p["externalids"]["ArXiv"], p["publicationdate"]
         if ax:
-            assert re.fullmatch(r"\d{4}\.\d{5}", ax)
-            if p["publicationdate"]:
-                assert ax[:4] == p["publicationdate"][2:4] + p["publicationdate"][5:7]
+            assert re.fullmatch(r"\d{4}\.\d{5}", ax) and d
+            month = d[2:4] + d[5:7]
+            assert ax[:4] == month if p["venue"] == "arXiv.org" else ax[:4] <= month
+            lagged += ax[:4] < month
+        doi = p["externalids"]["DOI"] or ""
+        if m := re.fullmatch(r"10\.1101/(\d{4})\.(\d{2})\.(\d{2})\.\d{6}", doi):
+            assert "-".join(m.groups()) <= d
+        elif m := re.fullmatch(r"10\.20944/preprints(\d{4})(\d{2})\.\d{4,}\.v1", doi):
+            assert "-".join(m.groups()) <= d[:7]
+        else:
+            assert not doi.startswith(("10.1101/", "10.20944/"))
+    assert lagged > 0 and any(re.match(r"10\.(1101|20944)/", p["externalids"]["DOI"] or "") for p in papers)
     assert len({p["externalids"]["ArXiv"] for p in papers if p["externalids"]["ArXiv"]}) == sum(1 for p in papers if p["externalids"]["ArXiv"])
     rows = read_dataset(rel / "citations")
     assert any(c["citedcorpusid"] is None for _, c in rows)
