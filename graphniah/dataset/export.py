@@ -45,6 +45,7 @@ from graphniah.atomic import _umask, atomic_dir, sha256_file, write_in_staging
 from graphniah.dataset.card import CardFacts, render_card
 from graphniah.dataset.schema import CARD_FILE, DATA_DIR, MANIFEST_FILE, SCHEMA, design, example_to_row
 from graphniah.errors import GraphNIAHError
+from graphniah.formats import Task
 from graphniah.formats.dataset import (
     DatasetManifest,
     SnapshotInfo,
@@ -371,9 +372,6 @@ def export_suite(
         raise GraphNIAHError(f"{out} exists and is not a GraphNIAH dataset folder; choose another --out")
     prompt_set = load_prompts(None if prompts is None else Path(prompts))
     workers = default_workers() if workers is None else workers
-    tally = Tally()
-    failures: list[str] = []
-    seen: set[str] = set()
     # Size and sha256 of the file's bytes, taken while reading it, and sha256 of the examples as
     # write_examples writes them (what a rebuild gives).
     digests = _Digests()
@@ -382,29 +380,7 @@ def export_suite(
         writers = {t: _TaskWriter(tmp / data_file_name(t)) for t in TASKS}
         progress.start(None, f"exporting {suite}")
         try:
-            # closing(): a refusal mid-file (a duplicate id) shuts the pool down now, not when collected
-            with closing(_checked_lines(src, prompt_set, workers)) as checked_lines:
-                for i, line, checked in checked_lines:
-                    if checked is None:
-                        digests.add(line, b"")  # a blank line: in the file, not in the canonical form
-                        continue
-                    if checked.canonical is not None:
-                        digests.add(line, checked.canonical + b"\n")
-                    else:
-                        digests.add(line, None if line.endswith(b"\n") else line + b"\n")
-                    result = checked.result
-                    ex = checked.example or parse_example(line, f"{src}: example {i + 1}")
-                    if ex.id in seen:
-                        raise GraphNIAHError(f"{src}: example id {ex.id} appears twice")
-                    seen.add(ex.id)
-                    if not result.ok:
-                        failures.append(f"{ex.id} ({result.reason})")
-                        continue
-                    if failures:
-                        continue  # nothing will be written; keep reading only to list every failure
-                    tally.add(ex)
-                    writers[ex.task].add(example_to_row(ex, i), sum(len(m.content) for m in ex.messages))
-                    progress.advance()
+            tally, failures = _write_task_rows(src, prompt_set, workers, writers, digests, progress)
         finally:
             progress.done()
             for w in writers.values():
@@ -416,28 +392,74 @@ def export_suite(
             )
         if tally.n == 0:
             raise GraphNIAHError(f"examples file {src} holds no examples")
-        snapshots = snapshot_infos(tally.snapshots, snapshots_root)
-        source = SourceExamples(file=src.name, bytes=digests.size, sha256=digests.source.hexdigest(), count=tally.n,
-                                canonical_sha256=digests.canonical_hex())
-        tasks = [t for t, w in writers.items() if w.count]
-        data = [file_entry(tmp, writers[t].path, rows=writers[t].count, task=t) for t in tasks]
-        suite_manifest = _suite_manifest(src)
-        facts = CardFacts(suite=suite, tally=tally, snapshots=snapshots, source=source,
-                          data_files={t: f.path for t, f in zip(tasks, data, strict=True)}, suite_manifest=suite_manifest)
-        write_in_staging(tmp / CARD_FILE, render_card(facts))
-        manifest = DatasetManifest(
-            suite=suite,
-            examples=source,
-            snapshots=snapshots,
-            synthetic=any(s.synthetic for s in snapshots),
-            generator_versions=tuple(sorted(tally.versions)),
-            seeds=tuple(sorted(tally.seeds)),
-            tasks={t: w.count for t, w in writers.items() if w.count},
-            files=(file_entry(tmp, tmp / CARD_FILE), *data),
-            suite_manifest=suite_manifest,
-        )
-        write_in_staging(tmp / MANIFEST_FILE, manifest_json(manifest))
+        manifest = _write_card_and_manifest(tmp, src, suite, snapshots_root, tally, digests, writers)
     return ExportResult(out, manifest, tally.n)
+
+
+def _write_task_rows(
+    src: Path, prompt_set: PromptSet, workers: int, writers: dict[Task, _TaskWriter], digests: _Digests, progress: Progress
+) -> tuple[Tally, list[str]]:
+    """Check every example of ``src`` and write the ones that pass to their task's writer.
+
+    Returns the tally of written examples and the failures (``id (reason)``); after the first
+    failure nothing more is written, but reading goes on so that every failure is listed.
+    """
+    tally = Tally()
+    failures: list[str] = []
+    seen: set[str] = set()
+    # closing(): a refusal mid-file (a duplicate id) shuts the pool down now, not when collected
+    with closing(_checked_lines(src, prompt_set, workers)) as checked_lines:
+        for i, line, checked in checked_lines:
+            if checked is None:
+                digests.add(line, b"")  # a blank line: in the file, not in the canonical form
+                continue
+            if checked.canonical is not None:
+                digests.add(line, checked.canonical + b"\n")
+            else:
+                digests.add(line, None if line.endswith(b"\n") else line + b"\n")
+            result = checked.result
+            ex = checked.example or parse_example(line, f"{src}: example {i + 1}")
+            if ex.id in seen:
+                raise GraphNIAHError(f"{src}: example id {ex.id} appears twice")
+            seen.add(ex.id)
+            if not result.ok:
+                failures.append(f"{ex.id} ({result.reason})")
+                continue
+            if failures:
+                continue  # nothing will be written; keep reading only to list every failure
+            tally.add(ex)
+            writers[ex.task].add(example_to_row(ex, i), sum(len(m.content) for m in ex.messages))
+            progress.advance()
+    return tally, failures
+
+
+def _write_card_and_manifest(
+    tmp: Path, src: Path, suite: str, snapshots_root: str | os.PathLike[str], tally: Tally, digests: _Digests,
+    writers: dict[Task, _TaskWriter],
+) -> DatasetManifest:
+    """Write the dataset card and the manifest into the staging folder ``tmp``; returns the manifest."""
+    snapshots = snapshot_infos(tally.snapshots, snapshots_root)
+    source = SourceExamples(file=src.name, bytes=digests.size, sha256=digests.source.hexdigest(), count=tally.n,
+                            canonical_sha256=digests.canonical_hex())
+    tasks = [t for t, w in writers.items() if w.count]
+    data = [file_entry(tmp, writers[t].path, rows=writers[t].count, task=t) for t in tasks]
+    suite_manifest = _suite_manifest(src)
+    facts = CardFacts(suite=suite, tally=tally, snapshots=snapshots, source=source,
+                      data_files={t: f.path for t, f in zip(tasks, data, strict=True)}, suite_manifest=suite_manifest)
+    write_in_staging(tmp / CARD_FILE, render_card(facts))
+    manifest = DatasetManifest(
+        suite=suite,
+        examples=source,
+        snapshots=snapshots,
+        synthetic=any(s.synthetic for s in snapshots),
+        generator_versions=tuple(sorted(tally.versions)),
+        seeds=tuple(sorted(tally.seeds)),
+        tasks={t: w.count for t, w in writers.items() if w.count},
+        files=(file_entry(tmp, tmp / CARD_FILE), *data),
+        suite_manifest=suite_manifest,
+    )
+    write_in_staging(tmp / MANIFEST_FILE, manifest_json(manifest))
+    return manifest
 
 
 def export_if_changed(
