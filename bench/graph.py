@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import networkx as nx
@@ -104,61 +105,23 @@ def measure_full(snapshot_dir: str, pool: int, seed: int) -> dict:
 # ---- part 2: plain networkx pruning ---------------------------------------------------------------
 
 
+_Node = tuple[str, int]  # ("B", block index) or ("C", cut vertex)
+
+
 def networkx_bounds(G: nx.Graph) -> dict[int, int]:
     """The block-cut-tree ``through`` bound (see ``block_cut_bounds``) in plain Python."""
     blocks = [list(b) for b in nx.biconnected_components(G)]
-    member: dict[int, list[int]] = defaultdict(list)
-    for i, b in enumerate(blocks):
-        for v in b:
-            member[v].append(i)
-    adj: dict[tuple[str, int], list[tuple[str, int]]] = defaultdict(list)
-    for v, bs in member.items():
-        if len(bs) > 1:
-            for i in bs:
-                adj[("B", i)].append(("C", v))
-                adj[("C", v)].append(("B", i))
+    adj = _block_cut_adjacency(blocks)
 
-    def weight(x: tuple[str, int]) -> int:
+    def weight(x: _Node) -> int:
         return len(blocks[x[1]]) - 1 if x[0] == "B" else 0
 
-    arms: dict[tuple[str, int], list[int]] = defaultdict(list)  # F(x -> y) for every neighbour y of x
-    seen: set[tuple[str, int]] = set()
+    arms: dict[_Node, list[int]] = defaultdict(list)  # F(x -> y) for every neighbour y of x
+    seen: set[_Node] = set()
     for i in range(len(blocks)):
         root = ("B", i)
-        if root in seen:
-            continue
-        parent = {root: None}
-        order = [root]
-        seen.add(root)
-        k = 0
-        while k < len(order):
-            x = order[k]
-            k += 1
-            for y in adj[x]:
-                if y not in seen:
-                    seen.add(y)
-                    parent[y] = x
-                    order.append(y)
-        down: dict[tuple[str, int], int] = {}
-        for x in reversed(order):
-            best = max((down[y] for y in adj[x] if parent.get(y) == x), default=0)
-            down[x] = weight(x) + best
-        up: dict[tuple[str, int], int] = {}
-        for x in order:
-            children = [y for y in adj[x] if parent.get(y) == x]
-            vals = sorted((down[y] for y in children), reverse=True)
-            above = up.get(x, 0) if parent[x] is not None else 0
-            for y in children:
-                if len(vals) == 1:
-                    sib = 0
-                elif down[y] == vals[0]:
-                    sib = vals[1]
-                else:
-                    sib = vals[0]
-                up[y] = weight(x) + max(0, above, sib)
-            for y in children:
-                arms[x].append(down[y])
-                arms[y].append(up[y])
+        if root not in seen:
+            _tree_arms(root, adj, weight, seen, arms)
     through = {}
     for i, b in enumerate(blocks):
         top = sorted(arms[("B", i)], reverse=True)[:2] + [0, 0]
@@ -166,6 +129,59 @@ def networkx_bounds(G: nx.Graph) -> dict[int, int]:
         for v in b:
             through[v] = max(through.get(v, 0), t)
     return through
+
+
+def _block_cut_adjacency(blocks: list[list[int]]) -> dict[_Node, list[_Node]]:
+    """The block-cut tree's edges: block i -- cut vertex v for every cut vertex v of block i."""
+    member: dict[int, list[int]] = defaultdict(list)
+    for i, b in enumerate(blocks):
+        for v in b:
+            member[v].append(i)
+    adj: dict[_Node, list[_Node]] = defaultdict(list)
+    for v, bs in member.items():
+        if len(bs) > 1:
+            for i in bs:
+                adj[("B", i)].append(("C", v))
+                adj[("C", v)].append(("B", i))
+    return adj
+
+
+def _tree_arms(
+    root: _Node, adj: dict[_Node, list[_Node]], weight: Callable[[_Node], int], seen: set[_Node], arms: dict[_Node, list[int]]
+) -> None:
+    """Add to ``arms`` the arm weights F(x -> y) of every edge of ``root``'s tree (marked in ``seen``)."""
+    parent: dict[_Node, _Node | None] = {root: None}
+    order = [root]
+    seen.add(root)
+    k = 0
+    while k < len(order):
+        x = order[k]
+        k += 1
+        for y in adj[x]:
+            if y not in seen:
+                seen.add(y)
+                parent[y] = x
+                order.append(y)
+    down: dict[_Node, int] = {}
+    for x in reversed(order):
+        best = max((down[y] for y in adj[x] if parent.get(y) == x), default=0)
+        down[x] = weight(x) + best
+    up: dict[_Node, int] = {}
+    for x in order:
+        children = [y for y in adj[x] if parent.get(y) == x]
+        vals = sorted((down[y] for y in children), reverse=True)
+        above = up.get(x, 0) if parent[x] is not None else 0
+        for y in children:
+            if len(vals) == 1:
+                sib = 0
+            elif down[y] == vals[0]:
+                sib = vals[1]
+            else:
+                sib = vals[0]
+            up[y] = weight(x) + max(0, above, sib)
+        for y in children:
+            arms[x].append(down[y])
+            arms[y].append(up[y])
 
 
 def networkx_prune(G: nx.Graph, length: int) -> set[int]:
