@@ -402,6 +402,31 @@ class _Handler(BaseHTTPRequestHandler):
         )
         self._send(status, body, {"Content-Type": "application/xml", **(extra or {})}, entry)
 
+    def _range_start(self, range_header: str | None, etag: str) -> int | None:
+        """The first byte an honoured ``Range: bytes=N-`` asks for (None: send the whole file)."""
+        if not range_header or self.server_state.faults.ignore_range:
+            return None
+        if_range = self.headers.get("if-range")
+        m = _RANGE.match(range_header.strip())
+        if m and m.group(1) and (if_range is None or if_range == etag):
+            return int(m.group(1))
+        return None
+
+    def _send_bytes(self, path: Path, first: int, stop: int) -> None:
+        """Write bytes ``first..stop-1`` of ``path``; a client hanging up ends the body quietly."""
+        sent = 0
+        try:
+            with open(path, "rb") as f:
+                f.seek(first)
+                while first + sent < stop:
+                    chunk = f.read(min(_CHUNK, stop - first - sent))
+                    if not chunk:
+                        break
+                    self.wfile.write(chunk)
+                    sent += len(chunk)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
     def _serve_file(self, rel: str, query: Mapping[str, list[str]]) -> None:
         srv = self.server_state
         fault = srv._take_fault("files")
@@ -420,15 +445,11 @@ class _Handler(BaseHTTPRequestHandler):
         etag = '"' + hashlib.sha256(f"{rel}:{size}:{path.stat().st_mtime_ns}".encode()).hexdigest()[:32] + '"'
         extra = srv.faults.overstate_length.get(rel, 0)
         range_header = self.headers.get("range")
-        first, partial = 0, False
-        if range_header and not srv.faults.ignore_range:
-            if_range = self.headers.get("if-range")
-            m = _RANGE.match(range_header.strip())
-            if m and m.group(1) and (if_range is None or if_range == etag):
-                first, partial = int(m.group(1)), True
-                if first >= size:
-                    self._refuse(416, rel, "InvalidRange", {"Content-Range": f"bytes */{size}"})
-                    return
+        asked = self._range_start(range_header, etag)
+        first, partial = (0, False) if asked is None else (asked, True)
+        if partial and first >= size:
+            self._refuse(416, rel, "InvalidRange", {"Content-Range": f"bytes */{size}"})
+            return
         announced_total = size + extra
         self.send_response(206 if partial else 200)
         self.send_header("Content-Type", "application/octet-stream")
@@ -454,18 +475,7 @@ class _Handler(BaseHTTPRequestHandler):
                 body_bytes=stop - first,
             )
         )
-        sent = 0
-        try:
-            with open(path, "rb") as f:
-                f.seek(first)
-                while first + sent < stop:
-                    chunk = f.read(min(_CHUNK, stop - first - sent))
-                    if not chunk:
-                        break
-                    self.wfile.write(chunk)
-                    sent += len(chunk)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
+        self._send_bytes(path, first, stop)
         if cut is not None or extra:
             # The body is shorter than announced: drop the connection so the client sees it end.
             self.close_connection = True
