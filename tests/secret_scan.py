@@ -30,7 +30,7 @@ import shutil
 import tarfile
 import tempfile
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -125,34 +125,48 @@ def _decoded_layers(data: bytes, where: str, *, nested: bool) -> Iterator[tuple[
     """What lies inside ``data``: (kind, payload, place) for each decodable layer. A DuckDB file
     on disk is opened in place by ``_scan_file`` (its WAL lies beside it); only one found inside
     an archive (``nested``) is decoded here."""
-    if data.startswith(_GZIP):
-        yield "bytes", gzip.decompress(data), f"{where} > gzip"
-    elif data.startswith(_ZSTD):
-        yield "bytes", _arrow_decompress(data, "zstd"), f"{where} > zstd"
-    elif data.startswith(_LZ4_FRAME):
-        yield "bytes", _arrow_decompress(data, "lz4"), f"{where} > lz4"
-    elif data.startswith(_BZ2):
-        yield "bytes", bz2.decompress(data), f"{where} > bz2"
-    elif data.startswith(_XZ):
-        yield "bytes", lzma.decompress(data), f"{where} > xz"
-    elif data.startswith(_ZIP):
-        with zipfile.ZipFile(io.BytesIO(data)) as z:
-            for info in z.infolist():
-                yield "bytes", info.filename.encode(), f"{where} > zip member name"
-                if not info.is_dir():
-                    yield "bytes", z.read(info), f"{where} > zip member {info.filename}"
+    for magic, name, decompress in _COMPRESSIONS:
+        if data.startswith(magic):
+            yield "bytes", decompress(data), f"{where} > {name}"
+            return
+    if data.startswith(_ZIP):
+        yield from _zip_layers(data, where)
     elif len(data) >= 262 and data[257:262] == b"ustar":
-        with tarfile.open(fileobj=io.BytesIO(data)) as t:
-            for member in t.getmembers():
-                yield "bytes", member.name.encode(), f"{where} > tar member name"
-                if member.isfile():
-                    extracted = t.extractfile(member)
-                    assert extracted is not None
-                    yield "bytes", extracted.read(), f"{where} > tar member {member.name}"
+        yield from _tar_layers(data, where)
     elif data.startswith(_PARQUET) and data.endswith(_PARQUET):
         yield "parquet", data, where
     elif nested and data[8:12] == _DUCKDB:
         yield "duckdb", data, where
+
+
+# (magic bytes, name, decompress) of the single-stream compressions, tried in this order
+_COMPRESSIONS: tuple[tuple[bytes, str, Callable[[bytes], bytes]], ...] = (
+    (_GZIP, "gzip", gzip.decompress),
+    (_ZSTD, "zstd", lambda data: _arrow_decompress(data, "zstd")),
+    (_LZ4_FRAME, "lz4", lambda data: _arrow_decompress(data, "lz4")),
+    (_BZ2, "bz2", bz2.decompress),
+    (_XZ, "xz", lzma.decompress),
+)
+
+
+def _zip_layers(data: bytes, where: str) -> Iterator[tuple[str, bytes, str]]:
+    """Each member's name, and each file member's bytes."""
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        for info in z.infolist():
+            yield "bytes", info.filename.encode(), f"{where} > zip member name"
+            if not info.is_dir():
+                yield "bytes", z.read(info), f"{where} > zip member {info.filename}"
+
+
+def _tar_layers(data: bytes, where: str) -> Iterator[tuple[str, bytes, str]]:
+    """Each member's name, and each regular file's bytes."""
+    with tarfile.open(fileobj=io.BytesIO(data)) as t:
+        for member in t.getmembers():
+            yield "bytes", member.name.encode(), f"{where} > tar member name"
+            if member.isfile():
+                extracted = t.extractfile(member)
+                assert extracted is not None
+                yield "bytes", extracted.read(), f"{where} > tar member {member.name}"
 
 
 def _arrow_decompress(data: bytes, codec: str) -> bytes:
