@@ -29,7 +29,7 @@ from graphniah.sampling.examples.prompts import PromptSet
 from graphniah.sampling.examples.textcheck import split_messages
 from graphniah.sampling.suites import build_suite, load_suite
 from graphniah.scoring import RunScore
-from graphniah.stats import CountingAnswers, MultipleChoiceAnswers, YesNoAnswers, random_baseline
+from graphniah.stats import CountingAnswers, ListAnswers, MultipleChoiceAnswers, YesNoAnswers, random_baseline
 from graphniah.view import ViewerFiles
 
 BASELINES = ("oracle", "random", "always-no")
@@ -117,7 +117,10 @@ def run_demo(
         "yesno": float(random_baseline(YesNoAnswers())),
         "mc": float(random_baseline(MultipleChoiceAnswers(none_option=none_option))),
         "count": float(random_baseline(CountingAnswers(sizes.min, sizes.max))),
+        "list": float(random_baseline(ListAnswers(sizes.min - 1))),
     }
+    present = {ex.task for ex in iter_examples(built.examples_path)}
+    baselines = {t: b for t, b in baselines.items() if t in present}  # the tasks the suite holds
     files = viewer = None
     if reports_root is not None:
         from graphniah.report import build_report, write_report
@@ -150,14 +153,20 @@ def accuracy_table(scores: Mapping[str, RunScore], baselines: Mapping[str, float
     table.add_column("model")
     for t in [*tasks, "all"]:
         table.add_column(t, justify="right")
+    f1 = any(sc.f1 is not None for sc in scores.values())
+    if f1:
+        table.add_column("list F1", justify="right")
     for name, sc in scores.items():
         cells = []
         for t in [*tasks, "all"]:
             p = sc.overall if t == "all" else sc.by_task.get(t)
             cells.append("—" if p is None else f"{100 * p.estimate:.1f} [{100 * p.interval.low:.1f}, {100 * p.interval.high:.1f}] n={p.n}")
+        if f1:
+            m = sc.f1
+            cells.append("—" if m is None else f"{100 * m.estimate:.1f} [{100 * m.interval.low:.1f}, {100 * m.interval.high:.1f}] n={m.n}")
         table.add_row(name, *cells)
     mix = sum(baselines.values()) / len(baselines)
-    table.add_row("random guessing (exact)", *[f"{100 * baselines[t]:.2f}" for t in tasks], f"{100 * mix:.2f}")
+    table.add_row("random guessing (exact)", *[f"{100 * baselines[t]:.2f}" for t in tasks], f"{100 * mix:.2f}", *([""] if f1 else []))
     return table
 
 

@@ -9,7 +9,14 @@ quotes, parentheses, a trailing full stop) and then reads the task's answer form
 - multiple choice: one letter (``C``, ``(C)``, ``C)``, ``Option C``), returned in upper case;
 - counting: a base-10 integer; thousands separators (``1,234``) are removed, anything else
   (``about 17``, ``17 papers``, ``17.5``) is not a number. The prompt asks for digits only, and the
-  paper's "no number" outcome covers exactly the answers this rule rejects.
+  paper's "no number" outcome covers exactly the answers this rule rejects;
+- list: one title a line. Each non-empty line loses a leading bullet or number (``- ``, ``* ``,
+  ``3. ``, ``3) ``) and is then normalised as the text-only verifier normalises titles
+  (:func:`graphniah.sampling.examples.textcheck.normalize`: case, punctuation and spacing do not
+  matter); the truth's lines get the same treatment. A line matches the truth title it equals.
+  Precision is matched lines over all answer lines (a duplicate or an unknown title is a line that
+  does not match), recall is matched truth titles over all of them, F1 their harmonic mean, and the
+  answer is *correct* when it is the exact set (F1 = 1). A block without a title has no answer.
 
 A response without an answer block, or whose block does not normalise, has no answer
 (``extracted is None``) and is wrong. Run-level summaries reuse :mod:`graphniah.stats`
@@ -42,13 +49,16 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from graphniah.errors import GraphNIAHError
-from graphniah.stats import CountingOutcomes, Proportion, counting_outcomes, proportion
+from graphniah.sampling.examples.textcheck import normalize
+from graphniah.seeds import DEFAULT_SEED, Stream, generator
+from graphniah.stats import CountingOutcomes, Mean, Proportion, bootstrap_mean, counting_outcomes, proportion
 
 _OPEN = "\\answer{"
 _WRAPPERS = re.compile(r"^\\(?:text|textbf|textrm|mathrm|mathbf|boxed|texttt|emph)\{(.*)\}$", re.S)
 _LETTER = re.compile(r"^(?:option\s+)?\(?([A-Za-z])\)?$", re.I)
 _INT = re.compile(r"^[+-]?\d+$")
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+$")
+_BULLET = re.compile(r"^(?:[-*\u2022]|\d{1,4}[.)])\s+")
 
 
 def _closing_brace(text: str, start: int) -> int | None:
@@ -115,7 +125,15 @@ def normalize_answer(task: str, raw: str | None) -> str | None:
         if _THOUSANDS.match(s):
             s = s.replace(",", "")
         return str(int(s)) if _INT.match(s) else None
+    if task == "list":
+        lines = [t for t in map(title_key, s.split("\n")) if t]
+        return "\n".join(lines) if lines else None
     raise ValueError(f"unknown task {task!r}")
+
+
+def title_key(line: str) -> str:
+    """The form a list line is matched in: without a leading bullet or number, normalised as titles are."""
+    return normalize(_BULLET.sub("", line.strip(), count=1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,11 +143,53 @@ class Scored:
     raw: str | None  # content of the last answer block
     extracted: str | None  # normalised answer, None if there is none
     correct: bool
+    listing: ListScore | None = None  # the list task's match (None for the other tasks)
+
+
+@dataclass(frozen=True, slots=True)
+class ListScore:
+    """How a list answer matches the truth: which truth titles it names, out of how many lines."""
+
+    hits: tuple[bool, ...]  # per truth line, in the truth's order: named by some answer line
+    lines: int  # non-empty answer lines, duplicates and unknown titles included
+
+    @property
+    def precision(self) -> float:
+        return sum(self.hits) / self.lines if self.lines else 0.0
+
+    @property
+    def recall(self) -> float:
+        return sum(self.hits) / len(self.hits) if self.hits else 0.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def match_list(truth: str, extracted: str | None) -> ListScore:
+    """Match a normalised list answer (:func:`normalize_answer`) against the truth's titles.
+
+    Each answer line names at most one truth title, and each truth title counts once: a second
+    line with the same title is a line that matches nothing, so it lowers precision.
+    """
+    keys = [title_key(t) for t in truth.split("\n")]
+    index = {k: i for i, k in enumerate(keys)}
+    hits = [False] * len(keys)
+    lines = extracted.split("\n") if extracted else []
+    for line in lines:
+        i = index.get(line)
+        if i is not None:
+            hits[i] = True
+    return ListScore(tuple(hits), len(lines))
 
 
 def score_response(task: str, truth: str, text: str | None) -> Scored:
     raw = extract_answer(text)
     ext = normalize_answer(task, raw)
+    if task == "list":
+        got = match_list(truth, ext)
+        return Scored(raw, ext, got.f1 == 1.0, got)
     return Scored(raw, ext, ext is not None and ext == normalize_answer(task, truth))
 
 
@@ -183,6 +243,7 @@ class RunScore:
     no_answer: int
     counting: CountingOutcomes | None
     no_share: Proportion | None
+    f1: Mean | None = None  # mean F1 of the answered list examples, with its bootstrap interval
 
 
 def split_runs(records: Iterable[R]) -> dict[RunKey, list[R]]:
@@ -269,7 +330,7 @@ def score_record(record: ScoredRecord) -> Scored:
     return score_response(record.task, record.answer, record.response)
 
 
-def score_records(records: Iterable[ScoredRecord], *, z: float | None = None) -> RunScore:
+def score_records(records: Iterable[ScoredRecord], *, z: float | None = None, seed: int = DEFAULT_SEED) -> RunScore:
     """Summarise one run's records into accuracies with Wilson intervals (through :func:`counted_records`).
 
     Every accuracy the project prints comes from here or from the same two functions
@@ -288,6 +349,8 @@ def score_records(records: Iterable[ScoredRecord], *, z: float | None = None) ->
                                      [int(r.answer) for r, _ in counts])
     yn = [s for r, s in ok if r.task == "yesno"]
     no_share = proportion(sum(s.extracted == "NO" for s in yn), len(yn), z=z) if yn else None
+    f1s = [s.listing.f1 for r, s in ok if s.listing is not None]
+    f1 = bootstrap_mean(f1s, generator(Stream.F1_BOOTSTRAP, seed)) if f1s else None
     return RunScore(
         answered=len(ok),
         failed=len(counted) - len(ok),
@@ -296,4 +359,5 @@ def score_records(records: Iterable[ScoredRecord], *, z: float | None = None) ->
         no_answer=sum(s.extracted is None for _, s in ok),
         counting=counting,
         no_share=no_share,
+        f1=f1,
     )

@@ -299,7 +299,7 @@ class ListAnswers:
 
     @property
     def size(self) -> int:
-        return 2 ** self.titles
+        return 1 << self.titles
 
 
 AnswerSpace = YesNoAnswers | MultipleChoiceAnswers | CountingAnswers | ListAnswers

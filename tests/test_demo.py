@@ -13,9 +13,10 @@ def test_demo_pipeline_scores_the_baselines(demo_snapshot, tmp_path) -> None:
     root = demo_snapshot.path.parent.parent  # the fixture's snapshots folder: refresh finds it up to date
     result = run_demo(root, tmp_path / "examples", tmp_path / "runs", tmp_path / "reports", per_value=2)
     examples = read_examples(result.examples)
-    assert len(examples) == 6 and {e.task for e in examples} == {"yesno", "mc", "count"}
+    assert len(examples) == 8 and {e.task for e in examples} == {"yesno", "mc", "count", "list"}
     oracle = result.scores["local-oracle"]
-    assert oracle.answered == 6 and oracle.overall is not None and oracle.overall.k == 6
+    assert oracle.answered == 8 and oracle.overall is not None and oracle.overall.k == 8
+    assert oracle.f1 is not None and oracle.f1.estimate == 1.0 and oracle.f1.n == 2  # the list examples, exactly
     always_no = result.scores["local-always-no"]
     n_no = sum(e.answer == "NO" for e in examples)
     assert always_no.overall is not None and always_no.overall.k == n_no  # right exactly on the NO labels
@@ -25,11 +26,14 @@ def test_demo_pipeline_scores_the_baselines(demo_snapshot, tmp_path) -> None:
     before = result.examples.read_bytes()
     assert result.report is not None and result.report.html is not None and result.report.html.is_file()
     assert (result.report.out / "figures" / "accuracy.png").is_file()
+    assert (result.report.out / "figures" / "recall_by_distance.png").is_file()
+    cells = (result.report.out / "cells.csv").read_text()
+    assert "\nf1,local-oracle,Overall,f1,,2,1.0," in cells and ",recall," in cells
     # the example viewer: a page per example, and the report links its cells and ids to it
     assert result.viewer is not None and result.viewer.examples == len(examples) and result.viewer.index.is_file()
     assert {p.stem for p in (result.viewer.out / "examples").glob("*.js")} == {e.id for e in examples}
     assert "../demo-viewer/index.html#" in result.report.html.read_text()
     again = run_demo(root, tmp_path / "examples", tmp_path / "runs", None, per_value=2)
-    assert again.scores["local-oracle"].answered == 6
+    assert again.scores["local-oracle"].answered == 8
     assert again.examples.read_bytes() == before
-    assert (tmp_path / "runs" / "demo" / "local-oracle.jsonl").read_text().count("\n") == 6
+    assert (tmp_path / "runs" / "demo" / "local-oracle.jsonl").read_text().count("\n") == 8

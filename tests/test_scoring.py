@@ -171,3 +171,69 @@ def test_run_labels_qualify_a_model_with_several_runs_by_effort_else_by_settings
     # the lone run is its model; distinct efforts (None reads "default") qualify; equal efforts fall back to the hash
     assert run_labels([a, c, b, d, e], efforts) == ["m (low)", "solo", "m (default)", f"twin [{'d' * 8}]", f"twin [{'e' * 8}]"]
     assert run_labels([], {}) == []
+
+
+# ------------------------------------------------------------------------------------------------
+# The list task
+# ------------------------------------------------------------------------------------------------
+
+_TRUTH = "\n".join(["Graph Search in Context", "A Study of Citation Chains", "Reachability, Revisited", "On Titles"])
+
+
+def _listed(*lines: str) -> str:
+    return "I followed the citations.\n\\answer{\n" + "\n".join(lines) + "\n}"
+
+
+def test_a_list_answer_naming_half_of_the_set_scores_f1_two_thirds():
+    s = score_response("list", _TRUTH, _listed("Graph Search in Context", "On Titles"))
+    assert s.listing is not None and not s.correct
+    assert (s.listing.precision, s.listing.recall) == (1.0, 0.5)
+    assert s.listing.f1 == pytest.approx(2 / 3)
+    assert s.listing.hits == (True, False, False, True)  # in the truth's line order
+
+
+def test_the_exact_set_is_correct_in_any_order_case_punctuation_and_bullets():
+    lines = _TRUTH.split("\n")[::-1]
+    s = score_response("list", _TRUTH, _listed(*[f"- {t.upper()}." for t in lines[:2]], *[f"{i}. {t}" for i, t in enumerate(lines[2:], 1)]))
+    assert s.correct and s.listing is not None and s.listing.f1 == 1.0
+
+
+def test_duplicate_and_unknown_lines_count_against_precision_only():
+    truth = _TRUTH.split("\n")
+    dup = score_response("list", _TRUTH, _listed(*truth, truth[0]))
+    assert dup.listing is not None and not dup.correct
+    assert (dup.listing.precision, dup.listing.recall) == (4 / 5, 1.0)
+    unknown = score_response("list", _TRUTH, _listed(*truth[:2], "A Paper That Is Not There", "Another One"))
+    assert unknown.listing is not None and (unknown.listing.precision, unknown.listing.recall) == (0.5, 0.5)
+    assert unknown.listing.f1 == pytest.approx(0.5)
+    blank = score_response("list", _TRUTH, _listed("", "  ", *truth, ""))  # blank lines are not lines of the answer
+    assert blank.correct
+
+
+def test_a_list_reply_without_titles_has_no_answer_and_f1_zero():
+    for text in ("no block", "\\answer{}", "\\answer{\n\n}", None):
+        s = score_response("list", _TRUTH, text)
+        assert s.extracted is None and not s.correct and s.listing is not None and s.listing.f1 == 0.0
+
+
+@dataclass(frozen=True)
+class _Rec:
+    example_id: str = "x"
+    model: str = "m"
+    settings_hash: str = "h"
+    task: str = "list"
+    answer: str = _TRUTH
+    status: str = "ok"
+    response: str | None = None
+
+
+def test_run_scores_carry_the_mean_f1_with_a_bootstrap_interval():
+    half = _listed(*_TRUTH.split("\n")[:2])
+    full = _listed(*_TRUTH.split("\n"))
+    recs = [_Rec(example_id=f"l{i}", response=r) for i, r in enumerate([half, full, full, half])]
+    sc = score_records(recs)
+    assert sc.f1 is not None and sc.f1.n == 4 and sc.f1.estimate == pytest.approx((2 / 3 + 1) / 2)
+    assert 2 / 3 <= sc.f1.interval.low <= sc.f1.estimate <= sc.f1.interval.high <= 1.0
+    assert sc.by_task["list"].k == 2  # the exact sets
+    assert score_records(recs).f1 == sc.f1  # a fixed stream: the same interval every time
+    assert score_records([_Rec(task="yesno", answer="YES", response="\\answer{YES}")]).f1 is None

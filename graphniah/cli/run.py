@@ -9,22 +9,17 @@ from typing import TYPE_CHECKING, Annotated
 from urllib.parse import urlparse
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from graphniah.cli.app import app
-from graphniah.cli.options import ModelsOpt, PromptsOpt
-from graphniah.cli.progress import RichProgress
+from graphniah.cli.app import Group, app
+from graphniah.cli.options import DEFAULT_SEED, MAX_ATTEMPTS, ModelsOpt, PromptsOpt
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import EFFORTS
-from graphniah.progress import NO_PROGRESS
-from graphniah.retry import RetryPolicy
-from graphniah.seeds import DEFAULT_SEED
 
-if TYPE_CHECKING:  # the run stage is imported lazily, when a command needs it
+if TYPE_CHECKING:  # the run stage and rich are imported lazily, when a command needs them
+    from rich.console import Console
+
     from graphniah.run import RunPlan
 
-models_app = typer.Typer(help="The model registry and local model files.", no_args_is_help=True)
+models_app = typer.Typer(cls=Group, help="The model registry and local model files.", no_args_is_help=True)
 app.add_typer(models_app, name="models")
 
 
@@ -69,7 +64,7 @@ def run_cmd(
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Send recorded failures again.")] = False,
     reasoning_effort: Annotated[str | None, typer.Option(help="Override the registry's reasoning effort.")] = None,
     timeout: Annotated[float | None, typer.Option(help="Per-request timeout in seconds (default: the registry's).")] = None,
-    max_attempts: Annotated[int, typer.Option(help="Sends per example at most, retries and tier fallback included.")] = RetryPolicy.max_attempts,
+    max_attempts: Annotated[int, typer.Option(help="Sends per example at most, retries and tier fallback included.")] = MAX_ATTEMPTS,
     assume_output_tokens: Annotated[int, typer.Option(help="Output tokens per example for the estimate when no call has finished yet.")] = 4000,
     runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = Path("runs"),
     examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = Path("examples"),
@@ -79,6 +74,12 @@ def run_cmd(
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
     """Run a model on a suite through LiteLLM, journaling every finished call (re-runs send only what is missing)."""
+    from rich.console import Console
+
+    from graphniah.cli.progress import RichProgress
+    from graphniah.formats import EFFORTS
+    from graphniah.progress import NO_PROGRESS
+    from graphniah.retry import RetryPolicy
     from graphniah.run import RunOptions, RunSummary, run_suite, suite_file
     from graphniah.run.models import load_registry
 
@@ -132,6 +133,9 @@ def score_cmd(
     runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = Path("runs"),
 ) -> None:
     """Accuracy of a model's journal, per task, with 95% Wilson intervals and counting outcomes."""
+    from rich.console import Console
+    from rich.table import Table
+
     from graphniah.run import journal_path, read_journal
     from graphniah.scoring import score_records, split_runs
 
@@ -156,6 +160,10 @@ def score_cmd(
                           f"within 10% {c.within_tolerance}, median ratio {c.median_ratio}", highlight=False)
         if sc.no_share is not None:
             console.print(f"YES/NO answered NO: {100 * sc.no_share.estimate:.2f}% of {sc.no_share.n}", highlight=False)
+        if sc.f1 is not None:  # the list task: exact sets are its accuracy above, F1 the partial credit
+            f = sc.f1
+            console.print(f"list: mean F1 {100 * f.estimate:.2f}% [{100 * f.interval.low:.2f}, {100 * f.interval.high:.2f}] "
+                          f"(95% bootstrap) over {f.n}", highlight=False)
 
 
 def _registry_port(name: str, models: Path | None = None) -> int:
@@ -210,6 +218,9 @@ def serve_cmd(
 @models_app.command("list")
 def models_list(models: ModelsOpt = None) -> None:
     """The registry's models with their cutoffs, limits and prices."""
+    from rich.console import Console
+    from rich.table import Table
+
     from graphniah.run.models import load_registry
 
     reg = load_registry(models)

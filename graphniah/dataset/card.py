@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from graphniah.dataset.export import Tally
 
 SPLIT = "test"
-TASK_TITLES = {"yesno": "YES/NO reachability", "mc": "multiple-choice reachability", "count": "reachability counting"}
+TASK_TITLES = {"yesno": "YES/NO reachability", "mc": "multiple-choice reachability", "count": "reachability counting",
+               "list": "reachable-paper listing"}
 #: Licences of the distractor corpora, summarised by hand from the ``license`` strings that
 #: graphniah.sampling.corpora.build records in each corpus manifest (not read from them: export
 #: needs no corpus); keep the two in step when a corpus source changes.
@@ -138,7 +139,7 @@ def render_card(facts: CardFacts) -> str:
     snap_rows = [(s.release_id, s.cutoff.isoformat(), f"`{s.snapshot_hash}`", "yes" if s.synthetic else "no") for s in facts.snapshots]
     spaces = answer_spaces(facts)
     baseline_rows = [(label, space.size, n, _pct(random_baseline(space))) for label, space, n in spaces]
-    overall = mixture_baseline([(space, n) for _, space, n in spaces])
+    overall = mixture_baseline([(space, n) for _, space, n in spaces]) if spaces else None  # list questions have no such table
     suite_seed = facts.suite_manifest.get("seed") if facts.suite_manifest else None
     vary = facts.suite_manifest.get("suite", {}).get("vary") if facts.suite_manifest else None
     tokens = ", ".join(f"{name} {lo:,}–{hi:,}" for name, (lo, hi) in t.tokens.items()) or "not packed (no distractor)"
@@ -159,7 +160,7 @@ def render_card(facts: CardFacts) -> str:
         "each one cites), possibly padded with distractor text up to a target length. The question names a "
         "source paper and asks whether a target paper can be reached by following citations (`yesno`), "
         "which of several candidate papers can be reached (`mc`), or how many papers can be reached "
-        "(`count`). The papers were all published on or after the snapshot's cutoff date, so a model "
+        "(`count`), or which papers those are, one title a line (`list`). The papers were all published on or after the snapshot's cutoff date, so a model "
         f"trained on data from before {first_cutoff} cannot have memorised them, and every answer is "
         "determined by the prompt text alone (each example was re-solved from its text before export).",
         "",
@@ -193,14 +194,20 @@ def render_card(facts: CardFacts) -> str:
         "`YES` or `NO` in any case; a single option letter (`C`, `(C)`, `Option C`); or a base-10 integer "
         "(thousands separators allowed, nothing else: `about 17` is no number). A reply without a block "
         "that reads this way has no answer and counts as wrong. Accuracy is reported per task with 95% "
-        "Wilson score intervals.",
+        "Wilson score intervals. A list answer is one title a line; each line is matched to the true titles "
+        "ignoring case, punctuation, spacing and a leading bullet or number; precision counts duplicate and unknown "
+        "lines against it, the answer is correct when it is the exact set, and the mean F1 is reported with a 95% "
+        "bootstrap interval.",
         "",
         "## Random baselines", "",
         "Exact accuracy of a uniform guess over each task's answer set (it does not depend on how the "
         "true answers are distributed):", "",
         _table(["questions", "answers", "examples", "random baseline"], baseline_rows),
         "",
-        f"Over this dataset's mix of questions: {_pct(overall)}.",
+        (f"Over this dataset's mix of questions (list questions aside): {_pct(overall)}." if overall is not None else ""),
+        ("List questions (`list`) are left out of this table: a uniform guess of the exact set of n titles is right with "
+         "probability 2^-n. They are scored by F1, and the report prints the trivial baseline that lists every paper of "
+         "the context beside the models." if t.tasks.get("list") else ""),
         "",
         "## Use", "",
         "```python",

@@ -4,7 +4,7 @@ Each file format the project writes has exactly one pydantic model, and every re
 through it (examples: :class:`graphniah.formats.examples.Example`; journal records:
 :class:`graphniah.formats.journal.RunRecord`; suite specs and manifests: :class:`graphniah.formats.suites.SuiteManifest`;
 snapshot manifests: :class:`graphniah.formats.snapshot.SnapshotManifest`; pruned-set and pool
-manifests: :class:`graphniah.graph.store.PrunedManifest`, :class:`~graphniah.graph.store.PoolManifest`;
+manifests: :class:`graphniah.formats.pools.PrunedManifest`, :class:`~graphniah.formats.pools.PoolManifest`;
 a journal's settings file: :class:`graphniah.formats.journal.RunSettings`). Each such model carries a ``format_version``
 field, and its reader checks the version *before* it validates the shape, so a file of another
 version is never misread as this one:

@@ -9,10 +9,12 @@ distractor). The solver is a single ``generate()``.
 Scoring is :func:`graphniah.scoring.score_response`, the function that scores ``graphniah run``'s
 journals, so both harnesses give the same verdict on the same reply (the last ``\answer{}``
 block, normalised per task). The metrics are the accuracy overall and per task, each with the
-95% Wilson interval of :func:`graphniah.stats.wilson_interval` (what the report prints).
+95% Wilson interval of :func:`graphniah.stats.wilson_interval` (what the report prints), and for
+list questions the mean F1 with its 95% bootstrap interval (``f1``, ``f1_low``, ``f1_high``; a list
+sample is *correct* only when it names the exact set).
 
-Task parameters (``-T``): ``dataset`` (the folder, required), ``task`` (``yesno``, ``mc`` or
-``count``), ``depth``, ``component_size``, ``context_length``, ``distractor`` — each keeps only
+Task parameters (``-T``): ``dataset`` (the folder, required), ``task`` (``yesno``, ``mc``,
+``count`` or ``list``), ``depth``, ``component_size``, ``context_length``, ``distractor`` — each keeps only
 the examples with that value (inspect's own ``--limit`` takes the first N of those).
 
 Failed calls: ``graphniah run`` leaves an example whose call failed for good out of the accuracy
@@ -43,7 +45,8 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example
 from graphniah.sampling.examples.prompts import TASKS
 from graphniah.scoring import score_response
-from graphniah.stats import wilson_interval
+from graphniah.seeds import DEFAULT_SEED, Stream, generator
+from graphniah.stats import bootstrap_mean, wilson_interval
 
 _MESSAGE_TYPES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
 
@@ -130,18 +133,41 @@ def per_task() -> Metric:
     return compute
 
 
-@scorer(metrics=[accuracy(), per_task()])
+def list_f1(scores: Sequence[SampleScore]) -> dict[str, float]:
+    """Mean F1 of the list samples with its percentile bootstrap interval (the report's ``f1`` table):
+    ``{f1, f1_low, f1_high}``, empty when no sample is a list question."""
+    f1s = [float(s.score.metadata["f1"]) for s in scores if s.score.metadata and s.score.metadata.get("f1") is not None]
+    if not f1s:
+        return {}
+    m = bootstrap_mean(f1s, generator(Stream.F1_BOOTSTRAP, DEFAULT_SEED))
+    return {"f1": m.estimate, "f1_low": m.interval.low, "f1_high": m.interval.high}
+
+
+@metric
+def f1() -> Metric:
+    """Mean F1 of the list answers with its 95% bootstrap interval (``graphniah.stats.bootstrap_mean``)."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        return list_f1(scores)
+
+    return compute
+
+
+@scorer(metrics=[accuracy(), per_task(), f1()])
 def graphniah_scorer() -> Scorer:
     r"""Score a reply with ``graphniah.scoring.score_response`` (last ``\answer{}`` block, normalised per task)."""
 
     async def score(state: TaskState, target: Target) -> Score:
         reply = state.output.completion if state.output is not None else None
         scored = score_response(state.metadata["task"], target.text, reply)
+        meta: dict[str, Any] = {"raw_answer": scored.raw}
+        if scored.listing is not None:
+            meta |= {"f1": scored.listing.f1, "precision": scored.listing.precision, "recall": scored.listing.recall}
         return Score(
             value=CORRECT if scored.correct else INCORRECT,
             answer=scored.extracted,
             explanation=None if scored.raw is not None else "no \\answer{...} block in the reply",
-            metadata={"raw_answer": scored.raw},
+            metadata=meta,
         )
 
     return score

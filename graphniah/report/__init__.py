@@ -11,7 +11,7 @@ Typical use (the CLI's ``graphniah report`` and the notebook ``analysis/report.p
 
     report.md, report.html, cells.csv, summary.json
     tables/<key>.md, tables/<key>.csv
-    figures/accuracy.{png,svg}, figures/accuracy_by_task.{png,svg}
+    figures/accuracy.{png,svg}, figures/accuracy_by_task.{png,svg}, figures/recall_by_distance.{png,svg} (list task)
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from graphniah.formats import TASKS
 from graphniah.report.effective import EffectiveScale, effective_scales, effective_table
 from graphniah.report.load import TASK_LABELS, Outcomes, RunInfo, SuiteData, load_suite
 from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, ReportTable, cells_csv
+from graphniah.report.shortcuts import shortcut_table
 from graphniah.report.tables import AccuracyGrid, ReportContext, accuracy_grid, build_tables
 
 if TYPE_CHECKING:  # matplotlib is imported only when figures are drawn
@@ -92,6 +93,11 @@ class Report:
         grids = self.task_grids()
         if grids:
             figs["accuracy_by_task"] = accuracy_by_task_figure(self.context, grids)
+        from graphniah.report.listing import recall_figure, recall_grid
+
+        recall = recall_grid(self.context)
+        if recall is not None:
+            figs["recall_by_distance"] = recall_figure(self.context, recall)
         return figs
 
     def markdown(self) -> str:
@@ -124,6 +130,9 @@ def build_report(data: SuiteData, config: ReportConfig | None = None) -> Report:
     depth = effective_scales(ctx, "depth")
     size = effective_scales(ctx, "component_size")
     tables.insert(1, effective_table(ctx, depth, size))
+    shortcuts = shortcut_table(ctx)
+    if shortcuts is not None:  # right after the accuracy and effective tables: read them against it
+        tables.insert(2, shortcuts)
     return Report(data, config, ctx, tuple(tables), tuple(depth), tuple(size))
 
 

@@ -41,7 +41,7 @@ import pyarrow.parquet as pq
 from graphniah import __version__
 from graphniah.atomic import atomic_dir, write_in_staging, write_json
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import TASKS, Task
+from graphniah.formats import PAPER_TASKS, TASKS, Task
 from graphniah.formats.snapshot import Snapshot
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.sampling.examples.grow import GrowthStats, grow_components
@@ -84,7 +84,7 @@ class AlphaConfig:
     """The search: candidates, examples per task and α, how specs are drawn, bootstrap, smoothing."""
 
     alphas: tuple[float, ...] = DEFAULT_ALPHAS
-    tasks: tuple[Task, ...] = TASKS
+    tasks: tuple[Task, ...] = PAPER_TASKS  # appendix B selects α on the paper's three tasks
     examples_per_task: int = 2000
     depths: tuple[int, ...] = (4, 8, 16, 32)
     min_size: int = 100
@@ -99,8 +99,8 @@ class AlphaConfig:
     def __post_init__(self) -> None:
         if not self.alphas or any(a <= 0 for a in self.alphas) or len(set(self.alphas)) != len(self.alphas):
             raise GraphNIAHError(f"alphas must be distinct positive numbers, got {self.alphas}")
-        if not self.tasks or any(t not in TASKS for t in self.tasks):
-            raise GraphNIAHError(f"tasks must be among {', '.join(TASKS)}, got {self.tasks}")
+        if not self.tasks or any(t not in PAPER_TASKS for t in self.tasks):
+            raise GraphNIAHError(f"tasks must be among {', '.join(PAPER_TASKS)}, got {self.tasks}")
         if self.examples_per_task < 1 or self.bootstrap < 0 or self.workers < 1 or self.chunk < 1:
             raise GraphNIAHError("examples per task, workers and chunk must be at least 1, bootstrap at least 0")
         if not self.depths or any(d < 2 for d in self.depths):

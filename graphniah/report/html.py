@@ -24,11 +24,11 @@ from graphniah.report.model import ExampleList, ReportTable
 
 __all__ = ["ViewerLinks", "render_html", "viewer_links"]
 
-_TASKS = {"YES/NO": "yesno", "Multiple choice": "mc", "Counting": "count"}
+_TASKS = {"YES/NO": "yesno", "Multiple choice": "mc", "Counting": "count", "List": "list"}
 _LABELS = {"YES-label": "YES", "NO-label": "NO"}
 #: Tables about one task only: their cells filter on it too.
 _TABLE_TASK = {"labels": {"task": "yesno"}, "no_rate": {"task": "yesno"}, "counting": {"task": "count"},
-               "counting_by_size": {"task": "count"}}
+               "counting_by_size": {"task": "count"}, "f1": {"task": "list"}, "recall_by_distance": {"task": "list"}}
 _RANGE = re.compile(r"^(\d+)\s*[–-]\s*(\d+)$")
 #: The viewer index's filter key of each varied variable it can filter on.
 _VIEWER_KEY = {"depth": "depth", "component_size": "size", "context_length": "length", "distractor": "distractor", "task": "task"}
@@ -65,7 +65,7 @@ class ViewerLinks:
                 query["label"] = _LABELS[text]
             elif text in self.levels:
                 query.update(self.levels[text])
-            elif (m := _RANGE.match(text)) is not None:
+            elif (m := _RANGE.match(text)) is not None and table != "accuracy_by_evidence_tokens":  # a size range
                 query["size"] = f"{m.group(1)}-{m.group(2)}"
             elif table == "no_rate" and text.isdigit():  # NO rate by question depth when task is the variable
                 query["depth"] = text

@@ -41,12 +41,15 @@ from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, R
 from graphniah.stats import (
     AnswerSpace,
     CountingAnswers,
+    ListAnswers,
     MultipleChoiceAnswers,
     Proportion,
     YesNoAnswers,
     chi2_test,
     counting_outcomes,
+    fisher_detectable_difference,
     format_pvalue,
+    mcnemar_detectable_difference,
     mcnemar_exact,
     mixture_baseline,
     pairwise_fisher_holm,
@@ -60,6 +63,20 @@ __all__ = ["AccuracyGrid", "ReportContext", "build_tables", "size_bins"]
 DASH = "–"
 _FIXED_SPACE_VARIABLES = ("task", "none_option")
 _PAIRED_VARIABLES = ("reasoning_effort",)
+# What "detects ±x" in a comparison cell means (graphniah.stats: exact power, every outcome enumerated).
+_MDE_NOTE = (
+    "'detects ±x': the smallest accuracy difference (points) the two-sided Fisher test at α = 0.05 would detect with 80% "
+    "power at the cell's two numbers of answers, placed around their pooled accuracy (before Holm's correction, which "
+    "asks for more); a smaller true difference is likely to go unseen."
+)
+_MDE_NOTE_PAIRED = (
+    "'detects ±x': the smallest accuracy difference (points) the exact McNemar test at α = 0.05 would detect with 80% "
+    "power on these pairs, at their observed share of discordant pairs (a dash: none at that share)."
+)
+
+
+def _mde_text(mde: float | None) -> str:
+    return f"(detects ±{DASH})" if mde is None else f"(detects ±{100 * mde:.1f})"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -96,6 +113,8 @@ class ReportContext:
             return YesNoAnswers()
         if task == "mc":
             return MultipleChoiceAnswers(options=int(choices))
+        if task == "list":
+            return ListAnswers(self.counting.min_component_size - 1)
         return self.counting
 
     def uniform_baseline(self, mask: np.ndarray) -> Fraction | None:
@@ -494,16 +513,18 @@ def _none_option_tables(ctx: ReportContext) -> list[ReportTable]:
         pb, pa = ctx.proportion(cb.sum(), cb.size), ctx.proportion(ca.sum(), ca.size)
         gained, lost = int((~cb & ca).sum()), int((cb & ~ca).sum())
         test = mcnemar_exact(gained, lost)
+        mde = mcnemar_detectable_difference(int(cb.size), test.n / cb.size)
         anchor = f"{key}-r{r}"
         rows.append((
             Cell(label), Cell(str(cb.size)), Cell(_accuracy_text(pb, False)), Cell(_accuracy_text(pa, False)),
             Cell(f"{100 * (pa.estimate - pb.estimate):+.2f}"),
-            Cell(f"+{gained} / -{lost} p = {format_pvalue(test.pvalue)}", link=anchor),
+            Cell(f"+{gained} / -{lost} p = {format_pvalue(test.pvalue)} {_mde_text(mde)}", link=anchor),
         ))
         values += [
             CellValue(key, label, "Before", "accuracy", pb.k, pb.n, pb.estimate, pb.interval.low, pb.interval.high),
             CellValue(key, label, "After", "accuracy", pa.k, pa.n, pa.estimate, pa.interval.low, pa.interval.high),
             CellValue(key, label, "Gained / lost", "mcnemar", gained, lost, pa.estimate - pb.estimate, pvalue=test.pvalue, link=anchor),
+            CellValue(key, label, "Gained / lost", "detectable_80", None, int(cb.size), mde),
         ]
         lists.append(ExampleList(anchor, f"{title} — {label}", (
             ("gained (before ids)", tuple(o.example_id[bi][~cb & ca].tolist())),
@@ -516,7 +537,7 @@ def _none_option_tables(ctx: ReportContext) -> list[ReportTable]:
         f"Multiple-choice accuracy (%) of each model in suite {d.suite} before and after a fifth option 'none of these' is "
         "added to the same examples (same context, candidates and answer; the new option is never correct). #Examples counts "
         "the pairs answered both before and after. Change is After minus Before in percentage points; Gained / lost counts "
-        "examples that become correct (+) and wrong (-), with the exact McNemar p-value."
+        f"examples that become correct (+) and wrong (-), with the exact McNemar p-value. {_MDE_NOTE_PAIRED}"
     )
     out = [ReportTable(key, title, caption, header, tuple(rows), tuple(values), tuple(lists))]
 
@@ -589,11 +610,14 @@ def _pairwise_table(ctx: ReportContext) -> ReportTable | None:
                 text = f"{100 * g.difference:+.2f} p = {format_pvalue(g.pvalue)} (Holm p = {format_pvalue(g.pvalue_holm)})"
             else:
                 text = f"{100 * g.difference:+.2f} p = {format_pvalue(g.pvalue_holm)}"
-            cells[(pi, r)] = Cell(text)
+            n_i, n_j, k_ij = int(grid.n[r, i]), int(grid.n[r, j]), int(grid.k[r, i] + grid.k[r, j])
+            mde = fisher_detectable_difference(n_i, n_j, k_ij / (n_i + n_j))
+            cells[(pi, r)] = Cell(f"{text} {_mde_text(mde)}")
             values.append(CellValue(key, f"{d.levels[i]} vs {d.levels[j]}", label, "fisher_holm", None, None, g.difference,
                                     pvalue=g.pvalue_holm))
             values.append(CellValue(key, f"{d.levels[i]} vs {d.levels[j]}", label, "fisher_raw", None, None, g.difference,
                                     pvalue=g.pvalue))
+            values.append(CellValue(key, f"{d.levels[i]} vs {d.levels[j]}", label, "detectable_80", None, n_i + n_j, mde))
         try:
             test = chi2_test(np.array([[k, n - k] for _, k, n in groups], dtype=np.int64))
             chi[r] = Cell(f"p = {format_pvalue(test.pvalue)}")
@@ -612,8 +636,8 @@ def _pairwise_table(ctx: ReportContext) -> ReportTable | None:
     )
     caption = (
         f"Pairwise comparison of the values of {d.variable_title.lower()} in suite {d.suite}, all tasks pooled. Each cell: accuracy "
-        f"with the second value minus accuracy with the first, in percentage points, and {pvalues}. Last row: p-value of "
-        "Pearson's χ² test that accuracy is the same for all values (a dash where it is undefined)."
+        f"with the second value minus accuracy with the first, in percentage points, and {pvalues}. {_MDE_NOTE} Last row: "
+        "p-value of Pearson's χ² test that accuracy is the same for all values (a dash where it is undefined)."
     )
     return ReportTable(key, title, caption, (d.variable_title, *d.row_labels), tuple(rows), tuple(values))
 
@@ -642,15 +666,17 @@ def _paired_table(ctx: ReportContext) -> ReportTable | None:
             lost = [e for e in common if at[i][e] and not at[j][e]]
             test = mcnemar_exact(len(gained), len(lost))
             anchor = f"{key}-r{r}-c{pi}"
-            cells.append(Cell(f"+{len(gained)} / -{len(lost)} p = {format_pvalue(test.pvalue)}", link=anchor))
+            mde = mcnemar_detectable_difference(len(common), test.n / len(common))
+            cells.append(Cell(f"+{len(gained)} / -{len(lost)} p = {format_pvalue(test.pvalue)} {_mde_text(mde)}", link=anchor))
             values.append(CellValue(key, label, f"{d.levels[i]} → {d.levels[j]}", "mcnemar", len(gained), len(lost), None,
                                     pvalue=test.pvalue, link=anchor))
+            values.append(CellValue(key, label, f"{d.levels[i]} → {d.levels[j]}", "detectable_80", None, len(common), mde))
             lists.append(ExampleList(anchor, f"{title} — {label}, {d.levels[i]} → {d.levels[j]}", (("gained", tuple(gained)), ("lost", tuple(lost)))))
         rows.append(tuple(cells))
     caption = (
         f"Paired comparison of the values of {d.variable_title.lower()} in suite {d.suite} on the examples a model answered at "
         "both values. Each cell: examples that become correct (+) and wrong (-) with the change in the header, and the p-value "
-        "of the exact McNemar test."
+        f"of the exact McNemar test. {_MDE_NOTE_PAIRED}"
     )
     return ReportTable(key, title, caption, ("Model", *[f"{d.levels[i]} → {d.levels[j]}" for i, j in pairs]), tuple(rows), tuple(values), tuple(lists))
 
@@ -725,6 +751,9 @@ def build_tables(ctx: ReportContext) -> list[ReportTable]:
         if t is not None:
             tables.append(t)
     tables += _none_option_tables(ctx)
+    from graphniah.report.listing import evidence_tables, list_tables  # it builds on this module's grids
+
+    tables += list_tables(ctx) + evidence_tables(ctx)
     for make in (_pairwise_table, _paired_table):
         t = make(ctx)
         if t is not None:

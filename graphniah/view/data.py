@@ -23,7 +23,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, PaperMeta, papers_from_table
 from graphniah.formats.journal import RunRecord, read_journal
 from graphniah.formats.snapshot import find_snapshot_by_hash
-from graphniah.scoring import counted_records, run_labels, score_record, split_runs
+from graphniah.scoring import ListScore, counted_records, run_labels, score_record, split_runs
 
 __all__ = ["Answer", "Outcome", "PaperLookup", "RunView", "example_facts", "load_answers", "outcome_of"]
 
@@ -56,6 +56,15 @@ class Answer:
     response_time_s: float | None
     attempts: int
     error: str | None  # the last error of a failed call (already redacted by the runner)
+    listing: ListScore | None = None  # a list answer's match against the truth (F1, precision, recall)
+
+    @property
+    def shown(self) -> str | None:
+        """The answer as the pages show it: the extracted answer, or a list answer's F1, precision and recall."""
+        if self.listing is not None and self.extracted is not None:
+            s = self.listing
+            return f"F1 {s.f1:.2f} (precision {s.precision:.2f}, recall {s.recall:.2f})"
+        return self.extracted
 
 
 Outcome = str  # "correct" | "wrong" | "failed" | "none" (the run has no record of the example)
@@ -92,6 +101,7 @@ def _answer(r: RunRecord) -> Answer:
         response_time_s=r.response_time_s,
         attempts=r.attempts,
         error=r.errors[-1].message if r.status != "ok" and r.errors else None,
+        listing=s.listing,
     )
 
 
@@ -122,7 +132,8 @@ def example_facts(example: Example) -> dict[str, object]:
     """The design variables the index filters on (:func:`graphniah.dataset.schema.design_fields`, the
     one reader of them; the index has no "none of these" filter) and the answer as the example's label."""
     facts: dict[str, object] = {k: v for k, v in design_fields(example).items() if k != "none_option"}
-    return facts | {"label": example.answer}
+    label = f"{len(example.targets)} papers" if example.task == "list" else example.answer  # a list answer is long
+    return facts | {"label": label}
 
 
 class PaperLookup:

@@ -140,7 +140,8 @@ def forest_svg(example: Example, layout: ForestLayout, meta: Mapping[int, PaperM
     pos = {p: (x + pad, y + pad) for p, x, y in zip(layout.papers, layout.x, layout.y, strict=True)}
     comp = dict(zip(layout.papers, layout.component, strict=True))
     letters = option_letters(len(example.targets), False) if example.task == "mc" else "T"
-    marks = {example.source: "S"} | {t: letters[i] for i, t in enumerate(example.targets)}
+    # A list example's targets are its whole answer (every reachable paper): only the source is marked.
+    marks = {example.source: "S"} | ({} if example.task == "list" else {t: letters[i] for i, t in enumerate(example.targets)})
     w, h = layout.width + 2 * pad, layout.height + 2 * pad
     out = [f'<svg class="forest" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w:.1f} {h:.1f}" '
            f'data-nodes="{len(layout.papers)}" data-edges="{len(example.edges)}" role="img" '

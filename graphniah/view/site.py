@@ -103,7 +103,7 @@ def _answer_json(a: Answer | None, run: RunView) -> dict[str, object]:
     return {
         "run": run.label,
         "outcome": outcome_of(a),
-        "extracted": a.extracted if a else None,
+        "extracted": a.shown if a else None,
         "response": a.response if a else None,
         "reasoning": a.reasoning if a else None,
         "prompt_tokens": a.prompt_tokens if a else None,
@@ -233,7 +233,7 @@ def build_viewer(
                 data = example_page_data(ex, lookup.meta(ex), run_views, answers, tok, prompt_set)
                 row = [ex.id, data["task"], data["depth"], data["component_size"], data["context_length"], data["distractor"], data["label"],
                        data["total_tokens"], "".join(_OUTCOME_CODE[outcome_of(a)] for a in mine),
-                       [a.extracted if a is not None else None for a in mine]]
+                       [a.shown if a is not None else None for a in mine]]
                 atomic_write_text(page, _ROW_PREFIX + json.dumps(row, ensure_ascii=False) + "\n" + _js("example", data))
             used.add(page.name)
             _link(page, tmp / "examples" / f"{ex.id}.js")

@@ -20,8 +20,9 @@ wrapped in differs. The policies:
   into a citation graph and answers; when the text does not determine an answer the reply has no
   ``\answer{}`` block (and scores as "no answer");
 - ``random``: a uniform draw from the task's answer set (YES/NO; the option letters the question
-  lists; for counting, the benchmark's counting answer set from :class:`graphniah.stats.CountingAnswers`),
-  from the server's own seeded generator;
+  lists; for counting, the benchmark's counting answer set from :class:`graphniah.stats.CountingAnswers`;
+  for a list question, each paper the context names kept with probability 1/2), from the server's own
+  seeded generator;
 - ``always-no``: ``\answer{NO}`` whatever the question.
 
 ``GET /v1/models`` lists the policy as the one model and ``GET /health`` says ``ok``. The server
@@ -283,15 +284,28 @@ class BaselineApp:
                 ans = solve(msgs, self._prompt_set())
             except Undetermined as err:
                 return f"The context does not determine the answer ({err}).", "text-only solver: undetermined"
+            if "\n" in ans:  # a list answer: one title a line, as the prompt asks
+                return f"Reading the citation blocks back into a graph and searching it reaches {ans.count(chr(10)) + 1} papers.\n\\answer{{\n{ans}\n}}", "text-only solver: breadth-first search over the parsed citations"
             return f"Reading the citation blocks back into a graph and searching it gives {ans}.\n\\answer{{{ans}}}", "text-only solver: breadth-first search over the parsed citations"
         try:
-            task, question, _ = split_messages(msgs, self._prompt_set())
+            task, question, context = split_messages(msgs, self._prompt_set())
+            if task == "list":
+                return self._random_list(context), None
             answers = self._answer_set(task, question)
         except Undetermined as err:
             raise _Reject(400, f"cannot tell the task from the messages: {err}", "unknown_task", "invalid_request_error") from None
         with self._lock:
             pick = answers[int(self._rng.integers(len(answers)))]
         return f"\\answer{{{pick}}}", None
+
+    def _random_list(self, context: str) -> str:
+        r"""A random list answer: each paper the context names, kept with probability 1/2 (``\answer{}`` may be empty)."""
+        from graphniah.sampling.examples.textcheck import parse_context
+
+        titles = [node.title for node in parse_context(context, self._prompt_set()).nodes]
+        with self._lock:
+            keep = self._rng.random(len(titles)) < 0.5
+        return "\\answer{\n" + "".join(f"{t}\n" for t, k in zip(titles, keep, strict=True) if k) + "}"
 
     def _answer_set(self, task: str, question: str) -> list[str]:
         from graphniah.formats.examples import option_letters
