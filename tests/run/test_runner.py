@@ -314,3 +314,25 @@ def test_a_snapshot_is_found_by_hash_under_the_root_or_as_the_root_itself(suite:
         snapshot_at_or_under(suite.snapshots, "0" * 64)
     with pytest.raises(GraphNIAHError, match="no snapshot with hash 000000000000"):
         snapshot_at_or_under(under.path, "0" * 64)  # the root is a snapshot, but not that one
+
+
+def test_the_cutoff_guard_refuses_a_snapshot_built_without_the_preprint_guard(tmp_path):
+    """A snapshot manifest of format 2 (before earliest_public_date) is refused; format 3 gives the
+    earlier of its cutoff and its papers' earliest public date."""
+    import json
+
+    import numpy as np
+
+    from graphniah.formats.snapshot import MANIFEST_FILE
+    from graphniah.run.runner import snapshot_cutoffs
+    from tests.graph.synthetic import write_snapshot
+
+    folder = write_snapshot(tmp_path / "r" / "cutoff=2026-04-01", 3, np.array([1]), np.array([0]), snapshot_hash="h" * 64)
+    assert snapshot_cutoffs(["h" * 64], tmp_path) == {"h" * 64: dt.date(2026, 4, 1)}
+    m = json.loads((folder / MANIFEST_FILE).read_text())
+    (folder / MANIFEST_FILE).write_text(json.dumps(m | {"earliest_public_date": {"min": "2026-03-01", "max": "2026-04-03"}}))
+    assert snapshot_cutoffs(["h" * 64], tmp_path) == {"h" * 64: dt.date(2026, 3, 1)}  # a paper public before the cutoff
+    del m["earliest_public_date"]
+    (folder / MANIFEST_FILE).write_text(json.dumps(m | {"format_version": 2}))
+    with pytest.raises(GraphNIAHError, match=r"built before the preprint guard .* rebuild it with graphniah refresh"):
+        snapshot_cutoffs(["h" * 64], tmp_path)
