@@ -32,6 +32,7 @@ __all__ = [
     "PARTIAL_LINE_FORMAT",
     "SUITE_MANIFEST_FORMAT",
     "Draw",
+    "Extra",
     "PartialLine",
     "Reuse",
     "ReuseRecord",
@@ -48,8 +49,9 @@ __all__ = [
     "write_suite_manifest",
 ]
 
-Variable = Literal["depth", "component_size", "task", "distractor", "context_length", "reasoning_effort", "none_option"]
-EXAMPLE_VARIABLES = ("depth", "component_size", "task", "distractor", "context_length", "none_option")
+Variable = Literal["depth", "component_size", "task", "distractor", "context_length", "reasoning_effort", "none_option",
+                   "render"]
+EXAMPLE_VARIABLES = ("depth", "component_size", "task", "distractor", "context_length", "none_option", "render")
 
 
 def same_value(a: Any, b: Any) -> bool:
@@ -86,6 +88,14 @@ class Reuse(Frozen):
     from_value: Any = None  # their value in the other suite (None: all of its examples)
 
 
+class Extra(Frozen):
+    """``n`` more examples of one value with some variables fixed (the demo's one edge-list example)."""
+
+    value: Any
+    n: int = Field(ge=1)
+    fixed: dict[str, Any] = Field(default_factory=dict)
+
+
 class SuiteSpec(Frozen):
     """One suite file (``pipelines/suites/<name>.yaml``)."""
 
@@ -102,6 +112,15 @@ class SuiteSpec(Frozen):
     # Multiple-choice examples pack with room for a fifth option, so that a none-option suite can
     # reuse them as its "before" examples with contexts identical to its "after" twins.
     reserve_none_option: bool = False
+    # Matched sampling (graphniah.sampling.examples.similarity): wrong answers as similar to the
+    # source as the true one; in counting the other components' sizes drawn from the suite's size
+    # range (the varied values when the suite varies component_size), never the source's.
+    match_similarity: bool = False
+    # Every example gets a twin with the same components and no distractor text: the base that
+    # NoLiMa's effective length compares a model's accuracy with (graphniah.report.effective).
+    base: bool = False
+    # More examples for single values, with some variables fixed, planned after the value groups.
+    extra: tuple[Extra, ...] = ()
 
     @model_validator(mode="after")
     def _check(self) -> SuiteSpec:
@@ -118,7 +137,18 @@ class SuiteSpec(Frozen):
             self._check_counts(self.counts)
         if self.reuse is not None:
             self._check_reuse(self.reuse)
+        for extra in self.extra:
+            self._check_extra(extra)
         return self
+
+    def _check_extra(self, extra: Extra) -> None:
+        if self.same_examples:
+            raise ValueError("extra examples belong to one value; this suite shares one set (same_examples)")
+        if not has_value(dict.fromkeys(self.values), extra.value):
+            raise ValueError(f"extra.value {extra.value!r} is not one of the values {list(self.values)}")
+        unknown = set(extra.fixed) - set(EXAMPLE_VARIABLES)
+        if unknown or self.vary in extra.fixed:
+            raise ValueError(f"extra.fixed may fix the example variables other than {self.vary}, got {sorted(extra.fixed)}")
 
     def _check_counts(self, counts: dict[Any, int]) -> None:
         if self.same_examples:
@@ -181,12 +211,19 @@ class SuiteManifestExample(Frozen):
     value: Any
     recipe: Recipe
     reused_from: str | None = None  # the suite it was copied from (``reuse``), if any
+    # A suite with ``base: true``: ``base_id`` is the id of this example's no-distractor twin (its
+    # own id when it has no distractors), and ``is_base`` marks a twin (an example of the base only).
+    base_id: str | None = None
+    is_base: bool = False
 
     @model_serializer(mode="wrap")
     def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         out: dict[str, Any] = handler(self)
-        if self.reused_from is None:
-            del out["reused_from"]
+        for name in ("reused_from", "base_id"):
+            if getattr(self, name) is None:
+                del out[name]
+        if not self.is_base:
+            del out["is_base"]
         return out
 
 

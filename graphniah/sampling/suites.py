@@ -34,10 +34,13 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from graphniah import __version__
 from graphniah.atomic import atomic_write_text, canonical_json, sha256_bytes
@@ -46,6 +49,7 @@ from graphniah.formats.examples import parse_example
 from graphniah.formats.snapshot import Snapshot
 from graphniah.formats.suites import (
     EXAMPLE_VARIABLES,
+    Extra,
     PartialLine,
     Reuse,
     ReuseRecord,
@@ -60,8 +64,10 @@ from graphniah.formats.suites import (
 )
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.resources import resource_dir
+from graphniah.sampling.examples.distract import NONE
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 from graphniah.sampling.examples.sample import (
+    SIZE_TASKS,
     ExampleSpec,
     SamplingContext,
     balanced_labels,
@@ -96,13 +102,14 @@ class SuiteItem:
     """One example of a suite: the value it belongs to, its spec and its index (its randomness).
 
     ``reused`` is the id of the example copied from another suite (``SuiteSpec.reuse``); such an
-    item is never built.
+    item is never built. ``twin`` marks the no-distractor twin of another item (``SuiteSpec.base``).
     """
 
     value: Any
     spec: ExampleSpec
     index: int
     reused: str | None = None
+    twin: bool = False
 
 
 @dataclass(frozen=True)
@@ -184,6 +191,18 @@ def load_reused(suite: SuiteSpec, out_root: Path, snapshot_hash: str, seed: int,
                        tuple(chosen))
 
 
+def matched(spec: ExampleSpec, suite: SuiteSpec) -> ExampleSpec:
+    """``spec`` with matched sampling on; counting and listing draw the other components' sizes from
+    the suite's size range (its values when it varies the component size)."""
+    if spec.task not in SIZE_TASKS:
+        return replace(spec, match_similarity=True)
+    if suite.vary == "component_size":
+        lo, hi = int(min(suite.values)), int(max(suite.values))
+    else:
+        lo, hi = suite.draw.component_size.min, suite.draw.component_size.max
+    return replace(spec, match_similarity=True, size_range=(lo, hi))
+
+
 def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused: ReusedSuite | None = None) -> list[SuiteItem]:
     """Every example of the suite, deterministically from ``seed`` and the suite's name.
 
@@ -201,30 +220,17 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused
     d = suite.draw
     items: list[SuiteItem] = []
     index = 0
-    values = suite.example_values
-    if suite.vary == "none_option":
-        values = (False,)  # built once without the option, then repeated with it (same indices)
-    for vi, value in enumerate(values):
-        n = suite.count(value, per_value)
-        if reused is not None and suite.reuse is not None and same_value(value, suite.reuse.for_value):
+    values = _drawn_values(suite)
+    # The value groups, then the extra groups (``extra``), each drawing from its own stream.
+    groups: list[tuple[Any, int, Extra | None]] = [(v, suite.count(v, per_value), None) for v in values]
+    groups += [(e.value, e.n, e) for e in suite.extra]
+    for vi, (value, n, extra) in enumerate(groups):
+        if extra is None and reused is not None and suite.reuse is not None and same_value(value, suite.reuse.for_value):
             items += [SuiteItem(value, r.spec, r.index, reused=r.id) for r in reused.examples]
             index += n
             continue
         rng = generator(Stream.SUITE, seed, name_key, vi)
-        rows: list[dict[str, Any]] = []
-        for _ in range(n):
-            row: dict[str, Any] = {
-                "task": d.task[int(rng.integers(len(d.task)))],
-                "depth": d.depth[int(rng.integers(len(d.depth)))],
-                "component_size": int(rng.integers(d.component_size.min, d.component_size.max + 1)),
-                "distractor": d.distractor[int(rng.integers(len(d.distractor)))],
-                "context_length": d.context_length[int(rng.integers(len(d.context_length)))],
-                "none_option": False,
-            }
-            row.update(suite.fixed)
-            if value is not None and suite.vary in EXAMPLE_VARIABLES:
-                row[suite.vary] = value
-            rows.append(row)
+        rows = _draw_rows(suite, rng, n, value, extra)
         labels = balanced_labels([r["task"] for r in rows], rng)
         for row, label in zip(rows, labels, strict=True):
             spec = ExampleSpec(
@@ -236,17 +242,88 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused
                 alpha=d.alpha,
                 distractor=row["distractor"],
                 context_length=None if row["distractor"] == "none" else int(row["context_length"]),
+                render=row["render"],
             )
             if suite.reserve_none_option and spec.task == "mc":
                 spec = replace(spec, reserve_none_option=True)
+            if suite.match_similarity:
+                spec = matched(spec, suite)
             items.append(SuiteItem(value, spec, index))
             index += 1
+    items = _paired(suite, items)
+    if suite.base:
+        items = with_base_twins(items)
+    return items
+
+
+def _drawn_values(suite: SuiteSpec) -> tuple[Any, ...]:
+    """The values whose examples are drawn. A paired suite draws one group and repeats it with each
+    other value at the same indices (:func:`_paired`): none-option without the option, render its
+    first value."""
+    if suite.vary == "none_option":
+        return (False,)
+    if suite.vary == "render":
+        return suite.values[:1]
+    return suite.example_values
+
+
+def _paired(suite: SuiteSpec, items: list[SuiteItem]) -> list[SuiteItem]:
+    """The drawn items, then their twins with each other value of a paired suite (same spec, seed
+    and index, so the same components: a render twin holds the same forest, distractors and L)."""
     if suite.vary == "none_option":
         # Both twins pack with room for the fifth option, so their contexts are identical (reused
         # "before" examples were packed so: load_reused checks it).
         base = [it if it.reused else replace(it, spec=replace(it.spec, reserve_none_option=True)) for it in items]
-        items = base + [SuiteItem(True, replace(it.spec, none_option=True), it.index) for it in base]
+        return base + [SuiteItem(True, replace(it.spec, none_option=True), it.index) for it in base]
+    if suite.vary == "render":
+        return items + [SuiteItem(v, replace(it.spec, render=v), it.index) for v in suite.values[1:] for it in items]
     return items
+
+
+def _draw_rows(suite: SuiteSpec, rng: np.random.Generator, n: int, value: Any, extra: Extra | None) -> list[dict[str, Any]]:
+    """The example variables of ``n`` examples of ``value``: drawn (§4.1), then the suite's fixed ones,
+    the value, and an extra group's fixed ones. The rendering is never drawn (APA unless fixed or
+    varied), so suites that do not name it plan exactly what they planned before it existed."""
+    d = suite.draw
+    rows: list[dict[str, Any]] = []
+    for _ in range(n):
+        row: dict[str, Any] = {
+            "task": d.task[int(rng.integers(len(d.task)))],
+            "depth": d.depth[int(rng.integers(len(d.depth)))],
+            "component_size": int(rng.integers(d.component_size.min, d.component_size.max + 1)),
+            "distractor": d.distractor[int(rng.integers(len(d.distractor)))],
+            "context_length": d.context_length[int(rng.integers(len(d.context_length)))],
+            "none_option": False,
+            "render": "apa",
+        }
+        row.update(suite.fixed)
+        if value is not None and suite.vary in EXAMPLE_VARIABLES:
+            row[suite.vary] = value
+        if extra is not None:
+            row.update(extra.fixed)
+        rows.append(row)
+    return rows
+
+
+def with_base_twins(items: list[SuiteItem]) -> list[SuiteItem]:
+    """``items`` and, after them, the no-distractor twin of each item that has distractors: the same
+    spec, index and value with distractor ``none`` (L kept, so the needles meet the same length
+    check), hence the same components. An item without distractors is its own twin (its line is the
+    twin's, byte for byte, so it is not planned twice)."""
+    twins = [SuiteItem(it.value, replace(it.spec, distractor=NONE), it.index, twin=True)
+             for it in items if it.spec.distractor != NONE]
+    return items + twins
+
+
+def base_ids(items: Sequence[SuiteItem], ids: Sequence[str]) -> list[str]:
+    """Per item (with its example's id), the id of its no-distractor twin (itself for a twin or an
+    item without distractors); the items must hold every twin (:func:`with_base_twins`)."""
+    def key(spec: ExampleSpec, index: int) -> str:
+        return canonical_json([index, replace(spec, distractor=NONE).params()])
+
+    twin_id = {key(it.spec, it.index): i for it, i in zip(items, ids, strict=True) if it.twin}
+    return [i if it.twin or it.spec.distractor == NONE else twin_id[key(it.spec, it.index)]
+            for it, i in zip(items, ids, strict=True)]
 
 
 def _item_key(item: SuiteItem, seed: int, snapshot_hash: str, prompts_hash: str) -> str:
@@ -364,6 +441,7 @@ def build_suite(
     examples = [parse_example(line, f"{examples_path} (line {i})") for i, line in enumerate(lines, 1)]
     # The lines as they are: a reused example is the other suite's line byte for byte.
     atomic_write_text(examples_path, "".join(line + "\n" for line in lines))
+    bases: list[str | None] = list(base_ids(items, [ex.id for ex in examples])) if suite.base else [None] * len(items)
     manifest = SuiteManifest(
         suite=suite,
         seed=seed,
@@ -375,8 +453,9 @@ def build_suite(
         created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         examples=tuple(
             SuiteManifestExample(id=ex.id, index=it.index, value=it.value, recipe=ex.recipe,
-                                 reused_from=taken.name if taken is not None and it.reused is not None else None)
-            for ex, it in zip(examples, items, strict=True)
+                                 reused_from=taken.name if taken is not None and it.reused is not None else None,
+                                 base_id=base, is_base=it.twin)
+            for ex, it, base in zip(examples, items, bases, strict=True)
         ),
         reuse=taken.record(suite.reuse) if taken is not None and suite.reuse is not None else None,
     )
