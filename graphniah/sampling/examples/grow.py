@@ -151,7 +151,7 @@ def grow_components(
     graph: NeighbourIndex,
     paths: Sequence[npt.NDArray[np.int64]],
     depth: int,
-    size: int,
+    size: int | Sequence[int],
     alpha: float,
     rng: np.random.Generator,
     title_key: Callable[[int], Hashable],
@@ -160,6 +160,9 @@ def grow_components(
     occupied: Occupied | None = None,
 ) -> list[Component] | None:
     """Grow one component per backbone path to ``size`` papers; None if some component gets stuck.
+
+    ``size`` is one size for every component or one per path (matched counting gives the source's
+    component and the others different sizes).
 
     ``paths`` must already satisfy :func:`paths_compatible` (with the same ``occupied``), each
     oriented as the example uses it. ``title_key(v)`` is the form in which two titles count as the
@@ -171,9 +174,10 @@ def grow_components(
         raise ValueError("alpha must be > 0")
     stats = stats if stats is not None else GrowthStats()
     n_comp = len(paths)
-    if size < len(paths[0]):
-        raise ValueError(f"component size {size} is smaller than the backbone ({len(paths[0])} papers)")
-    cap = n_comp * size
+    want = np.broadcast_to(np.asarray(size, dtype=np.int64), (n_comp,))
+    if want.min(initial=len(paths[0])) < len(paths[0]):
+        raise ValueError(f"component size {int(want.min())} is smaller than the backbone ({len(paths[0])} papers)")
+    cap = int(want.sum())
     # Per-paper state in preallocated arrays (slot i = i-th paper to join the example), so a step
     # costs a few vectorised passes over at most n_comp * size slots.
     nodes = np.empty(cap, dtype=np.int64)
@@ -209,8 +213,8 @@ def grow_components(
             for v in path:
                 add(int(v), c)
 
-        while (sizes < size).any():
-            open_comp = sizes < size
+        while (sizes < want).any():
+            open_comp = sizes < want
             eligible = open_comp[comp_of[:count]] & (untried[:count] > 0)
             if not np.all(np.bincount(comp_of[:count][eligible], minlength=n_comp)[open_comp] > 0):
                 stats.rejects["stuck_component"] += 1

@@ -1,0 +1,176 @@
+"""Benchmark of matched sampling (issue 21): do titles or paper counts give the answer away?
+
+On the demo snapshot, for each depth (8 and 32) it samples ``--per-task`` examples of each task
+(yesno, mc, count; no distractors, as the issue's measurement) once without and once with
+``match_similarity``, and prints side by side:
+
+- YES/NO: accuracy of the median rule (YES when the TF-IDF cosine of source and target titles is
+  above the median over the batch) and the AUC of that cosine for YES against NO;
+- MC: accuracy of picking the candidate whose title is most similar to the source;
+- counting: accuracy of the paper-count rule (distinct papers / 2 − 1) and of the best possible
+  function of the paper count (the most frequent answer for each total, fitted on the batch itself,
+  an upper bound), against guessing a size uniformly from the size range;
+- the sampling time per example with and without the control (the control's one-off index — TF-IDF
+  over all titles, pool endpoints — is printed apart).
+
+Similarities are measured in the sampler's own space (TF-IDF over the snapshot's eligible titles,
+``similarity.TitleSpace``). Where the shortcut-baseline library (``graphniah.baselines``) is
+installed its ``title-similarity`` and ``paper-count`` shortcuts are scored on the same examples as
+well (they fit TF-IDF on the questions' titles alone). "Within the Wilson interval of random
+guessing": the rule's accuracy lies in the 95% Wilson interval of n·p correct answers out of n.
+
+    python bench/matched.py [--snapshot DIR | --root /tmp/graphniah-bench-matched] [--per-task 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from graphniah.formats.examples import Example
+from graphniah.formats.snapshot import Snapshot
+from graphniah.sampling.examples.sample import MAX_SIZE, MIN_SIZE, SampleStats, SamplingContext, batch_specs, build_example
+from graphniah.seeds import Stream, generator
+from graphniah.stats import wilson_interval
+
+DEPTHS = (8, 32)
+TASKS = ("yesno", "mc", "count")
+
+
+def demo_snapshot(root: Path) -> Snapshot:
+    """The embedded default (demo release -> snapshot -> pools of 1,000 paths at depths 4-32), built once under ``root``."""
+    from graphniah.refresh import refresh
+
+    return refresh(dt.date(2026, 4, 1), root, demo=True).snapshot
+
+
+@dataclass
+class Batch:
+    examples: list[Example]
+    seconds: float
+
+
+def sample(ctx: SamplingContext, task: str, depth: int, n: int, matched: bool, seed: int) -> Batch:
+    specs = batch_specs(task, depth, n, generator(Stream.BATCH, seed), match_similarity=matched)  # type: ignore[arg-type]
+    t0 = time.perf_counter()
+    examples = [build_example(ctx, s, seed, i, SampleStats()) for i, s in enumerate(specs)]
+    return Batch(examples, time.perf_counter() - t0)
+
+
+def cosines(ctx: SamplingContext, pairs: Sequence[tuple[int, int]]) -> np.ndarray:
+    """TF-IDF cosine of each (corpus id, corpus id) pair in the sampler's title space."""
+    a = ctx.graph.vertex_of(np.asarray([p[0] for p in pairs], dtype=np.int64), source="bench")
+    b = ctx.graph.vertex_of(np.asarray([p[1] for p in pairs], dtype=np.int64), source="bench")
+    titles = ctx._titles
+    va = ctx.title_space.vectors(titles.take(pa.array(a)))
+    vb = ctx.title_space.vectors(titles.take(pa.array(b)))
+    return np.asarray(va.multiply(vb).sum(axis=1)).ravel()
+
+
+def auc(pos: np.ndarray, neg: np.ndarray) -> float:
+    """P(a YES cosine > a NO cosine) + ½ P(tie): the Mann-Whitney AUC."""
+    if pos.size == 0 or neg.size == 0:
+        return float("nan")
+    greater = (pos[:, None] > neg[None, :]).mean()
+    ties = (pos[:, None] == neg[None, :]).mean()
+    return float(greater + 0.5 * ties)
+
+
+def within_chance(correct: int, n: int, p: float) -> str:
+    iv = wilson_interval(round(n * p), n)
+    ok = iv.low <= correct / n <= iv.high
+    return f"{100 * correct / n:5.1f}% (chance {100 * p:.1f}%, Wilson [{100 * iv.low:.1f}, {100 * iv.high:.1f}]) {'ok' if ok else 'OUTSIDE'}"
+
+
+def yesno_lines(ctx: SamplingContext, ex: list[Example]) -> list[str]:
+    cos = cosines(ctx, [(e.source, e.targets[0]) for e in ex])
+    yes = np.asarray([e.answer == "YES" for e in ex])
+    rule = cos > np.median(cos)
+    a = auc(cos[yes], cos[~yes])
+    return [f"  yesno median rule   {within_chance(int((rule == yes).sum()), len(ex), 0.5)}",
+            f"  yesno AUC YES vs NO {a:.3f} {'ok' if 0.44 <= a <= 0.56 else 'OUTSIDE'} [0.44, 0.56]"]
+
+
+def mc_line(ctx: SamplingContext, ex: list[Example]) -> str:
+    cos = cosines(ctx, [(e.source, t) for e in ex for t in e.targets]).reshape(len(ex), -1)
+    picks = np.argmax(cos, axis=1)
+    truth = np.asarray(["ABCD".index(e.answer) for e in ex])
+    return f"  mc most similar     {within_chance(int((picks == truth).sum()), len(ex), 0.25)}"
+
+
+def count_lines(ex: list[Example]) -> list[str]:
+    total = np.asarray([len(e.papers) for e in ex])  # no distractors: the context names exactly these papers
+    answer = np.asarray([int(e.answer) for e in ex])
+    rule = int((total // 2 - 1 == answer).sum())
+    by_total: dict[int, Counter[int]] = {}
+    for t, a in zip(total.tolist(), answer.tolist(), strict=True):
+        by_total.setdefault(t, Counter())[a] += 1
+    best = sum(c.most_common(1)[0][1] for c in by_total.values())
+    sizes = MAX_SIZE - MIN_SIZE + 1
+    return [f"  count paper-count   {rule}/{len(ex)} correct; uniform size guess expects {len(ex) / sizes:.2f} ({'ok' if rule <= len(ex) / sizes else 'ABOVE'})",
+            f"  count best f(total) {best}/{len(ex)} (fitted on the batch itself: an upper bound for any function of the paper count)"]
+
+
+def library_lines(examples: list[Example]) -> list[str]:
+    try:
+        from graphniah.baselines import shortcuts
+    except ImportError:
+        return ["  (graphniah.baselines not installed: library shortcuts skipped)"]
+    out = []
+    for name in ("title-similarity", "paper-count"):
+        answers = shortcuts.answer(name, examples)
+        by_task: dict[str, list[bool]] = {}
+        for e in examples:
+            if e.id in answers:
+                by_task.setdefault(e.task, []).append(answers[e.id] == e.answer)
+        out.append(f"  library {name}: " + ", ".join(f"{t} {100 * np.mean(v):.1f}% of {len(v)}" for t, v in by_task.items()))
+    return out
+
+
+def run_depth(ctx: SamplingContext, depth: int, n: int, seed: int) -> None:
+    """Print the measurements at one depth, without and with the control."""
+    t0 = time.perf_counter()
+    ctx.match_index(depth)
+    print(f"\ndepth {depth}: match index {time.perf_counter() - t0:.2f}s once; {n} examples per task, no distractors")
+    per: dict[bool, dict[str, float]] = {}
+    for matched in (False, True):
+        print(f" match_similarity {'on' if matched else 'off'}:")
+        batches = {task: sample(ctx, task, depth, n, matched, seed) for task in TASKS}
+        print(*yesno_lines(ctx, batches["yesno"].examples), mc_line(ctx, batches["mc"].examples),
+              *count_lines(batches["count"].examples), sep="\n")
+        print(*library_lines([e for b in batches.values() for e in b.examples]), sep="\n")
+        per[matched] = {t: b.seconds / len(b.examples) for t, b in batches.items()}
+        print("  seconds per example: " + ", ".join(f"{t} {s:.3f}" for t, s in per[matched].items()))
+    ratio = {t: per[True][t] / per[False][t] for t in TASKS}
+    print("  time ratio on/off:   " + ", ".join(f"{t} {r:.2f}x" for t, r in ratio.items())
+          + f" (target <= 1.5x: {'ok' if max(ratio.values()) <= 1.5 else 'ABOVE'})")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--snapshot", type=Path, help="a built snapshot folder (default: the demo, built once under --root)")
+    ap.add_argument("--root", type=Path, default=Path("/tmp/graphniah-bench-matched"))
+    ap.add_argument("--per-task", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--depths", type=int, nargs="+", default=list(DEPTHS))
+    args = ap.parse_args()
+
+    snap = Snapshot.open(args.snapshot) if args.snapshot else demo_snapshot(args.root)
+    ctx = SamplingContext(snap)
+    t0 = time.perf_counter()
+    ctx.title_space  # noqa: B018 - built here so that it is timed apart from the examples
+    print(f"snapshot {snap.path}: {ctx.graph.n:,} papers; TF-IDF over all titles {time.perf_counter() - t0:.1f}s once")
+    for depth in args.depths:
+        run_depth(ctx, depth, args.per_task, args.seed)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+"""Matched sampling: wrong answers whose titles are as close to the source as the true answer's.
+
+In the paper's design a YES target lies on the source's own citation path and a NO target or a wrong
+multiple-choice candidate in an independently drawn component, so it tends to be about something
+else, and "answer YES when the titles look alike" beats random without reading a citation. With
+``match_similarity`` the components that hold the NO target (YES/NO) and the wrong candidates (MC)
+are chosen so that their target's similarity to the source follows the distribution of the true
+target's, per task and depth. This module holds the similarity and the choice.
+
+**Similarity** of papers ``u`` and ``v``: the cosine of their titles' TF-IDF vectors (lower-cased
+word tokens of two or more characters, raw term counts, smoothed IDF ``ln((1 + N) / (1 + df)) + 1``
+over the N eligible titles of the snapshot, rows L2-normalised), and — where the snapshot has S2
+fields of study (``papers.parquet`` column ``fields_of_study``) — whether the two share a field:
+``unknown`` (one of them has none), ``same`` or ``different``.
+
+**Candidates.** A depth-k pool path ``p`` offers two (path, direction) choices; the source of a
+component is ``p_k`` and its target ``p_{2k-1}``, and reversing a path of 3k−2 papers swaps the two.
+So the pool's candidate targets are the 2n endpoints (``MatchIndex`` rows), each standing for one
+path in one direction.
+
+**Choice: a uniform rank among nearest neighbours.** Path 0 (the source's component) and its
+direction are drawn uniformly; its target has cosine ``c0`` to the source and field relation ``f0``.
+The other components' targets are taken among the candidates compatible with the paths chosen so far
+(the pool's conflict matrix, :mod:`.backbones`) that have the same field relation ``f0``, ordered by
+cosine to the source (ties in a random order, the true target placed at a random position among its
+ties). A rank ``r`` is drawn uniformly from ``0 … m`` (m the number of wrong answers: 1 for YES/NO,
+3 for MC); the ``r`` candidates just below the true target and the ``m − r`` just above it are taken,
+and their order among the components is shuffled. If one of them lies more than ``CALIPER`` from
+``c0`` (or there are not enough), the whole tuple is drawn again.
+
+Why this matches: the wrong targets sit next to ``c0`` in the same field relation, so their cosines
+follow the true target's distribution up to the caliper — the AUC of the similarity for YES against
+NO is 1/2 up to those gaps — and the true target's rank among the options by similarity is uniform
+by construction, so "pick the most similar candidate" is right with probability 1/(m + 1) (ties go
+either way). YES and NO examples draw their components the same way (only the asked target
+differs), so the draw says nothing about the label. Redrawing tuples whose true target has no close
+neighbour (a title far more similar than any other candidate's) keeps examples whose true pair is
+typical of the pool; ``bench/matched.py`` prints the result on the demo.
+
+**Nothing else changes.** The chosen paths are pairwise compatible by the conflict matrix exactly as
+:meth:`PoolIndex.draw`'s are, and ``sample.draw_paths`` puts them through the same checks
+afterwards (room in the connected part, no mutual citation inside a path); growth, the forest
+invariant check, rendering, packing and the text verifier run unchanged on them. Only the
+distribution over path tuples differs. Every draw comes from the example's generator, and the
+recipe records ``match_similarity`` (absent means false, so older examples read and regenerate
+unchanged), so ``regenerate`` replays the same choice byte for byte.
+
+Counting (and listing) has no target in the question; there the control acts on sizes instead
+(``other_sizes`` in :mod:`.sample`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+import scipy.sparse as sp
+
+CALIPER = 0.05  # largest cosine gap between a wrong target and the true one
+_SPLIT = r"\W+"
+UNKNOWN, SAME, DIFFERENT = 0, 1, 2  # field-of-study relation of two papers
+
+
+def _tokens(titles: pa.Array | pa.ChunkedArray) -> tuple[npt.NDArray[np.int64], pa.Array]:
+    """(row of each token, tokens): lower-cased words of at least two characters."""
+    parts = pc.split_pattern_regex(pc.utf8_lower(titles), _SPLIT)
+    parents = np.asarray(pc.list_parent_indices(parts), dtype=np.int64)
+    flat = pc.list_flatten(parts)
+    keep = np.asarray(pc.greater_equal(pc.utf8_length(flat), 2).fill_null(False), dtype=bool)
+    tokens = flat.filter(pa.array(keep))
+    return parents[keep], tokens if isinstance(tokens, pa.Array) else tokens.combine_chunks()
+
+
+@dataclass(frozen=True, eq=False)
+class TitleSpace:
+    """The TF-IDF space of a snapshot's eligible titles: its terms and their IDF."""
+
+    terms: pa.Array  # distinct tokens; a term's id is its position
+    idf: npt.NDArray[np.float64]
+
+    @classmethod
+    def fit(cls, titles: pa.Array | pa.ChunkedArray) -> TitleSpace:
+        rows, tokens = _tokens(titles)
+        encoded = pc.dictionary_encode(tokens)
+        ids = np.asarray(encoded.indices, dtype=np.int64)
+        terms = encoded.dictionary
+        n = len(titles)
+        counts = sp.csr_matrix((np.ones(ids.size, dtype=np.int32), (rows, ids)), shape=(n, len(terms)))
+        counts.sum_duplicates()  # one entry per (title, term): the document frequency counts entries
+        df = np.bincount(counts.indices, minlength=len(terms))
+        return cls(terms, np.log((1.0 + n) / (1.0 + df)) + 1.0)
+
+    def vectors(self, titles: pa.Array | pa.ChunkedArray) -> sp.csr_matrix:
+        """L2-normalised TF-IDF rows of ``titles`` (terms outside the space are dropped)."""
+        rows, tokens = _tokens(titles)
+        ids = np.asarray(pc.index_in(tokens, value_set=self.terms).fill_null(-1), dtype=np.int64)
+        known = ids >= 0
+        rows, ids = rows[known], ids[known]
+        m = sp.csr_matrix((self.idf[ids], (rows, ids)), shape=(len(titles), len(self.terms)))  # duplicates sum: tf * idf
+        norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1)).ravel())
+        scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+        out: sp.csr_matrix = sp.csr_matrix(sp.diags(scale) @ m)
+        return out
+
+
+def field_masks(fields: pa.Array | pa.ChunkedArray | None, n: int) -> npt.NDArray[np.int64]:
+    """One bit per S2 field of study (0: none known) for each of ``n`` papers; all 0 without the column."""
+    if fields is None:
+        return np.zeros(n, dtype=np.int64)
+    lists = fields.combine_chunks() if isinstance(fields, pa.ChunkedArray) else fields
+    parents = np.asarray(pc.list_parent_indices(lists), dtype=np.int64)
+    encoded = pc.dictionary_encode(pc.list_flatten(lists))
+    if len(encoded.dictionary) > 62:
+        raise ValueError(f"{len(encoded.dictionary)} distinct fields of study; at most 62 fit a bit mask")
+    bits = np.left_shift(np.int64(1), np.asarray(encoded.indices, dtype=np.int64))
+    out = np.zeros(n, dtype=np.int64)
+    np.bitwise_or.at(out, parents, bits)
+    return out
+
+
+def field_relation(a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """UNKNOWN where either has no field, SAME where they share one, DIFFERENT otherwise."""
+    return np.where((a == 0) | (b == 0), UNKNOWN, np.where((a & b) != 0, SAME, DIFFERENT)).astype(np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class MatchIndex:
+    """A depth's pool seen from its endpoints: rows 0..n−1 are the papers ``p_k`` of each path, rows
+    n..2n−1 the papers ``p_{2k-1}``. As a target, row i < n is path i reversed and row n + i path i
+    forward; as a source, the other way round."""
+
+    vectors: sp.csr_matrix  # (2n, terms) TF-IDF rows of the endpoints
+    fields: npt.NDArray[np.int64]  # (2n,) field masks of the endpoints
+
+    @classmethod
+    def build(cls, paths: npt.NDArray[np.int64], depth: int, space: TitleSpace, titles: pa.Array, masks: npt.NDArray[np.int64]) -> MatchIndex:
+        """``paths`` as vertex ids (n × (3k−2)); ``titles`` and ``masks`` indexed by vertex."""
+        ends = np.concatenate([paths[:, depth - 1], paths[:, 2 * depth - 2]])
+        return cls(space.vectors(titles.take(pa.array(ends))), masks[ends])
+
+    @property
+    def n(self) -> int:
+        return int(self.fields.size // 2)
+
+    def cosines_from(self, row: int) -> npt.NDArray[np.float64]:
+        """Cosine of endpoint ``row`` with every endpoint."""
+        return np.asarray((self.vectors @ self.vectors[row].T).toarray()).ravel()
+
+    def true_pair_cosines(self) -> npt.NDArray[np.float64]:
+        """Cosine of each path's two endpoints (its true pair, whichever the direction)."""
+        n = self.n
+        return np.asarray(self.vectors[:n].multiply(self.vectors[n:]).sum(axis=1)).ravel()
+
+    def draw(self, conflict: npt.NDArray[np.bool_], k: int, rng: np.random.Generator) -> list[tuple[int, bool]] | None:
+        """``k`` pairwise compatible (path, reversed) pairs: the source's first, then the wrong answers'
+        components matched to it (module docstring); None when the tuple must be drawn again."""
+        n = self.n
+        first, rev = int(rng.integers(n)), bool(rng.random() < 0.5)
+        src, tgt = (first + n, first) if rev else (first, first + n)
+        cos = self.cosines_from(src)
+        usable = field_relation(np.full(2 * n, self.fields[src]), self.fields) == field_relation(self.fields[[src]], self.fields[[tgt]])[0]
+        # Candidates in cosine order, ties in random order; the true target at a random place among its ties.
+        tie = rng.random(2 * n)
+        below = (cos < cos[tgt]) | ((cos == cos[tgt]) & (tie < tie[tgt]))
+        order = np.lexsort((tie, cos))
+        n_below = int(rng.integers(k))  # the true target's rank among the k options
+        free = ~conflict[first]
+        wrong: list[tuple[int, bool]] = []
+        for side_below in [True] * n_below + [False] * (k - 1 - n_below):
+            ok = np.concatenate([free, free]) & usable & (below if side_below else ~below)
+            ok[tgt] = False
+            ranked = order[ok[order]]
+            if ranked.size == 0:
+                return None
+            row = int(ranked[-1] if side_below else ranked[0])  # the nearest on that side
+            if abs(cos[row] - cos[tgt]) > CALIPER:
+                return None
+            wrong.append((row % n, row < n))
+            free &= ~conflict[row % n]
+        return [(first, rev)] + [wrong[i] for i in rng.permutation(len(wrong))]

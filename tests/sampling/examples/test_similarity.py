@@ -1,0 +1,241 @@
+"""Matched sampling: the title space, the strata, the matched choice, counting sizes, and on the demo
+snapshot every invariant of a matched example and byte-for-byte regeneration from its recipe."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+import networkx as nx
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from graphniah.errors import GraphNIAHError
+from graphniah.formats.examples import Example, RecipeParams, parse_example
+from graphniah.sampling.examples.sample import (
+    ExampleSpec,
+    SamplingContext,
+    batch_specs,
+    build_example,
+    other_sizes,
+    regenerate,
+)
+from graphniah.sampling.examples.similarity import (
+    CALIPER,
+    DIFFERENT,
+    SAME,
+    UNKNOWN,
+    MatchIndex,
+    TitleSpace,
+    field_masks,
+    field_relation,
+)
+from graphniah.sampling.examples.textcheck import normalize, verify
+
+
+def _reference_cosine(corpus: list[str], a: str, b: str) -> float:
+    """TF-IDF cosine written out by hand: counts x smoothed idf over ``corpus``, unit length."""
+    docs = [[w for w in re.split(r"\W+", t.lower()) if len(w) >= 2] for t in corpus]
+    n = len(docs)
+    df = Counter(w for d in docs for w in set(d))
+
+    def vec(t: str) -> dict[str, float]:
+        words = [w for w in re.split(r"\W+", t.lower()) if len(w) >= 2 and w in df]
+        v = {w: c * (math.log((1 + n) / (1 + df[w])) + 1) for w, c in Counter(words).items()}
+        norm = math.sqrt(sum(x * x for x in v.values()))
+        return {w: x / norm for w, x in v.items()} if norm else {}
+
+    va, vb = vec(a), vec(b)
+    return sum(x * vb.get(w, 0.0) for w, x in va.items())
+
+
+def test_title_space_is_tfidf_cosine() -> None:
+    corpus = ["Graph Neural Networks for Citation Graphs", "Citation graphs, revisited", "A study of protein folding",
+              "Protein folding with graph networks", "Deep learning: a survey", "x"]
+    space = TitleSpace.fit(pa.array(corpus))
+    vec = space.vectors(pa.array(corpus))
+    got = (vec @ vec.T).toarray()
+    for i, a in enumerate(corpus):
+        for j, b in enumerate(corpus):
+            assert got[i, j] == pytest.approx(_reference_cosine(corpus, a, b), abs=1e-12)
+    assert got[5, 5] == 0  # no word of two characters: a zero vector, similar to nothing
+    # words the space never saw are dropped
+    unseen = space.vectors(pa.array(["zebra citation"]))
+    assert (unseen @ vec[1].T).toarray()[0, 0] == pytest.approx(_reference_cosine(corpus, "citation", corpus[1]))
+
+
+def test_fields_of_study_relation() -> None:
+    fields = pa.array([["Medicine"], [], ["Biology", "Medicine"], None, ["Physics"]], pa.list_(pa.string()))
+    masks = field_masks(fields, 5)
+    assert masks[1] == 0 and masks[3] == 0 and masks[0] != 0 and masks[2] & masks[0]
+    rel = field_relation(np.repeat(masks[0], 5), masks)
+    assert rel.tolist() == [SAME, UNKNOWN, SAME, UNKNOWN, DIFFERENT]
+    assert field_masks(None, 3).tolist() == [0, 0, 0]
+
+
+def _hand_made_pool(n_topics: int = 6, per_topic: int = 60, depth: int = 3, seed: int = 0) -> tuple[MatchIndex, np.ndarray]:
+    """Paths whose true pairs share their topic's words while random pairs mostly do not: the setting
+    where unmatched sampling gives the answer away. Every fifth paper has no field of study. Returns
+    the index and a conflict matrix (paths in the same block of 4 conflict, to exercise compatibility)."""
+    rng = np.random.default_rng(seed)
+    vocab = [[f"t{t}w{w}" for w in range(8)] for t in range(n_topics)]
+    common = [f"c{w}" for w in range(30)]
+    n_paths = n_topics * per_topic
+    length = 3 * depth - 2
+    paths = np.arange(n_paths * length, dtype=np.int64).reshape(n_paths, length)
+    titles = []
+    for p in range(n_paths):
+        topic = p // per_topic
+        for _ in range(length):
+            words = list(rng.choice(vocab[topic], size=rng.integers(1, 4))) + list(rng.choice(common, size=2))
+            titles.append(" ".join(words))
+    arr = pa.array(titles)
+    fields = pa.array([[f"F{(v // length) // per_topic % 3}"] if v % 5 else [] for v in range(len(titles))], pa.list_(pa.string()))
+    index = MatchIndex.build(paths, depth, TitleSpace.fit(arr), arr, field_masks(fields, len(titles)))
+    conflict = np.zeros((n_paths, n_paths), dtype=bool)
+    block = np.arange(n_paths) // 4
+    conflict[block[:, None] == block[None, :]] = True
+    return index, conflict
+
+
+def _auc(pos: np.ndarray, neg: np.ndarray) -> float:
+    return float((pos[:, None] > neg[None, :]).mean() + 0.5 * (pos[:, None] == neg[None, :]).mean())
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_matched_targets_follow_the_true_target_s_distribution(k: int) -> None:
+    index, conflict = _hand_made_pool()
+    n = index.n
+    rng = np.random.default_rng(1)
+    true_cos, wrong_cos, random_cos, above, strict_max = [], [], [], [], 0
+    redrawn = 0
+    while len(true_cos) < 1500:
+        drawn = index.draw(conflict, k, rng)
+        if drawn is None:
+            redrawn += 1
+            continue
+        paths = [p for p, _ in drawn]
+        assert not any(conflict[a, b] for i, a in enumerate(paths) for b in paths[i + 1:])  # pairwise compatible
+        (first, rev), wrong = drawn[0], drawn[1:]
+        src = first + n * rev
+        tgt = first + n * (not rev)
+        cos = index.cosines_from(src)
+        rel = field_relation(np.full(2 * n, index.fields[src]), index.fields)
+        w = [p + n * (not r) for p, r in wrong]  # the target row of a path used in that direction
+        assert all(rel[x] == rel[tgt] and abs(cos[x] - cos[tgt]) <= CALIPER + 1e-12 for x in w)
+        true_cos.append(cos[tgt])
+        wrong_cos.extend(cos[w])
+        random_cos.append(cos[int(rng.integers(2 * n))])
+        above.append(np.mean([(cos[tgt] > cos[x]) + 0.5 * (cos[tgt] == cos[x]) for x in w]))
+        strict_max += all(cos[tgt] > cos[x] for x in w)
+    t, wr, rn = np.asarray(true_cos), np.asarray(wrong_cos), np.asarray(random_cos)
+    # Unmatched, the true target is far more similar than a random one; matched, it is not.
+    assert _auc(t, rn) > 0.6
+    assert 0.45 <= _auc(t, wr) <= 0.55
+    # It is above a wrong target half the time (ties count half), the strict maximum at most 1/k.
+    assert abs(np.mean(above) - 0.5) < 0.03 and strict_max / 1500 < 1 / k + 0.03
+    assert redrawn < 1500  # most first draws are kept
+
+
+def test_matched_draw_is_a_function_of_the_generator() -> None:
+    index, conflict = _hand_made_pool()
+    draws = [[index.draw(conflict, 4, rng) for _ in range(20)] for rng in (np.random.default_rng(7), np.random.default_rng(7))]
+    assert draws[0] == draws[1]
+
+
+def test_counting_sizes_are_redrawn_and_never_the_source_s() -> None:
+    rng = np.random.default_rng(3)
+    spec = ExampleSpec("count", 4, 105, match_similarity=True, size_range=(100, 110))
+    sizes = other_sizes(spec, 5000, rng)
+    assert 105 not in sizes and min(sizes) == 100 and max(sizes) == 110
+    assert max(Counter(sizes).values()) < 1.25 * 500  # uniform over the ten other sizes
+    plain = ExampleSpec("count", 4, 105)
+    assert other_sizes(plain, 3, rng) == [105, 105, 105]  # without the control: the knob's size, no draw
+    assert other_sizes(ExampleSpec("yesno", 4, 105, "YES", match_similarity=True), 1, rng) == [105]
+    with pytest.raises(GraphNIAHError, match="size range"):
+        ExampleSpec("count", 4, 105, match_similarity=True, size_range=(105, 105))
+    with pytest.raises(GraphNIAHError, match="counting and listing only"):
+        ExampleSpec("yesno", 4, 105, "YES", match_similarity=True, size_range=(100, 110))
+
+
+def test_recipe_without_the_control_is_unchanged() -> None:
+    base = {"task": "yesno", "depth": 4, "component_size": 100, "label": "YES", "none_option": False, "alpha": 0.1,
+            "distractor": "none", "context_length": None, "index": 3}
+    p = RecipeParams.model_validate(base)
+    assert p.model_dump() == base and not p.match_similarity and "match_similarity" not in p
+    on = RecipeParams.model_validate({**base, "task": "count", "label": None, "match_similarity": True, "size_range": [100, 250]})
+    dumped = on.model_dump(mode="json")
+    assert list(dumped)[-2:] == ["size_range", "index"] and dumped["size_range"] == [100, 250]
+    assert ExampleSpec("count", 4, 100).params() == ExampleSpec("count", 4, 100, match_similarity=False).params()
+
+
+# ---- on the demo snapshot ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ctx(demo_snapshot) -> SamplingContext:
+    return SamplingContext(demo_snapshot)
+
+
+@pytest.fixture(scope="module")
+def graph_data(demo_snapshot) -> tuple[set[tuple[int, int]], dict[int, str]]:
+    e = pq.read_table(demo_snapshot.edges_path)
+    t = pq.read_table(demo_snapshot.papers_path, columns=["corpusid", "title"])
+    return (set(zip(e.column("citing").to_pylist(), e.column("cited").to_pylist(), strict=True)),
+            dict(zip(t.column("corpusid").to_pylist(), t.column("title").to_pylist(), strict=True)))
+
+
+def _check_matched(ex: Example, edges: set[tuple[int, int]], titles: dict[int, str]) -> None:
+    """The invariants of any example, from the snapshot itself: the induced citations are exactly the
+    stored forest, one tree per component, distinct titles, the answer follows from the graph and
+    from the text alone; and in matched counting the other component is never the source's size."""
+    papers = set(ex.papers)
+    assert len(papers) == len(ex.papers)
+    assert {e for e in edges if e[0] in papers and e[1] in papers} == set(ex.edges)
+    g = nx.Graph(list(ex.edges))
+    comps = list(nx.connected_components(g))
+    assert nx.is_forest(g) and len(comps) == (4 if ex.task == "mc" else 2)
+    assert len({normalize(titles[p]) for p in ex.papers}) == len(ex.papers)
+    src = next(c for c in comps if ex.source in c)
+    assert len(src) == ex.component_size
+    if ex.task == "count":
+        assert ex.answer == str(len(src) - 1)
+        assert all(len(c) != ex.component_size for c in comps if c is not src)
+        assert all(len(c) >= 3 * ex.depth - 2 for c in comps)
+    else:
+        assert all(len(c) == ex.component_size for c in comps)
+        hits = [i for i, t in enumerate(ex.targets) if t in src]
+        assert len(hits) == (1 if ex.task == "mc" else int(ex.answer == "YES"))
+        if hits:
+            assert nx.shortest_path_length(g, ex.source, ex.targets[hits[0]]) == ex.depth - 1
+    assert verify(ex).ok
+
+
+def test_matched_examples_keep_every_invariant_and_regenerate_byte_for_byte(ctx, graph_data) -> None:
+    edges, titles = graph_data
+    rng = np.random.default_rng(5)
+    for task in ("yesno", "mc", "count"):
+        for i, spec in enumerate(batch_specs(task, 8, 4, rng, match_similarity=True)):  # type: ignore[arg-type]
+            ex = build_example(ctx, spec, 21, i)
+            _check_matched(ex, edges, titles)
+            assert ex.recipe.params.match_similarity
+            line = ex.model_dump_json()
+            again = regenerate(ctx, parse_example(line))
+            assert again.model_dump_json() == line
+            # the control is part of the recipe: the same seed and index without it is another example
+            plain = build_example(ctx, ExampleSpec(spec.task, spec.depth, spec.component_size, spec.label), 21, i)
+            assert plain.id != ex.id and "match_similarity" not in plain.model_dump_json()
+
+
+def test_matched_counting_with_disjoint_components(ctx, graph_data) -> None:
+    edges, titles = graph_data
+    spec = ExampleSpec("count", 4, 110, distractor="disjoint-component", context_length=40_000, match_similarity=True,
+                       size_range=(100, 120))
+    ex = build_example(ctx, spec, 3, 0)
+    _check_matched(ex, edges, titles)
+    assert regenerate(ctx, ex).model_dump_json() == ex.model_dump_json()
+    # the distractor components are drawn too: more papers in the context than the two components
+    assert ex.stats.nodes > len(ex.papers)
