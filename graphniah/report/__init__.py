@@ -28,6 +28,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASKS
 from graphniah.report.effective import EffectiveScale, effective_scales, effective_table
 from graphniah.report.load import TASK_LABELS, Outcomes, RunInfo, SuiteData, load_suite
+from graphniah.report.matched import matched_table
 from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, ReportTable, cells_csv
 from graphniah.report.shortcuts import shortcut_table
 from graphniah.report.tables import AccuracyGrid, ReportContext, accuracy_grid, build_tables
@@ -120,8 +121,9 @@ class Report:
         ]
 
 
-def build_report(data: SuiteData, config: ReportConfig | None = None) -> Report:
-    """Compute every table (and the effective depth and size) of a loaded suite."""
+def build_report(data: SuiteData, config: ReportConfig | None = None, twin: SuiteData | None = None) -> Report:
+    """Compute every table (and the effective depth and size) of a loaded suite; with ``twin`` (the
+    unmatched twin of a matched suite, :mod:`graphniah.report.matched`) the comparison table too."""
     config = config or ReportConfig()
     if not len(data.outcomes):
         raise GraphNIAHError(f"suite {data.suite}: no answered examples in {data.runs_dir}/ (every call failed or no journal matches the examples)")
@@ -133,6 +135,9 @@ def build_report(data: SuiteData, config: ReportConfig | None = None) -> Report:
     shortcuts = shortcut_table(ctx)
     if shortcuts is not None:  # right after the accuracy and effective tables: read them against it
         tables.insert(2, shortcuts)
+    comparison = matched_table(data, twin) if twin is not None else None
+    if comparison is not None:
+        tables.append(comparison)
     return Report(data, config, ctx, tuple(tables), tuple(depth), tuple(size))
 
 

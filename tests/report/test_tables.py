@@ -434,6 +434,9 @@ def test_context_length_pairs_print_raw_p_values_and_holm_beside(tmp_path):
         assert t.value(row, "flash", "fisher_raw").pvalue == pytest.approx(p)
         assert t.value(row, "flash", "fisher_holm").pvalue == pytest.approx(q)
         diff = right[b] / counts[b] - right[a] / counts[a]
-        assert t.cell(row, "flash").text == f"{100 * diff:+.2f} p = {format_pvalue(p)} (Holm p = {format_pvalue(q)})"
+        mde = t.value(row, "flash", "detectable_80")
+        assert mde.n == counts[a] + counts[b] and mde.value is not None and mde.value > abs(diff)  # too few examples to see it
+        assert t.cell(row, "flash").text == (f"{100 * diff:+.2f} p = {format_pvalue(p)} (Holm p = {format_pvalue(q)}) "
+                                             f"(detects ±{100 * mde.value:.1f})")
         assert p > 0.1  # as in the paper: no change is significant
     assert "raw (as in the paper's Table 22)" in t.caption
