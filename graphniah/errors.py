@@ -1,7 +1,11 @@
 """The project's error type: every failure a user can cause says what is wrong and where."""
 
+from __future__ import annotations
 
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the CLI imports this module before anything needs pydantic
+    from pydantic import ValidationError
 
 
 class GraphNIAHError(Exception):

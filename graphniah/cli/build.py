@@ -7,15 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from graphniah.cli.app import app
-from graphniah.cli.options import PromptsOpt, SuitesOpt
-from graphniah.cli.progress import RichProgress
+from graphniah.cli.options import DEFAULT_SEED, PromptsOpt, SuitesOpt
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.snapshot import Snapshot, newest_snapshot
-from graphniah.sampling.suites import build_suite, load_suite
-from graphniah.seeds import DEFAULT_SEED
 
 
 @app.command("build")
@@ -31,6 +26,12 @@ def build_cmd(
     suites: SuitesOpt = None,
 ) -> None:
     """Build a suite's examples (resumable; the manifest lists every example's recipe)."""
+    from rich.console import Console
+
+    from graphniah.cli.progress import RichProgress
+    from graphniah.formats.snapshot import Snapshot, newest_snapshot
+    from graphniah.sampling.suites import build_suite, load_suite
+
     if n is not None and n < 1:
         raise GraphNIAHError(f"-n must be at least 1, got {n}")
     console = Console(stderr=True)

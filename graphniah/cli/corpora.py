@@ -10,21 +10,20 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from graphniah.cli.app import app
-from graphniah.cli.progress import RichProgress
+from graphniah.cli.app import Group, app
 from graphniah.errors import GraphNIAHError
-from graphniah.sampling.corpora import CorpusFetchError, CorpusManifest, fetch, list_manifests
-from graphniah.sampling.corpora.assets import data_dir
-from graphniah.sampling.corpora.model import parse_kind
 
-corpora_app = typer.Typer(name="corpora", help="Distractor corpora built from registry packages.", no_args_is_help=True)
-tokenize_app = typer.Typer(name="tokenize", help="The three tokenizers: fetch their assets, count tokens.",
+if TYPE_CHECKING:  # the corpora and rich are imported by the commands, when they run
+    from rich.table import Table
+
+    from graphniah.sampling.corpora import CorpusManifest
+
+corpora_app = typer.Typer(name="corpora", cls=Group, help="Distractor corpora built from registry packages.", no_args_is_help=True)
+tokenize_app = typer.Typer(name="tokenize", cls=Group, help="The three tokenizers: fetch their assets, count tokens.",
                            no_args_is_help=True)
 app.add_typer(corpora_app, name="corpora")
 app.add_typer(tokenize_app, name="tokenize")
@@ -37,6 +36,8 @@ KindOpt = Annotated[
 
 
 def _manifest_table(manifests: list[CorpusManifest], title: str) -> Table:
+    from rich.table import Table
+
     table = Table(title=title)
     for col in ("kind", "documents", "blocks", "block rule", "characters", "source"):
         table.add_column(col, overflow="fold")
@@ -56,6 +57,12 @@ def corpora_fetch(
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if the corpus is up to date.")] = False,
 ) -> None:
     """Build the distractor corpora (idempotent: an up-to-date corpus is kept)."""
+    from rich.console import Console
+
+    from graphniah.cli.progress import RichProgress
+    from graphniah.sampling.corpora import CorpusFetchError, data_dir, fetch
+    from graphniah.sampling.corpora.model import parse_kind
+
     console = Console()
     try:
         kinds = [parse_kind(k) for k in kind] if kind else None
@@ -76,6 +83,10 @@ def corpora_fetch(
 @corpora_app.command("list")
 def corpora_list(data: DataOpt = None) -> None:
     """Show the manifests of the built corpora."""
+    from rich.console import Console
+
+    from graphniah.sampling.corpora import data_dir, list_manifests
+
     manifests = list_manifests(data)
     if not manifests:
         raise GraphNIAHError(f"no corpora under {data_dir(data) / 'corpora'}: run 'graphniah corpora fetch'")
@@ -91,6 +102,9 @@ def corpora_list(data: DataOpt = None) -> None:
 @tokenize_app.command("fetch")
 def tokenize_fetch(data: DataOpt = None) -> None:
     """Fetch the pinned tokenizer assets (o200k_base file, Gemma tokenizer.json); idempotent."""
+    from rich.console import Console
+
+    from graphniah.sampling.corpora import data_dir
     from graphniah.sampling.tokenizers import fetch_assets
 
     t0 = time.perf_counter()
@@ -107,6 +121,9 @@ def tokenize_count(
     data: DataOpt = None,
 ) -> None:
     """Print the token count of a text under each of the three tokenizers."""
+    from rich.console import Console
+    from rich.table import Table
+
     from graphniah.sampling.tokenizers import TOKENIZERS, load_tokenizer
 
     if (file is None) == (text is None):

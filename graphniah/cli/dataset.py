@@ -7,11 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from graphniah.cli.app import app
 from graphniah.cli.options import PromptsOpt
-from graphniah.cli.progress import RichProgress
 from graphniah.errors import GraphNIAHError
 
 
@@ -25,6 +23,9 @@ def export_cmd(
     prompts: PromptsOpt = None,
 ) -> None:
     """Write the suite as a datasets folder: data/<task>-00000.parquet, README.md (card), graphniah-manifest.json."""
+    from rich.console import Console
+
+    from graphniah.cli.progress import RichProgress
     from graphniah.dataset import export_suite
 
     src = examples if examples is not None else examples_root / f"{suite}.jsonl"

@@ -6,15 +6,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from graphniah.cli.app import app
-from graphniah.cli.options import ModelsOpt, PromptsOpt, SuitesOpt
-from graphniah.cli.progress import RichProgress
-from graphniah.ingest.demo_release import DATASETS
-from graphniah.ingest.demo_release.generate import generation_summary, timed_write
-from graphniah.seeds import DEFAULT_SEED
+from graphniah.cli.options import DEFAULT_SEED, ModelsOpt, PromptsOpt, SuitesOpt
 
 
 @app.command("demo-release")
@@ -28,6 +22,12 @@ def demo_release(
     replace: Annotated[bool, typer.Option("--replace", help="Regenerate an existing demo release folder.")] = False,
 ) -> None:
     """Write synthetic S2AG-format releases and the diffs between them (labelled synthetic)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from graphniah.ingest.demo_release import DATASETS
+    from graphniah.ingest.demo_release.generate import generation_summary, timed_write
+
     rs, seconds = timed_write(
         out, papers=papers, seed=seed, releases=releases, legacy_format=legacy_format,
         first_release=first_release, replace=replace,
@@ -57,6 +57,9 @@ def demo_cmd(
     suites: SuitesOpt = None,
 ) -> None:
     """The whole pipeline on the synthetic demo release: refresh, build, run local endpoints, score."""
+    from rich.console import Console
+
+    from graphniah.cli.progress import RichProgress
     from graphniah.demo import accuracy_table, preview, run_demo
     from graphniah.formats.examples import iter_examples
     from graphniah.formats.snapshot import parse_cutoff
@@ -77,6 +80,11 @@ def demo_cmd(
             console.print(preview(ex, prompts=load_prompts(prompts)), markup=False, highlight=False)
     title = f"Accuracy on the {'demo-llm' if llm else 'demo'} suite (SYNTHETIC data), % with 95% Wilson intervals — {result.examples}"
     console.print(accuracy_table(result.scores, result.baselines, title))
+    if result.verdicts:
+        console.print("[bold]Shortcuts[/] (baseline-* rows: answers from the example text without searching the graph; "
+                      "graphniah baselines)", highlight=False)
+        for line in result.verdicts:
+            console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
     if result.dataset is not None:
         console.print(f"dataset: {result.dataset.resolve()} (the suite as a datasets folder: graphniah run --dataset DIR, "
                       "inspect eval graphniah/graphniah -T dataset=DIR)", highlight=False, soft_wrap=True)

@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from graphniah.cli.app import app
-from graphniah.cli.progress import RichProgress
+from graphniah.cli.options import DEFAULT_CAP, DEFAULT_STEP_BUDGET
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.snapshot import Snapshot, newest_snapshot
-from graphniah.graph.citation_graph import CitationGraph
-from graphniah.graph.paths import DEFAULT_CAP, DEFAULT_STEP_BUDGET, explain_short
-from graphniah.graph.store import build_path_pools, prune_snapshot
+
+if TYPE_CHECKING:  # the graph stage is imported by the commands, when they run
+    from rich.console import Console
+
+    from graphniah.formats.snapshot import Snapshot
+    from graphniah.graph.citation_graph import CitationGraph
 
 _EXTRA = {"allow_extra_args": True, "ignore_unknown_options": False}
 
@@ -45,10 +45,14 @@ def _depths(ctx: typer.Context, depth: list[int]) -> list[int]:
 
 
 def _snapshot(snapshot: Path | None, root: Path) -> Snapshot:
+    from graphniah.formats.snapshot import Snapshot, newest_snapshot
+
     return Snapshot.open(snapshot) if snapshot is not None else newest_snapshot(root)
 
 
 def _load(snap: Snapshot, console: Console) -> CitationGraph:
+    from graphniah.graph.citation_graph import CitationGraph
+
     t0 = time.perf_counter()
     g = CitationGraph.load(snap)
     console.print(f"loaded {snap.path}: {g.n:,} papers, {g.citing.size:,} citations ({time.perf_counter() - t0:.1f}s)", highlight=False)
@@ -63,6 +67,12 @@ def prune_cmd(
     root: RootOpt = Path("snapshots"),
 ) -> None:
     """Remove papers that cannot lie on a simple path of 3k-2 papers; write pruned/depth=K.parquet."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from graphniah.cli.progress import RichProgress
+    from graphniah.graph.store import prune_snapshot
+
     depths = _depths(ctx, depth)
     console = Console()
     snap = _snapshot(snapshot, root)
@@ -89,6 +99,13 @@ def paths_cmd(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Sample again even if an identical complete pool exists.")] = False,
 ) -> None:
     """Sample a pool of distinct induced (chordless) paths per depth; write paths/depth=K.parquet and .json."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from graphniah.cli.progress import RichProgress
+    from graphniah.graph.paths import explain_short
+    from graphniah.graph.store import build_path_pools
+
     depths = _depths(ctx, depth)
     if pool < 1:
         raise GraphNIAHError(f"--pool must be >= 1, got {pool}")

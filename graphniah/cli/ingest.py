@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from graphniah.cli.app import app
+from graphniah.cli.app import Group, app
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.snapshot import Snapshot, parse_cutoff
-from graphniah.ingest.build import EDGE_DROP_REASONS, PAPER_DROP_REASONS, ingest_release, snapshot_from_store
-from graphniah.ingest.s2ag.limits import Limits
-from graphniah.ingest.s2ag.store import ReleaseStore
 
-store_app = typer.Typer(help="The incremental release store (a DuckDB file moved forward by S2AG diffs).", no_args_is_help=True)
+if TYPE_CHECKING:  # the ingest stage and rich are imported by the commands, when they run
+    from rich.console import Console
+    from rich.table import Table
+
+store_app = typer.Typer(cls=Group, help="The incremental release store (a DuckDB file moved forward by S2AG diffs).", no_args_is_help=True)
 app.add_typer(store_app, name="store")
 
 _CUTOFF = typer.Option(help="Keep papers published on or after this date (YYYY-MM-DD).")
@@ -28,11 +26,15 @@ _RELEASE_ID = typer.Option("--release-id", help="Release id of a folder without 
 
 
 def _console() -> Console:
+    from rich.console import Console
+
     # soft_wrap: long paths stay on one line (rich would otherwise break them at the terminal width).
     return Console(soft_wrap=True)
 
 
 def _rows_table(title: str, rows: dict[str, Any], order: tuple[str, ...]) -> Table:
+    from rich.table import Table
+
     table = Table(title=title, title_justify="left", show_header=True)
     table.add_column("rows")
     table.add_column("count", justify="right")
@@ -47,6 +49,9 @@ def _rows_table(title: str, rows: dict[str, Any], order: tuple[str, ...]) -> Tab
 
 def print_summary(path: Path, seconds: float, console: Console | None = None) -> None:
     """Rows read / kept / dropped per reason for a finished snapshot, and the time it took."""
+    from graphniah.formats.snapshot import Snapshot
+    from graphniah.ingest.build import EDGE_DROP_REASONS, PAPER_DROP_REASONS
+
     console = console or _console()
     m = Snapshot.open(path).manifest
     label = "SYNTHETIC demo release" if m["synthetic"] else "S2AG release"
@@ -70,6 +75,10 @@ def ingest_cmd(
     threads: Annotated[int | None, _THREADS] = None,
 ) -> None:
     """Read an S2AG release folder with DuckDB and write the snapshot (papers, edges, manifest)."""
+    from graphniah.formats.snapshot import parse_cutoff
+    from graphniah.ingest.build import ingest_release
+    from graphniah.ingest.s2ag.limits import Limits
+
     t0 = time.perf_counter()
     limits = Limits.resolve(memory_limit, threads)
     path = ingest_release(release, parse_cutoff(cutoff), out, replace=replace, release_id=release_id, limits=limits)
@@ -88,6 +97,9 @@ def store_load(
     threads: Annotated[int | None, _THREADS] = None,
 ) -> None:
     """Replace the store's contents with a full release."""
+    from graphniah.ingest.s2ag.limits import Limits
+    from graphniah.ingest.s2ag.store import ReleaseStore
+
     t0 = time.perf_counter()
     with ReleaseStore.open(store, Limits.resolve(memory_limit, threads)) as s:
         s.load_release(release, release_id)
@@ -106,6 +118,9 @@ def store_apply_diff(
     threads: Annotated[int | None, _THREADS] = None,
 ) -> None:
     """Apply diffs in order; each one is atomic and must start at the store's current release."""
+    from graphniah.ingest.s2ag.limits import Limits
+    from graphniah.ingest.s2ag.store import ReleaseStore
+
     if (from_release is not None or to_release is not None) and len(diff) != 1:
         raise GraphNIAHError(f"--from-release/--to-release name the releases of one diff folder; got {len(diff)} --diff folders (apply them one at a time)")
     console = _console()
@@ -127,6 +142,11 @@ def store_snapshot(
     threads: Annotated[int | None, _THREADS] = None,
 ) -> None:
     """Write the snapshot of the release the store holds."""
+    from graphniah.formats.snapshot import parse_cutoff
+    from graphniah.ingest.build import snapshot_from_store
+    from graphniah.ingest.s2ag.limits import Limits
+    from graphniah.ingest.s2ag.store import ReleaseStore
+
     t0 = time.perf_counter()
     c = parse_cutoff(cutoff)
     with ReleaseStore.open(store, Limits.resolve(memory_limit, threads)) as s:
@@ -137,6 +157,8 @@ def store_snapshot(
 @store_app.command("status")
 def store_status(store: Annotated[Path, _STORE]) -> None:
     """Which release the store holds, how it got there, and its row counts."""
+    from graphniah.ingest.s2ag.store import ReleaseStore
+
     console = _console()
     with ReleaseStore.open(store) as s:
         st = s.state

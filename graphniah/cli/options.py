@@ -24,3 +24,17 @@ SuitesOpt = Annotated[
     Path | None,
     typer.Option("--suites", help="Folder of suite files <name>.yaml (default: $GRAPHNIAH_SUITES, else the suites shipped in the package)."),
 ]
+
+# Defaults shown in ``--help``. They are the library's values, repeated here so that drawing the help
+# imports neither numpy nor the pipeline (tests/cli/test_options.py checks each against its source).
+DEFAULT_SEED = 0  # graphniah.seeds.DEFAULT_SEED
+DEFAULT_CAP = 100  # graphniah.graph.paths.DEFAULT_CAP
+DEFAULT_STEP_BUDGET = 100_000  # graphniah.graph.paths.DEFAULT_STEP_BUDGET
+DEFAULT_ALPHA = 0.1  # graphniah.formats.examples.DEFAULT_ALPHA
+MAX_CONTEXT_LENGTH = 1_050_000  # graphniah.sampling.examples.sample.MAX_CONTEXT_LENGTH
+NONE = "none"  # graphniah.sampling.examples.distract.NONE
+DISTRACTOR_KINDS: tuple[str, ...] = (NONE, "code", "essays", "books", "wikipedia", "disjoint-component")  # graphniah.sampling.examples.distract
+DEFAULT_POOL = 1000  # graphniah.refresh.DEFAULT_POOL
+DEMO_PAPERS = 300_000  # graphniah.refresh.DEMO_PAPERS
+MAX_ATTEMPTS = 8  # graphniah.retry.RetryPolicy.max_attempts
+S2AG_API_BASE = "https://api.semanticscholar.org/datasets/v1"  # graphniah.ingest.s2ag.api.DEFAULT_BASE

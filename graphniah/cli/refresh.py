@@ -6,14 +6,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from graphniah.cli.app import app
-from graphniah.cli.progress import RichProgress
-from graphniah.formats.snapshot import parse_cutoff
-from graphniah.refresh import DEFAULT_DEPTHS, DEFAULT_POOL, DEMO_PAPERS, api_key_from_env, refresh
-from graphniah.seeds import DEFAULT_SEED
+from graphniah.cli.options import DEFAULT_POOL, DEFAULT_SEED, DEMO_PAPERS
 
 
 @app.command("refresh")
@@ -29,6 +24,13 @@ def refresh_cmd(
     memory_limit: Annotated[str | None, typer.Option("--memory-limit", help="Memory budget of the store and snapshot steps, e.g. 4GB (DuckDB spills beyond it). Default: half of the RAM.")] = None,
 ) -> None:
     """Update the release store (S2AG diffs, or the demo release), build the snapshot, prune, pool paths."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from graphniah.cli.progress import RichProgress
+    from graphniah.formats.snapshot import parse_cutoff
+    from graphniah.refresh import DEFAULT_DEPTHS, api_key_from_env, refresh
+
     console = Console()
     with RichProgress(console) as bar:
         result = refresh(

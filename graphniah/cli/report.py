@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from graphniah.cli.app import app
-from graphniah.cli.progress import RichProgress
+from graphniah.cli.options import DEFAULT_SEED
 from graphniah.errors import GraphNIAHError
-from graphniah.seeds import DEFAULT_SEED
+
+if TYPE_CHECKING:  # the report package is imported only when a report is built
+    from graphniah.report.load import SuiteData
 
 
 def _floats(text: str, name: str) -> tuple[float, ...]:
@@ -22,6 +21,18 @@ def _floats(text: str, name: str) -> tuple[float, ...]:
         return tuple(float(x) for x in text.split(",") if x.strip())
     except ValueError:
         raise GraphNIAHError(f"{name} must be a comma-separated list of numbers, got {text!r}") from None
+
+
+def _twin_data(suite: str, twin: str | None, runs: Path, examples_root: Path) -> SuiteData | None:
+    """The unmatched twin's data: ``--twin`` (must be built), or for ``<name>-matched`` the suite
+    ``<name>`` when its examples file exists (the comparison table is then added to the report)."""
+    from graphniah.report import load_suite
+    from graphniah.report.matched import twin_of
+
+    name = twin if twin is not None else twin_of(suite)
+    if name is None or (twin is None and not (examples_root / f"{name}.jsonl").is_file()):
+        return None
+    return load_suite(name, runs_root=runs, examples_root=examples_root)
 
 
 @app.command("report")
@@ -39,8 +50,16 @@ def report_cmd(
     figures: Annotated[bool, typer.Option(help="Write PNG/SVG figures.")] = True,
     html: Annotated[bool, typer.Option(help="Write report.html.")] = True,
     viewer: Annotated[Path | None, typer.Option(help="The suite's example viewer folder (graphniah view): report.html links cells and example ids to it.")] = None,
+    twin: Annotated[
+        str | None,
+        typer.Option(help="Unmatched twin suite to compare with (default for <name>-matched: <name>, when its examples are built)."),
+    ] = None,
 ) -> None:
     """Tables (Markdown/CSV), figures (PNG/SVG) and a self-contained HTML report of a suite's runs."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     from graphniah.report import ReportConfig, build_report, load_suite, write_report
     from graphniah.stats import PAPER_Z
 
@@ -56,7 +75,9 @@ def report_cmd(
     assert suite is not None  # given, or read from the dataset (exactly one of the two, checked above)
     t0 = time.perf_counter()
     data = load_suite(suite, runs_root=runs, examples_root=examples_root, examples_path=examples, by=by)
-    report = build_report(data, ReportConfig(z=PAPER_Z if paper_z else None, threshold_margin=threshold_margin, threshold=threshold))
+    twin_data = _twin_data(suite, twin, runs, examples_root)
+    report = build_report(data, ReportConfig(z=PAPER_Z if paper_z else None, threshold_margin=threshold_margin, threshold=threshold),
+                          twin=twin_data)
     files = write_report(report, out if out is not None else Path("reports") / suite, figures=figures, html=html, viewer=viewer)
     console = Console(stderr=True)
     for note in data.notes:
@@ -91,6 +112,9 @@ def select_alpha_cmd(
     workers: Annotated[int, typer.Option(help="Processes growing examples.")] = 2,
 ) -> None:
     """Choose the concentration parameter α by in-degree KL divergence to the snapshot (appendix B)."""
+    from rich.console import Console
+
+    from graphniah.cli.progress import RichProgress
     from graphniah.formats.snapshot import Snapshot, newest_snapshot
     from graphniah.report.alpha import AlphaConfig, generate_in_degrees, select_alpha, snapshot_in_degree_histogram, write_alpha_report
 

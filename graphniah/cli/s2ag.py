@@ -10,18 +10,21 @@ import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
-from graphniah.cli.app import app
-from graphniah.cli.progress import RichProgress
+from graphniah.cli.app import Group, app
+from graphniah.cli.options import S2AG_API_BASE as DEFAULT_BASE
 from graphniah.errors import GraphNIAHError
-from graphniah.ingest.s2ag.api import DEFAULT_BASE, DEFAULT_DATASETS, S2AGClient
+
+if TYPE_CHECKING:  # the client (httpx) and rich are imported by the commands, when they run
+    from graphniah.cli.progress import RichProgress
+    from graphniah.ingest.s2ag.api import S2AGClient
 
 s2ag_app = typer.Typer(
     name="s2ag",
+    cls=Group,
     help="Semantic Scholar (S2AG) Datasets API: list releases, download a release or its diffs.",
     no_args_is_help=True,
 )
@@ -51,12 +54,19 @@ def _key(required: bool) -> str | None:
 
 
 def _datasets(values: list[str] | None) -> tuple[str, ...]:
+    from graphniah.ingest.s2ag.api import DEFAULT_DATASETS
+
     return tuple(values) if values else DEFAULT_DATASETS
 
 
 @contextlib.contextmanager
 def _downloading(api_base: str) -> Iterator[tuple[S2AGClient, RichProgress]]:
     """A keyed client whose downloads draw rich progress bars on stderr."""
+    from rich.console import Console
+
+    from graphniah.cli.progress import RichProgress
+    from graphniah.ingest.s2ag.api import S2AGClient
+
     key = _key(required=True)
     with RichProgress(Console(stderr=True), units="bytes") as progress, S2AGClient(key, api_base, progress=progress) as client:
         yield client, progress
@@ -65,6 +75,8 @@ def _downloading(api_base: str) -> Iterator[tuple[S2AGClient, RichProgress]]:
 @s2ag_app.command("releases")
 def releases(api_base: ApiBase = DEFAULT_BASE) -> None:
     """List the release ids the API offers, oldest first."""
+    from graphniah.ingest.s2ag.api import S2AGClient
+
     with S2AGClient(_key(required=False), api_base) as client:
         ids = client.releases()
     for rid in ids:

@@ -7,11 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from graphniah.cli.app import app
 from graphniah.cli.options import PromptsOpt
-from graphniah.cli.progress import RichProgress
 from graphniah.errors import GraphNIAHError
 
 
@@ -25,6 +23,9 @@ def view_cmd(
     prompts: PromptsOpt = None,
 ) -> None:
     """Write a static site (no server, no network) showing every example, its graph, needles and answers."""
+    from rich.console import Console
+
+    from graphniah.cli.progress import RichProgress
     from graphniah.view import build_viewer
 
     if (examples is None) == (dataset is None):
