@@ -190,9 +190,8 @@ def resolve_examples(
     also given, replaces its file ``<examples-root>/<suite>.jsonl``. A suite's file, an examples file
     and a dataset folder must exist; the error names the option and the path.
     """
-    given: dict[Option, object] = {k: v for k, v in (("suite", suite), ("examples", examples), ("dataset", dataset))
-                                   if v is not None}
-    counted = set(given) - ({"examples"} if names_suite and suite is not None else set())
+    options: tuple[tuple[Option, object], ...] = (("suite", suite), ("examples", examples), ("dataset", dataset))
+    counted = {k for k, v in options if v is not None} - ({"examples"} if names_suite and suite is not None else set())
     if len(counted) != 1 or not counted <= set(accepts):
         flags = [_FLAGS[k] for k in accepts]
         listed = flags[0] if len(flags) == 1 else ", ".join(flags[:-1]) + " or " + flags[-1]

@@ -1,12 +1,8 @@
 """Pruned sets and path pools on disk, and the per-snapshot drivers the CLI and ``refresh`` call.
 
-Layout under a snapshot folder (all files written atomically, the manifest last, so a manifest
-that exists describes a complete Parquet file, which it also names by sha256):
-
-    pruned/depth=K.parquet   column ``corpusid`` (ascending): the papers kept for depth K
-    pruned/depth=K.json      snapshot hash, depth, removal counts per rule, package version
-    paths/depth=K.parquet    column ``path``: list<int64> of 3K-2 corpus ids per row
-    paths/depth=K.json       snapshot hash, seed, parameters, attempts, steps, rejects by reason
+The files (their schemas and manifests are in :mod:`graphniah.formats.pools`, their paths in
+:mod:`graphniah.layout`) are written atomically, the manifest last, so a manifest that exists
+describes a complete Parquet file, which it also names by sha256.
 
 A pool is sampled with ``numpy.random.default_rng(SeedSequence([seed, K]))``, so the pool of a
 depth depends only on (snapshot, seed, K, parameters), not on which other depths were requested.
@@ -19,17 +15,25 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphniah import __version__
-from graphniah.atomic import atomic_path, sha256_file, write_json
+from graphniah import __version__, layout
+from graphniah.atomic import atomic_path, sha256_file
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import Format, Frozen, add_version
+from graphniah.formats.pools import (
+    POOL_SCHEMA,
+    PRUNED_SCHEMA,
+    GraphManifest,
+    PoolManifest,
+    PrunedManifest,
+    read_graph_manifest,
+    write_graph_manifest,
+)
 from graphniah.formats.snapshot import Snapshot
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.paths import (
@@ -51,20 +55,13 @@ PATH_KIND = "induced"
 #: How a pool's generator is made from (seed, depth), recorded in its manifest (see ``rng_for``).
 POOL_RNG = "numpy.random.default_rng(numpy.random.SeedSequence([seed, depth]))"
 
-PRUNED_SCHEMA = pa.schema([("corpusid", pa.int64())])
-POOL_SCHEMA = pa.schema([("path", pa.list_(pa.int64()))])
-
 
 def pruned_file(snapshot: Snapshot, depth: int) -> Path:
-    return snapshot.path / "pruned" / f"depth={depth}.parquet"
+    return layout.pruned_file(snapshot.path, depth)
 
 
 def pool_file(snapshot: Snapshot, depth: int) -> Path:
-    return snapshot.path / "paths" / f"depth={depth}.parquet"
-
-
-def _manifest_of(parquet: Path) -> Path:
-    return parquet.with_suffix(".json")
+    return layout.pool_file(snapshot.path, depth)
 
 
 def _write_parquet(table: pa.Table, target: Path) -> str:
@@ -73,62 +70,7 @@ def _write_parquet(table: pa.Table, target: Path) -> str:
     return sha256_file(target)
 
 
-class _GraphManifest(Frozen):
-    """What the manifests of pruned sets and path pools share: the snapshot they were made from,
-    the file they describe (by sha256), the package that wrote them.
-
-    Format: ``format_version`` 2. Version 1 (written before versions existed) is the same object
-    without the field and is upgraded on reading; any other version is an error that says to
-    rebuild (``graphniah prune``/``graphniah paths``, or ``make refresh``).
-    """
-
-    format_version: Literal[2] = 2
-    snapshot: str
-    snapshot_hash: str
-    synthetic: bool
-    package_version: str
-    created_at: str
-    sha256: str
-
-
-class PrunedManifest(_GraphManifest):
-    """``pruned/depth=K.json``: the removal counts of one pruning (``PruneResult.summary``)."""
-
-    kind: Literal["graphniah.pruned"] = "graphniah.pruned"
-    depth: int
-    path_length: int
-    papers_total: int
-    papers_excluded_metadata_or_not_allowed: int
-    papers_in: int
-    papers_kept: int
-    removed_small_components: int
-    removed_by_bound: int
-    seconds: float | None = None
-
-
-class PoolManifest(_GraphManifest):
-    """``paths/depth=K.json``: how a path pool was sampled and what sampling saw."""
-
-    kind: Literal["graphniah.path_pool"] = "graphniah.path_pool"
-    depth: int
-    path_length: int
-    path_kind: str | None = None  # absent in pools written before induced paths: never reused
-    seed: int
-    rng: str
-    requested: int
-    found: int
-    complete: bool
-    parameters: dict[str, int]
-    stats: dict[str, Any]
-    pruning: dict[str, int] | None = None
-
-
-M = TypeVar("M", bound=_GraphManifest)
-
-_GRAPH_FORMATS: dict[type[_GraphManifest], Format] = {
-    model: Format(what, 2, {1: add_version(2)}, hint=f"rebuild it with graphniah {cmd} (or make refresh)")
-    for model, what, cmd in ((PrunedManifest, "pruned-set manifest", "prune"), (PoolManifest, "path pool manifest", "paths"))
-}
+M = TypeVar("M", bound=GraphManifest)
 
 
 def _base_manifest(snapshot: Snapshot) -> dict[str, Any]:
@@ -142,16 +84,12 @@ def _base_manifest(snapshot: Snapshot) -> dict[str, Any]:
     }
 
 
-def _read_manifest(model: type[M], path: Path) -> M:
-    return _GRAPH_FORMATS[model].read_file(model, path)
-
-
 def _read_checked_manifest(snapshot: Snapshot, parquet: Path, what: str, model: type[M]) -> M:
     """The manifest of ``parquet`` if it is complete and made from this snapshot, else an error."""
-    man = _manifest_of(parquet)
+    man = layout.graph_manifest(parquet)
     if not man.is_file() or not parquet.is_file():
         raise GraphNIAHError(f"{parquet} (or its manifest) does not exist: run `graphniah {what} --snapshot {snapshot.path}`")
-    m = _read_manifest(model, man)
+    m = read_graph_manifest(model, man)
     if m.snapshot_hash != snapshot.content_hash:
         raise GraphNIAHError(f"{parquet} was made from another snapshot (hash {m.snapshot_hash!r}); rebuild it with `graphniah {what}`")
     if m.sha256 != sha256_file(parquet):
@@ -164,7 +102,7 @@ def read_pool_manifest(snapshot: Snapshot, depth: int, *, checked: bool = True) 
     the pool file's sha256 (``load_pool`` does; a caller that just loaded the pool need not)."""
     if checked:
         return _read_checked_manifest(snapshot, pool_file(snapshot, depth), "paths", PoolManifest)
-    return _read_manifest(PoolManifest, _manifest_of(pool_file(snapshot, depth)))
+    return read_graph_manifest(PoolManifest, layout.graph_manifest(pool_file(snapshot, depth)))
 
 
 # ---- pruned sets --------------------------------------------------------------------------------
@@ -178,7 +116,7 @@ def write_pruned(snapshot: Snapshot, g: CitationGraph, result: PruneResult, *, s
     manifest = PrunedManifest.model_validate(
         {**_base_manifest(snapshot), **result.summary(), "sha256": sha, "seconds": None if seconds is None else round(seconds, 3)}
     )
-    write_json(_manifest_of(target), manifest.model_dump(mode="json", exclude_none=True))
+    write_graph_manifest(layout.graph_manifest(target), manifest)
     return target
 
 
@@ -214,7 +152,7 @@ def write_pool(snapshot: Snapshot, pool: PathPool, *, seed: int, pruned: PruneRe
         sha256=sha,
         pruning=None if pruned is None else pruned.summary(),
     )
-    write_json(_manifest_of(target), manifest.model_dump(mode="json", exclude_none=True))
+    write_graph_manifest(layout.graph_manifest(target), manifest)
     return target
 
 
@@ -294,7 +232,7 @@ def _reusable_pool(snapshot: Snapshot, depth: int, pool_size: int, seed: int, pa
         pool = load_pool(snapshot, depth)
     except (GraphNIAHError, KeyError, ValueError, OSError):
         return None
-    m = _read_manifest(PoolManifest, _manifest_of(pool_file(snapshot, depth)))
+    m = read_graph_manifest(PoolManifest, layout.graph_manifest(pool_file(snapshot, depth)))
     if m.path_kind != PATH_KIND or m.seed != seed or pool.requested != pool_size or pool.params != params or not pool.complete:
         return None
     return pool

@@ -1,0 +1,99 @@
+"""Pruned sets and path pools on disk: their Parquet schemas and the manifests beside them.
+
+Under a snapshot folder (paths: :func:`graphniah.layout.pruned_file`, :func:`~graphniah.layout.pool_file`):
+
+    pruned/depth=K.parquet   column ``corpusid`` (ascending): the papers kept for depth K
+    pruned/depth=K.json      :class:`PrunedManifest`: snapshot hash, depth, removal counts per rule
+    paths/depth=K.parquet    column ``path``: list<int64> of 3K-2 corpus ids per row
+    paths/depth=K.json       :class:`PoolManifest`: snapshot hash, seed, parameters, attempts, rejects
+
+**Format.** Both manifests carry ``format_version`` 2. Version 1 (written before versions existed)
+is the same object without the field and is upgraded on reading; any other version is an error
+that says to rebuild (``graphniah prune``/``graphniah paths``, or ``make refresh``). The graph stage
+(:mod:`graphniah.graph.store`) writes these files; the sampling stage reads them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import pyarrow as pa
+
+from graphniah.atomic import write_json
+from graphniah.formats import Format, Frozen, add_version
+
+__all__ = [
+    "POOL_SCHEMA",
+    "PRUNED_SCHEMA",
+    "GraphManifest",
+    "PoolManifest",
+    "PrunedManifest",
+    "read_graph_manifest",
+    "write_graph_manifest",
+]
+
+PRUNED_SCHEMA = pa.schema([("corpusid", pa.int64())])
+POOL_SCHEMA = pa.schema([("path", pa.list_(pa.int64()))])
+
+
+class GraphManifest(Frozen):
+    """What the manifests of pruned sets and path pools share: the snapshot they were made from,
+    the file they describe (by sha256), the package that wrote them."""
+
+    format_version: Literal[2] = 2
+    snapshot: str
+    snapshot_hash: str
+    synthetic: bool
+    package_version: str
+    created_at: str
+    sha256: str
+
+
+class PrunedManifest(GraphManifest):
+    """``pruned/depth=K.json``: the removal counts of one pruning (``PruneResult.summary``)."""
+
+    kind: Literal["graphniah.pruned"] = "graphniah.pruned"
+    depth: int
+    path_length: int
+    papers_total: int
+    papers_excluded_metadata_or_not_allowed: int
+    papers_in: int
+    papers_kept: int
+    removed_small_components: int
+    removed_by_bound: int
+    seconds: float | None = None
+
+
+class PoolManifest(GraphManifest):
+    """``paths/depth=K.json``: how a path pool was sampled and what sampling saw."""
+
+    kind: Literal["graphniah.path_pool"] = "graphniah.path_pool"
+    depth: int
+    path_length: int
+    path_kind: str | None = None  # absent in pools written before induced paths: never reused
+    seed: int
+    rng: str
+    requested: int
+    found: int
+    complete: bool
+    parameters: dict[str, int]
+    stats: dict[str, Any]
+    pruning: dict[str, int] | None = None
+
+
+M = TypeVar("M", bound=GraphManifest)
+
+_FORMATS: dict[type[GraphManifest], Format] = {
+    model: Format(what, 2, {1: add_version(2)}, hint=f"rebuild it with graphniah {cmd} (or make refresh)")
+    for model, what, cmd in ((PrunedManifest, "pruned-set manifest", "prune"), (PoolManifest, "path pool manifest", "paths"))
+}
+
+
+def read_graph_manifest(model: type[M], path: Path) -> M:
+    """A pruned-set or pool manifest through its model; errors name the file and say how to rebuild."""
+    return _FORMATS[model].read_file(model, path)
+
+
+def write_graph_manifest(path: Path, manifest: GraphManifest) -> None:
+    write_json(path, manifest.model_dump(mode="json", exclude_none=True))
