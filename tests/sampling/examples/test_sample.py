@@ -70,8 +70,16 @@ def _check(ex: Example, snapshot_edges: set[tuple[int, int]], titles: dict[int, 
         assert len(hits) == 1 and ex.answer == "ABCD"[hits[0]]
         assert nx.shortest_path_length(g, ex.source, ex.targets[hits[0]]) == ex.depth - 1
         assert ex.options == tuple(clean_text(titles[t]) for t in ex.targets)
+    elif ex.task == "list":  # every other paper of the source's component, by networkx, and its title a line
+        assert set(ex.targets) == src - {ex.source} and len(ex.targets) == ex.component_size - 1
+        assert ex.answer.split("\n") == [clean_text(titles[t]) for t in ex.targets]
     else:
         assert ex.answer == str(ex.component_size - 1) == str(len(src) - 1)
+    # the evidence: the search depth that settles the answer, by networkx on the example's own edges
+    ecc = max(nx.single_source_shortest_path_length(g, ex.source).values())
+    yes = ex.task == "yesno" and ex.answer == "YES"
+    assert ex.stats.hops_needed == (nx.shortest_path_length(g, ex.source, ex.targets[0]) if yes else ecc)
+    assert ex.stats.evidence_tokens is not None and ex.stats.evidence_tokens > 0
     # and from the text alone
     assert verify(ex).ok
 
@@ -164,3 +172,28 @@ def test_cli_sample_verify_show_and_mutation(demo_snapshot, tmp_path) -> None:
     write_examples(out, [exs[0], broken])
     res = runner.invoke(app, ["verify", str(out)])
     assert res.exit_code == 1 and broken.id in res.output
+
+
+def test_list_examples_name_the_reachable_set_and_measure_their_evidence(ctx, snapshot_edges, titles) -> None:
+    from graphniah.sampling.examples.textcheck import solve
+    from graphniah.sampling.tokenizers import load_tokenizer
+    from graphniah.scoring import score_response
+
+    o200k = load_tokenizer("o200k_base")
+    exs = list(sample_examples(ctx, batch_specs("list", 8, 3, np.random.default_rng(3), component_size=105), seed=11))
+    exs.append(build_example(ctx, ExampleSpec("list", 4, 100, distractor="essays", context_length=30_000), seed=11, index=9))
+    for ex in exs:
+        _check(ex, snapshot_edges, titles)
+        assert regenerate(ctx, ex) == ex
+        # evidence tokens: the whole source component's blocks, found in the prompt by their title lines
+        comp = nx.node_connected_component(nx.Graph(list(ex.edges)), ex.source)
+        citing = {a for a, _ in ex.edges if a in comp}
+        runs = ex.messages[1].content.split("\n\n")
+        blocks = [r for r in runs if r.startswith("Title: ") and r.split("\n")[0][7:] in {clean_text(titles[p]) for p in citing}]
+        assert len(blocks) == len(citing)
+        assert ex.stats.evidence_tokens == sum(o200k.count(b) for b in blocks)
+        # the oracle's text-only answer scores F1 = 1
+        s = score_response("list", ex.answer, "\\answer{\n" + solve(ex.messages) + "\n}")
+        assert s.correct and s.listing is not None and s.listing.f1 == 1.0
+    half = exs[0].answer.split("\n")[: len(exs[0].targets) // 2]
+    assert score_response("list", exs[0].answer, "\\answer{" + "\n".join(half) + "}").listing.recall == len(half) / len(exs[0].targets)

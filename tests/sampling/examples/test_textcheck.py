@@ -573,3 +573,56 @@ def test_runs_jump_scan_equals_line_scan(seed: int) -> None:
     text = "\n".join(lines)
     for prefix in ("Title: ", "Title:", " Title", "", "Title: A.\nReferences:"):
         assert list(_runs(text, prefix)) == list(_runs_by_line(text, prefix)), (prefix, text)
+
+
+# ----------------------------------------------------------------------------- the list task
+
+
+def list_example(case: Case) -> Example:
+    """The case's context asked as a list question; the truth is networkx's reachable set on the true graph."""
+    g = nx.Graph(list(case.example.edges))
+    reach = nx.node_connected_component(g, case.source) - {case.source}
+    targets = sorted(reach, key=lambda p: (case.papers[p].title.casefold(), case.papers[p].title))
+    q = question("list", case.papers[case.source].title)
+    return case.example.model_copy(update={
+        "task": "list", "answer": "\n".join(case.papers[p].title for p in targets), "targets": tuple(targets),
+        "messages": tuple(build_messages("list", q, case.blocks)),
+    })
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_list_answers_are_proved_from_the_text_and_wrong_lists_are_not(seed: int) -> None:
+    case = build_case(seed, "count")
+    ex = list_example(case)
+    if not ex.targets:
+        return
+    assert Example.model_validate(ex.model_dump()) == ex  # a valid list example
+    res = verify(ex)
+    assert res.ok, res.reason
+    lines = ex.answer.split("\n")
+    others = [p for c in case.comps[1:] for p in c]
+    wrong = {
+        "one paper left out": lines[1:],
+        "one paper twice": [*lines, lines[0]],
+        "an unreachable paper added": [*lines, case.papers[others[0]].title],
+        "the source added": [*lines, case.papers[case.source].title],
+    }
+    for what, bad in wrong.items():
+        if len(bad) and bad != lines:
+            mutated = ex.model_copy(update={"answer": "\n".join(bad)})
+            assert not verify(mutated).ok, what
+
+
+def test_the_oracle_lists_the_reachable_titles_where_entries_read_one_way() -> None:
+    """Plain titles and venues: every entry has one title reading, so the text's list is the true one."""
+    rng = np.random.default_rng(7)
+    papers = {i: PaperMeta(i, f"Paper number {i} on graphs", (NAMES[i % len(NAMES)],), "Nature", dt.date(2026, 5, 1 + i % 20))
+              for i in range(1, 41)}
+    ids = list(papers)
+    edges = rand_tree(rng, ids[:25]) + rand_tree(rng, ids[25:])
+    blocks = render_component(papers, edges, ids)
+    q = question("list", papers[1].title)
+    reach = nx.node_connected_component(nx.Graph(edges), 1) - {1}
+    truth = "\n".join(sorted(papers[p].title for p in reach))
+    got = solve(build_messages("list", q, blocks))
+    assert sorted(got.split("\n")) == truth.split("\n")
