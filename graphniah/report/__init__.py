@@ -26,7 +26,13 @@ from graphniah import __version__
 from graphniah.atomic import atomic_dir, sha256_file, write_in_staging, write_json
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASKS
-from graphniah.report.effective import EffectiveScale, effective_scales, effective_table
+from graphniah.report.effective import (
+    EffectiveScale,
+    effective_length_table,
+    effective_lengths,
+    effective_scales,
+    effective_table,
+)
 from graphniah.report.load import TASK_LABELS, Outcomes, RunInfo, SuiteData, load_suite
 from graphniah.report.matched import matched_table
 from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, ReportTable, cells_csv
@@ -132,6 +138,9 @@ def build_report(data: SuiteData, config: ReportConfig | None = None, twin: Suit
     depth = effective_scales(ctx, "depth")
     size = effective_scales(ctx, "component_size")
     tables.insert(1, effective_table(ctx, depth, size))
+    lengths = effective_lengths(ctx)
+    if lengths is not None:  # a suite with base twins: base accuracy (and effective length) beside the effective depth
+        tables.insert(2, effective_length_table(ctx, lengths))
     shortcuts = shortcut_table(ctx)
     if shortcuts is not None:  # right after the accuracy and effective tables: read them against it
         tables.insert(2, shortcuts)

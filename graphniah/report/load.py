@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,7 +62,7 @@ __all__ = [
 ]
 
 #: Variables an experiment can vary (the paper's §4.1), in the order inference prefers them.
-VARIABLES = ("depth", "component_size", "context_length", "distractor", "task", "none_option", "reasoning_effort")
+VARIABLES = ("depth", "component_size", "context_length", "distractor", "task", "render", "none_option", "reasoning_effort")
 #: Variables that belong to the run (the model's settings), not to the example.
 RUN_VARIABLES = frozenset({"reasoning_effort"})
 _MAX_LEVELS = 25  # a varied variable has a handful of values; a randomly drawn size has ~150
@@ -77,6 +77,7 @@ VARIABLE_TITLES = {
     "task": "Task",
     "none_option": "'None of these' option",
     "reasoning_effort": "Reasoning effort",
+    "render": "Rendering of the papers",
 }
 
 
@@ -111,6 +112,7 @@ class ExampleInfo:
     evidence_tokens: int | None = None  # ExampleStats: None for examples that did not record it
     hops_needed: int | None = None
     distances: tuple[int, ...] = ()  # list task: hops from the source of the paper of each answer line
+    render: str = "apa"  # how the papers are written: APA blocks or an edge list of ids
 
 
 def _example_info(ex: Example) -> ExampleInfo:
@@ -131,6 +133,7 @@ def _example_info(ex: Example) -> ExampleInfo:
         alpha=params.alpha,
         pair_key=pair_key,
         token_counts=ex.token_counts,
+        render=params.render,
         nodes=ex.stats.nodes,
         evidence_tokens=ex.stats.evidence_tokens,
         hops_needed=ex.stats.hops_needed,
@@ -270,6 +273,9 @@ class SuiteData:
     unknown_examples: int = 0
     notes: tuple[str, ...] = field(default=())
     size_range: tuple[int, int] | None = None  # component sizes drawn from this range (suite manifest)
+    # A suite built with ``base: true``: the answers on the examples' no-distractor twins (each
+    # model's base accuracy, graphniah.report.effective), kept out of ``outcomes`` (:func:`split_base`).
+    base: Outcomes | None = None
 
     @property
     def variable_title(self) -> str:
@@ -482,7 +488,7 @@ def load_suite(
     if unknown:
         notes.append(f"{len(unknown)} journal record(s) name examples that are not in {ex_path}; they are left out")
     notes.extend(f"{run.label}: {len(run.failed)} example(s) failed for good and are not counted" for run in runs if run.failed)
-    return SuiteData(
+    return split_base(SuiteData(
         suite=suite,
         examples_path=ex_path,
         runs_dir=runs_dir,
@@ -498,7 +504,38 @@ def load_suite(
         unknown_examples=len(unknown),
         notes=tuple(notes),
         size_range=_manifest_size_range(manifest) if manifest is not None else None,
-    )
+    ), manifest)
+
+
+def _select(o: Outcomes, mask: np.ndarray) -> Outcomes:
+    return Outcomes(**{name: arr[mask] for name, arr in o.columns().items()})
+
+
+def split_base(data: SuiteData, manifest: SuiteManifest | None) -> SuiteData:
+    """``data`` without the no-distractor twins of a ``base: true`` suite, their answers in ``base``.
+
+    The twins (manifest entries with ``is_base``) answer the base question, not the varied one, so
+    every table leaves them out; ``base`` holds the answers on every example that is some example's
+    twin (``base_id``), which includes the examples without distractors (their own twins). Levels
+    no remaining example has (a twin's distractor ``none``) are dropped.
+    """
+    if manifest is None or not manifest.suite.base:
+        return data
+    twins = {e.id for e in manifest.examples if e.is_base}
+    bases = {e.base_id for e in manifest.examples if e.base_id is not None}
+    ids = data.outcomes.example_id.tolist()
+    keep = np.fromiter((i not in twins for i in ids), dtype=bool, count=len(ids))
+    in_base = np.fromiter((i in bases for i in ids), dtype=bool, count=len(ids))
+    examples = {k: v for k, v in data.examples.items() if k not in twins}
+    levels = data.levels
+    value = data.value[keep]
+    if data.variable not in RUN_VARIABLES:
+        present = {data.example_value(e) for e in examples.values()}
+        levels = tuple(lv for lv in data.levels if lv in present)
+        code = {lv: i for i, lv in enumerate(levels)}
+        value = np.array([code[data.levels[c]] for c in value.tolist()], dtype=np.int64)
+    return replace(data, examples=examples, outcomes=_select(data.outcomes, keep), row=data.row[keep], value=value,
+                   levels=levels, base=_select(data.outcomes, in_base))
 
 
 def _run_effort(run_key: tuple[str, str], records: Sequence[RunRecord], journal: Path) -> str | None:
