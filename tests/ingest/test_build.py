@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
@@ -321,3 +322,22 @@ def test_spill_folder_with_a_quote_in_its_name(tmp_path: Path) -> None:
     with ingest_mod.scratch_duckdb(folder, Limits.resolve("1GB")) as con:
         (spill,) = con.execute("SELECT current_setting('temp_directory')").fetchall()[0]
     assert Path(spill).parent == folder and Path(spill).name.startswith(".duckdb-spill.")
+
+
+def test_the_demo_snapshot_drops_pre_cutoff_preprints(demo_snapshot: Snapshot) -> None:
+    """The demo release has preprints that predate the cutoff (docs/demo-release.md): the guard
+    drops some from every source, the manifest counts them, and no kept paper was public before
+    the cutoff."""
+    from graphniah.ingest.s2ag.preprints import SOURCES
+
+    m = demo_snapshot.manifest
+    rows = m.rows["papers"]
+    by_source = rows["preprint_before_cutoff_by_source"]
+    assert set(by_source) == set(SOURCES) and all(by_source[s] > 0 for s in SOURCES), by_source
+    assert rows["dropped"]["preprint_before_cutoff"] == sum(by_source.values())
+    t = pq.read_table(demo_snapshot.papers_path, columns=["publication_date", "earliest_public_date", "arxiv_id", "doi"])
+    epd, pub = t["earliest_public_date"], t["publication_date"]
+    assert epd.null_count == 0 and pc.min(epd).as_py() >= m.cutoff and pc.all(pc.less_equal(epd, pub)).as_py()
+    assert m.earliest_public_date is not None and m.earliest_public_date.min == pc.min(epd).as_py() >= m.cutoff
+    # kept papers with preprints remain (their preprint is on or after the cutoff), some earlier than their publication
+    assert pc.sum(pc.less(epd, pub)).as_py() > 0 and t["arxiv_id"].null_count < t.num_rows
