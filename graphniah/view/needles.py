@@ -38,9 +38,10 @@ from typing import Literal
 import numpy as np
 
 from graphniah.formats.examples import Example, PaperMeta
+from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
 from graphniah.sampling.examples.prompts import PromptSet
 from graphniah.sampling.examples.render import render_component
-from graphniah.sampling.examples.textcheck import Undetermined, split_messages
+from graphniah.sampling.examples.textcheck import Undetermined, edge_line_pattern, split_messages
 from graphniah.sampling.tokenizers import Tokenizer
 
 __all__ = ["ROW_WIDTH", "NeedleMap", "PromptRows", "Span", "needle_map", "prompt_rows"]
@@ -106,25 +107,26 @@ def needle_map(example: Example, tokenizer: Tokenizer, prompts: PromptSet, meta:
     c0, c1 = fields["context"] if fields else (0, len(text))
     title_prefix = prompts.block.title.literals[0]
     header = prompts.block.references.fill({})
-
-    expected: dict[str, tuple[int, str]] = {}
-    if meta is not None:
-        blocks = render_component(meta, example.edges, example.papers, prompts)
-        cites = {a for a, _ in example.edges}
-        citing = [p for p in example.papers if p in cites]  # render_component's block order
-        expected = {b.split("\n", 1)[0]: (p, b) for p, b in zip(citing, blocks, strict=True)}
+    edge_list = example.recipe.params.render == "edges"
+    edge_line = edge_line_pattern(prompts)
+    expected = _expected_blocks(example, prompts, meta)
 
     found: list[tuple[SpanKind, int, int, int | None, str | None]] = []
     seen: set[int] = set()
     for m in _RUN.finditer(text, c0, c1):
         run = m.group()
-        if not run.startswith(title_prefix):
+        if edge_list:  # every line a citation line: a block (the edge-list text has no titles)
+            if not all(edge_line.fullmatch(line) for line in run.split("\n")):
+                continue
+        elif not run.startswith(title_prefix):
             continue
         first = run.split("\n", 1)[0]
         hit = expected.get(first)
         if hit is not None and hit[1] == run:
             found.append(("needle", m.start(), m.end(), hit[0], meta[hit[0]].title if meta else None))
             seen.add(hit[0])
+        elif edge_list:  # a distractor component's edge list
+            found.append(("paper", m.start(), m.end(), None, None))
         elif f"\n{header}\n" in run:
             suffix = prompts.block.title.literals[-1]
             title = first[len(title_prefix) : len(first) - len(suffix) if suffix and first.endswith(suffix) else None]
@@ -149,7 +151,23 @@ def needle_map(example: Example, tokenizer: Tokenizer, prompts: PromptSet, meta:
         start = tokenizer.count(text[:c0])
         spans.insert(0, Span("context", c0, c1, start, max(total - start - tokenizer.count(text[c1:]), 0)))
     missing = tuple(p for p, _ in expected.values() if p not in seen)
-    return NeedleMap(total, tuple(spans), meta is not None, missing)
+    return NeedleMap(total, tuple(spans), meta is not None or edge_list, missing)
+
+
+def _expected_blocks(example: Example, prompts: PromptSet, meta: Mapping[int, PaperMeta] | None) -> dict[str, tuple[int, str]]:
+    """The task's blocks by first line, with their citing paper: APA blocks rendered again from the
+    metadata (none without it), or the edge-list blocks, which need none (the ids follow from the
+    recipe's seed and index, the task's papers taking theirs first, as when the example was built)."""
+    if example.recipe.params.render == "edges":
+        ids = PaperIds(example.recipe.seed, example.recipe.params.index)
+        blocks = render_edge_component(example.edges, example.papers, ids, prompts)
+    elif meta is not None:
+        blocks = render_component(meta, example.edges, example.papers, prompts)
+    else:
+        return {}
+    cites = {a for a, _ in example.edges}
+    citing = [p for p in example.papers if p in cites]  # the renderers' block order
+    return {b.split("\n", 1)[0]: (p, b) for p, b in zip(citing, blocks, strict=True)}
 
 
 @dataclass(frozen=True)

@@ -282,13 +282,13 @@ def page_cache(out: Path) -> Path:
 def _code_hash() -> str:
     """Hash of the modules that shape a page: a changed viewer never reuses old pages.
 
-    Besides the viewer's own modules, the two it finds the blocks with (re-rendering them with
-    ``render_component``, locating the template fields with ``split_messages``): a change to either
-    can move or re-identify every needle of a page.
+    Besides the viewer's own modules, the three it finds the blocks with (re-rendering them with
+    ``render_component`` or ``render_edge_component``, locating the template fields with
+    ``split_messages``): a change to any can move or re-identify every needle of a page.
     """
     h = hashlib.sha256()
     for package, names in (("graphniah.view", ("data.py", "forest.py", "needles.py", "site.py")),
-                           ("graphniah.sampling.examples", ("render.py", "textcheck.py"))):
+                           ("graphniah.sampling.examples", ("render.py", "edgelist.py", "textcheck.py"))):
         root = resources.files(package)
         for name in names:
             h.update(root.joinpath(name).read_bytes())

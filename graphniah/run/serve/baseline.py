@@ -68,6 +68,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.seeds import Stream, generator
 
 if TYPE_CHECKING:
+    from graphniah.formats import Render
     from graphniah.formats.examples import Message
     from graphniah.sampling.examples.prompts import PromptSet
 
@@ -276,7 +277,7 @@ class BaselineApp:
         """``(content, reasoning)`` of the policy's reply."""
         if self.policy == "always-no":
             return "\\answer{NO}", None
-        from graphniah.sampling.examples.textcheck import Undetermined, solve, split_messages
+        from graphniah.sampling.examples.textcheck import Undetermined, rendering_of, solve, split_messages
 
         msgs = self._messages(messages)
         if self.policy == "oracle":
@@ -291,7 +292,7 @@ class BaselineApp:
             task, question, context = split_messages(msgs, self._prompt_set())
             if task == "list":
                 return self._random_list(context), None
-            answers = self._answer_set(task, question)
+            answers = self._answer_set(task, question, rendering_of(msgs, self._prompt_set()))
         except Undetermined as err:
             raise _Reject(400, f"cannot tell the task from the messages: {err}", "unknown_task", "invalid_request_error") from None
         with self._lock:
@@ -307,7 +308,7 @@ class BaselineApp:
             keep = self._rng.random(len(titles)) < 0.5
         return "\\answer{\n" + "".join(f"{t}\n" for t, k in zip(titles, keep, strict=True) if k) + "}"
 
-    def _answer_set(self, task: str, question: str) -> list[str]:
+    def _answer_set(self, task: str, question: str, render: Render = "apa") -> list[str]:
         from graphniah.formats.examples import option_letters
         from graphniah.sampling.examples.textcheck import parse_question
         from graphniah.stats import CountingAnswers
@@ -315,7 +316,7 @@ class BaselineApp:
         if task == "yesno":
             return ["YES", "NO"]
         if task == "mc":
-            q = parse_question("mc", question, self._prompt_set())
+            q = parse_question("mc", question, self._prompt_set(), render=render)
             return list(option_letters(len(q.targets), q.none_option))
         return [str(a) for a in CountingAnswers().answers]
 

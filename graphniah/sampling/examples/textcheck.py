@@ -564,7 +564,7 @@ def parse_context(context: str, prompts: PromptSet | None = None) -> TextGraph:
 _EDGE_ID = r"[0-9a-f]{8}"  # graphniah.sampling.examples.edgelist.ID_LENGTH hex digits
 
 
-def _edge_line(pr: PromptSet) -> re.Pattern[str]:
+def edge_line_pattern(pr: PromptSet) -> re.Pattern[str]:
     """The citation-line template as a regex with one group per id. Ids have a fixed width, so a
     line that matches has exactly one reading."""
     tpl = pr.edges.edge
@@ -585,7 +585,7 @@ def parse_edge_context(context: str, prompts: PromptSet | None = None) -> TextGr
     and under (R3) (no distractor run consists of citation lines only) the blocks are exactly the
     rendered ones, hence the edges exactly the forest's.
     """
-    line_re = _edge_line(prompts or load_prompts())
+    line_re = edge_line_pattern(prompts or load_prompts())
     node_of: dict[str, int] = {}
     citing: set[int] = set()
     edges: set[tuple[int, int]] = set()
