@@ -75,13 +75,17 @@ class Format:
     ``upgrades[v]`` turns a parsed object of version ``v`` into one of version ``v + 1`` (the chain
     is applied until ``current``); it is given a copy and returns the object with ``format_version``
     set. ``hint`` is appended to the error for a version that cannot be read (what to do about it).
+    ``version_key`` names the version field of a format that calls it something else (the release
+    store's state says ``schema_version``).
     """
 
-    def __init__(self, what: str, current: int, upgrades: Mapping[int, Upgrade] | None = None, hint: str = ""):
+    def __init__(self, what: str, current: int, upgrades: Mapping[int, Upgrade] | None = None, hint: str = "",
+                 version_key: str = "format_version"):
         self.what = what
         self.current = current
         self.upgrades = dict(upgrades or {})
         self.hint = hint
+        self.version_key = version_key
 
     @property
     def readable(self) -> tuple[int, ...]:
@@ -94,7 +98,7 @@ class Format:
         return tuple(sorted(out))
 
     def version_of(self, obj: Mapping[str, Any]) -> Any:
-        return obj.get("format_version", 1)
+        return obj.get(self.version_key, 1)
 
     def to_current(self, obj: Any, where: str) -> dict[str, Any]:
         """``obj`` (a parsed JSON value) as an object of the current version, or a clear error."""
@@ -107,7 +111,7 @@ class Format:
             versions = ", ".join(map(str, self.readable))
             newer = type(found) is int and found > self.current
             raise GraphNIAHError(
-                f"{where}: {self.what} format_version {found!r} is not supported (this graphniah reads version"
+                f"{where}: {self.what} {self.version_key} {found!r} is not supported (this graphniah reads version"
                 f"{'s' if len(self.readable) > 1 else ''} {versions})"
                 + ("; it was written by a newer graphniah, upgrade the package" if newer else "")
                 + (f"; {self.hint}" if self.hint and not newer else "")
@@ -138,10 +142,15 @@ class Format:
             text = p.read_bytes()
         except OSError as err:
             raise GraphNIAHError(f"cannot read {self.what} {p}: {err.strerror}") from None
+        return self.read_text(model, text, str(p))
+
+    def read_text(self, model: type[M], text: str | bytes, where: str) -> M:
+        """One JSON document of this format (a file's text, a line, a database cell) as ``model``;
+        every problem is a ``GraphNIAHError`` starting with ``where``."""
         try:
-            return model.model_validate(self.parse_json(text, str(p)))
+            return model.model_validate(self.parse_json(text, where))
         except ValidationError as err:
-            raise GraphNIAHError(f"{p}: not a valid {self.what} ({validation_detail(err)})"
+            raise GraphNIAHError(f"{where}: not a valid {self.what} ({validation_detail(err)})"
                                  + (f"; {self.hint}" if self.hint else "")) from None
 
 

@@ -25,18 +25,17 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import MISSING, dataclass, fields
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.release_store import STORE_STATE_FORMAT, AppliedDiff, LoadedRelease, StoredInput, StoreState
 from graphniah.ingest.s2ag.limits import Limits, out_of_memory
 from graphniah.ingest.s2ag.read import (
     CITATIONS,
-    ID_FROM_DESCRIPTOR,
     NORMALISE_SQL,
     PAPERS,
     READ_DATASETS,
@@ -54,86 +53,13 @@ from graphniah.ingest.s2ag.read import (
     read_release_info,
 )
 
-SCHEMA_VERSION = 1
-
-if TYPE_CHECKING:  # the protocol of dataclass instances (what dataclasses.fields accepts)
-    from _typeshed import DataclassInstance
-
-
-class _Record:
-    """JSON round trip for the provenance records below (their ``inputs`` are ``InputFile``s)."""
-
-    def to_json(self: DataclassInstance) -> dict[str, Any]:
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["inputs"] = [i.to_json() for i in out["inputs"]]
-        return out
-
-    @classmethod
-    def from_json(cls: type[DataclassInstance], obj: dict[str, Any]) -> Any:
-        # Fields added later have defaults; records written before them read as those defaults.
-        kw = {f.name: obj[f.name] for f in fields(cls) if f.name in obj or f.default is MISSING}
-        kw["synthetic"] = bool(kw["synthetic"])
-        kw["inputs"] = tuple(InputFile(i["dataset"], i["role"], i["path"], int(i["size"]), i["sha256"]) for i in kw["inputs"])
-        return cls(**kw)
-
-
-@dataclass(frozen=True)
-class LoadedRelease(_Record):
-    """The full release a store was loaded from."""
-
-    release_id: str
-    synthetic: bool
-    path: str
-    inputs: tuple[InputFile, ...]
-    loaded_at: str
-    release_id_from: str = ID_FROM_DESCRIPTOR  # read.ID_FROM_*: release.json, option or folder name
-
-
-@dataclass(frozen=True)
-class AppliedDiff(_Record):
-    """One diff applied to a store."""
-
-    from_release: str
-    to_release: str
-    synthetic: bool
-    path: str
-    inputs: tuple[InputFile, ...]
-    applied_at: str
-    release_ids_from: str = ID_FROM_DESCRIPTOR  # read.ID_FROM_*: diff.json, options or folder name
-
-
-@dataclass(frozen=True)
-class StoreState:
-    """What the store holds: its current release id and how it got there."""
-
-    base: LoadedRelease
-    diffs: tuple[AppliedDiff, ...]
-
-    @property
-    def release_id(self) -> str:
-        return self.diffs[-1].to_release if self.diffs else self.base.release_id
-
-    @property
-    def synthetic(self) -> bool:
-        return self.base.synthetic or any(d.synthetic for d in self.diffs)
-
-    def all_inputs(self) -> list[dict[str, Any]]:
-        """Every file the current contents were built from (base release first, then each diff)."""
-        out = [dict(i.to_json(), origin=self.base.release_id) for i in self.base.inputs]
-        for d in self.diffs:
-            out += [dict(i.to_json(), origin=f"{d.from_release}_to_{d.to_release}") for i in d.inputs]
-        return out
-
-    def to_json(self) -> dict[str, Any]:
-        return {"schema_version": SCHEMA_VERSION, "base": self.base.to_json(), "diffs": [d.to_json() for d in self.diffs]}
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> StoreState:
-        return cls(LoadedRelease.from_json(obj["base"]), tuple(AppliedDiff.from_json(d) for d in obj["diffs"]))
-
 
 def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def _stored(inputs: Sequence[InputFile]) -> tuple[StoredInput, ...]:
+    return tuple(StoredInput.model_validate(i.to_json()) for i in inputs)
 
 
 class ReleaseStore:
@@ -188,10 +114,7 @@ class ReleaseStore:
         row = fetch_one(self._con, "SELECT value FROM store_meta WHERE key = 'state'")
         if row is None:
             return None
-        obj = json.loads(row[0])
-        if obj.get("schema_version") != SCHEMA_VERSION:
-            raise GraphNIAHError(f"release store {self.path} has schema version {obj.get('schema_version')}, this code needs {SCHEMA_VERSION}; delete it and load a release again")
-        return StoreState.from_json(obj)
+        return STORE_STATE_FORMAT.read_text(StoreState, row[0], f"release store {self.path}")
 
     @property
     def release_id(self) -> str | None:
@@ -228,8 +151,9 @@ class ReleaseStore:
         read_release_info(release_dir, release_id)  # fail early on an unknown release id
         with self._transaction():
             info, inputs = load_release_tables(self._con, release_dir, release_id)
-            loaded = LoadedRelease(info.release_id, info.synthetic, str(release_dir.resolve()), inputs, _now(), info.release_id_from)
-            self._write_state(StoreState(loaded, ()))
+            loaded = LoadedRelease(release_id=info.release_id, synthetic=info.synthetic, path=str(release_dir.resolve()),
+                                   inputs=_stored(inputs), loaded_at=_now(), release_id_from=info.release_id_from)
+            self._write_state(StoreState(base=loaded, diffs=()))
 
     def apply_diff(self, diff_dir: Path, from_release: str | None = None, to_release: str | None = None) -> None:
         """Apply one diff (upserts, then deletes, per dataset) and advance the release id, atomically.
@@ -264,8 +188,10 @@ class ReleaseStore:
                         self._delete_keys(ds)
                 self._con.execute("DROP TABLE IF EXISTS _keys")
             # Same transaction: the data change and the new release id commit together.
-            applied = AppliedDiff(info.from_release, info.to_release, info.synthetic, str(diff_dir.resolve()), vr.inputs, _now(), info.release_ids_from)
-            self._write_state(StoreState(state.base, (*state.diffs, applied)))
+            applied = AppliedDiff(from_release=info.from_release, to_release=info.to_release, synthetic=info.synthetic,
+                                  path=str(diff_dir.resolve()), inputs=_stored(vr.inputs), applied_at=_now(),
+                                  release_ids_from=info.release_ids_from)
+            self._write_state(StoreState(base=state.base, diffs=(*state.diffs, applied)))
 
     def _check_delete_keys(self, ds: str, diff_dir: Path) -> None:
         if ds == PAPERS:
