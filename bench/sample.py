@@ -3,7 +3,8 @@
 On the ≥1M-paper demo snapshot that ``bench/graph.py`` caches under ``snapshots/bench/``: the time
 to load the sampling context (citation graph + paper metadata), then the median time to sample,
 check the forest invariant, render and verify from the text one multiple-choice example with four
-components of 250 papers, at each depth. Target (issue 4): under 1 s per example.
+components of 250 papers, at each depth. Target (issue 4): under 1 s per example. Then the median time
+of each task (yesno, mc, count, list) at depth 16, side by side.
 
     python bench/sample.py [--papers 1650000] [--per-depth 5]
 """
@@ -24,6 +25,7 @@ from graphniah.graph.store import build_path_pools
 from graphniah.sampling.examples.sample import ExampleSpec, SampleStats, SamplingContext, build_example
 
 DEPTHS = (4, 8, 16, 32)
+TASK_DEPTH = 16  # the depth at which the tasks are timed side by side
 
 
 def main() -> None:
@@ -54,6 +56,20 @@ def main() -> None:
             f"depth {depth:2d}: median {statistics.median(times):.2f}s per example (4 x 250 papers; min {min(times):.2f}, "
             f"max {max(times):.2f}); pool index {index_time:.2f}s once; attempts {stats.attempts}, rejects {dict(stats.rejects)}"
         )
+    task_times(ctx, TASK_DEPTH, args.per_depth)
+
+
+def task_times(ctx: SamplingContext, depth: int, n: int) -> None:
+    """Median time per example of each task side by side at one depth (250 papers per component): the
+    list task samples like counting and adds its answer titles and the evidence count of every task."""
+    labels = {"yesno": "YES", "mc": "A", "count": None, "list": None}
+    for task, label in labels.items():
+        times = []
+        for i in range(n):
+            t0 = time.perf_counter()
+            build_example(ctx, ExampleSpec(task, depth, 250, label), seed=2, index=i)
+            times.append(time.perf_counter() - t0)
+        print(f"task {task:5s} (depth {depth}): median {statistics.median(times):.2f}s per example (min {min(times):.2f}, max {max(times):.2f})")
 
 
 if __name__ == "__main__":

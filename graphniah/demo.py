@@ -4,7 +4,9 @@
       → build the ``demo`` suite (examples with distractors, packed to the context length)
       → run it through LiteLLM against the local oracle, random and always-NO endpoints
       → score each journal (accuracy with 95% Wilson intervals, per task) next to the exact
-        random-guessing baseline.
+        random-guessing baseline
+      → the shortcut baselines (graphniah.baselines) as journals of their own, and per task the
+        verdict whether one beats random guessing beyond its interval.
 
 Each step is resumable and idempotent: a second ``make demo`` reuses the snapshot, the pools, the
 built examples and the finished calls in the journals.
@@ -45,6 +47,7 @@ class DemoResult:
     report: ReportFiles | None  # tables, figures and HTML of the run
     viewer: ViewerFiles | None = None  # the example viewer of the run (graphniah view)
     dataset: Path | None = None  # the suite as a datasets folder (graphniah export)
+    verdicts: tuple[str, ...] = ()  # per task: does a shortcut baseline beat random guessing (report.shortcuts)
 
 
 def run_demo(
@@ -111,6 +114,14 @@ def run_demo(
         progress.note(f"{name}: sent {summary.sent}, ok {summary.ok}, failed {summary.failed} in {summary.elapsed_s:.1f}s")
         scores[name] = journal_score(runs_root, suite.name, name, entry.settings_hash)
 
+    # The shortcut baselines (graphniah baselines): journals beside the endpoints', rows of the same tables.
+    from graphniah.baselines import model_name
+    from graphniah.baselines.journals import write_baselines
+    from graphniah.sampling.examples.prompts import load_prompts
+
+    for j in write_baselines(built.examples_path, suite.name, runs_root, seed=seed, prompts=load_prompts(prompts), progress=progress):
+        scores[model_name(j.shortcut)] = journal_score(runs_root, suite.name, model_name(j.shortcut), j.settings_hash)
+
     none_option = any(ex.none_option for ex in iter_examples(built.examples_path))
     sizes = suite.draw.component_size
     baselines = {
@@ -122,18 +133,22 @@ def run_demo(
     present = {ex.task for ex in iter_examples(built.examples_path)}
     baselines = {t: b for t, b in baselines.items() if t in present}  # the tasks the suite holds
     files = viewer = None
+    from graphniah.report import ReportConfig, build_report, write_report
+    from graphniah.report import load_suite as load_runs
+    from graphniah.report.shortcuts import shortcut_verdicts
+    from graphniah.report.tables import ReportContext
+
+    data = load_runs(suite.name, runs_root=runs_root, examples_root=examples_root)
+    verdicts = tuple(v.text for v in shortcut_verdicts(ReportContext(data, ReportConfig())))
     if reports_root is not None:
-        from graphniah.report import build_report, write_report
-        from graphniah.report import load_suite as load_runs
         from graphniah.view import build_viewer
 
         # The viewer first, so that the report links its cells and example ids to it.
         viewer = build_viewer(built.examples_path, reports_root / f"{suite.name}-viewer", runs=runs_root / suite.name,
                               snapshots=root, prompts=prompts)
-        data = load_runs(suite.name, runs_root=runs_root, examples_root=examples_root)
         files = write_report(build_report(data), reports_root / suite.name, viewer=viewer.out)
         progress.note(f"report: {files.out} ({len(files.tables)} tables, {len(files.figures)} figures)")
-    return DemoResult(snap, built.examples_path, scores, baselines, files, viewer, dataset)
+    return DemoResult(snap, built.examples_path, scores, baselines, files, viewer, dataset, verdicts)
 
 
 def journal_score(runs_root: Path, suite: str, model: str, settings_hash: str) -> RunScore:
@@ -178,10 +193,14 @@ def preview(example: Example, width: int = 400, prompts: PromptSet | None = None
         question = question[: width - 1] + "…"
     counts = ", ".join(f"{k} {v:,}" for k, v in (example.token_counts or {}).items()) or "not packed"
     st = example.stats
+    answer = example.answer
+    if example.task == "list":  # one title a line: the first two show what it is
+        titles = answer.split("\n")
+        answer = f"{len(titles)} titles (" + "; ".join(titles[:2]) + ("; …)" if len(titles) > 2 else ")")
     return (
         f"{example.id} — {example.task}, depth {example.depth}, {example.component_size} papers per component, "
         f"{example.recipe.params.distractor} distractors\n"
         f"  {question}\n"
-        f"  answer: {example.answer}   |   {st.needles} paper blocks of {st.nodes} papers, "
+        f"  answer: {answer}   |   {st.needles} paper blocks of {st.nodes} papers, "
         f"{st.context_words:,} context words ({st.needle_word_pct:.1f}% needles); tokens: {counts}"
     )

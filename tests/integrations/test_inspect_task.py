@@ -186,3 +186,37 @@ def test_the_scorer_is_graphniah_scoring():
         got = asyncio.run(score(state, Target(truth)))
         want = score_response(task, truth, reply)
         assert (got.value == "C", got.answer) == (want.correct, want.extracted)
+
+
+def test_list_replies_are_scored_by_graphniah_scoring_with_an_f1_metric():
+    import asyncio
+
+    from inspect_ai.model import ModelOutput
+    from inspect_ai.scorer import SampleScore, Target
+    from inspect_ai.solver import TaskState
+
+    from graphniah.integrations.inspect_task import graphniah_scorer, list_f1
+    from graphniah.scoring import score_records, score_response
+
+    truth = "First Title\nSecond Title\nThird Title\nFourth Title"
+    replies = ["\\answer{\nFirst Title\nSecond Title\n}", "\\answer{\n" + truth + "\n}", "\\answer{\nfourth title\nNot a Title\n}"]
+    score = graphniah_scorer()
+    scores = []
+    for i, reply in enumerate(replies):
+        state = TaskState(model="m", sample_id=i, epoch=1, input="q", messages=[], metadata={"task": "list"},
+                          output=ModelOutput.from_content("m", reply))
+        got = asyncio.run(score(state, Target(truth)))
+        want = score_response("list", truth, reply)
+        assert (got.value == "C", got.answer, got.metadata["f1"]) == (want.correct, want.extracted, want.listing.f1)
+        scores.append(SampleScore(score=got, sample_id=i, sample_metadata={"task": "list"}))
+    assert scores[0].score.metadata["f1"] == pytest.approx(2 / 3)  # half the set
+    m = list_f1(scores)
+
+    class Rec:  # the same replies as journal records: the report's and the demo's F1
+        def __init__(self, i: int, reply: str):
+            self.example_id, self.model, self.settings_hash, self.task = f"e{i}", "m", "h", "list"
+            self.answer, self.status, self.response = truth, "ok", reply
+
+    f1 = score_records([Rec(i, r) for i, r in enumerate(replies)]).f1
+    assert f1 is not None and (m["f1"], m["f1_low"], m["f1_high"]) == (f1.estimate, f1.interval.low, f1.interval.high)
+    assert list_f1(scores[:0]) == {}
