@@ -59,6 +59,7 @@ def demo_cmd(
     """The whole pipeline on the synthetic demo release: refresh, build, run local endpoints, score."""
     from rich.console import Console
 
+    from graphniah.cli.ingest import preprint_line
     from graphniah.cli.progress import RichProgress
     from graphniah.demo import accuracy_table, preview, run_demo
     from graphniah.formats.examples import iter_examples
@@ -72,6 +73,7 @@ def demo_cmd(
             root, examples, runs, reports, cutoff=parse_cutoff(cutoff), per_value=n, seed=seed, llm=llm,
             prompts=prompts, models=models, suites=suites, progress=bar,
         )
+    console.print(f"\nsnapshot {result.snapshot.path}: {preprint_line(result.snapshot.manifest)}", highlight=False, soft_wrap=True)
     shown: set[str] = set()
     console.print("\n[bold]One example of each task[/] (full prompt: graphniah show ID --examples FILE)")
     for ex in iter_examples(result.examples):

@@ -15,6 +15,8 @@ if TYPE_CHECKING:  # the ingest stage and rich are imported by the commands, whe
     from rich.console import Console
     from rich.table import Table
 
+    from graphniah.formats.snapshot import SnapshotManifest
+
 store_app = typer.Typer(cls=Group, help="The incremental release store (a DuckDB file moved forward by S2AG diffs).", no_args_is_help=True)
 app.add_typer(store_app, name="store")
 
@@ -47,6 +49,18 @@ def _rows_table(title: str, rows: dict[str, Any], order: tuple[str, ...]) -> Tab
     return table
 
 
+def preprint_line(manifest: SnapshotManifest) -> str:
+    """What the preprint guard dropped, per source, as one line (graphniah.ingest.s2ag.preprints)."""
+    papers = manifest.rows.get("papers", {})
+    by_source = papers.get("preprint_before_cutoff_by_source")
+    if manifest.earliest_public_date is None or by_source is None:
+        return "built without the preprint guard (manifest format 1 or 2): rebuild it with graphniah refresh"
+    parts = ", ".join(f"{source} {n:,}" for source, n in by_source.items())
+    first = manifest.earliest_public_date.min
+    return (f"preprint guard: {papers['dropped'].get('preprint_before_cutoff', 0):,} papers dropped as public before the cutoff "
+            f"({parts}); earliest public date of a kept paper {first.isoformat() if first else '-'}")
+
+
 def print_summary(path: Path, seconds: float, console: Console | None = None) -> None:
     """Rows read / kept / dropped per reason for a finished snapshot, and the time it took."""
     from graphniah.formats.snapshot import Snapshot
@@ -59,6 +73,7 @@ def print_summary(path: Path, seconds: float, console: Console | None = None) ->
     console.print(_rows_table("papers → eligible papers", m["rows"]["papers"], PAPER_DROP_REASONS))
     if m["rows"]["papers"].get("titles_cleaned"):
         console.print(f"{m['rows']['papers']['titles_cleaned']:,} kept titles rendered without inline markup (<i>, <sub>, entities …)")
+    console.print(preprint_line(m), highlight=False)
     console.print(_rows_table("citation rows → edges", m["rows"]["edges"], EDGE_DROP_REASONS))
     size = sum(f["size"] for f in m["inputs"])
     console.print(f"{len(m['inputs'])} input files, {size / 1e6:,.1f} MB; snapshot_hash {m['snapshot_hash'][:16]}…; {seconds:,.1f} s")

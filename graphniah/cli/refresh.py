@@ -27,6 +27,7 @@ def refresh_cmd(
     from rich.console import Console
     from rich.table import Table
 
+    from graphniah.cli.ingest import preprint_line
     from graphniah.cli.progress import RichProgress
     from graphniah.formats.snapshot import parse_cutoff
     from graphniah.refresh import DEFAULT_DEPTHS, api_key_from_env, refresh
@@ -56,3 +57,4 @@ def refresh_cmd(
     for k in sorted(result.pools):
         table.add_row(f"depth {k}: pruned papers / paths", f"{result.pruned.get(k, 0):,} / {result.pools[k]:,}")
     console.print(table)
+    console.print(preprint_line(m), highlight=False)

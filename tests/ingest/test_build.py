@@ -92,6 +92,7 @@ def test_eligibility_and_edge_rules(tmp_path: Path) -> None:
         "arxiv_id": "2604.00010",
         "doi": "10.1/ten",
         "earliest_public_date": dt.date(2026, 4, 1),  # arXiv month 2604 (graphniah.ingest.s2ag.preprints)
+        "fields_of_study": ["Computer Science"],  # the s2fieldsofstudy categories (release_kit gives one)
     }
     assert papers[11]["title"] == "Padded   title" and papers[11]["venue"] == "Journal of Eleven"  # venue "" → journal name
     assert papers[12]["venue"] == "Proceedings of Venue One" and papers[12]["journal"] is None  # → publication venue name
@@ -235,6 +236,7 @@ def test_cli_ingest_summary_and_errors(tmp_path: Path) -> None:
     r = CliRunner().invoke(app, ["ingest", "--release", str(rdir), "--cutoff", "2026-04-01", "--out", str(out)])
     assert r.exit_code == 0, r.stdout
     assert "SYNTHETIC" in r.stdout and "mathml_title" in r.stdout and "kept" in r.stdout and "3 kept titles rendered" in r.stdout
+    assert "preprint guard: 0 papers dropped as public before the cutoff (arxiv 0, biorxiv 0, preprints 0); earliest public date of a kept paper 2026-04-01" in r.stdout
     assert json.loads((out / "manifest.json").read_text())["rows"]["edges"]["kept"] == 6
     # The real entry point prints a GraphNIAHError as one line and exits 2.
     for args, message in (
