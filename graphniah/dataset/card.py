@@ -160,8 +160,10 @@ def render_card(facts: CardFacts) -> str:
         "each one cites), possibly padded with distractor text up to a target length. The question names a "
         "source paper and asks whether a target paper can be reached by following citations (`yesno`), "
         "which of several candidate papers can be reached (`mc`), or how many papers can be reached "
-        "(`count`), or which papers those are, one title a line (`list`). The papers were all published on or after the snapshot's cutoff date, so a model "
-        f"trained on data from before {first_cutoff} cannot have memorised them, and every answer is "
+        "(`count`), or which papers those are, one title a line (`list`). Every paper, and every earlier public version S2AG records for it (an arXiv id, a "
+        "bioRxiv/medRxiv or Preprints.org DOI: its `earliest_public_date`), dates from on or after the snapshot's "
+        "cutoff date (the ingest drops the others as `preprint_before_cutoff`), so a model "
+        f"trained on data from before {first_cutoff} cannot have seen them in those versions, and every answer is "
         "determined by the prompt text alone (each example was re-solved from its text before export).",
         "",
         "## Provenance", "",
