@@ -10,7 +10,9 @@ Two entry points, one query:
 
 The snapshot query (``_classify``) counts every paper and citation row under the first drop
 reason of docs/architecture.md that applies (titles: ``graphniah.ingest.s2ag.titles`` — MathML titles are
-dropped, inline tags removed from the others), and selects the eligible papers and the edges;
+dropped, inline tags removed from the others; preprints: ``graphniah.ingest.s2ag.preprints`` — a paper
+whose arXiv id or preprint DOI dates it before the cutoff is dropped, counted per source), and
+selects the eligible papers (with their ``earliest_public_date``) and the edges;
 ``_write`` streams them, sorted, into Parquet files and hashes their content on the way.
 
 Memory is bounded whatever the release size (``graphniah.ingest.s2ag.limits``): DuckDB works
@@ -212,7 +214,8 @@ def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> tuple[PaperCount
                p._pdate AS publication_date,
                CAST(COALESCE(p.year, year(p._pdate)) AS INTEGER) AS year,
                p.arxiv_id, p.doi,
-               p._epd AS earliest_public_date
+               p._epd AS earliest_public_date,
+               p.fields_of_study
         FROM ({classified}) p
         LEFT JOIN (SELECT id, min(name) AS name FROM {venues} WHERE id IS NOT NULL GROUP BY id) v
                ON v.id = p.publicationvenueid
