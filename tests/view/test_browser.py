@@ -33,7 +33,17 @@ def test_index_and_example_pages_in_headless_chromium(viewer_suite, browser, tmp
     shots.mkdir()
     ids = sorted(ex.id for ex in viewer_suite.examples)  # the index opens sorted by id
 
-    # -- index ----------------------------------------------------------------------------------
+    _check_index(viewer_suite, browser, site, ids)
+    browser.screenshot(shots / "index.png")
+    _check_index_filters_and_sorting(viewer_suite, browser, site, ids)
+    for ex in viewer_suite.examples:
+        _check_example_page(viewer_suite, browser, site, ex, shots)
+    assert browser.errors == [], browser.errors
+    assert len(list(shots.glob("*.png"))) == 1 + 2 * len(ids)
+
+
+def _check_index(viewer_suite, browser, site, ids) -> None:
+    """The index lists every example and each run's accuracy with the library's Wilson interval."""
     browser.open((site / "index.html").as_uri())
     assert browser.eval("Array.from(document.querySelectorAll('#examples tr[data-id]')).map(r => r.dataset.id)") == ids
     summary = browser.eval("""Array.from(document.querySelectorAll('#summary tr.run')).map(r => [r.dataset.run,
@@ -51,9 +61,10 @@ def test_index_and_example_pages_in_headless_chromium(viewer_suite, browser, tmp
     for (k, n), (low, high) in zip(cases, got, strict=True):
         ci = wilson_interval(k, n)
         assert low == pytest.approx(ci.low, abs=1e-12) and high == pytest.approx(ci.high, abs=1e-12)
-    browser.screenshot(shots / "index.png")
 
-    # Filters from the address, as the report links them; then the per-run outcome filter.
+
+def _check_index_filters_and_sorting(viewer_suite, browser, site, ids) -> None:
+    """Filters from the address, as the report links them; then the per-run outcome filter; then sorting."""
     yes_no = [ex.id for ex in viewer_suite.examples if ex.task == "yesno"]
     browser.open((site / "index.html").as_uri() + "#task=yesno&model=model-b")
     assert sorted(browser.eval("Array.from(document.querySelectorAll('#examples tr[data-id]')).map(r => r.dataset.id)")) == sorted(yes_no)
@@ -70,39 +81,38 @@ def test_index_and_example_pages_in_headless_chromium(viewer_suite, browser, tmp
     assert browser.eval("Array.from(document.querySelectorAll('#examples tr[data-id]')).map(r => r.dataset.id)") == [e.id for e in by_size]
     assert "sort=size" in browser.eval("location.hash") and "desc=1" in browser.eval("location.hash")
 
-    # -- example pages --------------------------------------------------------------------------
-    for ex in viewer_suite.examples:
-        browser.open((site / "example.html").as_uri() + f"#id={ex.id}", settle=0.2)
-        browser.wait_for("document.querySelector('#forest svg') !== null")
-        assert browser.eval("document.title").startswith(ex.id)
-        assert browser.eval("document.querySelectorAll('#forest svg circle.node').length") == len(ex.papers)
-        assert browser.eval("document.querySelector('#forest svg').dataset.nodes") == str(len(ex.papers))
-        assert browser.eval("document.querySelectorAll('#forest svg line.e.path').length") == max(len(highlighted_path(ex)) - 1, 0)
-        citing = {a for a, _ in ex.edges}
-        assert browser.eval("document.querySelectorAll('#needle-map rect.needle').length") == len(citing)
-        assert browser.eval("document.querySelectorAll('#needle-map rect.question').length") == 1
-        assert browser.eval("document.querySelector('#gold').textContent") == ex.answer
-        if ex.task == "mc":
-            assert browser.eval("document.querySelectorAll('#options li').length") == len(ex.options)
-            assert browser.eval("document.querySelector('#options li.gold b').textContent").startswith(ex.answer)
-            assert ex.options[option_letters(4, False).index(ex.answer)] in browser.eval("document.querySelector('#options li.gold').textContent")
-        rows = browser.eval("Array.from(document.querySelectorAll('#answers tr.answer')).map(r => [r.dataset.run, r.cells[1].textContent, r.cells[2].textContent])")
-        assert [r[0] for r in rows] == ["model-a", "model-b"]
-        for run, result, extracted in rows:
-            outcome, answer = viewer_suite.expected[run][ex.id]
-            assert outcome in result
-            assert extracted == (answer if answer is not None else "no answer")
-        # The prompt is drawn in a window: a few dozen rows on screen, the rest only when scrolled to.
-        total = browser.eval("GraphNIAHView.current.rows.length")
-        drawn = browser.eval("document.querySelectorAll('#prompt .r').length")
-        assert 0 < drawn < total and drawn <= 200
-        browser.screenshot(shots / f"{ex.id}.png")
-        browser.eval(f"GraphNIAHView.scrollToRow({total - 1})")
-        assert browser.eval(f"document.querySelector('#prompt .r[data-row=\"{total - 1}\"]') !== null")
-        assert browser.eval("document.querySelectorAll('#prompt .r').length") <= 200
-        browser.screenshot(shots / f"{ex.id}-end.png", full_page=False)
-    assert browser.errors == [], browser.errors
-    assert len(list(shots.glob("*.png"))) == 1 + 2 * len(ids)
+
+def _check_example_page(viewer_suite, browser, site, ex, shots) -> None:
+    """One example's page: its forest, needle map, gold answer, options, each run's answer, and the windowed prompt."""
+    browser.open((site / "example.html").as_uri() + f"#id={ex.id}", settle=0.2)
+    browser.wait_for("document.querySelector('#forest svg') !== null")
+    assert browser.eval("document.title").startswith(ex.id)
+    assert browser.eval("document.querySelectorAll('#forest svg circle.node').length") == len(ex.papers)
+    assert browser.eval("document.querySelector('#forest svg').dataset.nodes") == str(len(ex.papers))
+    assert browser.eval("document.querySelectorAll('#forest svg line.e.path').length") == max(len(highlighted_path(ex)) - 1, 0)
+    citing = {a for a, _ in ex.edges}
+    assert browser.eval("document.querySelectorAll('#needle-map rect.needle').length") == len(citing)
+    assert browser.eval("document.querySelectorAll('#needle-map rect.question').length") == 1
+    assert browser.eval("document.querySelector('#gold').textContent") == ex.answer
+    if ex.task == "mc":
+        assert browser.eval("document.querySelectorAll('#options li').length") == len(ex.options)
+        assert browser.eval("document.querySelector('#options li.gold b').textContent").startswith(ex.answer)
+        assert ex.options[option_letters(4, False).index(ex.answer)] in browser.eval("document.querySelector('#options li.gold').textContent")
+    rows = browser.eval("Array.from(document.querySelectorAll('#answers tr.answer')).map(r => [r.dataset.run, r.cells[1].textContent, r.cells[2].textContent])")
+    assert [r[0] for r in rows] == ["model-a", "model-b"]
+    for run, result, extracted in rows:
+        outcome, answer = viewer_suite.expected[run][ex.id]
+        assert outcome in result
+        assert extracted == (answer if answer is not None else "no answer")
+    # The prompt is drawn in a window: a few dozen rows on screen, the rest only when scrolled to.
+    total = browser.eval("GraphNIAHView.current.rows.length")
+    drawn = browser.eval("document.querySelectorAll('#prompt .r').length")
+    assert 0 < drawn < total and drawn <= 200
+    browser.screenshot(shots / f"{ex.id}.png")
+    browser.eval(f"GraphNIAHView.scrollToRow({total - 1})")
+    assert browser.eval(f"document.querySelector('#prompt .r[data-row=\"{total - 1}\"]') !== null")
+    assert browser.eval("document.querySelectorAll('#prompt .r').length") <= 200
+    browser.screenshot(shots / f"{ex.id}-end.png", full_page=False)
 
 
 def test_index_with_ten_thousand_examples(viewer_suite, browser, tmp_path) -> None:
