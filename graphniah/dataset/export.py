@@ -91,7 +91,7 @@ class _Checked:
     """One line of the examples file, parsed and checked (in a worker process, or in this one)."""
 
     #: The parsed example when checked in this process; None from a worker, whose caller parses
-    #: the line again: a parse (~5 ms on a 4 MB prompt) costs less than pickling the example back.
+    #: the line again: a parse costs less than pickling the example back (bench/export.py measures export).
     example: Example | None
     result: VerifyResult
     #: ``example_to_json(example)`` as UTF-8 when it differs from the line (without its newline);
@@ -144,7 +144,7 @@ class _Digests:
     it, newline included), the two byte streams are equal, so one hash serves both. At the first
     line that differs, the canonical hash starts as a copy of the source hash taken before that
     line (whose state is then that of the shared prefix) and is fed separately from there on. So a
-    suite that ``graphniah`` wrote is hashed once, not twice (~3 ms per 4 MB example).
+    suite that ``graphniah`` wrote is hashed once, not twice.
     """
 
     source: hashlib._Hash = field(default_factory=hashlib.sha256)
@@ -244,11 +244,11 @@ class _TaskWriter:
             # The prompt column is neither dictionary-encoded nor given min/max statistics: its
             # values are ~4 MB strings that never repeat, so a dictionary is abandoned after the
             # first page, and statistics over them are long enough to be dropped from the footer
-            # anyway. Skipping both saves ~5 ms of CPU per 922k-token example and changes no value.
+            # anyway. Skipping both saves CPU on every example (bench/export.py) and changes no value.
             self.writer = pq.ParquetWriter(self.path, SCHEMA, compression="zstd", compression_level=ZSTD_LEVEL,
                                            use_dictionary=others, write_statistics=others)
         # Column by column: one ``pa.array`` per column converts each ~4 MB prompt string once;
-        # ``Table.from_pylist`` walks the rows as nested dicts and was ~40x slower on such rows.
+        # ``Table.from_pylist`` walks the rows as nested dicts and was many times slower on such rows.
         table = pa.Table.from_arrays([pa.array([r[f.name] for r in self.rows], type=f.type) for f in SCHEMA],
                                      schema=SCHEMA)
         self.writer.write_table(table, row_group_size=len(self.rows))

