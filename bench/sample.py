@@ -4,7 +4,8 @@ On the ≥1M-paper demo snapshot that ``bench/graph.py`` caches under ``snapshot
 to load the sampling context (citation graph + paper metadata), then the median time to sample,
 check the forest invariant, render and verify from the text one multiple-choice example with four
 components of 250 papers, at each depth. Target (issue 4): under 1 s per example. Then the median time
-of each task (yesno, mc, count, list) at depth 16, side by side.
+of each task (yesno, mc, count, list) at depth 16, side by side, and of the three question tasks
+rendered as an edge list beside their APA twins (ratio in the same run).
 
     python bench/sample.py [--papers 1650000] [--per-depth 5]
 """
@@ -15,6 +16,7 @@ import argparse
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -57,6 +59,7 @@ def main() -> None:
             f"max {max(times):.2f}); pool index {index_time:.2f}s once; attempts {stats.attempts}, rejects {dict(stats.rejects)}"
         )
     task_times(ctx, TASK_DEPTH, args.per_depth)
+    edge_times(ctx, TASK_DEPTH, args.per_depth)
 
 
 def task_times(ctx: SamplingContext, depth: int, n: int) -> None:
@@ -70,6 +73,25 @@ def task_times(ctx: SamplingContext, depth: int, n: int) -> None:
             build_example(ctx, ExampleSpec(task, depth, 250, label), seed=2, index=i)
             times.append(time.perf_counter() - t0)
         print(f"task {task:5s} (depth {depth}): median {statistics.median(times):.2f}s per example (min {min(times):.2f}, max {max(times):.2f})")
+
+
+def edge_times(ctx: SamplingContext, depth: int, n: int) -> None:
+    """Each question task as an edge list beside its APA twin (same spec, seed and index, built one
+    after the other): the edge-list build also renders and checks the APA needles, so that both
+    keep the same attempts (graphniah.sampling.examples.sample._as_edges)."""
+    for task, label in (("yesno", "YES"), ("mc", "A"), ("count", None)):
+        apa, edges = [], []
+        for i in range(n):
+            spec = ExampleSpec(task, depth, 250, label)
+            t0 = time.perf_counter()
+            build_example(ctx, spec, seed=3, index=i)
+            t1 = time.perf_counter()
+            build_example(ctx, replace(spec, render="edges"), seed=3, index=i)
+            apa.append(t1 - t0)
+            edges.append(time.perf_counter() - t1)
+        a, e = statistics.median(apa), statistics.median(edges)
+        print(f"task {task:5s} edge list (depth {depth}): median {e:.2f}s per example (min {min(edges):.2f}, max {max(edges):.2f}); "
+              f"APA twins {a:.2f}s; ratio {e / a:.2f}")
 
 
 if __name__ == "__main__":

@@ -260,3 +260,73 @@ def test_reusing_suites_copy_examples_byte_for_byte(demo_snapshot, tmp_path) -> 
     infos = read_example_infos(pairs.examples_path)
     assert [infos[b.id].pair_key for b in before] == [infos[a.id].pair_key for a in after]
     assert len({infos[b.id].pair_key for b in before}) == 2
+
+
+def test_the_rendering_suite_asks_each_example_as_apa_and_as_an_edge_list() -> None:
+    suite = load_suite("rendering")
+    items = plan_suite(suite, seed=0)
+    apa = {it.index: it.spec for it in items if it.value == "apa"}
+    edges = {it.index: it.spec for it in items if it.value == "edges"}
+    assert len(apa) == len(edges) == 100 and apa.keys() == edges.keys()
+    for i, spec in apa.items():
+        assert spec.render == "apa" and edges[i].render == "edges"
+        assert {**spec.params(), "render": "edges"} == edges[i].params()  # the same draw, the same seed and index
+        assert spec.depth == 8 and 100 <= spec.component_size <= 250 and spec.context_length == 200_000
+    # suites that do not name the rendering draw exactly as before: every example APA
+    assert all(it.spec.render == "apa" for name in ("depth", "task") for it in plan_suite(load_suite(name), seed=0))
+
+
+def test_the_demo_has_one_edge_list_example_after_its_value_groups() -> None:
+    suite = load_suite("demo")
+    items = plan_suite(suite, seed=0)
+    edge_items = [it for it in items if it.spec.render == "edges"]
+    assert len(edge_items) == 1 and edge_items[0].value == "mc" and edge_items[0].spec.task == "mc"
+    assert edge_items[0].index == max(it.index for it in items)  # planned last: the other examples keep their indices
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("vary: task\nvalues: [mc]\nper_value: 1\nextra: [{value: count, n: 1}]\n", "is not one of the values"),
+    ("vary: task\nvalues: [mc]\nper_value: 1\nextra: [{value: mc, n: 1, fixed: {task: count}}]\n", "other than task"),
+    ("vary: task\nvalues: [mc]\nper_value: 1\nextra: [{value: mc, n: 0}]\n", "greater than or equal to 1"),
+])
+def test_extra_groups_are_validated(tmp_path, body: str, message: str) -> None:
+    with pytest.raises(GraphNIAHError, match=message):
+        _suite_file(tmp_path, "bad", body)
+
+
+def test_base_twins_are_planned_for_examples_with_distractors() -> None:
+    spec = SuiteSpec(name="b", vary="context_length", values=(20000, 30000), per_value=3, base=True,
+                     draw={"distractor": ("essays", "none"), "depth": (4,), "component_size": {"min": 20, "max": 24}})
+    items = plan_suite(spec, seed=2)
+    main = [it for it in items if not it.twin]
+    twins = {it.index: it for it in items if it.twin}
+    assert len(main) == 6 and set(twins) == {it.index for it in main if it.spec.distractor != "none"}
+    for it in main:
+        if it.spec.distractor == "none":
+            continue  # its own twin: not planned twice
+        twin = twins[it.index]
+        assert twin.value == it.value and twin.spec.distractor == "none"
+        assert {**it.spec.params(), "distractor": "none"} == twin.spec.params()  # L kept
+    plain = plan_suite(spec.model_copy(update={"base": False}), seed=2)
+    assert [(it.value, it.spec, it.index) for it in plain] == [(it.value, it.spec, it.index) for it in main]
+
+
+@pytest.mark.slow
+def test_base_twins_hold_the_same_forest_without_distractor_text(demo_snapshot, tmp_path) -> None:
+    suite = _suite_file(tmp_path, "based", "vary: task\nvalues: [yesno, count]\nper_value: 2\nbase: true\n")
+    built = build_suite(suite, demo_snapshot, 9, out_root=tmp_path / "examples", workers=1)
+    examples = read_examples(built.examples_path)
+    manifest = json.loads(built.manifest_path.read_text())
+    entries = manifest["examples"]
+    assert [e.get("is_base", False) for e in entries] == [False] * 4 + [True] * 4
+    by_id = {ex.id: ex for ex in examples}
+    for entry in entries[:4]:
+        ex, twin = by_id[entry["id"]], by_id[entry["base_id"]]
+        assert (twin.papers, twin.edges, twin.source, twin.targets, twin.answer) == (ex.papers, ex.edges, ex.source, ex.targets, ex.answer)
+        assert twin.recipe.params.distractor == "none" and twin.recipe.params.context_length == ex.recipe.params.context_length
+        assert twin.recipe.params.index == ex.recipe.params.index and twin.recipe.seed == ex.recipe.seed
+        # no distractor text: the context is the needles alone, in the example's key order
+        assert twin.stats.context_words == twin.stats.needle_words == ex.stats.needle_words
+        assert ex.stats.context_words > ex.stats.needle_words
+        assert verify(twin).ok and max(twin.token_counts.values()) <= 20000
+    assert all(e["base_id"] == e["id"] for e in entries[4:])
