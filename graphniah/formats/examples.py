@@ -173,8 +173,8 @@ class RecipeParams(Frozen):
                 del out[name]
         return out
 
-    # Read access by key, for code written against the dict the parameters used to be: a key is
-    # present exactly when the serialised form has it.
+    # Read access by key, as in the serialised JSON object: a key is present exactly when the
+    # serialised form has it.
     def __contains__(self, key: object) -> bool:
         if key == "render":
             return self.render != "apa"
