@@ -126,3 +126,22 @@ def test_serve_command_uses_the_registry_port_or_a_given_one(tmp_path):
         proc.terminate()
         proc.wait(10)
         proc.stdout.close()
+
+
+def test_oracle_and_random_read_edge_list_prompts() -> None:
+    from graphniah.formats.examples import option_letters
+    from graphniah.run.serve.baseline import BaselineApp
+    from graphniah.sampling.examples.edgelist import PaperIds, edge_question, render_edge_component
+    from graphniah.sampling.examples.prompts import load_prompts
+    from graphniah.sampling.examples.render import build_messages
+
+    pr = load_prompts()
+    ids = PaperIds(0, 1)
+    # two paths, 1-2-3-4 and 5-6-7; the source 1 reaches 4 (option B) but not 7 (option A)
+    blocks = render_edge_component([(1, 2), (3, 2), (3, 4), (6, 5), (7, 6)], [1, 2, 3, 4, 5, 6, 7], ids, pr)
+    q = edge_question("mc", ids(1), [ids(7), ids(4)], True, pr)
+    messages = [m.model_dump() for m in build_messages("mc", q, [*blocks, "unrelated text"], pr, render="edges")]
+    content, _ = BaselineApp("oracle").answer(messages)
+    assert content.endswith("\\answer{B}")
+    picks = {BaselineApp("random", seed=s).answer(messages)[0] for s in range(30)}
+    assert picks == {f"\\answer{{{letter}}}" for letter in option_letters(2, True)}
