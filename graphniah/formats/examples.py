@@ -7,7 +7,9 @@ writer of examples goes through :func:`parse_example`/:func:`example_to_json`.
 **Format.** Each line carries ``format_version`` (currently 3), written first. Version 3 added the
 ``list`` task and the evidence statistics (``stats.evidence_tokens``, ``stats.hops_needed``): a
 reader of version 2 cannot read either, so it must refuse such a file by its version rather than
-misread it. Version 2 is upgraded by setting the version; its examples keep ``None`` evidence
+misread it. Version 3 also added the recipe parameter ``render`` (``edges``: the papers as an edge
+list of ids), written only when it is not ``apa``, so an example without it is an APA example and
+keeps its id. Version 2 is upgraded by setting the version; its examples keep ``None`` evidence
 (measuring it needs the tokenizer, which an upgrade on reading does not load). Version 1 is the
 version-2 example without the field (files written before versions existed); it is upgraded by
 adding the field — nothing else differs, and the typed parameters accept exactly what the sampler
@@ -213,7 +215,8 @@ class Example(Frozen):
     """One benchmark example: question, rendered messages, ground truth, and its provenance.
 
     ``targets`` are corpus ids: the YES/NO target, or the multiple-choice candidates in option order
-    (``options`` holds their titles in the same order); empty for counting; for ``list``, every paper
+    (``options`` holds what the question shows for them, in the same order: their titles, or their ids
+    in the edge-list rendering); empty for counting; for ``list``, every paper
     reachable from the source, in the order of the lines of ``answer`` (their titles, one a line).
     ``papers``/``edges`` are the task's components (``edges`` as ``(citing, cited)``); the
     text-only verifier never reads them.

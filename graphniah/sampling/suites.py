@@ -21,7 +21,18 @@ A suite gives either ``per_value`` (examples per value) or ``counts`` (one count
   twin that has it ("after"): the twin is built from the same spec, seed and index with the option
   added. The shipped suite takes the "before" examples from the ``task`` suite's multiple-choice
   examples (``reuse``), which pack with room for the option (``reserve_none_option: true`` in
-  ``task.yaml``), so before and after have the very same context.
+  ``task.yaml``), so before and after have the very same context;
+- a suite that varies ``render`` (``rendering``) is paired the same way: each example drawn for
+  its first value is built again with each other rendering at its index (same forest,
+  distractors and L).
+
+The rendering is never drawn: it is APA unless fixed or varied. ``extra`` adds ``n`` examples to
+one value with some variables fixed, drawn from a stream of their own after the value groups (the
+demo's one edge-list example), so the other examples keep their indices. ``base: true`` adds, after
+everything else, each example's no-distractor twin: its spec with distractor ``none`` and the same
+L, seed and index, hence the same components; an example without distractors is its own twin. The
+manifest records each example's twin (``base_id``) and marks the twins (``is_base``); the report
+keeps them out of its tables and gives each model's base accuracy from them.
 
 ``build_suite`` writes ``examples/<suite>.jsonl`` (examples in plan order) and ``<suite>.json`` (the
 suite manifest: the suite file, seed, snapshot, and every example's recipe). Examples are built in
