@@ -558,9 +558,10 @@ def _as_edges(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str
 
     The APA build rejects an attempt whose needles alone exceed L or whose text does not verify,
     after spawning its packing generator; rejecting the same attempts here (and spawning likewise)
-    keeps both renderings on the same forest, keys and distractor draws. Only a verification failure
-    caused by the distractors themselves (a distractor run with the full block structure) could
-    still part them.
+    keeps both renderings on the same forest, keys and distractor draws. What could still part them
+    is rare and counted in the rejects: a verification failure caused by the distractors themselves
+    (a distractor run with the full block structure, an entry of a distractor component readable as
+    another paper), or edge-list needles over L where the APA ones fit.
     """
     reason = _apa_rejects(ctx, spec, nd, answer)
     if reason is not None:
