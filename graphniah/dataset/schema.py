@@ -71,7 +71,7 @@ COLUMN_DOCS: Mapping[str, str] = {
     "none_option": "multiple choice: a 'none of these' option is listed (never correct)",
     "messages": "the prompt, as chat messages `{role, content}` (system, then user), exactly as sent to models",
     "answer": "the correct answer: `YES`/`NO`, an option letter, an integer in digits, or (list) the reachable papers' titles, one a line",
-    "options": "multiple choice: the candidate titles in option order (empty otherwise)",
+    "options": "multiple choice: the candidate titles in option order (their ids in the edge-list rendering; empty otherwise)",
     "token_counts": "prompt length in tokens under " + ", ".join(f"`{n}`" for n in TOKEN_COUNT_NAMES) + " (null if not packed)",
     "source": "corpus id of the source paper",
     "target": "corpus ids of the target paper (YES/NO), of the candidates in option order (multiple choice) or of the reachable papers in the order of the answer's lines (list); empty for counting",
