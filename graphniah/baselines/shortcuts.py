@@ -59,17 +59,20 @@ from graphniah.stats import Proportion, proportion
 
 __all__ = ["Answers", "accuracy", "answer", "paper_count", "retrieval", "title_similarity"]
 
-#: ``{example id: answer}``; ``None`` is "no answer" (scored wrong); absent: the task is not answered.
+#: ``{example id: answer}``; ``None`` is "no answer" (scored wrong); absent: the shortcut does not
+#: answer the task, or the example's text is not in the paper-block form it reads.
 Answers = dict[str, str | None]
 
 
-def _question(ex: Example, prompts: PromptSet) -> tuple[ParsedQuestion, str, str]:
-    """The parsed question, its text and the context of an example (errors name the example)."""
+def _question(ex: Example, prompts: PromptSet) -> tuple[ParsedQuestion, str, str] | None:
+    """The parsed question, its text and the context of an example; None when the text is not in the
+    paper-block form these shortcuts read (another rendering, or other templates): such an example
+    is left out of the shortcut's answers."""
     try:
         task, question, context = split_messages(ex.messages, prompts)
         return parse_question(task, question, prompts), question, context
-    except Undetermined as err:
-        raise GraphNIAHError(f"example {ex.id}: its text does not parse ({err}); run graphniah verify on the file") from None
+    except Undetermined:
+        return None
 
 
 # --------------------------------------------------------------------------- title similarity
@@ -109,7 +112,8 @@ class TitleSpace:
 def title_similarity(examples: Sequence[Example], prompts: PromptSet | None = None) -> Answers:
     """The title-similarity shortcut on the YES/NO and MC examples (see the module docstring)."""
     pr = prompts or load_prompts()
-    questions = {ex.id: _question(ex, pr)[0] for ex in examples if ex.task in ("yesno", "mc")}
+    parsed = {ex.id: _question(ex, pr) for ex in examples if ex.task in ("yesno", "mc")}
+    questions = {i: p[0] for i, p in parsed.items() if p is not None}
     space = TitleSpace.fit([t for q in questions.values() for t in (q.source, *q.targets)])
     yesno = {i: space.similarity(q.source, q.targets[0]) for i, q in questions.items() if q.task == "yesno"}
     median = float(np.median(list(yesno.values()))) if yesno else 0.0
@@ -197,7 +201,10 @@ def retrieval(
     count_tokens = load_tokenizer("o200k_base", data).count
     out: Answers = {}
     for ex in examples:
-        q, question, context = _question(ex, pr)
+        parsed = _question(ex, pr)
+        if parsed is None:
+            continue
+        q, question, context = parsed
         kept = retrieve(paper_blocks(context, pr), question, count_tokens, budget)
         try:
             g = parse_context("\n\n".join(kept), pr)
@@ -231,9 +238,11 @@ def paper_count(examples: Sequence[Example], prompts: PromptSet | None = None) -
     for ex in examples:
         if ex.task != "count":
             continue
-        _, _, context = _question(ex, pr)
+        parsed = _question(ex, pr)
+        if parsed is None:
+            continue
         try:
-            named = len(parse_context(context, pr).nodes)
+            named = len(parse_context(parsed[2], pr).nodes)
         except Undetermined:
             out[ex.id] = None
             continue

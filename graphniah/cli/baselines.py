@@ -47,7 +47,7 @@ def baselines_cmd(
     from rich.console import Console
     from rich.table import Table
 
-    from graphniah.baselines import SHORTCUTS, ShortcutName
+    from graphniah.baselines import SHORTCUT_TASKS, SHORTCUTS, ShortcutName
     from graphniah.baselines.journals import write_baselines
     from graphniah.baselines.shortcuts import accuracy
     from graphniah.formats.examples import read_examples
@@ -70,6 +70,12 @@ def baselines_cmd(
             lo, hi = p.interval
             table.add_row(j.shortcut, task, f"{100 * p.estimate:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]", str(p.n), str(j.path))
     Console().print(table)
+    for j in written:
+        tasks = SHORTCUT_TASKS[j.shortcut]
+        left_out = sum(1 for ex in exs if (tasks is None or ex.task in tasks) and ex.id not in j.answers)
+        if left_out:
+            Console(stderr=True).print(f"note: {j.shortcut} left out {left_out} example(s) whose text is not in the paper-block "
+                                       "form it reads (another rendering or other templates)", highlight=False)
 
 
 @app.command("power")

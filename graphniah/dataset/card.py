@@ -211,6 +211,14 @@ def render_card(facts: CardFacts) -> str:
          "probability 2^-n. They are scored by F1, and the report prints the trivial baseline that lists every paper of "
          "the context beside the models." if t.tasks.get("list") else ""),
         "",
+        "## Differences from the GraphNIAH paper", "",
+        "The method is the GraphNIAH paper's, with these differences (each with its reason and expected effect in "
+        "`docs/paper-deviations.md` of the graphniah repository): reworded prompts and 'none of these' option, "
+        "distractor corpora from package registries (Linux kernel, Paul Graham essays, Austen and Bierce instead of "
+        "PG-19, Wikipedia summaries), the Gemma 3 tokenizer for Gemini token counts, stricter path and growth rules "
+        "(induced paths; no paper with a second citation into the example), titles cleaned of inline markup, 'n.d.' "
+        "for a missing year, Wilson intervals with the exact normal quantile (the paper used z = 1.96), the paper's "
+        "α = 0.1 in the demo, and the preprint guard.", "",
         "## Use", "",
         "```python",
         "from datasets import load_dataset",

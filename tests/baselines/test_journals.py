@@ -1,0 +1,83 @@
+"""The shortcuts' journals flow through everything that reads journals: ``graphniah baselines`` writes
+them beside the models', and ``graphniah report`` shows them as rows and in the Shortcuts table."""
+
+from __future__ import annotations
+
+import json
+
+from statsmodels.stats.proportion import proportion_confint
+from typer.testing import CliRunner
+
+from graphniah.baselines import SHORTCUTS, model_name
+from graphniah.baselines.journals import write_baselines
+from graphniah.baselines.shortcuts import accuracy, response_text
+from graphniah.cli import app
+from graphniah.formats.journal import read_journal, read_run_settings
+from graphniah.report import build_report, load_suite
+from graphniah.report.load import TASK_LABELS
+from graphniah.report.shortcuts import shortcut_results, shortcut_verdicts
+
+
+def report_results(report):  # type: ignore[no-untyped-def]
+    return shortcut_results(report.context)
+
+
+def test_journals_are_run_records_and_rewritten_whole(shortcut_suite, tmp_path) -> None:
+    runs = tmp_path / "runs"
+    written = write_baselines(shortcut_suite.path, "s", runs)
+    assert [j.shortcut for j in written] == list(SHORTCUTS)
+    for j in written:
+        assert j.path == runs / "s" / f"{model_name(j.shortcut)}.jsonl"
+        records = read_journal(j.path)
+        assert {r.example_id for r in records} == set(j.answers)
+        assert all(r.model == model_name(j.shortcut) and r.status == "ok" and r.settings_hash == j.settings_hash for r in records)
+        assert all(r.response == response_text(j.answers[r.example_id]) for r in records)
+        entry = read_run_settings(j.path).runs[j.settings_hash]
+        assert entry.model == model_name(j.shortcut) and entry.settings["shortcut"] == j.shortcut
+    again = write_baselines(shortcut_suite.path, "s", runs)  # a second run replaces, never appends
+    for j in again:
+        assert len(read_journal(j.path)) == len(j.answers)
+
+
+def test_baselines_flow_through_report(shortcut_suite, tmp_path) -> None:
+    root = shortcut_suite.root
+    runner = CliRunner()
+    res = runner.invoke(app, ["baselines", "--suite", shortcut_suite.suite, "--examples-root", str(root / "examples"),
+                              "--runs", str(root / "runs")])
+    assert res.exit_code == 0, res.output
+    assert "paper-count" in res.output and "retrieval" in res.output
+
+    data = load_suite(shortcut_suite.suite, runs_root=root / "runs", examples_root=root / "examples")
+    assert {r.model for r in data.runs} == {model_name(s) for s in SHORTCUTS}
+    report = build_report(data)
+    acc = report.table("accuracy")
+    assert {row[0].text for row in acc.rows} >= {model_name(s) for s in SHORTCUTS}  # rows like any model's
+    table = report.table("shortcuts")
+    exs = shortcut_suite.examples
+    for j in (model_name(s) for s in SHORTCUTS):
+        answers = {r.example_id: r.response for r in read_journal(root / "runs" / shortcut_suite.suite / f"{j}.jsonl")}
+        expected = accuracy(exs, {i: (r or "")[len("\\answer{"):-1] or None for i, r in answers.items()})
+        for task, p in expected.items():
+            label = {"yesno": "YES/NO", "mc": "Multiple choice", "count": "Counting"}[task]
+            v = table.value(f"{label} | {j.removeprefix('baseline-')}", "accuracy")
+            assert (v.k, v.n) == (p.k, p.n)
+    verdicts = {v.task: v for v in shortcut_verdicts(report.context)}
+    assert set(verdicts) == {"yesno", "mc", "count"}
+    # counting: paper-count is exact on 2 of the 3 examples, far above random guessing (1 in 230 answers here)
+    assert "paper-count" in [r.shortcut for r in verdicts["count"].beaten_by]
+    assert "paper-count" in verdicts["count"].text and "random guessing" in verdicts["count"].text
+    rows = {(row[0].text, row[1].text): row for row in table.rows}
+    for v in verdicts.values():
+        for r in (r for r in report_results(report) if r.task == v.task):
+            lo = proportion_confint(r.accuracy.k, r.accuracy.n, method="wilson")[0]
+            assert (r in v.beaten_by) == (lo > r.random)  # beyond its interval, and only then
+            assert rows[(TASK_LABELS[v.task], r.shortcut)][-1].text == ("yes" if lo > r.random else "no")
+    assert all(v.text in {c.text for row in table.rows for c in row} for v in verdicts.values())
+
+    # and through the command line's report, which writes the table with the others
+    out = tmp_path / "report"
+    res = runner.invoke(app, ["report", "--suite", shortcut_suite.suite, "--examples-root", str(root / "examples"),
+                              "--runs", str(root / "runs"), "--out", str(out), "--no-figures", "--no-html"])
+    assert res.exit_code == 0, res.output
+    assert "shortcuts" in json.loads((out / "summary.json").read_text())["tables"]
+    assert (out / "tables" / "shortcuts.md").read_text().count("verdict") == 3

@@ -1,0 +1,185 @@
+"""The three shortcuts, rule by rule: TF-IDF titles, BM25 retrieval under a token budget with closed-world
+reasoning, and the paper count; on hand-made inputs and on real examples from the demo snapshot."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from graphniah.baselines.shortcuts import (
+    TitleSpace,
+    _closed_world,
+    answer,
+    paper_count,
+    retrieval,
+    retrieve,
+    title_similarity,
+)
+from graphniah.formats.examples import Example
+from graphniah.sampling.examples.textcheck import ParsedQuestion, TextGraph, TextNode, normalize, parse_messages
+from graphniah.seeds import Stream, generator
+
+# --------------------------------------------------------------------------- title similarity
+
+TITLES = [
+    "Graph neural networks for citation prediction",
+    "Citation graphs: a survey",
+    "Protein folding with diffusion models",
+    "Diffusion models for graph generation",
+    "A survey of protein structure prediction",
+]
+
+
+def _tfidf_cosine(titles: list[str], a: str, b: str) -> float:
+    """The same TF-IDF written out with Counters: smoothed idf, raw counts, unit-length vectors."""
+    docs = [normalize(t).split() for t in dict.fromkeys(titles)]
+    df = Counter(w for d in docs for w in set(d))
+    n = len(docs)
+
+    def vec(title: str) -> dict[str, float]:
+        tf = Counter(normalize(title).split())
+        v = {w: c * (math.log((1 + n) / (1 + df[w])) + 1) for w, c in tf.items()}
+        norm = math.sqrt(sum(x * x for x in v.values()))
+        return {w: x / norm for w, x in v.items()}
+
+    va, vb = vec(a), vec(b)
+    return sum(x * vb.get(w, 0.0) for w, x in va.items())
+
+
+def test_title_space_is_tfidf_cosine() -> None:
+    space = TitleSpace.fit(TITLES)
+    for a in TITLES:
+        for b in TITLES:
+            assert space.similarity(a, b) == pytest.approx(_tfidf_cosine(TITLES, a, b))
+    assert space.similarity(TITLES[0], TITLES[0]) == pytest.approx(1.0)
+    assert space.similarity(TITLES[0], TITLES[2]) == 0.0  # no word in common
+    # case, punctuation and spacing are ignored, as the checker's identity rule does
+    assert space.similarity("CITATION graphs -- a  survey!", TITLES[0]) == pytest.approx(space.similarity(TITLES[1], TITLES[0]))
+
+
+# --------------------------------------------------------------------------- closed-world reasoning
+
+
+def _graph(titles: list[str], edges: list[tuple[int, int]]) -> TextGraph:
+    nodes = tuple(TextNode(t, frozenset({normalize(t)}), frozenset({(normalize(t), frozenset())}), True) for t in titles)
+    return TextGraph(nodes, frozenset(edges), len(nodes), 0)
+
+
+def _rng() -> np.random.Generator:
+    return generator(Stream.SHORTCUT, 0, 1)
+
+
+def test_closed_world_answers() -> None:
+    g = _graph(["S", "A", "B", "C"], [(0, 1), (1, 2)])  # S - A - B, C alone
+    yes = ParsedQuestion("yesno", "S", ("B",), False)
+    assert _closed_world(yes, g, _rng) == "YES"
+    assert _closed_world(ParsedQuestion("yesno", "S", ("C",), False), g, _rng) == "NO"
+    assert _closed_world(ParsedQuestion("yesno", "S", ("not retrieved",), False), g, _rng) == "NO"  # unnamed: unreachable
+    assert _closed_world(ParsedQuestion("count", "S", (), False), g, _rng) == "2"
+    assert _closed_world(ParsedQuestion("count", "not retrieved", (), False), g, _rng) == "0"
+    assert _closed_world(ParsedQuestion("mc", "S", ("C", "B", "x", "y"), False), g, _rng) == "B"
+    assert _closed_world(ParsedQuestion("mc", "S", ("C", "x", "y", "z"), True), g, _rng) == "E"  # none reachable: "none"
+
+
+def test_closed_world_guesses_from_the_seeded_stream_when_open() -> None:
+    g = _graph(["S", "C"], [])
+    q = ParsedQuestion("mc", "S", ("C", "x", "y", "z"), False)
+    got = [_closed_world(q, g, lambda k=k: generator(Stream.SHORTCUT, 0, k)) for k in range(40)]
+    assert set(got) <= set("ABCD") and len(set(got)) > 1  # a guess among the four options, not a fixed letter
+    assert got == [_closed_world(q, g, lambda k=k: generator(Stream.SHORTCUT, 0, k)) for k in range(40)]  # reproducible
+
+
+def test_retrieve_keeps_the_ranked_prefix_within_the_budget() -> None:
+    blocks = ["Title: apples and pears\nReferences:", "Title: quantum gravity loops\nReferences:",
+              "Title: quantum apples\nReferences:", "Title: loops of gravity in quantum fields\nReferences:"]
+    order = retrieve(blocks, "quantum gravity loops", len, budget=10**6)
+    assert order[0] == blocks[1] and order[-1] == blocks[0]  # best match first, no query word last
+    top = retrieve(blocks, "quantum gravity loops", len, budget=len(blocks[1]) + len(blocks[3]))
+    assert top == [blocks[1], blocks[3]]
+    # the first block that does not fit ends the list (a shorter later block is not squeezed in)
+    assert retrieve(blocks, "quantum gravity loops", len, budget=len(blocks[1]) + 5) == [blocks[1]]
+    assert retrieve(blocks, "quantum gravity loops", len, budget=0) == []
+
+
+# --------------------------------------------------------------------------- on real examples
+
+
+def test_retrieval_with_every_block_is_the_oracle(shortcut_suite) -> None:
+    exs = shortcut_suite.examples
+    got = retrieval(exs, budget=10**9)
+    assert got == {ex.id: ex.answer for ex in exs}  # perfect reasoning over all the citations
+
+
+def test_retrieval_with_nothing_retrieved(shortcut_suite) -> None:
+    exs = shortcut_suite.examples
+    got = retrieval(exs, budget=0)
+    for ex in exs:
+        if ex.task == "yesno":
+            assert got[ex.id] == "NO"
+        elif ex.task == "count":
+            assert got[ex.id] == "0"
+        elif ex.none_option:
+            assert got[ex.id] == "E"
+        else:
+            assert got[ex.id] in "ABCD"
+
+
+def test_retrieval_reads_at_most_the_budget(shortcut_suite, monkeypatch) -> None:
+    from graphniah.baselines import shortcuts
+
+    seen: list[int] = []
+    real = shortcuts.retrieve
+
+    def spy(blocks, query, count_tokens, budget):  # type: ignore[no-untyped-def]
+        kept = real(blocks, query, count_tokens, budget)
+        seen.append(sum(count_tokens(b) for b in kept))
+        assert len(kept) < len(blocks)  # a 9,000-token context holds more than 3,000 tokens of blocks
+        return kept
+
+    monkeypatch.setattr(shortcuts, "retrieve", spy)
+    retrieval([ex for ex in shortcut_suite.examples if ex.recipe.params.context_length], budget=3000)
+    assert seen and max(seen) <= 3000
+
+
+def test_paper_count_is_exact_when_both_components_have_the_knob_size(shortcut_suite) -> None:
+    counts = [ex for ex in shortcut_suite.examples if ex.task == "count"]
+    got = paper_count(shortcut_suite.examples)
+    assert set(got) == {ex.id for ex in counts}
+    for ex in counts:
+        _, g = parse_messages(ex.messages)
+        assert len(g.nodes) >= 2 * ex.component_size
+        if ex.recipe.params.distractor == "disjoint-component":  # more components than the design's two
+            assert int(got[ex.id] or 0) > int(ex.answer)
+        else:
+            assert got[ex.id] == ex.answer
+
+
+def test_title_similarity_median_rule_and_options(shortcut_suite) -> None:
+    exs = [ex for ex in shortcut_suite.examples if ex.task in ("yesno", "mc")]
+    got = title_similarity(shortcut_suite.examples)
+    assert set(got) == {ex.id for ex in exs}
+    questions = {ex.id: parse_messages(ex.messages)[0] for ex in exs}
+    titles = [t for q in questions.values() for t in (q.source, *q.targets)]
+    sims = {i: [_tfidf_cosine(titles, q.source, t) for t in q.targets] for i, q in questions.items()}
+    median = float(np.median([s[0] for i, s in sims.items() if questions[i].task == "yesno"]))
+    for ex in exs:
+        if ex.task == "yesno":
+            assert got[ex.id] == ("YES" if sims[ex.id][0] > median + 1e-12 else "NO")
+        else:  # the most similar candidate, never the "none" option
+            assert got[ex.id] == "ABCD"[int(np.argmax(sims[ex.id]))]
+    assert {got[ex.id] for ex in exs if ex.task == "yesno"} == {"YES", "NO"}  # the median splits the questions
+
+
+def test_no_shortcut_looks_at_the_answer(shortcut_suite) -> None:
+    exs = shortcut_suite.examples
+
+    def flipped(ex: Example) -> Example:
+        other = {"yesno": {"YES": "NO", "NO": "YES"}, "mc": {"A": "B", "B": "C", "C": "D", "D": "A"}}
+        return ex.model_copy(update={"answer": other[ex.task][ex.answer] if ex.task in other else str(int(ex.answer) + 1)})
+
+    for name in ("title-similarity", "paper-count"):
+        assert answer(name, exs) == answer(name, [flipped(ex) for ex in exs])
+    assert retrieval(exs, budget=2000) == retrieval([flipped(ex) for ex in exs], budget=2000)
