@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphniah import __version__
-from graphniah.atomic import atomic_dir, sha256_file, write_in_staging, write_json
+from graphniah.atomic import atomic_dir, sha256_file, write_in_staging
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASKS
+from graphniah.formats.report import ReportSummary, SummaryConfig, SummaryExamples, SummaryJournal, write_report_summary
 from graphniah.report.effective import (
     EffectiveScale,
     effective_length_table,
@@ -197,32 +198,32 @@ def write_report(report: Report, out: str | os.PathLike[str], *, figures: bool =
             write_in_staging(tmp / "report.html", render_html(
                 f"GraphNIAH report: suite {d.suite}", report.facts(), d.notes, report.tables, svgs, report.context.show, links))
             html_path = out / "report.html"
-        write_json(tmp / "summary.json", _summary(report))
+        write_report_summary(tmp / "summary.json", _summary(report))
     return ReportFiles(out, tuple(tables), tuple(fig_paths), html_path)
 
 
-def _summary(report: Report) -> dict[str, object]:
+def _summary(report: Report) -> ReportSummary:
     d = report.data
-    return {
-        "suite": d.suite,
-        "examples": {"path": str(d.examples_path), "sha256": sha256_file(d.examples_path), "count": len(d.examples)},
-        "journals": [
-            {"model": r.model, "settings_hash": r.settings_hash, "label": r.label, "reasoning_effort": r.reasoning_effort,
-             "path": str(r.journal), "answered": r.answered, "failed": len(r.failed)}
+    c = report.config
+    return ReportSummary(
+        suite=d.suite,
+        examples=SummaryExamples(path=str(d.examples_path), sha256=sha256_file(d.examples_path), count=len(d.examples)),
+        journals=tuple(
+            SummaryJournal(model=r.model, settings_hash=r.settings_hash, label=r.label, reasoning_effort=r.reasoning_effort,
+                           path=str(r.journal), answered=r.answered, failed=len(r.failed))
             for r in d.runs
-        ],
-        "journal_sha256": {str(p): sha256_file(p) for p in sorted({r.journal for r in d.runs})},
-        "variable": d.variable,
-        "variable_source": d.variable_source,
-        "levels": list(d.levels),
-        "notes": list(d.notes),
-        "config": {"confidence": report.config.confidence, "z": report.config.z,
-                   "threshold": report.config.threshold, "threshold_margin": report.config.threshold_margin,
-                   "counting_tolerance": str(report.config.counting_tolerance)},
-        "tables": list(report.keys),
-        "version": __version__,
-        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-    }
+        ),
+        journal_sha256={str(p): sha256_file(p) for p in sorted({r.journal for r in d.runs})},
+        variable=d.variable,
+        variable_source=d.variable_source,
+        levels=tuple(d.levels),
+        notes=tuple(d.notes),
+        config=SummaryConfig(confidence=c.confidence, z=c.z, threshold=c.threshold, threshold_margin=c.threshold_margin,
+                             counting_tolerance=str(c.counting_tolerance)),
+        tables=tuple(report.keys),
+        version=__version__,
+        created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    )
 
 
 __all__ += ["ReportFiles", "cells_csv"]

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import io
-import json
 import multiprocessing as mp
 import os
 import time
@@ -39,9 +38,10 @@ import numpy.typing as npt
 import pyarrow.parquet as pq
 
 from graphniah import __version__
-from graphniah.atomic import atomic_dir, write_in_staging, write_json
+from graphniah.atomic import atomic_dir, write_in_staging
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import PAPER_TASKS, TASKS, Task
+from graphniah.formats.report import AlphaRun, read_alpha_run, write_alpha_run
 from graphniah.formats.snapshot import Snapshot
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.sampling.examples.grow import GrowthStats, grow_components
@@ -443,19 +443,19 @@ def write_alpha_report(sel: AlphaSelection, out: str | os.PathLike[str], *, figu
     (every example's in-degree histogram, for :func:`load_alpha_run`) in ``out``, written atomically."""
     out = Path(out)
     with atomic_dir(out, replace=True) as tmp:
-        write_json(tmp / "alpha.json", {
-            "selected": sel.selected,
-            "rows": sel.rows(),
-            "tasks": list(sel.config.tasks),
-            "examples": sel.examples.tolist(),
-            "support": sel.support.tolist(),
-            "reference_histogram": sel.reference.tolist(),
-            "generated_histograms": sel.pooled.tolist(),
-            "config": {k: getattr(sel.config, k) for k in sel.config.__dataclass_fields__},
-            "seconds": sel.seconds,
-            "source": sel.source,
-            "version": __version__,
-        })
+        write_alpha_run(tmp / "alpha.json", AlphaRun(
+            selected=sel.selected,
+            rows=tuple(sel.rows()),
+            tasks=sel.config.tasks,
+            examples=sel.examples.tolist(),
+            support=sel.support.tolist(),
+            reference_histogram=sel.reference.tolist(),
+            generated_histograms=sel.pooled.tolist(),
+            config={k: getattr(sel.config, k) for k in sel.config.__dataclass_fields__},
+            seconds=sel.seconds,
+            source=sel.source,
+            version=__version__,
+        ))
         if sel.generated is not None:
             arrays = {f"counts_{a}_{t}": m for a, row in enumerate(sel.generated.counts) for t, m in enumerate(row)}
             buf = io.BytesIO()
@@ -475,13 +475,14 @@ def write_alpha_report(sel: AlphaSelection, out: str | os.PathLike[str], *, figu
 def load_alpha_run(folder: str | os.PathLike[str]) -> tuple[GeneratedDegrees, np.ndarray, AlphaConfig]:
     """The generated histograms, the reference and the config of a written run, to re-select (other ε, bootstrap, ...)."""
     folder = Path(folder)
+    if not (folder / "alpha.json").is_file():
+        raise GraphNIAHError(f"{folder} does not hold a select-alpha run (alpha.json and histograms.npz): no alpha.json")
+    meta = read_alpha_run(folder / "alpha.json")
     try:
-        meta = json.loads((folder / "alpha.json").read_text(encoding="utf-8"))
         arrays = np.load(folder / "histograms.npz")
-    except (OSError, json.JSONDecodeError, ValueError) as err:
+    except (OSError, ValueError) as err:
         raise GraphNIAHError(f"{folder} does not hold a select-alpha run (alpha.json and histograms.npz): {err}") from None
-    cfg = meta["config"]
-    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in cfg.items()}  # JSON values, checked by AlphaConfig
+    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in meta.config.items()}  # JSON values, checked by AlphaConfig
     config = AlphaConfig(**fields)
     counts = tuple(tuple(arrays[f"counts_{a}_{t}"] for t in range(len(config.tasks))) for a in range(len(config.alphas)))
-    return GeneratedDegrees(config.alphas, config.tasks, counts, float(meta.get("seconds", 0.0))), arrays["reference"], config
+    return GeneratedDegrees(config.alphas, config.tasks, counts, meta.seconds), arrays["reference"], config

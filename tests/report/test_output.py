@@ -89,3 +89,16 @@ def test_cli_report_writes_the_folder(written, tmp_path):
     res = CliRunner().invoke(app, ["report", "--suite", "nope", "--runs", str(suite.runs_root), "--examples-root",
                                    str(suite.examples_root), "--out", str(out)])
     assert res.exit_code != 0 and "nope.jsonl" in str(res.exception)
+
+
+def test_summary_json_reads_through_its_model_and_names_what_the_report_counted(written):
+    from graphniah.atomic import sha256_file
+    from graphniah.formats.report import read_report_summary
+
+    _, report, files = written
+    summary = read_report_summary(files.out / "summary.json")
+    assert summary.suite == "depth" and summary.variable == report.data.variable
+    assert summary.examples.count == len(report.data.examples)
+    assert summary.examples.sha256 == sha256_file(report.data.examples_path)
+    assert [j.model for j in summary.journals] == [r.model for r in report.data.runs]
+    assert summary.tables == tuple(report.keys)
