@@ -92,7 +92,7 @@ def alpha(snap, examples_per_task: int, workers: int, out: Path) -> None:
     secs = time.perf_counter() - t0
     print(sel.markdown(), flush=True)
     # with the figure: it draws the bootstrap intervals as bars of their own, so intervals that lie
-    # above S(alpha) (the bootstrap KL is biased upwards, as on this snapshot) no longer break it
+    # above S(alpha) (the bootstrap KL is biased upwards, as on this snapshot) do not break it
     write_alpha_report(sel, out)
     s_star = float(sel.mean_kl[config.alphas.index(sel.selected)])
     print(

@@ -477,7 +477,7 @@ def test_chi2_errors(table: object, message: str) -> None:
         chi2_test(table)  # type: ignore[arg-type]
 
 
-# statsmodels' multipletests takes ~20 ms per call, so fewer examples keep the file under 10 s.
+# statsmodels' multipletests is slow per call, so fewer examples keep this file quick.
 @settings(max_examples=40, deadline=None)
 @given(p=st.lists(st.floats(0, 1), min_size=1, max_size=30))
 def test_holm_matches_statsmodels(p: list[float]) -> None:
