@@ -4,7 +4,7 @@ On the default demo snapshot (what ``make refresh``/``make demo`` build: ``refre
 papers, ``refresh.DEMO_RELEASES`` releases, the demo seed), built under ``--root``:
 
 1. **generation time** of the default release set, and of a 100,000-paper set in the same run
-   (the old default size; the ratio is what the bigger default costs);
+   (a third of the default; the ratio is what the bigger default costs);
 2. **calibration statistics** against their targets (``demo_release.calibration``), reference
    lists from the generated world, the graph from the snapshot;
 3. **pruning**: papers removed per depth 4/8/16/32 by whole small components and, beyond them,
