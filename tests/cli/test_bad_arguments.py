@@ -74,6 +74,18 @@ CASES: dict[str, list[tuple[str, Case]]] = {
         ("missing registry", lambda t: ["serve", "--policy", "oracle", "--models", str(t / "missing.yaml")]),
     ],
     "view": [("missing examples file", lambda t: ["view", "--out", str(t / "v"), "--examples", str(t / "missing.jsonl")])],
+    "baselines": [
+        ("no examples named", lambda t: ["baselines", "--runs", str(t / "runs")]),
+        ("unknown shortcut", lambda t: ["baselines", "--examples", str(t / "bad.jsonl"), "--shortcut", "bogus"]),
+        ("not JSON", lambda t: ["baselines", "--examples", str(t / "bad.jsonl"), "--runs", str(t / "runs")]),
+        ("unknown suite", lambda t: ["baselines", "--suite", "nope", "--examples-root", str(t)]),
+    ],
+    "power": [
+        ("equal rates", lambda t: ["power", "--p1", "0.5", "--p2", "0.5"]),
+        ("rate above 1", lambda t: ["power", "--p1", "1.5", "--p2", "0.7"]),
+        ("discordant without --paired", lambda t: ["power", "--p1", "0.5", "--p2", "0.7", "--discordant", "0.3"]),
+        ("too few discordant pairs", lambda t: ["power", "--p1", "0.5", "--p2", "0.7", "--paired", "--discordant", "0.1"]),
+    ],
     "corpora fetch": [("unknown kind", lambda t: ["corpora", "fetch", "--kind", "bogus", "--data", str(t / "d")])],
     "corpora list": [("no corpora", lambda t: ["corpora", "list", "--data", str(t / "d")])],
     "tokenize fetch": [("data folder is a file", lambda t: ["tokenize", "fetch", "--data", str(t / "notes.txt")])],
