@@ -22,7 +22,7 @@ from graphniah.atomic import atomic_path
 from graphniah.dataset.schema import SCHEMA, row_to_example
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.dataset import DatasetManifest, read_manifest, require_intact
-from graphniah.formats.examples import Example, Recipe, example_to_json
+from graphniah.formats.examples import Example, example_to_json, parse_recipe
 from graphniah.run.runner import ExampleRef
 
 _BATCH_ROWS = 16
@@ -151,7 +151,7 @@ def example_refs(ds: Dataset) -> list[DatasetExampleRef]:
         if row["id"] in seen:
             raise GraphNIAHError(f"{p}: example id {row['id']} appears twice in dataset {ds.path}")
         seen.add(row["id"])
-        recipe = Recipe.model_validate_json(row["recipe"])
+        recipe = parse_recipe(row["recipe"], f"{p} (row group {rg}, row {i}, example {row['id']})")
         refs.append(DatasetExampleRef(row["id"], row["task"], row["answer"], recipe.snapshot_hash, row["token_counts"],
                                       path=p, row_group=rg, row=i))
     if not refs:

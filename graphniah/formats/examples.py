@@ -301,6 +301,14 @@ def enumerate_examples(path: str | os.PathLike[str]) -> Iterator[tuple[int, Exam
             yield lineno, parse_example(line, f"{path}:{lineno}")
 
 
+def parse_recipe(text: bytes | str, where: str) -> Recipe:
+    """A recipe stored on its own (a dataset row's ``recipe`` column) as a :class:`Recipe`; errors name ``where``."""
+    try:
+        return Recipe.model_validate_json(text)
+    except ValidationError as err:
+        raise GraphNIAHError(f"{where}: not a valid recipe ({validation_detail(err)})") from None
+
+
 def parse_example(line: bytes | str, where: str) -> Example:
     """One line of an examples file as an :class:`Example` (older versions upgraded); errors name ``where``."""
     raw = line.encode() if isinstance(line, str) else line

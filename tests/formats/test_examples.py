@@ -204,3 +204,12 @@ def test_read_errors_name_file_and_line(tmp_path: Path) -> None:
         read_examples(path)
     with pytest.raises(GraphNIAHError, match="cannot read examples file"):
         read_examples(tmp_path / "missing.jsonl")
+
+
+def test_a_recipe_read_on_its_own_names_where_it_came_from():
+    from graphniah.formats.examples import parse_recipe
+
+    with pytest.raises(GraphNIAHError, match=r"^data/yesno-00000\.parquet \(row 3\): not a valid recipe \("):
+        parse_recipe('{"seed": "not a number"}', "data/yesno-00000.parquet (row 3)")
+    with pytest.raises(GraphNIAHError, match=r"^here: not a valid recipe \(.*(JSON|json)"):
+        parse_recipe("{not json", "here")
