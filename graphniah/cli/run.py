@@ -13,6 +13,7 @@ import typer
 from graphniah.cli.app import Group, app
 from graphniah.cli.options import DEFAULT_SEED, MAX_ATTEMPTS, ModelsOpt, PromptsOpt
 from graphniah.errors import GraphNIAHError
+from graphniah.layout import journal_file, resolve_examples
 
 if TYPE_CHECKING:  # the run stage and rich are imported lazily, when a command needs them
     from rich.console import Console
@@ -28,11 +29,28 @@ def _usd(x: float | None) -> str:
     return "unknown" if x is None else f"${x:,.4f}"
 
 
+def _print_reuse(console: Console, plan: RunPlan) -> None:
+    """Which journals the reused answers come from, and what sending them again would have cost."""
+    sources: dict[str, int] = {}
+    for r in plan.reused:
+        sources[str(r.reused_from)] = sources.get(str(r.reused_from), 0) + 1
+    console.print(f"reused {len(plan.reused)} answer(s) journaled for the same example bytes, model and settings in "
+                  + ", ".join(f"{src} ({n})" for src, n in sources.items()) + " (--no-reuse sends them anyway)",
+                  highlight=False, soft_wrap=True)
+    saves = plan.reuse_saves
+    if saves is not None:
+        tokens = "unknown" if saves.input_tokens is None else f"{saves.input_tokens:,}"
+        cost = _usd(saves.usd) if saves.usd is not None else f"at most {_usd(saves.usd_upper)}" if saves.usd_upper is not None else "unknown"
+        console.print(f"reuse saves: {tokens} input tokens, estimated cost {cost}", highlight=False)
+
+
 def _print_plan(console: Console, plan: RunPlan) -> None:
     e, est = plan.entry, plan.estimate
     console.print(f"[bold]{e.name}[/] ({e.litellm_model}, settings {e.settings_hash[:12]}) -> {plan.journal}", highlight=False)
-    console.print(f"examples {plan.total}: {plan.done} done, {plan.failed_before} failed before, {len(plan.to_send)} to send",
-                  highlight=False)
+    console.print(f"examples {plan.total}: {plan.done} done, {plan.failed_before} failed before, {len(plan.reused)} reused, "
+                  f"{len(plan.to_send)} to send", highlight=False)
+    if plan.reused:
+        _print_reuse(console, plan)
     if plan.dropped_bytes:
         console.print(f"[yellow]dropped a partial last line ({plan.dropped_bytes} bytes) left by an interrupted run[/]")
     tokens = "unknown" if est.input_tokens is None else f"{est.input_tokens:,}"
@@ -62,6 +80,7 @@ def run_cmd(
     budget_usd: Annotated[float | None, typer.Option(help="Stop before the estimate or the spend would pass this (USD, all runs of these settings).")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan and cost estimate; send nothing.")] = False,
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Send recorded failures again.")] = False,
+    no_reuse: Annotated[bool, typer.Option("--no-reuse", help="Send every example, even one whose answer another suite's journal holds for the same example bytes, model and settings.")] = False,
     reasoning_effort: Annotated[str | None, typer.Option(help="Override the registry's reasoning effort.")] = None,
     timeout: Annotated[float | None, typer.Option(help="Per-request timeout in seconds (default: the registry's).")] = None,
     max_attempts: Annotated[int, typer.Option(help="Sends per example at most, retries and tier fallback included.")] = MAX_ATTEMPTS,
@@ -80,36 +99,29 @@ def run_cmd(
     from graphniah.formats import EFFORTS
     from graphniah.progress import NO_PROGRESS
     from graphniah.retry import RetryPolicy
-    from graphniah.run import RunOptions, RunSummary, run_suite, suite_file
+    from graphniah.run import RunOptions, RunSummary, run_suite
     from graphniah.run.models import load_registry
 
-    if (suite is not None) + (examples is not None) + (dataset is not None) != 1:
-        raise GraphNIAHError("give exactly one of --suite NAME, --examples FILE or --dataset DIR")
+    source = resolve_examples(suite=suite, examples=examples, dataset=dataset, examples_root=examples_root)
     if reasoning_effort is not None and reasoning_effort not in EFFORTS:
         raise GraphNIAHError(f"--reasoning-effort must be one of {', '.join(EFFORTS)}")
     entry = load_registry(models)[model].with_overrides(api_base=api_base, reasoning_effort=reasoning_effort,
                                                            timeout_s=timeout)
-    src: Path | None = None  # the examples file (None for --dataset)
-    if examples is not None:
-        src = examples
-    elif dataset is None:
-        assert suite is not None  # exactly one of --suite/--examples/--dataset (checked above)
-        src = suite_file(suite, examples_root)
     options = RunOptions(concurrency=concurrency, budget_usd=budget_usd, retry_failed=retry_failed,
                          retry=RetryPolicy(max_attempts=max_attempts), assume_output_tokens=assume_output_tokens,
-                         seed=seed)
+                         seed=seed, reuse=not no_reuse)
     console = Console(stderr=True)
     bar = RichProgress(console) if progress and not dry_run else None
     try:
         with bar or contextlib.nullcontext():
-            if dataset is not None:
+            if source.dataset is not None:
                 from graphniah.dataset import run_dataset
 
-                result = run_dataset(entry, dataset, runs_root=runs, options=options, dry_run=dry_run,
+                result = run_dataset(entry, source.dataset, runs_root=runs, options=options, dry_run=dry_run,
                                      on_plan=lambda p: _print_plan(console, p), progress=bar or NO_PROGRESS)
             else:
-                assert src is not None  # --suite or --examples
-                result = run_suite(entry, src, suite=suite, runs_root=runs, snapshots_root=snapshots, options=options,
+                assert source.examples is not None  # --suite or --examples
+                result = run_suite(entry, source.examples, suite=suite, runs_root=runs, snapshots_root=snapshots, options=options,
                                    dry_run=dry_run, on_plan=lambda p: _print_plan(console, p), progress=bar or NO_PROGRESS)
     except KeyboardInterrupt:
         console.print("interrupted: every finished call is in the journal; run the same command again to resume")
@@ -118,7 +130,7 @@ def run_cmd(
         return
     s = result
     line = (f"sent {s.sent}: {s.ok} ok ({s.no_answer} without an answer), {s.failed} failed; "
-            f"spent {_usd(s.spent_usd)} in {s.elapsed_s:.1f}s")
+            f"spent {_usd(s.spent_usd)} in {s.elapsed_s:.1f}s" + (f"; reused {s.reused} answer(s) instead of sending them" if s.reused else ""))
     console.print(line, highlight=False)
     if s.stopped_by == "budget":
         console.print(f"[yellow]stopped by the budget of {_usd(budget_usd)}: {s.unsent} example(s) not sent[/]", highlight=False)
@@ -136,10 +148,10 @@ def score_cmd(
     from rich.console import Console
     from rich.table import Table
 
-    from graphniah.run import journal_path, read_journal
+    from graphniah.run import read_journal
     from graphniah.scoring import score_records, split_runs
 
-    path = journal_path(runs, suite, model)
+    path = journal_file(runs, suite, model)
     records = read_journal(path)
     if not records:
         raise GraphNIAHError(f"no records in {path}; run `graphniah run --suite {suite} --model {model}` first")

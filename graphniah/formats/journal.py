@@ -21,10 +21,11 @@ written, the next start sees the ``ok`` record and does not send it again. Hence
 at most one ``ok`` record per settings hash, and every acknowledged one survives.
 
 **Format.** Every line is one :class:`RunRecord`, read and written only through that model. Lines
-carry ``format_version`` (currently 2). Version 1 is the same record without the field (journals
-written before versions existed); it is upgraded on reading by adding the field, so an old journal
-keeps working and a resumed run appends version-2 lines after its version-1 ones. Any other
-version is an error naming file, line and version (see :mod:`graphniah.formats`). Which record of
+carry ``format_version`` (currently 3). Version 1 is the same record without the field (journals
+written before versions existed); version 2 is version 3 without the optional ``example_sha256``
+and ``reused_from``. Both are upgraded on reading by setting the version (the new fields stay
+None), so an old journal keeps working and a resumed run appends version-3 lines after its older
+ones. Any other version is an error naming file, line and version (see :mod:`graphniah.formats`). Which record of
 an example counts, and how it is scored, is decided in :mod:`graphniah.scoring` only.
 """
 
@@ -72,9 +73,14 @@ class RunRecord(Frozen):
     ``failed`` when the call failed for good. ``cost_usd`` is LiteLLM's cost of the successful
     attempt (None when LiteLLM cannot price the model); ``cost_usd_registry`` is the same from the
     registry's prices at the tier used. ``response_time_s`` covers the successful attempt only.
+
+    ``example_sha256`` is the SHA-256 of the example's JSON line as sent (None in records of format
+    version 2 and older): an answer is reused only for the same bytes. ``reused_from`` names the
+    other suite's journal an ``ok`` answer was taken from instead of being sent again (same example
+    bytes, model and settings hash); such a record cost this run nothing, so its costs are 0.
     """
 
-    format_version: Literal[2] = 2  # first, so a line says its version before anything else
+    format_version: Literal[3] = 3  # first, so a line says its version before anything else
     example_id: str
     model: str
     settings_hash: str
@@ -95,6 +101,8 @@ class RunRecord(Frozen):
 
     correct: bool | None = None
     finished_at: str
+    example_sha256: str | None = None
+    reused_from: str | None = None
 
     @property
     def spent_usd(self) -> float:
@@ -115,7 +123,7 @@ class Recovery:
 
 
 JOURNAL_FORMAT = Format(
-    "run record", RunRecord.model_fields["format_version"].default, {1: add_version(2)},
+    "run record", RunRecord.model_fields["format_version"].default, {1: add_version(2), 2: add_version(3)},
     hint="the journal was edited or damaged — move it away to start over",
 )
 

@@ -8,7 +8,10 @@ Flow of :func:`run_suite`:
    cutoff, so they then all postdate the model's training data); otherwise the run is refused,
    naming both. A snapshot built without the preprint guard is refused too.
 2. **Plan.** The journal is read; examples with an ``ok`` record for the model's settings hash are
-   done, recorded failures are skipped unless ``retry_failed``, the rest are sent. The cost estimate
+   done, recorded failures are skipped unless ``retry_failed``, the rest are sent — except those
+   whose answer another suite's journal holds for the same example bytes, model and settings
+   (:func:`reusable_answers`): those are appended as reused records naming that journal, and never
+   sent (``RunOptions.reuse=False``, ``--no-reuse``, sends them anyway). The cost estimate
    uses each example's stored token counts (or counts them with ``graphniah.sampling.tokenizers`` when it can)
    and the registry's price at the tier requests go to.
 3. **Run.** ``concurrency`` workers pull examples from one iterator and call ``litellm.acompletion``;
@@ -41,10 +44,10 @@ from typing import Any
 
 import numpy as np
 
-from graphniah.atomic import sha256_file
+from graphniah.atomic import sha256_bytes, sha256_file
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Task
-from graphniah.formats.examples import Example, parse_example
+from graphniah.formats.examples import Example, example_to_json, parse_example
 from graphniah.formats.journal import (
     CallError,
     Journal,
@@ -57,6 +60,7 @@ from graphniah.formats.journal import (
     read_journal,
     record_run_settings,
 )
+from graphniah.layout import EXAMPLES_ROOT, RUNS_ROOT, resolve_examples
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.run.failures import RETRYABLE, ErrorKind, Redactor, RetryPolicy, classify
 from graphniah.run.models import LOCAL_DUMMY_KEY, ModelEntry, Tier
@@ -154,11 +158,12 @@ class ExampleRef:
     offset: int = 0
     length: int = 0
     inline: tuple[tuple[str, str], ...] | None = None
+    sha256: str = ""  # of the example's JSON line ("" when unknown: such an example is never matched for reuse)
 
     @classmethod
     def of(cls, ex: Example) -> ExampleRef:
         return cls(ex.id, ex.task, ex.answer, ex.recipe.snapshot_hash, ex.token_counts,
-                   inline=tuple((m.role, m.content) for m in ex.messages))
+                   inline=tuple((m.role, m.content) for m in ex.messages), sha256=sha256_bytes(example_to_json(ex).encode()))
 
     def messages(self) -> list[dict[str, str]]:
         if self.inline is not None:
@@ -189,7 +194,8 @@ def index_examples(path: str | os.PathLike[str]) -> list[ExampleRef]:
                 if ex.id in seen:
                     raise GraphNIAHError(f"{p}:{lineno}: example id {ex.id} already appears on line {seen[ex.id]}")
                 seen[ex.id] = lineno
-                refs.append(ExampleRef(ex.id, ex.task, ex.answer, ex.recipe.snapshot_hash, ex.token_counts, p, offset, n))
+                refs.append(ExampleRef(ex.id, ex.task, ex.answer, ex.recipe.snapshot_hash, ex.token_counts, p, offset, n,
+                                       sha256=sha256_bytes(line.rstrip(b"\r\n"))))
             offset += n
     if not refs:
         raise GraphNIAHError(f"examples file {p} holds no examples")
@@ -202,6 +208,40 @@ def refs_of(examples: Iterable[Example]) -> list[ExampleRef]:
     if len(set(ids)) != len(ids):
         raise GraphNIAHError("the examples contain duplicate ids")
     return refs
+
+
+# ------------------------------------------------------------------------------------------------
+# Reuse: never pay twice for the same call
+# ------------------------------------------------------------------------------------------------
+
+
+def reusable_answers(entry: ModelEntry, refs: Sequence[ExampleRef], journal_file: Path,
+                     runs_root: str | os.PathLike[str]) -> dict[str, RunRecord]:
+    """Answers already journaled in other suites' journals for the same example bytes, model and settings.
+
+    Every ``<runs_root>/<other suite>/<model>.jsonl`` but ``journal_file`` is read; an ``ok`` record
+    of ``entry``'s settings hash whose ``example_sha256`` is that of one of ``refs`` (so the prompt
+    sent was byte for byte the same) is returned under the example's id as the record to append
+    here: ``reused_from`` names the journal it came from, its costs are 0 (this run pays nothing),
+    and the rest is the answer as it was recorded. The first journal in name order wins.
+    """
+    wanted = {r.sha256: r.id for r in refs if r.sha256}
+    if not wanted:
+        return {}
+    name = journal_path(runs_root, "_", entry.name).name
+    mine = journal_file.resolve()
+    found: dict[str, RunRecord] = {}
+    now = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+    for other in sorted(Path(runs_root).glob(f"*/{name}")):
+        if other.resolve() == mine:
+            continue
+        for rec in read_journal(other):
+            eid = wanted.get(rec.example_sha256 or "")
+            if (eid is not None and eid == rec.example_id and eid not in found and rec.status == "ok"
+                    and rec.settings_hash == entry.settings_hash):
+                found[eid] = rec.model_copy(update={"reused_from": str(other), "cost_usd": 0.0, "cost_usd_registry": 0.0,
+                                                    "finished_at": now})
+    return found
 
 
 # ------------------------------------------------------------------------------------------------
@@ -368,6 +408,7 @@ class RunOptions:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     assume_output_tokens: int = 4000
     seed: int = 0
+    reuse: bool = True  # take answers other suites' journals hold for the same example bytes (reusable_answers)
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
@@ -387,6 +428,8 @@ class RunPlan:
     spent_before_usd: float
     estimate: Estimate
     dropped_bytes: int = 0
+    reused: tuple[RunRecord, ...] = ()  # answers taken from other suites' journals instead of being sent
+    reuse_saves: Estimate | None = None  # what sending the reused examples would have cost
 
 
 @dataclass(frozen=True)
@@ -401,17 +444,28 @@ class RunSummary:
     stopped_by: str | None
     elapsed_s: float
 
+    @property
+    def reused(self) -> int:
+        return len(self.plan.reused)
+
 
 def make_plan(entry: ModelEntry, refs: Sequence[ExampleRef], journal_file: Path, records: Sequence[RunRecord],
-              options: RunOptions, dropped_bytes: int = 0, *, count_missing: bool = True) -> RunPlan:
+              options: RunOptions, dropped_bytes: int = 0, *, count_missing: bool = True,
+              reusable: Mapping[str, RunRecord] | None = None) -> RunPlan:
+    """What to send: the examples without a record here, less those ``reusable`` answers (by id)."""
     h = entry.settings_hash
     mine = [r for r in records if r.settings_hash == h]
     done = done_ids(mine, h)
     failed = failed_ids(mine, h)
     skip = done if options.retry_failed else done | failed
-    to_send = tuple(r for r in refs if r.id not in skip)
+    pending = [r for r in refs if r.id not in skip]
+    reusable = reusable or {}
+    to_send = tuple(r for r in pending if r.id not in reusable)
+    reused = tuple(reusable[r.id] for r in pending if r.id in reusable)
     ids = {r.id for r in refs}
     history = [r for r in records if r.model == entry.name]
+    saves = (estimate_cost(entry, [r for r in pending if r.id in reusable], history, options.assume_output_tokens,
+                           count_missing=count_missing) if reused else None)
     return RunPlan(
         entry=entry,
         journal=journal_file,
@@ -422,6 +476,8 @@ def make_plan(entry: ModelEntry, refs: Sequence[ExampleRef], journal_file: Path,
         spent_before_usd=float(sum(r.spent_usd for r in mine)),
         estimate=estimate_cost(entry, to_send, history, options.assume_output_tokens, count_missing=count_missing),
         dropped_bytes=dropped_bytes,
+        reused=reused,
+        reuse_saves=saves,
     )
 
 
@@ -453,7 +509,8 @@ class _Run:
     def _record(self, ref: ExampleRef, **fields: Any) -> RunRecord:
         return RunRecord(example_id=ref.id, model=self.entry.name, settings_hash=self.entry.settings_hash,
                          task=ref.task, answer=ref.answer, reasoning_effort=self.entry.reasoning_effort,
-                         finished_at=dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds"), **fields)
+                         finished_at=dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds"),
+                         example_sha256=ref.sha256 or None, **fields)
 
     def _ok(self, ref: ExampleRef, resp: Any, tier: Tier, elapsed: float, attempts: int, errors: list[CallError]) -> RunRecord:
         message = resp.choices[0].message
@@ -597,6 +654,7 @@ def execute(plan: RunPlan, journal: Journal, options: RunOptions, *, examples_so
         raise GraphNIAHError(f"cannot enforce --budget-usd for {entry.name}: {plan.estimate.note or 'no cost estimate'}")
     redactor = Redactor([os.environ.get(entry.api_key_env, "")] if entry.api_key_env else [])
     _record_settings(plan, examples_source)
+    journal.append(plan.reused)  # before anything is sent: a crash after this keeps them, a rerun finds them done
     t0 = time.perf_counter()
     state = _Run(plan, journal, options, redactor, progress)
     if plan.to_send:
@@ -606,12 +664,11 @@ def execute(plan: RunPlan, journal: Journal, options: RunOptions, *, examples_so
                       elapsed_s=time.perf_counter() - t0)
 
 
-def suite_file(suite: str, examples_root: str | os.PathLike[str] = "examples") -> Path:
-    """``examples/<suite>.jsonl`` (until suites get their own builder)."""
-    p = Path(examples_root) / f"{suite}.jsonl"
-    if not p.is_file():
-        raise GraphNIAHError(f"no suite {suite!r}: {p} does not exist (pass --examples FILE for another file)")
-    return p
+def suite_file(suite: str, examples_root: str | os.PathLike[str] = EXAMPLES_ROOT) -> Path:
+    """A built suite's examples file ``<examples-root>/<suite>.jsonl``; an error when it is not built."""
+    path = resolve_examples(suite=suite, examples_root=examples_root, accepts=("suite",)).examples
+    assert path is not None  # a suite's source is its examples file
+    return path
 
 
 def run_suite(
@@ -619,7 +676,7 @@ def run_suite(
     examples: str | os.PathLike[str] | Sequence[Example] | Sequence[ExampleRef],
     *,
     suite: str | None = None,
-    runs_root: str | os.PathLike[str] = "runs",
+    runs_root: str | os.PathLike[str] = RUNS_ROOT,
     snapshots_root: str | os.PathLike[str] = "snapshots",
     cutoffs: Mapping[str, dt.date] | None = None,
     examples_source: str | None = None,
@@ -657,14 +714,15 @@ def run_suite(
     if entry.knowledge_cutoff is not None:
         check_cutoff(entry, cutoffs if cutoffs is not None else snapshot_cutoffs((r.snapshot_hash for r in refs), snapshots_root))
     jpath = journal_path(runs_root, suite, entry.name)
+    reusable = reusable_answers(entry, refs, jpath, runs_root) if options.reuse else {}
     if dry_run:
-        plan = make_plan(entry, refs, jpath, read_journal(jpath), options)
+        plan = make_plan(entry, refs, jpath, read_journal(jpath), options, reusable=reusable)
         if on_plan:
             on_plan(plan)
         return plan
     with Journal(jpath) as journal:
         plan = make_plan(entry, refs, jpath, journal.records, options, journal.recovery.dropped_bytes,
-                         count_missing=options.budget_usd is not None)
+                         count_missing=options.budget_usd is not None, reusable=reusable)
         if on_plan:
             on_plan(plan)
         if isinstance(examples, str | os.PathLike):

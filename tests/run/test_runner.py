@@ -336,3 +336,69 @@ def test_the_cutoff_guard_refuses_a_snapshot_built_without_the_preprint_guard(tm
     (folder / MANIFEST_FILE).write_text(json.dumps(m | {"format_version": 2}))
     with pytest.raises(GraphNIAHError, match=r"built before the preprint guard .* rebuild it with graphniah refresh"):
         snapshot_cutoffs(["h" * 64], tmp_path)
+
+
+def _suite_file(path, examples) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_examples(path, examples)
+
+
+def test_a_run_reuses_the_answers_another_suites_journal_holds_for_the_same_example_bytes(suite, tmp_path):
+    runs, exs = tmp_path / "runs", list(suite.examples)
+    _suite_file(tmp_path / "first.jsonl", exs)
+    # the second suite: ten examples byte for byte, two with the same id and other bytes, one new to both
+    changed = [e.model_copy(update={"token_counts": {"o200k_base": prompt_tokens(e)}}) for e in exs[10:12]]
+    _suite_file(tmp_path / "second.jsonl", [*exs[:10], *changed, *suite.small[:1]])
+    with BaselineServer("oracle") as srv:
+        entry = local_entry(api_base=srv.url)
+        first = run(entry, suite, runs, path=tmp_path / "first.jsonl")
+        assert (first.sent, first.reused, srv.stats.requests) == (16, 0, 16)
+        second = run(entry, suite, runs, path=tmp_path / "second.jsonl")
+        assert (second.sent, second.ok, second.reused, srv.stats.requests) == (3, 3, 10, 19)  # only 3 reached the server
+        recs = records(runs, suite="second")
+        reused = [r for r in recs if r.reused_from is not None]
+        assert sorted(r.example_id for r in reused) == sorted(e.id for e in exs[:10])
+        source = {r.example_id: r for r in records(runs, suite="first")}
+        for r in reused:
+            assert r.reused_from == str(journal_path(runs, "first", "local-oracle"))
+            assert (r.response, r.extracted, r.example_sha256) == (source[r.example_id].response, source[r.example_id].extracted,
+                                                                   source[r.example_id].example_sha256)
+            assert r.spent_usd == 0 and r.settings_hash == entry.settings_hash
+        assert score_records(recs).overall.k == 13  # the oracle's answers, reused or sent, all count
+        # a rerun of the second suite finds everything done; other settings reuse nothing
+        assert (run(entry, suite, runs, path=tmp_path / "second.jsonl").sent, srv.stats.requests) == (0, 19)
+        other = run(entry.with_overrides(reasoning_effort="low"), suite, runs, path=tmp_path / "second.jsonl")
+        assert (other.sent, other.reused, srv.stats.requests) == (13, 0, 32)
+        # --no-reuse sends anyway
+        _suite_file(tmp_path / "third.jsonl", exs)
+        forced = run(entry, suite, runs, path=tmp_path / "third.jsonl", reuse=False)
+        assert (forced.sent, forced.reused, srv.stats.requests) == (16, 0, 48)
+        assert all(r.reused_from is None for r in records(runs, suite="third"))
+
+
+def test_a_dry_run_shows_what_reuse_saves_and_sends_nothing(suite, tmp_path):
+    runs = tmp_path / "runs"
+    exs, path = _priced_suite(suite, tmp_path)
+    price = {"standard": {"input": 1000.0, "output": 1000.0}}
+    with BaselineServer("oracle") as srv:
+        entry = local_entry(api_base=srv.url, price=price)
+        run(entry, suite, runs, path=path)
+        _suite_file(tmp_path / "copy.jsonl", exs[:6])
+        plan = run_suite(entry, tmp_path / "copy.jsonl", runs_root=runs, snapshots_root=suite.snapshots, dry_run=True,
+                         options=fast_options(assume_output_tokens=60))
+        assert isinstance(plan, RunPlan) and (len(plan.reused), len(plan.to_send)) == (6, 0)
+        assert plan.reuse_saves is not None and plan.reuse_saves.input_tokens == sum(prompt_tokens(e) for e in exs[:6])
+        assert plan.reuse_saves.usd == pytest.approx(sum((prompt_tokens(e) + 60) * 1000.0 / 1e6 for e in exs[:6]))
+        registry = tmp_path / "models.yaml"
+        _registry_with(registry, entry)
+        base = ["run", "--model", "local-oracle", "--examples", str(tmp_path / "copy.jsonl"), "--runs", str(runs),
+                "--snapshots", str(suite.snapshots), "--registry", str(registry), "--dry-run"]
+        shown = CliRunner().invoke(app, base)
+        assert shown.exit_code == 0, shown.output
+        text = " ".join(shown.output.split())
+        assert "6 reused, 0 to send" in text and f"{journal_path(runs, 'priced', 'local-oracle')} (6)" in text
+        assert "reuse saves:" in text
+        forced = CliRunner().invoke(app, [*base, "--no-reuse"])
+        assert "0 reused, 6 to send" in " ".join(forced.output.split())
+        assert srv.stats.requests == 16  # the first run's calls only
+    assert not journal_path(runs, "copy", "local-oracle").exists()  # a dry run writes nothing
