@@ -92,7 +92,7 @@ def real_samples(samples: Path) -> None:
 def demo(papers: int) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-preprints.") as tmp:
         rs = write_demo_releases(Path(tmp) / "releases", papers=papers, releases=1)
-        release = rs.release_dirs[-1]
+        release = rs.release_dir(rs.release_ids[-1])
         report(f"demo release ({papers:,} papers, seed 0)", _counts(shares_sql(papers_sql(shard_files(release / "papers")))))
         print(f"demo model targets: P_ARXIV {Mo.P_ARXIV:.2%}, P_PREPRINT_DOI {Mo.P_PREPRINT_DOI:.2%}")
         snap = ingest_release(release, Mo.DEMO_CUTOFF, Path(tmp) / "snap")
