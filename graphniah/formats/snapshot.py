@@ -35,7 +35,7 @@ import pyarrow as pa
 from graphniah.atomic import write_json
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Format, Frozen, add_version
-from graphniah.layout import SNAPSHOT_MANIFEST, snapshot_manifests
+from graphniah.layout import SNAPSHOT_MANIFEST, SNAPSHOTS_ROOT, snapshot_manifests
 
 AUTHOR_TYPE = pa.struct([("id", pa.string()), ("name", pa.string())])
 
@@ -52,6 +52,9 @@ PAPERS_SCHEMA = pa.schema(
         ("doi", pa.string()),
         # the earliest of the arXiv month, the preprint DOI's date and the publication date
         ("earliest_public_date", pa.date32()),
+        # the S2 fields of study (s2fieldsofstudy categories, distinct, sorted; [] when the release has none);
+        # snapshots built before the column existed lack it and read as "no field known"
+        ("fields_of_study", pa.list_(pa.string())),
     ]
 )
 
@@ -92,8 +95,8 @@ class SnapshotManifest(Frozen):
     timings: dict[str, Any] | None = None
     resources: dict[str, Any] | None = None
 
-    # Read access by key, for code written against the dict the manifest used to be: the values are
-    # the JSON ones (the cutoff as its ISO string), exactly what that dict held.
+    # Read access by key, as in ``manifest.json``: the values are the JSON ones (the cutoff as its
+    # ISO string).
     def __getitem__(self, key: str) -> Any:
         if key not in type(self).model_fields:
             raise KeyError(key)
@@ -183,7 +186,7 @@ def snapshot_at_or_under(root: str | Path, snapshot_hash: str) -> Snapshot:
     return find_snapshot_by_hash(root, snapshot_hash)
 
 
-def newest_snapshot(root: str | Path = "snapshots") -> Snapshot:
+def newest_snapshot(root: str | Path = SNAPSHOTS_ROOT) -> Snapshot:
     """The most recently created complete snapshot under ``root``."""
     root = Path(root)
     found = [p.parent for p in snapshot_manifests(root)]

@@ -1,6 +1,10 @@
 """The synthetic scholarly world behind the demo release: papers, citations, authors, venues, and
 how each of them appears, changes and disappears across consecutive releases.
 
+``generate`` builds the world (``build_world``) and the state of every release (``release_states``),
+and ``serialize`` writes them as S2AG JSON lines; ``calibration`` checks the citation model below
+against its targets.
+
 Everything here is vectorised numpy driven by one ``numpy.random.Generator``; nothing loops over
 citations in Python. The world is built once for the *newest* release and every earlier release
 is a view of it (a paper is in release r iff it was indexed by that release's date and not yet
@@ -66,6 +70,12 @@ PRE_SHARE = 0.20  # share of papers published before the cutoff (only reference 
 P_NULL = 0.20  # unresolved references (real S2AG rows: 23 % in the 2022 sample, 25 % in a 2024 diff)
 P_NO_REFS = 0.10  # papers without any parsed reference
 P_YEAR_ONLY = 0.04  # papers whose date is only a year
+# S2 fields of study (docs/demo-release.md): in the real S2AG sample (2022, 100 papers records)
+# 34 records list s2fieldsofstudy and 20 list two or more distinct categories. A second entry is
+# drawn uniformly among the fields and dropped when it repeats the first (1 in len(FIELDS)), so it
+# is drawn with (20/34) / (1 - 1/len(FIELDS)).
+P_FIELDS = 0.34
+P_SECOND_FIELD_DRAW = (20 / 34) / (1 - 1 / len(V.FIELDS))
 # Preprints (docs/demo-release.md, measured by bench/preprint_shares.py): in the real S2AG sample
 # (2022, 100 papers records) no record has an arXiv id or a preprint DOI; each share is the centre
 # of its 95 % Wilson interval [0, 3.7 %], the estimate inside what the sample allows.
@@ -162,6 +172,7 @@ class Papers:
     open_access: np.ndarray  # bool
     pubtype: np.ndarray  # int8 0 none,1 JournalArticle,2 Conference,3 Review
     second_field: np.ndarray  # int16 (-1: none) extra s2fieldsofstudy entry from an external source
+    has_fields: np.ndarray  # bool: the record lists s2fieldsofstudy at all (else null)
     url_hash: list[str]
     updated_sec: np.ndarray  # int64 seconds jitter for "updated" stamps (legacy)
 
@@ -692,8 +703,10 @@ def _papers(
     is_conf = np.array([v.kind == "conference" for v in venues.venues])[np.maximum(venue, 0)] & (venue > 0)
     pubtype[has_type] = np.where(is_conf[has_type], 2, 1)
     pubtype[has_type & (rng.random(M) < 0.05)] = 3
-    second_field = np.where(rng.random(M) < 0.25, rng.integers(0, len(V.FIELDS), M), -1).astype(np.int16)
+    second_field = np.where(rng.random(M) < P_SECOND_FIELD_DRAW, rng.integers(0, len(V.FIELDS), M), -1).astype(np.int16)
     second_field[second_field == field] = -1
+    # From a child generator: every later draw of the world (and so its graph and titles) is unchanged.
+    has_fields = rng.spawn(1)[0].random(M) < P_FIELDS
     hexs = rng.bytes(20 * M).hex()
     url_hash = [hexs[40 * i : 40 * i + 40] for i in range(M)]
     rev_step, rev_kind = _paper_revisions(rng, tl, indexed, deleted_at, year_only, has_doi, venue)
@@ -702,7 +715,7 @@ def _papers(
         rev_step=rev_step, rev_kind=rev_kind, corpusid=corpusid, titles=titles, title_kind=title_kind,
         venue=venue, journal_venue=journal_venue, journal_kind=journal_kind, volume=volume, first_page=first_page, n_pages=n_pages,
         arxiv=arxiv, doi=doi, pubmed=pubmed, open_access=open_access, pubtype=pubtype,
-        second_field=second_field, url_hash=url_hash, updated_sec=rng.integers(0, 86_400_000, M),
+        second_field=second_field, has_fields=has_fields, url_hash=url_hash, updated_sec=rng.integers(0, 86_400_000, M),
     )
 
 

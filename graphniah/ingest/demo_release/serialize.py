@@ -131,7 +131,8 @@ class Renderer:
                 if s >= 0:
                     e.append({"category": V.FIELDS[s].name, "source": "external"})
                 fos_table.append(json.dumps(e, separators=(",", ":")))
-        fos = _take(_strs(fos_table), P.field.astype(np.int64) * (len(V.FIELDS) + 1) + P.second_field + 1)
+        fos_index = P.field.astype(np.int64) * (len(V.FIELDS) + 1) + P.second_field + 1
+        fos = _take(_strs([*fos_table, "null"]), np.where(P.has_fields, fos_index, len(fos_table)))  # null: no fields listed
         ptypes = _take(_strs(["null", '["JournalArticle"]', '["Conference"]', '["Review"]']), P.pubtype.astype(np.int64))
         self._tail1 = _join(',"isopenaccess":', _bool(P.open_access), ',"s2fieldsofstudy":', fos, ',"publicationtypes":', ptypes, ',"publicationdate":')
         dates = pc.cast(pc.strftime(pa.array(P.day.astype(np.int32), pa.date32()), format="%Y-%m-%d"), LS)

@@ -25,17 +25,21 @@ The other components' targets are taken among the candidates compatible with the
 cosine to the source (ties in a random order, the true target placed at a random position among its
 ties). A rank ``r`` is drawn uniformly from ``0 … m`` (m the number of wrong answers: 1 for YES/NO,
 3 for MC); the ``r`` candidates just below the true target and the ``m − r`` just above it are taken,
-and their order among the components is shuffled. If one of them lies more than ``CALIPER`` from
-``c0`` (or there are not enough), the whole tuple is drawn again.
+and their order among the components is shuffled. Only candidates within ``CALIPER`` of ``c0``
+count, and a source is kept only when *each* side holds m of them; otherwise the whole tuple is
+drawn again. That test comes before the rank is drawn: were the tuple redrawn whenever the drawn
+side came up short, a very similar true target (few candidates above it) would keep mostly the ranks
+with the wrong answers below it, and similarity would again point to the true answer.
 
 Why this matches: the wrong targets sit next to ``c0`` in the same field relation, so their cosines
 follow the true target's distribution up to the caliper — the AUC of the similarity for YES against
 NO is 1/2 up to those gaps — and the true target's rank among the options by similarity is uniform
 by construction, so "pick the most similar candidate" is right with probability 1/(m + 1) (ties go
 either way). YES and NO examples draw their components the same way (only the asked target
-differs), so the draw says nothing about the label. Redrawing tuples whose true target has no close
-neighbour (a title far more similar than any other candidate's) keeps examples whose true pair is
-typical of the pool; ``bench/matched.py`` prints the result on the demo.
+differs), so the draw says nothing about the label. The price: sources whose true target has too
+few close neighbours on either side (a title far more similar than any other candidate's) are
+redrawn, so matched examples leave out the most similar true pairs of the pool;
+``bench/matched.py`` prints the result on the demo.
 
 **Nothing else changes.** The chosen paths are pairwise compatible by the conflict matrix exactly as
 :meth:`PoolIndex.draw`'s are, and ``sample.draw_paths`` puts them through the same checks
@@ -166,18 +170,21 @@ class MatchIndex:
         tie = rng.random(2 * n)
         below = (cos < cos[tgt]) | ((cos == cos[tgt]) & (tie < tie[tgt]))
         order = np.lexsort((tie, cos))
-        n_below = int(rng.integers(k))  # the true target's rank among the k options
         free = ~conflict[first]
+        near = np.concatenate([free, free]) & usable & (np.abs(cos - cos[tgt]) <= CALIPER)
+        near[tgt] = False
+        # Keep the source only if either side could hold all wrong answers: the redraw must not
+        # depend on the rank drawn next, or high-similarity true targets would keep only the
+        # ranks with wrong answers below them.
+        if min(np.count_nonzero(near & below), np.count_nonzero(near & ~below)) < k - 1:
+            return None
+        n_below = int(rng.integers(k))  # the true target's rank among the k options
         wrong: list[tuple[int, bool]] = []
         for side_below in [True] * n_below + [False] * (k - 1 - n_below):
-            ok = np.concatenate([free, free]) & usable & (below if side_below else ~below)
-            ok[tgt] = False
-            ranked = order[ok[order]]
-            if ranked.size == 0:
+            ranked = order[(near & (below if side_below else ~below))[order]]
+            if ranked.size == 0:  # the nearest ones conflict with a wrong answer already chosen
                 return None
             row = int(ranked[-1] if side_below else ranked[0])  # the nearest on that side
-            if abs(cos[row] - cos[tgt]) > CALIPER:
-                return None
             wrong.append((row % n, row < n))
-            free &= ~conflict[row % n]
+            near &= np.concatenate([~conflict[row % n], ~conflict[row % n]])
         return [(first, rev)] + [wrong[i] for i in rng.permutation(len(wrong))]

@@ -67,6 +67,9 @@ def test_every_real_paper_record_parses(s2ag_samples: Path) -> None:
         assert row["journal"] == journal  # null journal and "" name both become NULL
         assert row["venue"] == (rec["venue"] or None)
         assert row["doi"] == rec["externalids"]["DOI"]
+        assert row["fields_of_study"] == sorted({f["category"] for f in rec["s2fieldsofstudy"] or []})
+    # Fields of study: 34 records list some (docs/demo-release.md), 20 of them two or more distinct ones.
+    assert sum(bool(r["fields_of_study"]) for r in rows) == 34 and sum(len(r["fields_of_study"]) > 1 for r in rows) == 20
     # The sample has the quirks the reader must survive.
     assert any(r["journal"] is None for r in raw) and any(r["publicationdate"] is None and r["year"] for r in raw)
 
