@@ -64,6 +64,7 @@ bench: setup
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/view.py
 	$(BIN)/python bench/export.py
+	$(BIN)/python bench/baselines.py
 	$(BIN)/python bench/demo_release.py
 
 clean:

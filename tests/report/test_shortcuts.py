@@ -1,0 +1,62 @@
+"""The Shortcuts table and its verdicts, on synthetic journals with known answers."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from statsmodels.stats.proportion import proportion_confint
+
+from graphniah.report import build_report, load_suite
+from graphniah.report.shortcuts import shortcut_results, shortcut_verdicts
+
+from .synthetic import make_example, write_suite
+
+
+def _suite(tmp_path, models):  # type: ignore[no-untyped-def]
+    examples = []
+    for i in range(40):
+        examples.append(make_example("yesno", 4, 120, "YES" if i % 2 else "NO", seed=0, index=len(examples)))
+        examples.append(make_example("mc", 4, 120, "ABCD"[i % 4], seed=0, index=len(examples)))
+    write_suite(tmp_path, "sc", examples, models, np.random.default_rng(0))
+    return load_suite("sc", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="task")
+
+
+def test_verdicts_follow_the_wilson_interval(tmp_path) -> None:
+    models = {
+        "baseline-retrieval": {"answer": lambda ex: ex.answer},  # always right: beats random on both tasks
+        "baseline-title-similarity": {"answer": lambda ex: "YES" if ex.task == "yesno" else "A"},  # a constant guess
+        "some-model": {"answer": lambda ex: ex.answer},  # a model, not a shortcut: never in the table
+    }
+    report = build_report(_suite(tmp_path, models))
+    results = shortcut_results(report.context)
+    assert {(r.task, r.shortcut) for r in results} == {(t, s) for t in ("yesno", "mc") for s in ("retrieval", "title-similarity")}
+    for r in results:
+        lo = proportion_confint(r.accuracy.k, r.accuracy.n, method="wilson")[0]
+        assert r.beats_random == (lo > r.random)
+        assert r.random == (Fraction(1, 2) if r.task == "yesno" else Fraction(1, 4))
+    const = {r.task: r for r in results if r.shortcut == "title-similarity"}
+    assert const["yesno"].accuracy.k == 20 and not const["yesno"].beats_random  # YES on half the questions
+    assert const["mc"].accuracy.k == 10 and not const["mc"].beats_random  # A on a quarter
+    verdicts = {v.task: v for v in shortcut_verdicts(report.context)}
+    assert [r.shortcut for r in verdicts["yesno"].beaten_by] == ["retrieval"]
+    assert verdicts["mc"].text.startswith("Multiple choice: retrieval 100.00% [")
+    table = report.table("shortcuts")
+    assert report.keys.index("shortcuts") == 2  # read beside the accuracy table
+    assert [row[1].text for row in table.rows].count("verdict") == 2
+    assert "some-model" not in {row[1].text for row in table.rows}
+
+
+def test_no_shortcut_journal_no_table(tmp_path) -> None:
+    report = build_report(_suite(tmp_path, {"some-model": {"p": 0.5}}))
+    assert "shortcuts" not in report.keys
+    with pytest.raises(KeyError):
+        report.table("shortcuts")
+
+
+def test_a_task_no_shortcut_beats(tmp_path) -> None:
+    report = build_report(_suite(tmp_path, {"baseline-title-similarity": {"answer": lambda ex: "NO" if ex.task == "yesno" else "B"}}))
+    verdicts = shortcut_verdicts(report.context)
+    assert all(not v.beaten_by for v in verdicts)
+    assert verdicts[0].text == "YES/NO: no shortcut (title-similarity) beats random guessing (50.00%) beyond its interval"
