@@ -11,6 +11,7 @@ from graphniah.atomic import sha256_file
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import read_examples
 from graphniah.formats.suites import SuiteSpec
+from graphniah.layout import suite_files
 from graphniah.sampling.examples.textcheck import verify
 from graphniah.sampling.suites import (
     ReusedExample,
@@ -19,10 +20,10 @@ from graphniah.sampling.suites import (
     default_suites_dir,
     load_suite,
     plan_suite,
-    suite_paths,
 )
 
-PAPER_SUITES = ("depth", "component-size", "task", "distractor", "context-length", "reasoning-effort", "none-option")
+PAPER_SUITES = ("depth", "component-size", "task", "distractor", "context-length", "reasoning-effort", "none-option",
+                "depth-matched", "task-matched")
 
 
 def planned_as_reused(suite: SuiteSpec, seed: int) -> ReusedSuite | None:
@@ -164,7 +165,8 @@ def test_bad_suite_files_are_clear(tmp_path) -> None:
 def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, tmp_path) -> None:
     suite = load_suite("demo")
     out = tmp_path / "examples"
-    examples_path, manifest_path, partial = suite_paths(out, suite.name)
+    files = suite_files(out, suite.name)
+    examples_path, manifest_path, partial = files.examples, files.manifest, files.partial
     # An interrupted build: two finished examples and a line torn by a crash in the partial file.
     built_once = build_suite(suite, demo_snapshot, 3, out_root=tmp_path / "first", per_value=1, workers=1)
     lines = built_once.examples_path.read_text().splitlines()
@@ -330,3 +332,21 @@ def test_base_twins_hold_the_same_forest_without_distractor_text(demo_snapshot, 
         assert ex.stats.context_words > ex.stats.needle_words
         assert verify(twin).ok and max(twin.token_counts.values()) <= 20000
     assert all(e["base_id"] == e["id"] for e in entries[4:])
+
+
+@pytest.mark.parametrize("name", ["depth-matched", "task-matched", "demo"])
+def test_matched_suites_turn_the_control_on_for_every_example(name: str) -> None:
+    suite = load_suite(name)
+    assert suite.match_similarity
+    items = plan_suite(suite, seed=3)
+    assert all(it.spec.match_similarity for it in items)
+    d = suite.draw.component_size
+    for it in items:  # counting and listing draw the other sizes from the suite's own size range
+        assert it.spec.size_range == ((d.min, d.max) if it.spec.task in ("count", "list") else None)
+        assert "match_similarity" in it.spec.params()
+    # the twin plans the same design without the control
+    twin = name.removesuffix("-matched")
+    if twin != name:
+        plain = load_suite(twin)
+        assert (plain.vary, plain.values, plain.per_value, plain.draw) == (suite.vary, suite.values, suite.per_value, suite.draw)
+        assert not any(it.spec.match_similarity for it in plan_suite(plain, seed=3))
