@@ -10,26 +10,22 @@ import typer
 from graphniah.cli.app import app
 from graphniah.cli.options import DEFAULT_SEED, PromptsOpt
 from graphniah.errors import GraphNIAHError
+from graphniah.layout import EXAMPLES_ROOT, RUNS_ROOT
 
 
 def _examples_of(suite: str | None, examples: Path | None, dataset: Path | None, examples_root: Path, runs: Path) -> tuple[str, Path, str]:
-    """(suite name, examples file, what the settings file records) from exactly one of the three options."""
-    if (suite is not None) + (examples is not None) + (dataset is not None) != 1:
-        raise GraphNIAHError("give exactly one of --suite NAME, --examples FILE or --dataset DIR")
-    if dataset is not None:
+    """(suite name, examples file, what the settings file records) from exactly one of the three options
+    (the project's one resolver, :func:`graphniah.layout.resolve_examples`)."""
+    from graphniah.layout import resolve_examples
+
+    source = resolve_examples(suite=suite, examples=examples, dataset=dataset, examples_root=examples_root)
+    if source.dataset is not None:
         from graphniah.dataset import materialize_examples
 
-        ds, path = materialize_examples(dataset, runs)  # the rows as an examples file, hash-checked
-        return ds.suite, path, str(dataset)
-    if examples is not None:
-        if not examples.is_file():
-            raise GraphNIAHError(f"--examples {examples}: no such file")
-        return suite or examples.stem, examples, str(examples)
-    from graphniah.run import suite_file
-
-    assert suite is not None  # exactly one of the three (checked above)
-    path = suite_file(suite, examples_root)
-    return suite, path, str(path)
+        ds, path = materialize_examples(source.dataset, runs)  # the rows as an examples file, hash-checked
+        return ds.suite, path, str(source.dataset)
+    assert source.examples is not None  # a suite's file or --examples (not a dataset)
+    return source.suite or source.examples.stem, source.examples, str(source.examples)
 
 
 @app.command("baselines")
@@ -38,8 +34,8 @@ def baselines_cmd(
     examples: Annotated[Path | None, typer.Option(help="An examples JSONL file instead of a suite (suite name: the file's stem).")] = None,
     dataset: Annotated[Path | None, typer.Option(help="An exported dataset folder instead of a suite.")] = None,
     shortcut: Annotated[list[str] | None, typer.Option(help="Only this shortcut (repeatable): title-similarity, retrieval, paper-count.")] = None,
-    runs: Annotated[Path, typer.Option(help="Root of the run journals: writes <runs>/<suite>/baseline-<shortcut>.jsonl.")] = Path("runs"),
-    examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = Path("examples"),
+    runs: Annotated[Path, typer.Option(help="Root of the run journals: writes <runs>/<suite>/baseline-<shortcut>.jsonl.")] = RUNS_ROOT,
+    examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = EXAMPLES_ROOT,
     seed: Annotated[int, typer.Option(help="Seed of the retrieval shortcut's guesses on examples its blocks leave open.")] = DEFAULT_SEED,
     prompts: PromptsOpt = None,
 ) -> None:
