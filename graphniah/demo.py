@@ -24,6 +24,7 @@ from rich.table import Table
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, iter_examples
 from graphniah.formats.snapshot import Snapshot
+from graphniah.layout import EXAMPLES_ROOT, REPORTS_ROOT, RUNS_ROOT, SNAPSHOTS_ROOT
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.refresh import refresh
 from graphniah.report import ReportFiles
@@ -51,10 +52,10 @@ class DemoResult:
 
 
 def run_demo(
-    root: Path = Path("snapshots"),
-    examples_root: Path = Path("examples"),
-    runs_root: Path = Path("runs"),
-    reports_root: Path | None = Path("reports"),
+    root: Path = SNAPSHOTS_ROOT,
+    examples_root: Path = EXAMPLES_ROOT,
+    runs_root: Path = RUNS_ROOT,
+    reports_root: Path | None = REPORTS_ROOT,
     *,
     cutoff: dt.date = dt.date(2026, 4, 1),
     per_value: int | None = None,

@@ -44,10 +44,12 @@ __all__ = [
     "graph_manifest",
     "journal_file",
     "journals_dir",
+    "journals_in",
     "pool_file",
     "pruned_file",
     "report_dir",
     "resolve_examples",
+    "sample_file",
     "settings_file",
     "snapshot_dir",
     "snapshot_manifests",
@@ -121,6 +123,11 @@ def suite_files(root: PathLike, suite: str) -> SuiteFiles:
     return SuiteFiles(examples, suite_manifest_of(examples), Path(root) / f".{suite}.jsonl.partial")
 
 
+def sample_file(kind: str, depth: int, distractor: str, length: str, seed: int) -> Path:
+    """``examples/<kind>-depth<k>-<distractor>-<L>-seed<s>.jsonl``: where ``graphniah sample`` writes by default."""
+    return EXAMPLES_ROOT / f"{kind}-depth{depth}-{distractor}-{length}-seed{seed}.jsonl"
+
+
 # ---- runs, reports, datasets --------------------------------------------------------------------
 
 
@@ -134,6 +141,11 @@ def journal_file(runs_root: PathLike, suite: str, model: str) -> Path:
     if "/" in model or "/" in suite or model.startswith(".") or suite.startswith("."):
         raise GraphNIAHError(f"suite {suite!r} and model {model!r} must be plain names (no '/' or leading '.')")
     return journals_dir(runs_root, suite) / f"{model}.jsonl"
+
+
+def journals_in(folder: PathLike) -> list[Path]:
+    """Every journal in a suite's folder of journals (``*.jsonl``), in name order."""
+    return sorted(Path(folder).glob("*.jsonl"))
 
 
 def settings_file(journal: PathLike) -> Path:

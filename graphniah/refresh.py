@@ -26,7 +26,7 @@ from graphniah.ingest.build import snapshot_from_store
 from graphniah.ingest.demo_release import DemoReleaseSet, write_demo_releases
 from graphniah.ingest.s2ag.limits import Limits
 from graphniah.ingest.s2ag.store import ReleaseStore
-from graphniah.layout import snapshot_dir
+from graphniah.layout import SNAPSHOTS_ROOT, snapshot_dir
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.seeds import DEMO_RELEASE_SEED
 
@@ -101,7 +101,7 @@ def _held_release(store: ReleaseStore) -> str:
 
 def refresh(
     cutoff: dt.date,
-    root: Path = Path("snapshots"),
+    root: Path = SNAPSHOTS_ROOT,
     *,
     demo: bool | None = None,
     api_key: str | None = None,

@@ -25,6 +25,7 @@ from graphniah.atomic import atomic_write_text, canonical_json, sha256_bytes
 from graphniah.baselines import BUDGET_TOKENS, SHORTCUTS, ShortcutName, model_name
 from graphniah.formats.examples import Example, read_examples
 from graphniah.formats.journal import RunRecord, RunSettings, RunSettingsEntry, journal_path, settings_path
+from graphniah.layout import RUNS_ROOT
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.examples.prompts import PromptSet
 from graphniah.seeds import DEFAULT_SEED
@@ -74,7 +75,7 @@ def _records(examples: Sequence[Example], answers: dict[str, str | None], model:
 def write_baselines(
     examples_path: str | os.PathLike[str],
     suite: str,
-    runs_root: str | os.PathLike[str] = "runs",
+    runs_root: str | os.PathLike[str] = RUNS_ROOT,
     *,
     shortcuts: Sequence[ShortcutName] = SHORTCUTS,
     seed: int = DEFAULT_SEED,

@@ -11,6 +11,7 @@ import typer
 from graphniah.cli.app import app
 from graphniah.cli.options import DEFAULT_SEED, PromptsOpt, SuitesOpt
 from graphniah.errors import GraphNIAHError
+from graphniah.layout import EXAMPLES_ROOT, SNAPSHOTS_ROOT
 
 
 @app.command("build")
@@ -19,8 +20,8 @@ def build_cmd(
     n: Annotated[int | None, typer.Option("-n", help="Examples per value, the same for every value (default: the suite's per_value or counts).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the suite.")] = DEFAULT_SEED,
     snapshot: Annotated[Path | None, typer.Option(help="Snapshot folder (default: newest under --root).")] = None,
-    root: Annotated[Path, typer.Option(help="Where snapshots live.")] = Path("snapshots"),
-    out: Annotated[Path, typer.Option(help="Where suites' example files go.")] = Path("examples"),
+    root: Annotated[Path, typer.Option(help="Where snapshots live.")] = SNAPSHOTS_ROOT,
+    out: Annotated[Path, typer.Option(help="Where suites' example files go.")] = EXAMPLES_ROOT,
     workers: Annotated[int, typer.Option(help="Worker processes (each loads the snapshot once).")] = 2,
     prompts: PromptsOpt = None,
     suites: SuitesOpt = None,

@@ -10,7 +10,7 @@ import typer
 
 from graphniah.cli.app import app
 from graphniah.cli.options import PromptsOpt
-from graphniah.errors import GraphNIAHError
+from graphniah.layout import EXAMPLES_ROOT, SNAPSHOTS_ROOT, resolve_examples
 
 
 @app.command("export")
@@ -18,8 +18,8 @@ def export_cmd(
     suite: Annotated[str, typer.Option(help="Suite name: reads <examples-root>/<suite>.jsonl; names the dataset.")],
     out: Annotated[Path, typer.Option(help="Dataset folder to write (an existing dataset folder is replaced atomically).")],
     examples: Annotated[Path | None, typer.Option(help="The suite's examples file, if not <examples-root>/<suite>.jsonl.")] = None,
-    examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = Path("examples"),
-    snapshots: Annotated[Path, typer.Option(help="Where snapshots live (the card records the snapshot's release and cutoff).")] = Path("snapshots"),
+    examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = EXAMPLES_ROOT,
+    snapshots: Annotated[Path, typer.Option(help="Where snapshots live (the card records the snapshot's release and cutoff).")] = SNAPSHOTS_ROOT,
     prompts: PromptsOpt = None,
 ) -> None:
     """Write the suite as a datasets folder: data/<task>-00000.parquet, README.md (card), graphniah-manifest.json."""
@@ -28,9 +28,8 @@ def export_cmd(
     from graphniah.cli.progress import RichProgress
     from graphniah.dataset import export_suite
 
-    src = examples if examples is not None else examples_root / f"{suite}.jsonl"
-    if not src.is_file():
-        raise GraphNIAHError(f"no suite {suite!r}: {src} does not exist (pass --examples FILE for another file)")
+    src = resolve_examples(suite=suite, examples=examples, examples_root=examples_root, accepts=("suite",), names_suite=True).examples
+    assert src is not None  # a suite's examples file
     console = Console(stderr=True)
     t0 = time.perf_counter()
     with RichProgress(console) as bar:

@@ -9,6 +9,7 @@ import typer
 
 from graphniah.cli.app import app
 from graphniah.cli.options import DEFAULT_SEED, ModelsOpt, PromptsOpt, SuitesOpt
+from graphniah.layout import EXAMPLES_ROOT, REPORTS_ROOT, RUNS_ROOT, SNAPSHOTS_ROOT
 
 
 @app.command("demo-release")
@@ -45,10 +46,10 @@ def demo_release(
 @app.command("demo")
 def demo_cmd(
     cutoff: Annotated[str, typer.Option("--cutoff", help="Papers published on or after this date.")] = "2026-04-01",
-    root: Annotated[Path, typer.Option("--root", help="Where snapshots live.")] = Path("snapshots"),
-    examples: Annotated[Path, typer.Option("--examples", help="Where suites' example files go.")] = Path("examples"),
-    runs: Annotated[Path, typer.Option("--runs", help="Root of the run journals.")] = Path("runs"),
-    reports: Annotated[Path, typer.Option("--reports", help="Where the run's report is written.")] = Path("reports"),
+    root: Annotated[Path, typer.Option("--root", help="Where snapshots live.")] = SNAPSHOTS_ROOT,
+    examples: Annotated[Path, typer.Option("--examples", help="Where suites' example files go.")] = EXAMPLES_ROOT,
+    runs: Annotated[Path, typer.Option("--runs", help="Root of the run journals.")] = RUNS_ROOT,
+    reports: Annotated[Path, typer.Option("--reports", help="Where the run's report is written.")] = REPORTS_ROOT,
     n: Annotated[int | None, typer.Option("-n", help="Examples per value of the demo suite (default: the suite's).")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the demo suite.")] = DEFAULT_SEED,
     llm: Annotated[bool, typer.Option("--llm", help="Run the short demo-llm suite on SmolLM2 (llama.cpp) instead of the baselines.")] = False,

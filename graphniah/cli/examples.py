@@ -12,6 +12,7 @@ import typer
 from graphniah.cli.app import app
 from graphniah.cli.options import DEFAULT_ALPHA, DEFAULT_SEED, DISTRACTOR_KINDS, MAX_CONTEXT_LENGTH, NONE, PromptsOpt
 from graphniah.errors import GraphNIAHError
+from graphniah.layout import SNAPSHOTS_ROOT, sample_file
 
 
 def default_out(task: str, depth: int, distractor: str, context_length: int | None, seed: int, render: str = "apa") -> Path:
@@ -19,7 +20,7 @@ def default_out(task: str, depth: int, distractor: str, context_length: int | No
     ``<task>-edges-...`` for the edge-list rendering, so it does not overwrite its APA twins."""
     length = "nolimit" if context_length is None else str(context_length)
     kind = task if render == "apa" else f"{task}-{render}"
-    return Path("examples") / f"{kind}-depth{depth}-{distractor}-{length}-seed{seed}.jsonl"
+    return sample_file(kind, depth, distractor, length, seed)
 
 
 @app.command("sample")
@@ -30,7 +31,7 @@ def sample_cmd(
     n: Annotated[int, typer.Option("-n", help="Number of examples.")] = 1,
     seed: Annotated[int, typer.Option(help="Seed of the batch.")] = DEFAULT_SEED,
     snapshot: Annotated[Path | None, typer.Option(help="Snapshot folder (default: newest under --root).")] = None,
-    root: Annotated[Path, typer.Option(help="Where snapshots live.")] = Path("snapshots"),
+    root: Annotated[Path, typer.Option(help="Where snapshots live.")] = SNAPSHOTS_ROOT,
     component_size: Annotated[int | None, typer.Option(help="Papers per component (default: uniform in [100, 250]).")] = None,
     label: Annotated[str | None, typer.Option(help="Fix the answer: YES/NO (yesno) or A-D (mc); default balanced.")] = None,
     none_option: Annotated[bool, typer.Option("--none-option", help="Multiple choice: add 'none of these' (never correct).")] = False,
@@ -126,7 +127,7 @@ def verify_cmd(files: Annotated[list[Path], typer.Argument(help="JSON-lines exam
 def show_cmd(
     example_id: Annotated[str, typer.Argument(help="Example id.")],
     examples: Annotated[list[Path], typer.Option(help="Example files or dataset folders to look the id up in.")],
-    root: Annotated[Path, typer.Option(help="Where snapshots live.")] = Path("snapshots"),
+    root: Annotated[Path, typer.Option(help="Where snapshots live.")] = SNAPSHOTS_ROOT,
     prompts: PromptsOpt = None,
 ) -> None:
     """Regenerate an example from its recipe, check it byte for byte, and print its prompt."""

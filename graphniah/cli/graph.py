@@ -16,6 +16,7 @@ import typer
 from graphniah.cli.app import app
 from graphniah.cli.options import DEFAULT_CAP, DEFAULT_STEP_BUDGET
 from graphniah.errors import GraphNIAHError
+from graphniah.layout import SNAPSHOTS_ROOT
 
 if TYPE_CHECKING:  # the graph stage is imported by the commands, when they run
     from rich.console import Console
@@ -64,7 +65,7 @@ def prune_cmd(
     ctx: typer.Context,
     depth: DepthOpt,
     snapshot: SnapshotOpt = None,
-    root: RootOpt = Path("snapshots"),
+    root: RootOpt = SNAPSHOTS_ROOT,
 ) -> None:
     """Remove papers that cannot lie on a simple path of 3k-2 papers; write pruned/depth=K.parquet."""
     from rich.console import Console
@@ -92,7 +93,7 @@ def paths_cmd(
     seed: Annotated[int, typer.Option(help="Seed; each depth uses SeedSequence([seed, depth]).")],
     pool: Annotated[int, typer.Option(help="Paths per depth.")] = 1000,
     snapshot: SnapshotOpt = None,
-    root: RootOpt = Path("snapshots"),
+    root: RootOpt = SNAPSHOTS_ROOT,
     allow_short: Annotated[bool, typer.Option("--allow-short", help="Write and accept pools with fewer paths than --pool.")] = False,
     cap: Annotated[int, typer.Option(help="Most paths any one paper may be in.")] = DEFAULT_CAP,
     steps: Annotated[int, typer.Option(help="DFS step budget per start paper.")] = DEFAULT_STEP_BUDGET,

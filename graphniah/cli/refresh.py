@@ -9,12 +9,13 @@ import typer
 
 from graphniah.cli.app import app
 from graphniah.cli.options import DEFAULT_POOL, DEFAULT_SEED, DEMO_PAPERS
+from graphniah.layout import SNAPSHOTS_ROOT
 
 
 @app.command("refresh")
 def refresh_cmd(
     cutoff: Annotated[str, typer.Option(help="Papers published on or after this date (YYYY-MM-DD).")],
-    root: Annotated[Path, typer.Option(help="Folder that holds snapshots and the release store.")] = Path("snapshots"),
+    root: Annotated[Path, typer.Option(help="Folder that holds snapshots and the release store.")] = SNAPSHOTS_ROOT,
     demo: Annotated[bool, typer.Option("--demo", help="Use the synthetic demo release even if S2_API_KEY is set.")] = False,
     api_base: Annotated[str | None, typer.Option(help="S2AG Datasets API base URL.")] = None,
     depth: Annotated[list[int] | None, typer.Option(help="Question depths to build path pools for.")] = None,

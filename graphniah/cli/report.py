@@ -11,6 +11,7 @@ import typer
 from graphniah.cli.app import app
 from graphniah.cli.options import DEFAULT_SEED
 from graphniah.errors import GraphNIAHError
+from graphniah.layout import EXAMPLES_ROOT, REPORTS_ROOT, RUNS_ROOT, SNAPSHOTS_ROOT, report_dir, resolve_examples, suite_examples
 
 if TYPE_CHECKING:  # the report package is imported only when a report is built
     from graphniah.report.load import SuiteData
@@ -30,7 +31,7 @@ def _twin_data(suite: str, twin: str | None, runs: Path, examples_root: Path) ->
     from graphniah.report.matched import twin_of
 
     name = twin if twin is not None else twin_of(suite)
-    if name is None or (twin is None and not (examples_root / f"{name}.jsonl").is_file()):
+    if name is None or (twin is None and not suite_examples(examples_root, name).is_file()):
         return None
     return load_suite(name, runs_root=runs, examples_root=examples_root)
 
@@ -39,8 +40,8 @@ def _twin_data(suite: str, twin: str | None, runs: Path, examples_root: Path) ->
 def report_cmd(
     suite: Annotated[str | None, typer.Option(help="Suite name: examples/<suite>.jsonl and runs/<suite>/*.jsonl.")] = None,
     out: Annotated[Path | None, typer.Option(help="Report folder (default: reports/<suite>); replaced atomically.")] = None,
-    runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = Path("runs"),
-    examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = Path("examples"),
+    runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = RUNS_ROOT,
+    examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = EXAMPLES_ROOT,
     examples: Annotated[Path | None, typer.Option(help="The suite's examples file, if not <examples-root>/<suite>.jsonl.")] = None,
     dataset: Annotated[Path | None, typer.Option(help="An exported dataset folder instead of a suite (its suite's journals under --runs).")] = None,
     by: Annotated[str | None, typer.Option(help="Varied variable: depth | component_size | context_length | distractor | task | none_option | reasoning_effort (default: the suite manifest's, else inferred).")] = None,
@@ -65,20 +66,22 @@ def report_cmd(
 
     if threshold is not None and not 0 <= threshold <= 1:
         raise GraphNIAHError(f"--threshold must lie in [0, 1], got {threshold}")
-    if (suite is None) == (dataset is None):
-        raise GraphNIAHError("give exactly one of --suite NAME or --dataset DIR")
-    if dataset is not None:
+    source = resolve_examples(suite=suite, examples=examples, dataset=dataset, examples_root=examples_root,
+                              accepts=("suite", "dataset"), names_suite=True)
+    if source.dataset is not None:
         from graphniah.dataset import materialize_examples
 
-        ds, examples = materialize_examples(dataset, runs)  # the examples file, rebuilt from the rows and hash-checked
+        ds, examples = materialize_examples(source.dataset, runs)  # the examples file, rebuilt from the rows and hash-checked
         suite = ds.suite
+    else:
+        examples = source.examples
     assert suite is not None  # given, or read from the dataset (exactly one of the two, checked above)
     t0 = time.perf_counter()
     data = load_suite(suite, runs_root=runs, examples_root=examples_root, examples_path=examples, by=by)
     twin_data = _twin_data(suite, twin, runs, examples_root)
     report = build_report(data, ReportConfig(z=PAPER_Z if paper_z else None, threshold_margin=threshold_margin, threshold=threshold),
                           twin=twin_data)
-    files = write_report(report, out if out is not None else Path("reports") / suite, figures=figures, html=html, viewer=viewer)
+    files = write_report(report, out if out is not None else report_dir(REPORTS_ROOT, suite), figures=figures, html=html, viewer=viewer)
     console = Console(stderr=True)
     for note in data.notes:
         console.print(f"[yellow]note:[/] {note}", highlight=False)
@@ -100,7 +103,7 @@ def report_cmd(
 @app.command("select-alpha")
 def select_alpha_cmd(
     snapshot: Annotated[Path | None, typer.Option(help="Snapshot folder (default: newest under --root).")] = None,
-    root: Annotated[Path, typer.Option(help="Where snapshots live.")] = Path("snapshots"),
+    root: Annotated[Path, typer.Option(help="Where snapshots live.")] = SNAPSHOTS_ROOT,
     out: Annotated[Path, typer.Option(help="Output folder (alpha.json/.csv/.md/.png/.svg); replaced atomically.")] = Path("reports/select-alpha"),
     examples_per_task: Annotated[int, typer.Option(help="Examples per task and α (the paper: 2,000).")] = 2000,
     alphas: Annotated[str, typer.Option(help="Candidate α values, comma-separated.")] = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0",

@@ -13,7 +13,7 @@ import typer
 from graphniah.cli.app import Group, app
 from graphniah.cli.options import DEFAULT_SEED, MAX_ATTEMPTS, ModelsOpt, PromptsOpt
 from graphniah.errors import GraphNIAHError
-from graphniah.layout import journal_file, resolve_examples
+from graphniah.layout import EXAMPLES_ROOT, RUNS_ROOT, SNAPSHOTS_ROOT, journal_file, resolve_examples
 
 if TYPE_CHECKING:  # the run stage and rich are imported lazily, when a command needs them
     from rich.console import Console
@@ -85,9 +85,9 @@ def run_cmd(
     timeout: Annotated[float | None, typer.Option(help="Per-request timeout in seconds (default: the registry's).")] = None,
     max_attempts: Annotated[int, typer.Option(help="Sends per example at most, retries and tier fallback included.")] = MAX_ATTEMPTS,
     assume_output_tokens: Annotated[int, typer.Option(help="Output tokens per example for the estimate when no call has finished yet.")] = 4000,
-    runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = Path("runs"),
-    examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = Path("examples"),
-    snapshots: Annotated[Path, typer.Option(help="Where snapshots live (for the knowledge-cutoff check).")] = Path("snapshots"),
+    runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = RUNS_ROOT,
+    examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = EXAMPLES_ROOT,
+    snapshots: Annotated[Path, typer.Option(help="Where snapshots live (for the knowledge-cutoff check).")] = SNAPSHOTS_ROOT,
     models: ModelsOpt = None,
     seed: Annotated[int, typer.Option(help="Seed of the backoff jitter.")] = DEFAULT_SEED,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
@@ -142,7 +142,7 @@ def run_cmd(
 def score_cmd(
     model: Annotated[str, typer.Option(help="Registry name.")],
     suite: Annotated[str, typer.Option(help="Suite name (journal runs/<suite>/<model>.jsonl).")],
-    runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = Path("runs"),
+    runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = RUNS_ROOT,
 ) -> None:
     """Accuracy of a model's journal, per task, with 95% Wilson intervals and counting outcomes."""
     from rich.console import Console

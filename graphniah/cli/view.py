@@ -10,7 +10,7 @@ import typer
 
 from graphniah.cli.app import app
 from graphniah.cli.options import PromptsOpt
-from graphniah.errors import GraphNIAHError
+from graphniah.layout import SNAPSHOTS_ROOT, resolve_examples
 
 
 @app.command("view")
@@ -19,7 +19,7 @@ def view_cmd(
     examples: Annotated[Path | None, typer.Option(help="Examples JSON-lines file.")] = None,
     dataset: Annotated[Path | None, typer.Option(help="An exported dataset folder instead of --examples.")] = None,
     runs: Annotated[Path | None, typer.Option(help="Folder of run journals (<runs>/<suite>/), whose answers the pages show.")] = None,
-    root: Annotated[Path, typer.Option(help="Where snapshots live (paper titles, authors and dates for the graphs).")] = Path("snapshots"),
+    root: Annotated[Path, typer.Option(help="Where snapshots live (paper titles, authors and dates for the graphs).")] = SNAPSHOTS_ROOT,
     prompts: PromptsOpt = None,
 ) -> None:
     """Write a static site (no server, no network) showing every example, its graph, needles and answers."""
@@ -28,16 +28,11 @@ def view_cmd(
     from graphniah.cli.progress import RichProgress
     from graphniah.view import build_viewer
 
-    if (examples is None) == (dataset is None):
-        raise GraphNIAHError("give exactly one of --examples FILE or --dataset DIR")
-    if examples is not None and not examples.is_file():
-        raise GraphNIAHError(f"--examples {examples}: no such file")
-    if dataset is not None and not dataset.is_dir():
-        raise GraphNIAHError(f"--dataset {dataset}: no such folder")
+    source = resolve_examples(examples=examples, dataset=dataset, accepts=("examples", "dataset"))
     t0 = time.perf_counter()
     console = Console(stderr=True)
     with RichProgress(console) as bar:
-        files = build_viewer(examples, out, dataset=dataset, runs=runs, snapshots=root, prompts=prompts, progress=bar)
+        files = build_viewer(source.examples, out, dataset=source.dataset, runs=runs, snapshots=root, prompts=prompts, progress=bar)
     if files.without_metadata:
         console.print(f"[yellow]note:[/] {files.without_metadata} example(s) were sampled from a snapshot not under {root}/: "
                       "their graphs show corpus ids instead of titles", highlight=False)

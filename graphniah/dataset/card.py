@@ -29,8 +29,6 @@ if TYPE_CHECKING:
     from graphniah.dataset.export import Tally
 
 SPLIT = "test"
-TASK_TITLES = {"yesno": "YES/NO reachability", "mc": "multiple-choice reachability", "count": "reachability counting",
-               "list": "reachable-paper listing"}
 #: Licences of the distractor corpora, summarised by hand from the ``license`` strings that
 #: graphniah.sampling.corpora.build records in each corpus manifest (not read from them: export
 #: needs no corpus); keep the two in step when a corpus source changes.

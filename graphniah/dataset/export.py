@@ -56,6 +56,7 @@ from graphniah.formats.dataset import (
     read_manifest,
 )
 from graphniah.formats.examples import Example, parse_example
+from graphniah.layout import SNAPSHOTS_ROOT
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.examples.prompts import TASKS, PromptSet, load_prompts
 from graphniah.sampling.examples.textcheck import VerifyResult, verify
@@ -349,7 +350,7 @@ def export_suite(
     out: str | os.PathLike[str],
     *,
     suite: str | None = None,
-    snapshots_root: str | os.PathLike[str] = "snapshots",
+    snapshots_root: str | os.PathLike[str] = SNAPSHOTS_ROOT,
     progress: Progress = NO_PROGRESS,
     prompts: str | os.PathLike[str] | None = None,
     workers: int | None = None,
@@ -467,7 +468,7 @@ def export_if_changed(
     out: str | os.PathLike[str],
     *,
     suite: str | None = None,
-    snapshots_root: str | os.PathLike[str] = "snapshots",
+    snapshots_root: str | os.PathLike[str] = SNAPSHOTS_ROOT,
     prompts: str | os.PathLike[str] | None = None,
 ) -> ExportResult:
     """:func:`export_suite`, unless ``out`` already holds an intact export of these very examples.

@@ -26,11 +26,12 @@ from pydantic import ValidationError
 
 from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.formats.examples import Example, ExampleStats
+from graphniah.layout import DATASET_CARD, DATASET_DATA_DIR, DATASET_MANIFEST
 from graphniah.sampling.tokenizers import TOKENIZERS
 
-DATA_DIR = "data"
-CARD_FILE = "README.md"
-MANIFEST_FILE = "graphniah-manifest.json"
+DATA_DIR = DATASET_DATA_DIR
+CARD_FILE = DATASET_CARD
+MANIFEST_FILE = DATASET_MANIFEST
 #: The tokenizers the packer counts with, in the order it stores them.
 TOKEN_COUNT_NAMES: tuple[str, ...] = TOKENIZERS
 NO_DISTRACTOR = "none"

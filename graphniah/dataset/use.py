@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphniah.atomic import sha256_file, write_json
 from graphniah.dataset.read import Dataset, checked_examples, example_refs, open_dataset, write_examples_file
+from graphniah.layout import RUNS_ROOT, dataset_examples_dir, suite_files
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.sampling.examples.textcheck import verify
 
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from graphniah.run.models import ModelEntry
 
 
-def run_dataset(entry: ModelEntry, folder: str | os.PathLike[str], *, runs_root: str | os.PathLike[str] = "runs",
+def run_dataset(entry: ModelEntry, folder: str | os.PathLike[str], *, runs_root: str | os.PathLike[str] = RUNS_ROOT,
                 **kwargs: Any) -> RunPlan | RunSummary:
     """Run ``entry`` on every example of a dataset folder (``graphniah.run.run_suite``'s other arguments pass through).
 
@@ -67,15 +68,15 @@ def verify_dataset(folder: str | os.PathLike[str], *, progress: Progress = NO_PR
     return DatasetCheck(n, tuple(failures))
 
 
-def materialize_examples(folder: str | os.PathLike[str], runs_root: str | os.PathLike[str] = "runs") -> tuple[Dataset, Path]:
+def materialize_examples(folder: str | os.PathLike[str], runs_root: str | os.PathLike[str] = RUNS_ROOT) -> tuple[Dataset, Path]:
     """The dataset and its rebuilt examples file ``<runs>/.datasets/<sha[:16]>/<suite>.jsonl`` (made once)."""
     ds = open_dataset(folder)
     m = ds.manifest
-    where = Path(runs_root) / ".datasets" / m.examples.canonical_sha256[:16]
-    path = where / f"{m.suite}.jsonl"
+    files = suite_files(dataset_examples_dir(runs_root, m.examples.canonical_sha256), m.suite)
+    path = files.examples
     if not (path.is_file() and sha256_file(path) == m.examples.canonical_sha256):
         if m.suite_manifest is not None:  # the report reads the varied variable and the size range from it
-            write_json(where / f"{m.suite}.json", m.suite_manifest)
+            write_json(files.manifest, m.suite_manifest)
         write_examples_file(ds, path)
     return ds, path
 

@@ -37,6 +37,7 @@ __all__ = [
     "PAPER_TASKS",
     "RENDERS",
     "TASKS",
+    "TASK_LABELS",
     "Format",
     "Frozen",
     "ReasoningEffort",
@@ -50,6 +51,9 @@ Task = Literal["yesno", "mc", "count", "list"]
 TASKS: tuple[Task, ...] = get_args(Task)
 #: The paper's three tasks: what a suite draws from unless it names its tasks.
 PAPER_TASKS: tuple[Task, ...] = ("yesno", "mc", "count")
+#: How tables, figures and the HTML report name each task (one entry per task of ``Task``; keyed by
+#: ``str`` so that a task name read from a file looks up as it is).
+TASK_LABELS: Mapping[str, str] = {"yesno": "YES/NO", "mc": "Multiple choice", "count": "Counting", "list": "List"}
 #: How an example writes its papers: APA paper blocks (the paper's format) or an edge list of ids
 #: (GraphWalks' format; graphniah.sampling.examples.edgelist).
 Render = Literal["apa", "edges"]

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from graphniah import __version__
 from graphniah.atomic import atomic_dir, sha256_file, write_in_staging
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import TASKS
+from graphniah.formats import TASK_LABELS, TASKS
 from graphniah.formats.report import ReportSummary, SummaryConfig, SummaryExamples, SummaryJournal, write_report_summary
 from graphniah.report.effective import (
     EffectiveScale,
@@ -34,7 +34,7 @@ from graphniah.report.effective import (
     effective_scales,
     effective_table,
 )
-from graphniah.report.load import TASK_LABELS, Outcomes, RunInfo, SuiteData, load_suite
+from graphniah.report.load import Outcomes, RunInfo, SuiteData, load_suite
 from graphniah.report.matched import matched_table
 from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, ReportTable, cells_csv
 from graphniah.report.shortcuts import shortcut_table

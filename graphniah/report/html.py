@@ -19,12 +19,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+from graphniah.formats import TASK_LABELS
 from graphniah.report.load import SuiteData, level_label
 from graphniah.report.model import ExampleList, ReportTable
 
 __all__ = ["ViewerLinks", "render_html", "viewer_links"]
 
-_TASKS = {"YES/NO": "yesno", "Multiple choice": "mc", "Counting": "count", "List": "list"}
+_TASKS = {label: task for task, label in TASK_LABELS.items()}  # a row or column label -> its task
 _LABELS = {"YES-label": "YES", "NO-label": "NO"}
 #: Tables about one task only: their cells filter on it too.
 _TABLE_TASK = {"labels": {"task": "yesno"}, "no_rate": {"task": "yesno"}, "counting": {"task": "count"},

@@ -34,8 +34,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphniah.formats import TASKS
-from graphniah.report.load import TASK_LABELS
+from graphniah.formats import TASK_LABELS, TASKS
 from graphniah.report.model import Cell, CellValue, ReportTable, pct
 from graphniah.report.tables import DASH, AccuracyGrid, ReportContext, _dagger_note, _examples_row, _grid, _grid_rows
 from graphniah.seeds import DEFAULT_SEED, Stream, generator

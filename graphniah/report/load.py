@@ -38,10 +38,11 @@ import numpy as np
 
 from graphniah.atomic import canonical_json, sha256_bytes
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import EFFORTS, TASKS
+from graphniah.formats import EFFORTS, TASK_LABELS, TASKS
 from graphniah.formats.examples import Example, enumerate_examples
 from graphniah.formats.journal import RunRecord, read_journal, read_run_settings
 from graphniah.formats.suites import SuiteManifest, read_suite_manifest
+from graphniah.layout import EXAMPLES_ROOT, RUNS_ROOT, journals_dir, journals_in, suite_examples, suite_manifest_of
 from graphniah.sampling.examples.evidence import distances
 from graphniah.scoring import Scored, counted_records, run_labels, score_record, split_runs
 
@@ -68,7 +69,6 @@ RUN_VARIABLES = frozenset({"reasoning_effort"})
 _MAX_LEVELS = 25  # a varied variable has a handful of values; a randomly drawn size has ~150
 _TASK_ORDER: dict[str, int] = {t: i for i, t in enumerate(TASKS)}
 _EFFORT_ORDER: dict[str, int] = {e: i for i, e in enumerate(EFFORTS)}
-TASK_LABELS = {"yesno": "YES/NO", "mc": "Multiple choice", "count": "Counting", "list": "List"}
 VARIABLE_TITLES = {
     "depth": "Question depth k",
     "component_size": "Component size",
@@ -361,7 +361,7 @@ def infer_variable(examples: Sequence[ExampleInfo], efforts_per_model: Mapping[s
 def _read_manifest(examples_path: Path) -> SuiteManifest | None:
     """The suite manifest ``<suite>.json`` next to the examples (written by ``graphniah build``), if any,
     read through :class:`graphniah.formats.suites.SuiteManifest`."""
-    manifest = examples_path.with_suffix(".json")
+    manifest = suite_manifest_of(examples_path)
     if not manifest.is_file():
         return None
     return read_suite_manifest(manifest)
@@ -384,8 +384,8 @@ def _choices(info: ExampleInfo) -> int:
 def load_suite(
     suite: str,
     *,
-    runs_root: str | os.PathLike[str] = "runs",
-    examples_root: str | os.PathLike[str] = "examples",
+    runs_root: str | os.PathLike[str] = RUNS_ROOT,
+    examples_root: str | os.PathLike[str] = EXAMPLES_ROOT,
     examples_path: str | os.PathLike[str] | None = None,
     by: str | None = None,
 ) -> SuiteData:
@@ -394,10 +394,10 @@ def load_suite(
     ``by`` overrides the varied variable (else the suite manifest's, else inferred). Records of
     examples that are not in the examples file are left out and counted in ``unknown_examples``.
     """
-    ex_path = Path(examples_path) if examples_path is not None else Path(examples_root) / f"{suite}.jsonl"
-    runs_dir = Path(runs_root) / suite
+    ex_path = Path(examples_path) if examples_path is not None else suite_examples(examples_root, suite)
+    runs_dir = journals_dir(runs_root, suite)
     examples = read_example_infos(ex_path)
-    journals = sorted(p for p in runs_dir.glob("*.jsonl")) if runs_dir.is_dir() else []
+    journals = journals_in(runs_dir) if runs_dir.is_dir() else []
     if not journals:
         raise GraphNIAHError(f"no journals in {runs_dir}/ (run `graphniah run --suite {suite} --model NAME` first)")
 
@@ -443,7 +443,7 @@ def load_suite(
     if by is not None:
         variable, source = by, "chosen with --by"
     elif manifest is not None:
-        variable, source = manifest.suite.vary, f"from the suite manifest {ex_path.with_suffix('.json')}"
+        variable, source = manifest.suite.vary, f"from the suite manifest {suite_manifest_of(ex_path)}"
     else:
         variable, source = infer_variable(list(examples.values()), efforts)
     if variable not in VARIABLES:

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from graphniah.baselines import JOURNAL_PREFIX, is_baseline_model
-from graphniah.formats import TASKS
-from graphniah.report.load import TASK_LABELS
+from graphniah.formats import TASK_LABELS, TASKS
 from graphniah.report.model import Cell, CellValue, ExampleList, ReportTable, pct
 from graphniah.report.tables import ReportContext
 from graphniah.stats import Proportion

@@ -35,8 +35,8 @@ from fractions import Fraction
 import numpy as np
 
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import TASKS
-from graphniah.report.load import TASK_LABELS, SuiteData, level_label
+from graphniah.formats import TASK_LABELS, TASKS
+from graphniah.report.load import SuiteData, level_label
 from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, ReportTable, pct
 from graphniah.stats import (
     AnswerSpace,

@@ -60,7 +60,7 @@ from graphniah.formats.journal import (
     read_journal,
     record_run_settings,
 )
-from graphniah.layout import EXAMPLES_ROOT, RUNS_ROOT, resolve_examples
+from graphniah.layout import EXAMPLES_ROOT, RUNS_ROOT, SNAPSHOTS_ROOT, resolve_examples
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.run.failures import RETRYABLE, ErrorKind, Redactor, RetryPolicy, classify
 from graphniah.run.models import LOCAL_DUMMY_KEY, ModelEntry, Tier
@@ -677,7 +677,7 @@ def run_suite(
     *,
     suite: str | None = None,
     runs_root: str | os.PathLike[str] = RUNS_ROOT,
-    snapshots_root: str | os.PathLike[str] = "snapshots",
+    snapshots_root: str | os.PathLike[str] = SNAPSHOTS_ROOT,
     cutoffs: Mapping[str, dt.date] | None = None,
     examples_source: str | None = None,
     options: RunOptions | None = None,

@@ -73,6 +73,7 @@ from graphniah.formats.suites import (
     same_value,
     write_suite_manifest,
 )
+from graphniah.layout import EXAMPLES_ROOT, suite_files
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.resources import resource_dir
 from graphniah.sampling.examples.distract import NONE
@@ -162,7 +163,8 @@ def load_reused(suite: SuiteSpec, out_root: Path, snapshot_hash: str, seed: int,
     reuse = suite.reuse
     if reuse is None:
         raise GraphNIAHError(f"suite {suite.name} reuses no other suite's examples")
-    examples_path, manifest_path, _ = suite_paths(out_root, reuse.suite)
+    other = suite_files(out_root, reuse.suite)
+    examples_path, manifest_path = other.examples, other.manifest
     hint = f"run 'graphniah build --suite {reuse.suite} --seed {seed} --out {out_root}' first"
     if not (examples_path.is_file() and manifest_path.is_file()):
         raise GraphNIAHError(f"suite {suite.name} reuses the examples of suite {reuse.suite}, which is not built under {out_root}: {hint}")
@@ -415,16 +417,12 @@ class BuiltSuite:
     reused: int
 
 
-def suite_paths(out_root: Path, name: str) -> tuple[Path, Path, Path]:
-    return out_root / f"{name}.jsonl", out_root / f"{name}.json", out_root / f".{name}.jsonl.partial"
-
-
 def build_suite(
     suite: SuiteSpec,
     snapshot: Snapshot,
     seed: int,
     *,
-    out_root: Path = Path("examples"),
+    out_root: Path = EXAMPLES_ROOT,
     per_value: int | None = None,
     workers: int = 2,
     progress: Progress = NO_PROGRESS,
@@ -436,7 +434,8 @@ def build_suite(
     """
     taken = load_reused(suite, out_root, snapshot.content_hash, seed, per_value) if suite.reuse is not None else None
     items = plan_suite(suite, seed, per_value, taken)
-    examples_path, manifest_path, partial = suite_paths(out_root, suite.name)
+    files = suite_files(out_root, suite.name)
+    examples_path, manifest_path, partial = files.examples, files.manifest, files.partial
     out_root.mkdir(parents=True, exist_ok=True)
     done = _read_partial(partial)
     prompt_set = load_prompts(prompts)

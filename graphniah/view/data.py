@@ -23,6 +23,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, PaperMeta, papers_from_table
 from graphniah.formats.journal import RunRecord, read_journal
 from graphniah.formats.snapshot import find_snapshot_by_hash
+from graphniah.layout import journals_in
 from graphniah.scoring import ListScore, counted_records, run_labels, score_record, split_runs
 
 __all__ = ["Answer", "Outcome", "PaperLookup", "RunView", "example_facts", "load_answers", "outcome_of"]
@@ -115,7 +116,7 @@ def load_answers(runs_dir: str | os.PathLike[str] | None) -> tuple[tuple[RunView
     keys: list[tuple[str, str]] = []
     journal_of: dict[tuple[str, str], Path] = {}
     records: dict[tuple[str, str], list[RunRecord]] = {}
-    for path in sorted(d.glob("*.jsonl")):
+    for path in journals_in(d):
         for key, recs in split_runs(read_journal(path)).items():
             if key not in records:
                 keys.append(key)

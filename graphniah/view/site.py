@@ -31,6 +31,7 @@ from graphniah import __version__
 from graphniah.atomic import atomic_dir, atomic_write_text, canonical_json, sha256_bytes, sha256_file, write_in_staging
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, PaperMeta, example_to_json, iter_examples, option_letters
+from graphniah.layout import SNAPSHOTS_ROOT
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 from graphniah.sampling.tokenizers import Tokenizer, load_tokenizer
@@ -183,7 +184,7 @@ def build_viewer(
     *,
     dataset: str | os.PathLike[str] | None = None,
     runs: str | os.PathLike[str] | None = None,
-    snapshots: str | os.PathLike[str] | None = "snapshots",
+    snapshots: str | os.PathLike[str] | None = SNAPSHOTS_ROOT,
     tokenizer: Tokenizer | None = None,
     title: str | None = None,
     prompts: str | os.PathLike[str] | None = None,

@@ -310,3 +310,11 @@ def test_the_report_reads_a_version_1_suite_through_the_models(tmp_path: Path):
     new = load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="task")
     got = [dict(zip(d.outcomes.example_id.tolist(), d.outcomes.correct.tolist(), strict=True)) for d in (old, new)]
     assert got[0] == got[1] == {e.id: e.answer == "YES" for e in exs}
+
+
+def test_every_task_has_one_label_and_the_report_reads_them():
+    from graphniah.formats import TASK_LABELS
+    from graphniah.report import html
+
+    assert tuple(TASK_LABELS) == TASKS and len(set(TASK_LABELS.values())) == len(TASKS)
+    assert {label: html._TASKS[label] for label in TASK_LABELS.values()} == {v: k for k, v in TASK_LABELS.items()}

@@ -9,9 +9,10 @@ from; ``docs/demo-release.md`` explains them at length. Two kinds of statistics:
 * :func:`reference_statistics` — reference lists as written in the newest release (from the
   generated world, so no files are needed): lengths, unresolved share, in-window share, contexts,
   intents. Ranges around the real S2AG sample records where those apply.
-* :func:`graph_statistics` — the snapshot graph the pipeline sees (eligible post-cutoff papers and
-  the citations between them): in-degree law over degrees >= 1, never-cited share, sparsity,
-  components, clustering, and what pruning removes with the biconnected bound per depth.
+* :func:`graphniah.graph.statistics.graph_statistics` — the snapshot graph the pipeline sees
+  (eligible post-cutoff papers and the citations between them): in-degree law over degrees >= 1,
+  never-cited share, sparsity, components, clustering, and what pruning removes with the
+  biconnected bound per depth. It belongs to the graph stage, which the ingest stage does not import.
 
 :func:`check` returns the violated targets (empty when calibrated); the tests and
 ``bench/demo_release.py`` use it.
@@ -24,12 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphniah.graph.citation_graph import CitationGraph
-from graphniah.graph.prune import prune
 from graphniah.ingest.demo_release import model as Mo
 from graphniah.ingest.demo_release import vocabulary as V
 
-__all__ = ["TARGETS", "Target", "check", "graph_statistics", "reference_statistics"]
+__all__ = ["TARGETS", "Target", "check", "reference_statistics"]
 
 _PAPER = "GraphNIAH paper, appendix B (S(0.1) = 0.0089 on S2AG)"
 _SAMPLE = "real S2AG sample records (shared/fixtures/s2ag-samples: 2022 release sample, 2024-06-25 citations diff)"
@@ -57,7 +56,7 @@ TARGETS: tuple[Target, ...] = (
     Target("contexts_share", 0.30, 0.45, f"{_SAMPLE}: 37 % of rows carry citation contexts"),
     Target("intent_background_share", 0.70, 0.88, f"{_SAMPLE}: 79 % of intent labels are 'background' (18 % methodology, 3 % result)"),
     Target("in_window_share", 0.05, 0.30, "a post-cutoff paper cites mostly older work: only a few references point into the 6-month window"),
-    # --- the snapshot graph (graph_statistics) ---
+    # --- the snapshot graph (graphniah.graph.statistics.graph_statistics) ---
     Target(
         "in_degree_1",
         0.63,
@@ -111,31 +110,3 @@ def reference_statistics(world: Mo.World) -> dict[str, float]:
         "intent_background_share": labels.count(V.INTENTS[0]) / max(1, len(labels)),
         "in_window_share": float(inwin.sum() / max(1, (row & resolved).sum())),
     }
-
-
-def graph_statistics(g: CitationGraph, depths: Sequence[int] = (8, 16, 32)) -> dict[str, float]:
-    """In-degree law, components, clustering and bound removals of a snapshot's citation graph."""
-    indeg = np.bincount(g.cited, minlength=g.n)
-    cited = indeg[indeg > 0]
-    # components and transitivity (3 * triangles / connected triples) of the undirected simple
-    # graph, by the graph's own igraph view
-    sizes = np.asarray(g.graph.connected_components().sizes(), dtype=np.int64)
-    giant = int(sizes.max(initial=0))
-    medium = sizes[(sizes >= 20) & (sizes <= 2000) & (sizes < giant)]
-    out = {
-        "in_degree_1": float(np.mean(cited == 1)),
-        "in_degree_2": float(np.mean(cited == 2)),
-        "in_degree_3_to_9": float(np.mean((cited >= 3) & (cited <= 9))),
-        "in_degree_10_plus": float(np.mean(cited >= 10)),
-        "max_in_degree": float(indeg.max(initial=0)),
-        "never_cited_share": float(np.mean(indeg == 0)),
-        "mean_in_degree": float(indeg.mean()) if g.n else 0.0,
-        "giant_share": giant / max(1, g.n),
-        "medium_component_share": float(medium.sum() / max(1, g.n)),
-        "transitivity": float(g.graph.transitivity_undirected(mode="zero")),  # 0 without connected triples
-    }
-    for k in depths:
-        r = prune(g, k)
-        out[f"bound_removed_depth_{k}"] = float(r.removed_by_bound)
-        out[f"small_removed_depth_{k}"] = float(r.removed_small_components)
-    return out
