@@ -160,6 +160,8 @@ def _snapshot_current(out: Path, store: ReleaseStore) -> bool:
         m = read_snapshot_manifest(out / MANIFEST_FILE)
     except GraphNIAHError:  # a damaged manifest, or one this code does not read: the snapshot is rebuilt
         return False
+    if m.earliest_public_date is None:  # built before the preprint guard (format 1 or 2): the runner refuses it
+        return False
     return m.release_id == state.release_id and m.inputs == state.all_inputs()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
 
 import pytest
@@ -57,3 +58,14 @@ def test_refresh_downloads_once_then_applies_only_diffs(tmp_path) -> None:
     assert labels.count("pruning") == 3 and labels.count("path pools") == 3
     assert all(s.ended for s in reported.steps)
     assert any(s.label.endswith(".gz") and s.advanced > 0 for s in reported.steps)
+
+    # a snapshot built before the preprint guard (manifest format 2) is rebuilt, not reused
+    manifest = third.snapshot.path / "manifest.json"
+    old = {k: v for k, v in json.loads(manifest.read_text()).items() if k != "earliest_public_date"} | {"format_version": 2}
+    manifest.write_text(json.dumps(old))
+    assert Snapshot.open(third.snapshot.path).manifest.earliest_public_date is None
+    logs.clear()
+    with FakeS2AG(rs.root, api_key=KEY) as srv:
+        fourth = refresh(CUTOFF, root, api_base=srv.base_url, **kw)
+    assert not any("up to date" in line for line in logs) and fourth.snapshot.content_hash == direct.content_hash
+    assert fourth.snapshot.manifest.earliest_public_date is not None
