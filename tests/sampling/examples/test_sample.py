@@ -189,7 +189,8 @@ def test_list_examples_name_the_reachable_set_and_measure_their_evidence(ctx, sn
         comp = nx.node_connected_component(nx.Graph(list(ex.edges)), ex.source)
         citing = {a for a, _ in ex.edges if a in comp}
         runs = ex.messages[1].content.split("\n\n")
-        blocks = [r for r in runs if r.startswith("Title: ") and r.split("\n")[0][7:] in {clean_text(titles[p]) for p in citing}]
+        lines = {f"Title: {clean_text(titles[p])}." for p in citing}  # prompts/block.yaml's title line
+        blocks = [r for r in runs if r.split("\n")[0] in lines]
         assert len(blocks) == len(citing)
         assert ex.stats.evidence_tokens == sum(o200k.count(b) for b in blocks)
         # the oracle's text-only answer scores F1 = 1
