@@ -24,6 +24,7 @@ from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.store import build_path_pools, prune_snapshot
 from graphniah.ingest.build import snapshot_from_store
 from graphniah.ingest.demo_release import DemoReleaseSet, write_demo_releases
+from graphniah.ingest.demo_release.model import WORLD_VERSION
 from graphniah.ingest.s2ag.limits import Limits
 from graphniah.ingest.s2ag.store import ReleaseStore
 from graphniah.layout import SNAPSHOTS_ROOT, snapshot_dir
@@ -70,7 +71,8 @@ def _demo_releases(root: Path, papers: int, seed: int, progress: Progress) -> tu
     if (root / "releases").is_dir():
         rs = DemoReleaseSet.open(root)
         m = rs.manifest(rs.release_ids[-1])
-        if m.get("papers") == papers and m.get("seed") == seed and len(rs.release_ids) == DEMO_RELEASES:
+        same_world = m.get("world_version") == WORLD_VERSION  # absent: made before the version was recorded
+        if same_world and m.get("papers") == papers and m.get("seed") == seed and len(rs.release_ids) == DEMO_RELEASES:
             return rs, False
         progress.note(f"the demo release in {root} was made with other settings: generating it again")
     progress.note(f"generating the synthetic demo release ({papers:,} papers, {DEMO_RELEASES} releases, seed {seed})")

@@ -69,3 +69,19 @@ def test_refresh_downloads_once_then_applies_only_diffs(tmp_path) -> None:
         fourth = refresh(CUTOFF, root, api_base=srv.base_url, **kw)
     assert not any("up to date" in line for line in logs) and fourth.snapshot.content_hash == direct.content_hash
     assert fourth.snapshot.manifest.earliest_public_date is not None
+
+
+def test_a_demo_release_of_another_world_version_is_generated_again(tmp_path) -> None:
+    """A demo release whose release.json lacks this code's world_version (made before preprints)
+    is generated again; one with it is reused."""
+    from graphniah.ingest.demo_release.model import WORLD_VERSION
+    from graphniah.refresh import _demo_releases
+
+    log = ProgressLog()
+    rs, fresh = _demo_releases(tmp_path, 3000, 5, log)
+    assert fresh and rs.manifest(rs.release_ids[-1])["world_version"] == WORLD_VERSION
+    assert _demo_releases(tmp_path, 3000, 5, log)[1] is False
+    newest = rs.release_dir(rs.release_ids[-1]) / "release.json"
+    newest.write_text(json.dumps({k: v for k, v in json.loads(newest.read_text()).items() if k != "world_version"}))
+    assert _demo_releases(tmp_path, 3000, 5, log)[1] is True
+    assert any("made with other settings" in line for line in log.notes)

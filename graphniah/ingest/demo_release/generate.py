@@ -170,6 +170,7 @@ def write_demo_releases(
                 "note": SYNTHETIC_NOTE,
                 "generator": GENERATOR,
                 "generator_version": __version__,
+                "world_version": Mo.WORLD_VERSION,
                 "seed": seed,
                 "papers": int(st.paper_present.sum()),
                 "papers_newest_release": papers,

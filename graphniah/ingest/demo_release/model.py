@@ -64,6 +64,10 @@ import numpy.typing as npt
 from graphniah.ingest.demo_release import vocabulary as V
 
 DEMO_CUTOFF = dt.date(2026, 4, 1)  # the project's default cutoff; the window the demo graph is built around
+# The version of the world a seed generates, recorded in release.json: a demo release of another
+# version is generated again by the refresh (2: papers have arXiv ids and preprint DOIs that can
+# predate the cutoff). Increase it whenever a seed's releases change.
+WORLD_VERSION = 2
 PRE_START = dt.date(2023, 1, 1)  # oldest papers in the demo release
 RELEASE_INTERVAL_DAYS = 7  # S2AG publishes releases about weekly
 PRE_SHARE = 0.20  # share of papers published before the cutoff (only reference targets: kept small, the window is what matters)
