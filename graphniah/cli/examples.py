@@ -15,12 +15,14 @@ from graphniah.errors import GraphNIAHError
 from graphniah.layout import SNAPSHOTS_ROOT, sample_file
 
 
-def default_out(task: str, depth: int, distractor: str, context_length: int | None, seed: int, render: str = "apa") -> Path:
+def default_out(task: str, depth: int, distractor: str, context_length: int | None, seed: int, render: str = "apa",
+                matched: bool = False) -> Path:
     """``examples/<task>-depth<k>-<distractor>-<L>-seed<s>.jsonl`` (the folder is ignored by git);
-    ``<task>-edges-...`` for the edge-list rendering, so it does not overwrite its APA twins."""
+    ``<task>-edges-...`` for the edge-list rendering and ``<task>-matched-...`` for matched sampling,
+    so neither overwrites its twins."""
     length = "nolimit" if context_length is None else str(context_length)
     kind = task if render == "apa" else f"{task}-{render}"
-    return sample_file(kind, depth, distractor, length, seed)
+    return sample_file(f"{kind}-matched" if matched else kind, depth, distractor, length, seed)
 
 
 @app.command("sample")
@@ -84,7 +86,7 @@ def sample_cmd(
         component_size=component_size, label=label.upper() if label else None, none_option=none_option, alpha=alpha,
         distractor=distractor, context_length=context_length, render=rendering, match_similarity=match_similarity,
     )
-    out = out if out is not None else default_out(task, depth, distractor, context_length, seed, render)
+    out = out if out is not None else default_out(task, depth, distractor, context_length, seed, render, match_similarity)
 
     stats = SampleStats()
     t0 = time.perf_counter()
