@@ -9,26 +9,45 @@ per task, depth, component size, length and distractor, how answers are extracte
 exact random-guessing baselines (:mod:`graphniah.stats`), the licences, and how to regenerate an
 example. Every number in it is computed from the exported examples (and, for the suite seed,
 the varied variable and the counting range, from the suite manifest); nothing depends on the clock.
+
+The prose is a Markdown template shipped with the pipelines (``pipelines/dataset-card.md``): a
+``${name}`` in it is one fact, computed here from :class:`CardFacts` by :func:`card_fields`. A line
+of prose is added in the template; a new fact is one more entry of :func:`card_fields`.
 """
 
 from __future__ import annotations
 
+import string
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from graphniah.dataset.schema import CARD_FILE, COLUMN_DOCS, SCHEMA, hf_features_yaml
+from graphniah.errors import GraphNIAHError
 from graphniah.formats.dataset import SnapshotInfo, SourceExamples
+from graphniah.resources import resource_dir
 from graphniah.stats import AnswerSpace, CountingAnswers, MultipleChoiceAnswers, YesNoAnswers, mixture_baseline, random_baseline
 
 if TYPE_CHECKING:
     from graphniah.dataset.export import Tally
 
 SPLIT = "test"
+#: The card's prose: a Markdown template in the shipped pipelines folder (``pipelines/dataset-card.md``).
+CARD_TEMPLATE = "dataset-card.md"
+# The parts of the card that depend on the data (filled into the template, or left out as "").
+SYNTHETIC_NOTE = ("> **Synthetic data.** These examples were made from the synthetic demo release that ships with "
+                  "graphniah, not from real S2AG records. They exercise the pipeline; they say nothing about "
+                  "how models handle real citation graphs.\n")
+SYNTHETIC_LICENCE = (" For this synthetic dataset no S2AG record was used; the same terms are kept so that a real month and a "
+                     "demo are labelled alike.")
+LIST_BASELINE_NOTE = ("List questions (`list`) are left out of this table: a uniform guess of the exact set of n titles is right "
+                      "with probability 2^-n. They are scored by F1, and the report prints the trivial baseline that lists every "
+                      "paper of the context beside the models.")
 #: Licences of the distractor corpora, summarised by hand from the ``license`` strings that
 #: graphniah.sampling.corpora.build records in each corpus manifest (not read from them: export
 #: needs no corpus); keep the two in step when a corpus source changes.
@@ -130,121 +149,82 @@ def answer_spaces(facts: CardFacts) -> list[tuple[str, AnswerSpace, int]]:
     return out
 
 
-def render_card(facts: CardFacts) -> str:
+def card_template() -> tuple[Path, string.Template]:
+    """The card's Markdown template, ``pipelines/dataset-card.md`` (prose with a ``${name}`` field for each fact)."""
+    path = resource_dir("pipelines") / CARD_TEMPLATE
+    return path, string.Template(path.read_text(encoding="utf-8"))
+
+
+def _provenance_fields(facts: CardFacts) -> dict[str, str]:
     t = facts.tally
     synthetic = any(s.synthetic for s in facts.snapshots)
-    yaml_text = yaml.safe_dump(front_matter(facts), sort_keys=False, allow_unicode=True, width=1000)
     snap_rows = [(s.release_id, s.cutoff.isoformat(), f"`{s.snapshot_hash}`", "yes" if s.synthetic else "no") for s in facts.snapshots]
-    spaces = answer_spaces(facts)
-    baseline_rows = [(label, space.size, n, _pct(random_baseline(space))) for label, space, n in spaces]
-    overall = mixture_baseline([(space, n) for _, space, n in spaces]) if spaces else None  # list questions have no such table
     suite_seed = facts.suite_manifest.get("seed") if facts.suite_manifest else None
+    return {
+        "front_matter": yaml.safe_dump(front_matter(facts), sort_keys=False, allow_unicode=True, width=1000).rstrip("\n"),
+        "suite": facts.suite,
+        "synthetic_note": SYNTHETIC_NOTE if synthetic else "",
+        "first_cutoff": min(s.cutoff for s in facts.snapshots).isoformat(),
+        "snapshot_table": _table(["S2AG release", "cutoff (papers on or after)", "snapshot content hash", "synthetic"], snap_rows),
+        "synthetic": "true" if synthetic else "false",
+        "versions": ", ".join(t.versions),
+        "seeds": ", ".join(map(str, sorted(t.seeds))),
+        "suite_seed": f"; suite seed {suite_seed}" if suite_seed is not None else "",
+        "prompt_hashes": ", ".join(f"`{h}`" for h in sorted(t.prompts)),
+        "source_file": facts.source.file,
+        "source_count": str(facts.source.count),
+        "source_sha256": facts.source.sha256,
+        "card_file": CARD_FILE,
+        "synthetic_licence": SYNTHETIC_LICENCE if synthetic else "",
+    }
+
+
+def _contents_fields(facts: CardFacts) -> dict[str, str]:
+    t = facts.tally
     vary = facts.suite_manifest.get("suite", {}).get("vary") if facts.suite_manifest else None
-    tokens = ", ".join(f"{name} {lo:,}–{hi:,}" for name, (lo, hi) in t.tokens.items()) or "not packed (no distractor)"
     config_rows = [("all (default)", t.n, ", ".join(f"`{p}`" for p in facts.data_files.values()))]
     config_rows += [(task, t.tasks[task], f"`{p}`") for task, p in facts.data_files.items()]
     distractors = sorted(k for k in t.distractors if k != "none")
-    first_cutoff = min(s.cutoff for s in facts.snapshots).isoformat()
+    licences = [f"- `{k}`: {DISTRACTOR_LICENCES.get(k, 'see the corpus manifest')}" for k in distractors]
+    return {
+        "n": str(t.n),
+        "split": SPLIT,
+        "varies": f" The suite varies `{vary}`." if vary else "",
+        "config_table": _table(["config", "examples", "files"], config_rows),
+        "tasks": _counts(t.tasks),
+        "depths": _counts(t.depths),
+        "sizes": _sizes(t.sizes),
+        "lengths": _counts(t.lengths, lambda k: "no limit" if k is None else f"{k:,}"),
+        "distractors": _counts(t.distractors),
+        "tokens": ", ".join(f"{name} {lo:,}–{hi:,}" for name, (lo, hi) in t.tokens.items()) or "not packed (no distractor)",
+        "column_table": _table(["column", "meaning"], [(f"`{f.name}`", COLUMN_DOCS[f.name]) for f in SCHEMA]),
+        "distractor_licences": "\n".join(["", "Distractor text keeps the licence of its source:", "", *licences, ""]) if licences else "",
+    }
 
-    parts = [
-        "---", yaml_text.rstrip("\n"), "---", "",
-        f"# GraphNIAH: suite `{facts.suite}`", "",
-        ("> **Synthetic data.** These examples were made from the synthetic demo release that ships with "
-         "graphniah, not from real S2AG records. They exercise the pipeline; they say nothing about "
-         "how models handle real citation graphs.\n" if synthetic else ""),
-        "## What it measures", "",
-        "GraphNIAH tests whether a language model can reason over a citation graph that is spelled out "
-        "in its prompt. Each prompt lists papers (title, authors, venue, date, and the titles of the papers "
-        "each one cites), possibly padded with distractor text up to a target length. The question names a "
-        "source paper and asks whether a target paper can be reached by following citations (`yesno`), "
-        "which of several candidate papers can be reached (`mc`), or how many papers can be reached "
-        "(`count`), or which papers those are, one title a line (`list`). Every paper, and every earlier public version S2AG records for it (an arXiv id, a "
-        "bioRxiv/medRxiv or Preprints.org DOI: its `earliest_public_date`), dates from on or after the snapshot's "
-        "cutoff date (the ingest drops the others as `preprint_before_cutoff`), so a model "
-        f"trained on data from before {first_cutoff} cannot have seen them in those versions, and every answer is "
-        "determined by the prompt text alone (each example was re-solved from its text before export).",
-        "",
-        "## Provenance", "",
-        _table(["S2AG release", "cutoff (papers on or after)", "snapshot content hash", "synthetic"], snap_rows),
-        "",
-        f"- synthetic: {'true' if synthetic else 'false'}",
-        f"- generator: graphniah {', '.join(t.versions)}; example seeds {', '.join(map(str, sorted(t.seeds)))}"
-        + (f"; suite seed {suite_seed}" if suite_seed is not None else ""),
-        f"- prompt set hash: {', '.join(f'`{h}`' for h in sorted(t.prompts))}",
-        f"- source examples file: `{facts.source.file}` ({facts.source.count} examples, sha256 `{facts.source.sha256}`)",
-        f"- `{CARD_FILE}` and every data file are hashed in `graphniah-manifest.json`; `graphniah verify DIR` checks them",
-        "",
-        "## Contents", "",
-        f"{t.n} examples in one split, `{SPLIT}`." + (f" The suite varies `{vary}`." if vary else ""), "",
-        _table(["config", "examples", "files"], config_rows),
-        "",
-        f"- tasks: {_counts(t.tasks)}",
-        f"- question depth: {_counts(t.depths)}",
-        f"- component size: {_sizes(t.sizes)}",
-        f"- target context length (tokens): {_counts(t.lengths, lambda k: 'no limit' if k is None else f'{k:,}')}",
-        f"- distractor: {_counts(t.distractors)}",
-        f"- prompt tokens: {tokens}",
-        "",
-        _table(["column", "meaning"], [(f"`{f.name}`", COLUMN_DOCS[f.name]) for f in SCHEMA]),
-        "",
-        "## Answers and scoring", "",
-        "The prompt asks the model to end with its answer in a `\\answer{...}` block. Scoring "
-        "(`graphniah.scoring`) takes the last complete block of the reply (nested braces are matched), "
-        "removes LaTeX and Markdown wrappers, quotes, parentheses and a final full stop, and then reads: "
-        "`YES` or `NO` in any case; a single option letter (`C`, `(C)`, `Option C`); or a base-10 integer "
-        "(thousands separators allowed, nothing else: `about 17` is no number). A reply without a block "
-        "that reads this way has no answer and counts as wrong. Accuracy is reported per task with 95% "
-        "Wilson score intervals. A list answer is one title a line; each line is matched to the true titles "
-        "ignoring case, punctuation, spacing and a leading bullet or number; precision counts duplicate and unknown "
-        "lines against it, the answer is correct when it is the exact set, and the mean F1 is reported with a 95% "
-        "bootstrap interval.",
-        "",
-        "## Random baselines", "",
-        "Exact accuracy of a uniform guess over each task's answer set (it does not depend on how the "
-        "true answers are distributed):", "",
-        _table(["questions", "answers", "examples", "random baseline"], baseline_rows),
-        "",
-        (f"Over this dataset's mix of questions (list questions aside): {_pct(overall)}." if overall is not None else ""),
-        ("List questions (`list`) are left out of this table: a uniform guess of the exact set of n titles is right with "
-         "probability 2^-n. They are scored by F1, and the report prints the trivial baseline that lists every paper of "
-         "the context beside the models." if t.tasks.get("list") else ""),
-        "",
-        "## Differences from the GraphNIAH paper", "",
-        "The method is the GraphNIAH paper's, with these differences (each with its reason and expected effect in "
-        "`docs/paper-deviations.md` of the graphniah repository): reworded prompts and 'none of these' option, "
-        "distractor corpora from package registries (Linux kernel, Paul Graham essays, Austen and Bierce instead of "
-        "PG-19, Wikipedia summaries), the Gemma 3 tokenizer for Gemini token counts, stricter path and growth rules "
-        "(induced paths; no paper with a second citation into the example), titles cleaned of inline markup, 'n.d.' "
-        "for a missing year, Wilson intervals with the exact normal quantile (the paper used z = 1.96), the paper's "
-        "α = 0.1 in the demo, and the preprint guard.", "",
-        "## Use", "",
-        "```python",
-        "from datasets import load_dataset",
-        f'ds = load_dataset("path/to/this/folder", "all", split="{SPLIT}")  # or a task config: yesno, mc, count',
-        "```", "",
-        "```bash",
-        "graphniah verify DIR                                  # hashes + every answer re-solved from its text",
-        "graphniah run --dataset DIR --model MODEL             # journals under runs/<suite>/",
-        "graphniah report --dataset DIR                        # tables, figures, HTML",
-        "inspect eval graphniah/graphniah -T dataset=DIR --model openai/NAME --model-base-url URL",
-        "```", "",
-        "`graphniah run --dataset` refuses a model whose knowledge cutoff is not before the snapshot cutoff above.",
-        "",
-        "## Reproducing an example", "",
-        "Each row's `recipe` pins the snapshot, path pool and prompt set by hash, the seed and the generator "
-        "version. With the snapshot of the release above (`graphniah refresh`/`graphniah ingest` at the same "
-        "cutoff), `graphniah show ID --examples DIR` regenerates the example from its recipe, checks that "
-        "the prompt is identical byte for byte, and prints it.",
-        "",
-        "## Licence and attribution", "",
-        "The paper metadata comes from the Semantic Scholar Academic Graph (S2AG) and is made available under "
-        "the Open Data Commons Attribution License (ODC-BY 1.0); attribute it as: Kinney et al., *The Semantic "
-        "Scholar Open Data Platform*, 2023, https://www.semanticscholar.org/ (data from the S2AG release above)."
-        + (" For this synthetic dataset no S2AG record was used; the same terms are kept so that a real month and a "
-           "demo are labelled alike." if synthetic else ""),
-    ]
-    if distractors:
-        parts += ["", "Distractor text keeps the licence of its source:", ""]
-        parts += [f"- `{k}`: {DISTRACTOR_LICENCES.get(k, 'see the corpus manifest')}" for k in distractors]
-    parts += ["", "The graphniah code that built the dataset is MIT-licensed.", ""]
-    return "\n".join(parts)
+
+def _baseline_fields(facts: CardFacts) -> dict[str, str]:
+    spaces = answer_spaces(facts)
+    baseline_rows = [(label, space.size, n, _pct(random_baseline(space))) for label, space, n in spaces]
+    overall = mixture_baseline([(space, n) for _, space, n in spaces]) if spaces else None  # list questions have no such table
+    return {
+        "baseline_table": _table(["questions", "answers", "examples", "random baseline"], baseline_rows),
+        "overall_baseline": f"Over this dataset's mix of questions (list questions aside): {_pct(overall)}." if overall is not None else "",
+        "list_baseline": LIST_BASELINE_NOTE if facts.tally.tasks.get("list") else "",
+    }
+
+
+def card_fields(facts: CardFacts) -> dict[str, str]:
+    """Every ``${name}`` of the card template, computed from the facts (an empty string leaves a part out)."""
+    return _provenance_fields(facts) | _contents_fields(facts) | _baseline_fields(facts)
+
+
+def render_card(facts: CardFacts) -> str:
+    """The card: the template with every field filled; a field the template names and the facts do not give is an error."""
+    path, template = card_template()
+    try:
+        return template.substitute(card_fields(facts))
+    except KeyError as err:
+        raise GraphNIAHError(f"{path}: the dataset card template names the field {err}, which the exporter does not fill "
+                             f"(fields: {', '.join(sorted(card_fields(facts)))})") from None
+    except ValueError as err:
+        raise GraphNIAHError(f"{path}: not a valid card template ({err}; write a literal $ as $$)") from None
