@@ -350,3 +350,49 @@ def test_matched_suites_turn_the_control_on_for_every_example(name: str) -> None
         plain = load_suite(twin)
         assert (plain.vary, plain.values, plain.per_value, plain.draw) == (suite.vary, suite.values, suite.per_value, suite.draw)
         assert not any(it.spec.match_similarity for it in plan_suite(plain, seed=3))
+
+
+# The paper's experiments as it reports them, written out here (not read from the suite files):
+# §4.1 names each varied variable and its values; appendix A.3, Table 2, the examples per value.
+PAPER_TABLE_2 = {
+    "depth": ("depth", {4: 100, 8: 100, 16: 100, 32: 100}),
+    "component-size": ("component_size", {100: 100, 150: 100, 200: 100, 250: 100}),
+    "task": ("task", {"yesno": 100, "mc": 100, "count": 100}),
+    "distractor": ("distractor", {"books": 100, "code": 100, "disjoint-component": 100, "essays": 100, "wikipedia": 100}),
+    "context-length": ("context_length", {200_000: 100, 500_000: 50, 922_000: 50}),
+    # Table 2: "the reasoning effort experiment uses the same examples for all three efforts" (100 of them)
+    "reasoning-effort": ("reasoning_effort", {None: 100}),
+    # §4.3: the 100 multiple-choice examples of the task experiment, then the same with a fifth option
+    "none-option": ("none_option", {False: 100, True: 100}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAPER_TABLE_2))
+def test_each_shipped_paper_suite_has_the_values_and_counts_of_table_2(name: str) -> None:
+    variable, counts = PAPER_TABLE_2[name]
+    suite = load_suite(name)
+    items = plan_suite(suite, seed=0, reused=planned_as_reused(suite, 0))
+    assert suite.vary == variable
+    assert dict(Counter(it.value for it in items)) == counts
+    if name == "reasoning-effort":
+        assert suite.values == ("low", "medium", "high")
+    specs = [it.spec for it in items]
+    # §4.1: every other variable is drawn uniformly from the paper's sets, at L = 200,000 and alpha = 0.1
+    assert {s.depth for s in specs} <= {4, 8, 16, 32}
+    assert all(100 <= s.component_size <= 250 for s in specs)
+    assert {s.task for s in specs} <= {"yesno", "mc", "count"}
+    assert {s.alpha for s in specs} == {0.1}
+    if name != "context-length":
+        assert {s.context_length for s in specs} == {200_000}
+    if variable in ("depth", "component_size", "task", "distractor", "context_length"):
+        assert {getattr(s, variable) for s in specs} == set(counts)
+
+
+def test_suites_share_examples_as_the_paper_does() -> None:
+    # Table 2: the 200k examples of the context-length experiment are the reasoning-effort examples
+    reuse = load_suite("context-length").reuse
+    assert reuse is not None and (reuse.suite, reuse.for_value, reuse.from_value) == ("reasoning-effort", 200_000, None)
+    # §4.3: the none-option "before" examples are the task experiment's multiple-choice examples
+    reuse = load_suite("none-option").reuse
+    assert reuse is not None and (reuse.suite, reuse.for_value, reuse.from_value) == ("task", False, "mc")
+    assert load_suite("reasoning-effort").same_examples is True
