@@ -85,11 +85,13 @@ the identity rule in the prompt tells a model to, so the answer is still the one
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import unicodedata
 from collections import defaultdict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Render
@@ -199,7 +201,7 @@ class _Block:
 class TextNode:
     """A paper as the text presents it."""
 
-    title: str  # the block's title, or the title of the entry's first reading
+    title: str  # the block's title, or the title of the entry's most plausible reading (``_leaf_title``)
     titles: frozenset[str]  # normalized titles under every reading
     keys: frozenset[Key]  # identity keys under every reading
     has_block: bool
@@ -472,6 +474,18 @@ def paper_blocks(context: str, prompts: PromptSet | None = None) -> list[str]:
     return ["\n".join(run) for run in _runs(context, reader.title_prefix) if reader.block(run) is not None]
 
 
+def _leaf_title(readings: Sequence[_Reading], infos: Sequence[Sequence[_PubInfo]]) -> str:
+    """The title a paper without a block is shown by (what a list answer names): of its entry's readings,
+    the first whose source is a venue some block's publication line states, else the first reading.
+
+    Where a title ends and a venue begins is open in "A (2025). X. Y. Z." (rule 4); a venue the
+    context prints elsewhere settles it the way a reader would. The paper itself is the same node
+    under every reading, so this choice never changes the graph or any other answer.
+    """
+    venues = {info.venue for group in infos for info in group if info.kind == "venue"}
+    return next((r.title for r in readings if r.source in venues), readings[0].title)
+
+
 def parse_context(context: str, prompts: PromptSet | None = None) -> TextGraph:
     """The citation graph the context describes, by the rules in the module docstring."""
     reader = _Reader(prompts or load_prompts())
@@ -550,7 +564,7 @@ def parse_context(context: str, prompts: PromptSet | None = None) -> TextGraph:
             entry_node[m] = len(nodes)
         nodes.append(
             TextNode(
-                member_readings[0].title,
+                _leaf_title(member_readings, infos),
                 frozenset(_normalize(r.title) for r in member_readings),
                 frozenset(r.key for r in member_readings),
                 False,
@@ -680,3 +694,13 @@ def verify(example: Example, prompts: PromptSet | None = None) -> VerifyResult:
             reason += f"; {g.rejected_runs} block-like passage(s) did not parse as paper blocks"
         return VerifyResult(False, example.answer, got, reason + note)
     return VerifyResult(True, example.answer, got, "")
+
+
+def checker_version(prompts: PromptSet) -> str:
+    """What :func:`verify` depends on besides the example: this module's source bytes (the whole
+    check is here) and the template set it reads the text with. A verification recorded under the
+    same version for the same example bytes gives the same result again (``graphniah export`` takes
+    the ones ``graphniah build`` recorded)."""
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    h.update(prompts.hash.encode())
+    return h.hexdigest()
