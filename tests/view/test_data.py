@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from graphniah.cli import app
+from graphniah.dataset.export import export_suite
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import option_letters, write_examples
 from graphniah.report import build_report, load_suite, write_report
@@ -203,8 +204,7 @@ def test_report_links_cells_to_the_filtered_index_and_ids_to_pages(viewer_suite,
 
 
 def test_dataset_folder_gives_the_same_site_data(viewer_suite, tmp_path) -> None:
-    export = pytest.importorskip("graphniah.dataset.export", reason="the dataset stage (graphniah.dataset) is not installed")
-    export.export_suite(viewer_suite.examples_path, tmp_path / "dataset", suite="view", snapshots_root=viewer_suite.snapshots)
+    export_suite(viewer_suite.examples_path, tmp_path / "dataset", suite="view", snapshots_root=viewer_suite.snapshots)
     from_file = build_viewer(viewer_suite.examples_path, tmp_path / "a", runs=viewer_suite.runs_dir, snapshots=viewer_suite.snapshots)
     from_dataset = build_viewer(None, tmp_path / "b", dataset=tmp_path / "dataset", runs=viewer_suite.runs_dir,
                                 snapshots=viewer_suite.snapshots)
