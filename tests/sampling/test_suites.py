@@ -355,37 +355,37 @@ def test_matched_suites_turn_the_control_on_for_every_example(name: str) -> None
 # The paper's experiments as it reports them, written out here (not read from the suite files):
 # §4.1 names each varied variable and its values; appendix A.3, Table 2, the examples per value.
 PAPER_TABLE_2 = {
-    "depth": ("depth", {4: 100, 8: 100, 16: 100, 32: 100}),
-    "component-size": ("component_size", {100: 100, 150: 100, 200: 100, 250: 100}),
-    "task": ("task", {"yesno": 100, "mc": 100, "count": 100}),
-    "distractor": ("distractor", {"books": 100, "code": 100, "disjoint-component": 100, "essays": 100, "wikipedia": 100}),
-    "context-length": ("context_length", {200_000: 100, 500_000: 50, 922_000: 50}),
+    # name: (varied variable, its values, examples planned per value, target context lengths)
+    "depth": ("depth", (4, 8, 16, 32), {4: 100, 8: 100, 16: 100, 32: 100}, {200_000}),
+    "component-size": ("component_size", (100, 150, 200, 250), {100: 100, 150: 100, 200: 100, 250: 100}, {200_000}),
+    "task": ("task", ("yesno", "mc", "count"), {"yesno": 100, "mc": 100, "count": 100}, {200_000}),
+    "distractor": ("distractor", ("code", "essays", "books", "wikipedia", "disjoint-component"),
+                   {"books": 100, "code": 100, "disjoint-component": 100, "essays": 100, "wikipedia": 100}, {200_000}),
+    "context-length": ("context_length", (200_000, 500_000, 922_000), {200_000: 100, 500_000: 50, 922_000: 50},
+                       {200_000, 500_000, 922_000}),
     # Table 2: "the reasoning effort experiment uses the same examples for all three efforts" (100 of them)
-    "reasoning-effort": ("reasoning_effort", {None: 100}),
+    "reasoning-effort": ("reasoning_effort", ("low", "medium", "high"), {None: 100}, {200_000}),
     # §4.3: the 100 multiple-choice examples of the task experiment, then the same with a fifth option
-    "none-option": ("none_option", {False: 100, True: 100}),
+    "none-option": ("none_option", (False, True), {False: 100, True: 100}, {200_000}),
 }
 
 
 @pytest.mark.parametrize("name", sorted(PAPER_TABLE_2))
 def test_each_shipped_paper_suite_has_the_values_and_counts_of_table_2(name: str) -> None:
-    variable, counts = PAPER_TABLE_2[name]
+    variable, values, counts, lengths = PAPER_TABLE_2[name]
     suite = load_suite(name)
     items = plan_suite(suite, seed=0, reused=planned_as_reused(suite, 0))
-    assert suite.vary == variable
+    assert (suite.vary, suite.values) == (variable, values)
     assert dict(Counter(it.value for it in items)) == counts
-    if name == "reasoning-effort":
-        assert suite.values == ("low", "medium", "high")
+    # an example of a value has that value (a run-setting variable is no attribute of the example)
+    assert all(getattr(it.spec, variable, it.value) == it.value for it in items)
     specs = [it.spec for it in items]
-    # §4.1: every other variable is drawn uniformly from the paper's sets, at L = 200,000 and alpha = 0.1
+    # §4.1: every other variable is drawn uniformly from the paper's sets, with alpha = 0.1
     assert {s.depth for s in specs} <= {4, 8, 16, 32}
     assert all(100 <= s.component_size <= 250 for s in specs)
     assert {s.task for s in specs} <= {"yesno", "mc", "count"}
     assert {s.alpha for s in specs} == {0.1}
-    if name != "context-length":
-        assert {s.context_length for s in specs} == {200_000}
-    if variable in ("depth", "component_size", "task", "distractor", "context_length"):
-        assert {getattr(s, variable) for s in specs} == set(counts)
+    assert {s.context_length for s in specs} == lengths
 
 
 def test_suites_share_examples_as_the_paper_does() -> None:
