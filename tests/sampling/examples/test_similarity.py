@@ -223,7 +223,7 @@ def test_matched_examples_keep_every_invariant_and_regenerate_byte_for_byte(ctx,
             _check_matched(ex, edges, titles)
             assert ex.recipe.params.match_similarity
             line = ex.model_dump_json()
-            again = regenerate(ctx, parse_example(line))
+            again = regenerate(ctx, parse_example(line, f"example {i} of {task}"))
             assert again.model_dump_json() == line
             # the control is part of the recipe: the same seed and index without it is another example
             plain = build_example(ctx, ExampleSpec(spec.task, spec.depth, spec.component_size, spec.label), 21, i)
