@@ -46,6 +46,21 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: 
     return r
 
 
+def test_the_explicit_package_list_is_the_tree() -> None:
+    """pyproject's ``packages`` names every folder of graphniah/ with an ``__init__.py`` (a package left
+    out would be missing from the wheel, silently) and the two data packages mapped from the top level."""
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    tree = {".".join(p.parent.relative_to(REPO).parts) for p in (REPO / "graphniah").rglob("__init__.py")}
+    assert "graphniah.formats" in tree and "graphniah" in tree
+    data = {name for name, folder in config["package-dir"].items() if (REPO / folder / "__init__.py").is_file()}
+    assert data == {"graphniah.prompts", "graphniah.pipelines"}
+    listed = config["packages"]
+    assert len(listed) == len(set(listed))
+    assert set(listed) == tree | data
+
+
 @pytest.mark.slow
 def test_wheel_installs_and_runs_the_demo_outside_the_repository(demo_snapshot, tmp_path: Path) -> None:
     timings: dict[str, float] = {}
