@@ -131,17 +131,38 @@ def test_serve_command_uses_the_registry_port_or_a_given_one(tmp_path):
 def test_oracle_and_random_read_edge_list_prompts() -> None:
     from graphniah.formats.examples import option_letters
     from graphniah.run.serve.baseline import BaselineApp
-    from graphniah.sampling.examples.edgelist import PaperIds, edge_question, render_edge_component
+    from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
     from graphniah.sampling.examples.prompts import load_prompts
-    from graphniah.sampling.examples.render import build_messages
+    from graphniah.sampling.examples.render import build_messages, question
 
     pr = load_prompts()
     ids = PaperIds(0, 1)
     # two paths, 1-2-3-4 and 5-6-7; the source 1 reaches 4 (option B) but not 7 (option A)
     blocks = render_edge_component([(1, 2), (3, 2), (3, 4), (6, 5), (7, 6)], [1, 2, 3, 4, 5, 6, 7], ids, pr)
-    q = edge_question("mc", ids(1), [ids(7), ids(4)], True, pr)
+    q = question("mc", ids(1), [ids(7), ids(4)], True, pr, render="edges")
     messages = [m.model_dump() for m in build_messages("mc", q, [*blocks, "unrelated text"], pr, render="edges")]
     content, _ = BaselineApp("oracle").answer(messages)
     assert content.endswith("\\answer{B}")
     picks = {BaselineApp("random", seed=s).answer(messages)[0] for s in range(30)}
     assert picks == {f"\\answer{{{letter}}}" for letter in option_letters(2, True)}
+
+
+def test_oracle_and_random_answer_list_questions() -> None:
+    import datetime as dt
+
+    from graphniah.formats.examples import PaperMeta
+    from graphniah.run.serve.baseline import BaselineApp
+    from graphniah.sampling.examples.render import build_messages, question, render_component
+    from graphniah.scoring import extract_answer, score_response
+
+    papers = {i: PaperMeta(i, f"Reachable or not, paper {i}", (f"Author {i}",), "Nature", dt.date(2026, 5, i)) for i in range(1, 9)}
+    edges = [(1, 2), (3, 2), (3, 4), (6, 5), (7, 6), (8, 7)]  # 1-2-3-4 and 5-6-7-8
+    messages = [m.model_dump() for m in build_messages("list", question("list", papers[1].title),
+                                                          [*render_component(papers, edges, list(papers)), "unrelated text"])]
+    truth = "\n".join(papers[p].title for p in (2, 3, 4))
+    content, _ = BaselineApp("oracle").answer(messages)
+    assert score_response("list", truth, content).listing.f1 == 1.0
+    draws = [BaselineApp("random", seed=s).answer(messages)[0] for s in (5, 5, 6)]
+    assert draws[0] == draws[1]  # seeded
+    named = {t for d in draws for t in (extract_answer(d) or "").split("\n") if t}
+    assert named <= {p.title for p in papers.values()} and len(named) >= 4  # titles of the context, kept by a coin
