@@ -80,4 +80,4 @@ def test_baselines_flow_through_report(shortcut_suite, tmp_path) -> None:
                               "--runs", str(root / "runs"), "--out", str(out), "--no-figures", "--no-html"])
     assert res.exit_code == 0, res.output
     assert "shortcuts" in json.loads((out / "summary.json").read_text())["tables"]
-    assert (out / "tables" / "shortcuts.md").read_text().count("verdict") == 3
+    assert (out / "tables" / "shortcuts.md").read_text().count("| verdict |") == 3
