@@ -18,6 +18,13 @@ of the example's generator (``rng.spawn``), so the paths and growth of a later a
 on how many distractors an earlier one drew; needles that alone exceed L make the attempt start
 over with new paths (appendix A.2.4). The recipe pins the corpus (``params["corpus"]``) and the
 tokenizers (``params["tokenizers"]``) so ``regenerate`` can tell when either changed.
+
+With ``ExampleSpec.match_similarity`` (matched sampling, recorded in the recipe only when on) the
+wrong answers' components are chosen by ``graphniah.sampling.examples.similarity`` (their targets as
+similar to the source as the true target), and in counting and listing the other components'
+sizes are drawn once per example, before any path, uniformly from ``size_range`` without the
+source component's size (``other_sizes``; disjoint-component distractors draw theirs the same way),
+so no function of the number of papers in the context gives the answer.
 """
 
 from __future__ import annotations
@@ -64,7 +71,7 @@ from graphniah.sampling.examples.distract import (
     load_corpus,
     wikipedia_source,
 )
-from graphniah.sampling.examples.edgelist import PaperIds, edge_question, render_edge_component
+from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
 from graphniah.sampling.examples.evidence import evidence
 from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
 from graphniah.sampling.examples.prompts import EDGE_TASKS, PromptSet, Task, load_prompts
@@ -548,7 +555,7 @@ def _question(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, none_option
     if nd.ids is None:
         return question(spec.task, nd.source.title, _asked(spec, nd.targets), none_option, ctx.prompts)
     asked = [] if spec.task == "count" else [nd.ids(t.corpusid) for t in nd.targets]
-    return edge_question(spec.task, nd.ids(nd.source.corpusid), asked, none_option, ctx.prompts)
+    return question(spec.task, nd.ids(nd.source.corpusid), asked, none_option, ctx.prompts, render="edges")
 
 
 def _as_edges(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str, ids: PaperIds,
