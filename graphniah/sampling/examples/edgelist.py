@@ -15,7 +15,8 @@ rendering: the forest, the blocks' random keys, the distractors and the context 
   of blocks and the same keys): one line per citation, ``{citing} -> {cited}`` from
   ``prompts/edges/edge.txt``, in increasing order of the cited id. Blocks are joined by blank lines
   with the distractors, as APA blocks are.
-- **Question.** ``prompts/edges/question/*.txt`` with ids where the APA questions have titles.
+- **Question.** ``prompts/edges/question/*.txt`` with ids where the APA questions have titles
+  (``render.question(..., render="edges")``).
 """
 
 from __future__ import annotations
@@ -24,10 +25,9 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from graphniah.formats.examples import option_letters
-from graphniah.sampling.examples.prompts import EDGE_TASKS, PromptSet, Task, load_prompts
+from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 
-__all__ = ["ID_LENGTH", "PaperIds", "edge_question", "render_edge_component"]
+__all__ = ["ID_LENGTH", "PaperIds", "render_edge_component"]
 
 ID_LENGTH = 8
 
@@ -50,7 +50,7 @@ class PaperIds:
         if got is None:
             salt = 0
             got = _digest(self.seed, self.index, corpusid, salt)
-            while got in self._taken:  # about one example in 10^4 has a clash among its few hundred papers
+            while got in self._taken:  # rare: about n^2 / 2^33 for n papers
                 salt += 1
                 got = _digest(self.seed, self.index, corpusid, salt)
             self._of[corpusid] = got
@@ -90,27 +90,3 @@ def render_edge_component(
         "\n".join(tpl.fill({"citing": ids(p), "cited": c}) for c in sorted(cites[p])) for p in order if p in cites
     ]
 
-
-def edge_question(
-    task: Task, source: str, targets: Sequence[str] = (), none_option: bool = False, prompts: PromptSet | None = None
-) -> str:
-    """The question of ``task`` about ids (the edge-list counterpart of ``render.question``)."""
-    e = (prompts or load_prompts()).edges
-    if task not in EDGE_TASKS:
-        raise ValueError(f"the edge-list rendering has no {task} question (tasks: {', '.join(EDGE_TASKS)})")
-    tpl = e.questions[task]
-    if task == "yesno":
-        if len(targets) != 1 or none_option:
-            raise ValueError("question: a YES/NO question has exactly one target and no none option")
-        return tpl.fill({"source": source, "target": targets[0]})
-    if task == "mc":
-        letters = option_letters(len(targets), none_option)
-        if not targets or len(letters) != len(targets) + none_option:
-            raise ValueError(f"question: {len(targets)} multiple-choice candidates cannot be lettered")
-        lines = [e.mc_option.fill({"letter": letter, "id": t}) for letter, t in zip(letters, targets, strict=False)]
-        if none_option:
-            lines.append(e.mc_none.fill({"letter": letters[-1]}))
-        return tpl.fill({"source": source, "options": "\n".join(lines)})
-    if targets or none_option:
-        raise ValueError("question: a counting question has no targets and no none option")
-    return tpl.fill({"source": source})

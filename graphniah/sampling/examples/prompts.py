@@ -26,6 +26,7 @@ import yaml
 from graphniah.atomic import canonical_json, sha256_bytes
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASKS as TASKS  # re-exported (explicitly, for mypy): the names are defined once, in formats
+from graphniah.formats import Render
 from graphniah.formats import Task as Task
 from graphniah.resources import resource_dir
 
@@ -189,6 +190,17 @@ class EdgeTemplates:
 
 
 @dataclass(frozen=True)
+class QuestionTemplates:
+    """The question templates of one rendering; ``option_field`` names a candidate in ``mc_option``."""
+
+    render: Render
+    questions: Mapping[Task, Template]
+    mc_option: Template
+    mc_none: Template
+    option_field: str
+
+
+@dataclass(frozen=True)
 class PromptSet:
     """All templates of one ``prompts/`` folder, validated, with the hash of their bytes."""
 
@@ -202,6 +214,13 @@ class PromptSet:
     user: Template
     block: BlockTemplates
     edges: EdgeTemplates
+
+    def asking(self, render: Render) -> QuestionTemplates:
+        """The question templates of a rendering: titles for ``apa``, ids for ``edges``."""
+        if render == "edges":
+            e = self.edges
+            return QuestionTemplates(render, e.questions, e.mc_option, e.mc_none, "id")
+        return QuestionTemplates(render, self.questions, self.mc_option, self.mc_none, "title")
 
 
 def default_prompts_dir() -> Path:

@@ -162,13 +162,17 @@ def question(
     targets: Sequence[str] = (),
     none_option: bool = False,
     prompts: PromptSet | None = None,
+    render: Render = "apa",
 ) -> str:
-    """The question of ``task`` about titles: ``targets`` is [target] for yesno, the candidates for mc, [] for count."""
-    pr = prompts or load_prompts()
+    """The question of ``task`` about titles (ids in the edge-list rendering): ``targets`` is [target]
+    for yesno, the candidates for mc, [] for count."""
+    asking = (prompts or load_prompts()).asking(render)
     titles = [source, *targets]
     if any("\n" in t or not t.strip() for t in titles):
         raise ValueError("question: titles must be non-empty single lines (build them with PaperMeta)")
-    tpl = pr.questions[task]
+    if task not in asking.questions:
+        raise ValueError(f"the {render} rendering has no {task} question")
+    tpl = asking.questions[task]
     if task == "yesno":
         if len(targets) != 1 or none_option:
             raise ValueError("question: a YES/NO question has exactly one target and no none option")
@@ -177,9 +181,9 @@ def question(
         letters = option_letters(len(targets), none_option)
         if not targets or len(letters) != len(targets) + none_option:
             raise ValueError(f"question: {len(targets)} multiple-choice candidates cannot be lettered")
-        lines = [pr.mc_option.fill({"letter": letter, "title": t}) for letter, t in zip(letters, targets, strict=False)]
+        lines = [asking.mc_option.fill({"letter": letter, asking.option_field: t}) for letter, t in zip(letters, targets, strict=False)]
         if none_option:
-            lines.append(pr.mc_none.fill({"letter": letters[-1]}))
+            lines.append(asking.mc_none.fill({"letter": letters[-1]}))
         return tpl.fill({"source": source, "options": "\n".join(lines)})
     if targets or none_option:
         raise ValueError("question: a counting question has no targets and no none option")

@@ -293,14 +293,10 @@ def rendering_of(messages: Sequence[Message], prompts: PromptSet | None = None) 
 
 def parse_question(task: Task, text: str, prompts: PromptSet | None = None, render: Render = "apa") -> ParsedQuestion:
     """The question's source and targets (titles, or ids in the edge-list rendering)."""
-    pr = prompts or load_prompts()
-    e = pr.edges
-    questions, mc_option, mc_none, name = (
-        (e.questions, e.mc_option, e.mc_none, "id") if render == "edges" else (pr.questions, pr.mc_option, pr.mc_none, "title")
-    )
-    if task not in questions:
+    asking = (prompts or load_prompts()).asking(render)
+    if task not in asking.questions:
         raise Undetermined(f"the {render} rendering has no {task} question")
-    tpl = questions[task]
+    tpl = asking.questions[task]
     if task == "yesno":
         r = _one(tpl.readings(text, {"source": _FIELD, "target": _FIELD}), "the YES/NO question")
         return ParsedQuestion(task, r["source"], (r["target"],), False)
@@ -317,10 +313,10 @@ def parse_question(task: Task, text: str, prompts: PromptSet | None = None, rend
     none_option = False
     for i, (letter, line) in enumerate(zip(letters, lines, strict=True)):
         fixed = {"letter": re.compile(re.escape(letter))}
-        opt = mc_option.readings(line, {**fixed, name: _FIELD})
+        opt = asking.mc_option.readings(line, {**fixed, asking.option_field: _FIELD})
         if len(opt) == 1 and not none_option:
-            targets.append(opt[0][name])
-        elif i == len(lines) - 1 and targets and mc_none.readings(line, fixed):
+            targets.append(opt[0][asking.option_field])
+        elif i == len(lines) - 1 and targets and asking.mc_none.readings(line, fixed):
             none_option = True
         else:
             raise Undetermined(f"option line {line!r} of the multiple-choice question does not read as option {letter}")
