@@ -42,8 +42,8 @@ from inspect_ai.solver import TaskState, generate
 from graphniah.dataset import iter_dataset_examples, open_dataset
 from graphniah.dataset.schema import design_fields
 from graphniah.errors import GraphNIAHError
+from graphniah.formats import TASKS
 from graphniah.formats.examples import Example
-from graphniah.sampling.examples.prompts import TASKS
 from graphniah.scoring import score_response
 from graphniah.seeds import DEFAULT_SEED, Stream, generator
 from graphniah.stats import bootstrap_mean, wilson_interval
