@@ -638,20 +638,21 @@ def counting_outcomes(
 # differences (a bisection over many rates) cheap.
 
 _FISHER_TIE = 1 + 1e-7  # tables this close in probability count as equally likely (scipy's rule)
-_MAX_SEARCH_N = 20_000
-_POWER_SLACK = 0.05  # see sample_size: how far below the target the linear scan starts
+# A region holds (n1 + 1)(n2 + 1) booleans: 16 MB at this n, and few are cached at a time.
+_MAX_SEARCH_N = 4000
+_POWER_SLACK = 0.05  # see _smallest_n: how far below the target the linear scan starts
 
 
-@functools.lru_cache(maxsize=512)
-def _fisher_region(n1: int, n2: int, alpha: float) -> npt.NDArray[np.float64]:
-    """1.0 where Fisher's two-sided test rejects the table (x1 of n1, x2 of n2 successes) at ``alpha``.
+@functools.lru_cache(maxsize=16)
+def _fisher_region(n1: int, n2: int, alpha: float) -> npt.NDArray[np.bool_]:
+    """True where Fisher's two-sided test rejects the table (x1 of n1, x2 of n2 successes) at ``alpha``.
 
     Given the total successes m, x1 is hypergeometric; the two-sided p-value of x1 sums the
     probabilities of every x no more likely than it (as :func:`fisher_exact` does).
     """
     total = n1 + n2
     lf = _sp_special.gammaln(np.arange(total + 2, dtype=float))  # lf[k] = log k!
-    region = np.zeros((n1 + 1, n2 + 1))
+    region = np.zeros((n1 + 1, n2 + 1), dtype=bool)
     for m in range(total + 1):
         x = np.arange(max(0, m - n2), min(n1, m) + 1)
         logp = (lf[n1 + 1] - lf[x + 1] - lf[n1 - x + 1] + lf[n2 + 1] - lf[m - x + 1] - lf[n2 - m + x + 1]
@@ -663,13 +664,13 @@ def _fisher_region(n1: int, n2: int, alpha: float) -> npt.NDArray[np.float64]:
     return region
 
 
-@functools.lru_cache(maxsize=512)
-def _mcnemar_region(n: int, alpha: float) -> npt.NDArray[np.float64]:
-    """1.0 at (k discordant pairs, b of them one way) where the exact McNemar test rejects at ``alpha``."""
+@functools.lru_cache(maxsize=16)
+def _mcnemar_region(n: int, alpha: float) -> npt.NDArray[np.bool_]:
+    """True at (k discordant pairs, b of them one way) where the exact McNemar test rejects at ``alpha``."""
     k = np.arange(n + 1)[:, None]
     b = np.arange(n + 1)[None, :]
     tail = _sp.binom.cdf(np.minimum(b, k - b), k, 0.5)  # symmetric null: two-sided p = 2 · smaller tail
-    region: npt.NDArray[np.float64] = ((b <= k) & (np.minimum(1.0, 2 * tail) <= alpha)).astype(float)
+    region: npt.NDArray[np.bool_] = (b <= k) & (np.minimum(1.0, 2 * tail) <= alpha)
     return region
 
 
@@ -768,11 +769,15 @@ def _smallest_n(power_at: Callable[[int], float], target: float, guess: float) -
     a later crossing: it finds some n that reaches the target, then the scan restarts from below,
     at an n whose power is at least ``_POWER_SLACK`` short, and returns the first n that reaches it.
     """
+    too_many = GraphNIAHError(f"more than {_MAX_SEARCH_N:,} examples per group would be needed (the normal approximation "
+                              f"says {guess:,.0f}); the difference is too small to plan for with an exact test here")
+    if guess > _MAX_SEARCH_N:
+        raise too_many
     hi = max(2, math.ceil(guess))
     while power_at(hi) < target:
-        if hi > _MAX_SEARCH_N:
-            raise GraphNIAHError(f"more than {_MAX_SEARCH_N:,} examples per group would be needed; the difference is too small")
-        hi *= 2
+        if hi >= _MAX_SEARCH_N:
+            raise too_many
+        hi = min(2 * hi, _MAX_SEARCH_N)
     lo = 1
     while hi - lo > 1:  # power_at(hi) reaches the target; bisect as if monotone
         mid = (lo + hi) // 2

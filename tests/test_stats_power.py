@@ -121,3 +121,5 @@ def test_bad_arguments_are_errors() -> None:
         mcnemar_sample_size(0.5, 0.7, 0.1)  # fewer discordant pairs than the difference needs
     with pytest.raises(GraphNIAHError, match="power"):
         fisher_sample_size(0.5, 0.7, power=1.0)
+    with pytest.raises(GraphNIAHError, match="too small"):  # about 39,000 per group: refused before any region is built
+        fisher_sample_size(0.5, 0.51)
