@@ -273,7 +273,7 @@ def effective_length_table(ctx: ReportContext, lengths: list[EffectiveLength]) -
         caption += (
             " Effective length by NoLiMa's rule: the largest tested context length L such that at it and at every shorter "
             "tested L the accuracy is at least 85% of the base accuracy ('none' when the shortest L falls short). By "
-            f"RULER's rule: the same with the lower end of the accuracy's Wilson interval above a fixed threshold, "
+            f"RULER's rule: the same with the lower end of the accuracy's Wilson interval above a threshold that does not depend on the model's own base, "
             f"{ctx.cfg.describe_threshold()}. The accuracy at each effective length is shown with its interval."
         )
     return ReportTable(key, "Base accuracy and effective context length", caption, header, tuple(rows), tuple(values))
