@@ -86,6 +86,7 @@ from graphniah.sampling.examples.sample import (
     build_example,
     spec_of,
 )
+from graphniah.sampling.examples.textcheck import checker_version
 from graphniah.seeds import Stream, generator, suite_key
 
 SUITES_ENV = "GRAPHNIAH_SUITES"
@@ -145,6 +146,9 @@ class ReusedSuite:
     examples_sha256: str
     manifest_sha256: str
     examples: tuple[ReusedExample, ...]
+    # The other suite's no-distractor twins (``base: true``): a twin this suite needs is copied from
+    # them byte for byte when it is there (:func:`with_base_twins`).
+    twins: tuple[ReusedExample, ...] = ()
 
     def record(self, reuse: Reuse) -> ReuseRecord:
         return ReuseRecord(suite=self.name, for_value=reuse.for_value, from_value=reuse.from_value, n=len(self.examples),
@@ -183,10 +187,14 @@ def load_reused(suite: SuiteSpec, out_root: Path, snapshot_hash: str, seed: int,
         raise GraphNIAHError(f"suite {reuse.suite} under {out_root} was built with seed {built_seed}: build {suite.name} "
                              f"with --seed {built_seed} too, or {hint}")
     chosen: list[ReusedExample] = []
+    twins: list[ReusedExample] = []  # the other suite's no-distractor twins, there to be copied too
     for entry, line, ex in zip(entries, lines, parsed, strict=True):
+        spec, _, index = spec_of(ex)
+        if entry.is_base:
+            twins.append(ReusedExample(ex.id, entry.value, spec, index, line))
+            continue
         if reuse.from_value is not None and not same_value(entry.value, reuse.from_value):
             continue
-        spec, _, index = spec_of(ex)
         chosen.append(ReusedExample(ex.id, entry.value, spec, index, line))
     where = f"suite {reuse.suite}" + ("" if reuse.from_value is None else f" (value {reuse.from_value!r})")
     want = suite.count(reuse.for_value, per_value)
@@ -201,7 +209,7 @@ def load_reused(suite: SuiteSpec, out_root: Path, snapshot_hash: str, seed: int,
                 f"(reserve_none_option: true in the suite file of {reuse.suite}); {len(unfit)} of {where} are not, e.g. {unfit[0]}"
             )
     return ReusedSuite(reuse.suite, built_seed, built_snapshot, sha256_bytes(examples_bytes), sha256_bytes(manifest_bytes),
-                       tuple(chosen))
+                       tuple(chosen), tuple(twins))
 
 
 def matched(spec: ExampleSpec, suite: SuiteSpec) -> ExampleSpec:
@@ -265,7 +273,7 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused
             index += 1
     items = _paired(suite, items)
     if suite.base:
-        items = with_base_twins(items)
+        items = with_base_twins(items, reused.twins if reused is not None else ())
     return items
 
 
@@ -318,12 +326,20 @@ def _draw_rows(suite: SuiteSpec, rng: np.random.Generator, n: int, value: Any, e
     return rows
 
 
-def with_base_twins(items: list[SuiteItem]) -> list[SuiteItem]:
+def _twin_key(spec: ExampleSpec, index: int) -> str:
+    """What identifies an example's no-distractor twin: its index and its spec without distractors."""
+    return canonical_json([index, replace(spec, distractor=NONE).params()])
+
+
+def with_base_twins(items: list[SuiteItem], available: Sequence[ReusedExample] = ()) -> list[SuiteItem]:
     """``items`` and, after them, the no-distractor twin of each item that has distractors: the same
     spec, index and value with distractor ``none`` (L kept, so the needles meet the same length
     check), hence the same components. An item without distractors is its own twin (its line is the
-    twin's, byte for byte, so it is not planned twice)."""
-    twins = [SuiteItem(it.value, replace(it.spec, distractor=NONE), it.index, twin=True)
+    twin's, byte for byte, so it is not planned twice); a twin among ``available`` (the twins of a
+    reused suite) is copied from there byte for byte instead of being built."""
+    have = {_twin_key(r.spec, r.index): r.id for r in available}
+    twins = [SuiteItem(it.value, replace(it.spec, distractor=NONE), it.index, reused=have.get(_twin_key(it.spec, it.index)),
+                       twin=True)
              for it in items if it.spec.distractor != NONE]
     return items + twins
 
@@ -331,11 +347,8 @@ def with_base_twins(items: list[SuiteItem]) -> list[SuiteItem]:
 def base_ids(items: Sequence[SuiteItem], ids: Sequence[str]) -> list[str]:
     """Per item (with its example's id), the id of its no-distractor twin (itself for a twin or an
     item without distractors); the items must hold every twin (:func:`with_base_twins`)."""
-    def key(spec: ExampleSpec, index: int) -> str:
-        return canonical_json([index, replace(spec, distractor=NONE).params()])
-
-    twin_id = {key(it.spec, it.index): i for it, i in zip(items, ids, strict=True) if it.twin}
-    return [i if it.twin or it.spec.distractor == NONE else twin_id[key(it.spec, it.index)]
+    twin_id = {_twin_key(it.spec, it.index): i for it, i in zip(items, ids, strict=True) if it.twin}
+    return [i if it.twin or it.spec.distractor == NONE else twin_id[_twin_key(it.spec, it.index)]
             for it, i in zip(items, ids, strict=True)]
 
 
@@ -446,12 +459,13 @@ def build_suite(
     with step(progress, len(items), f"building {suite.name}"):
         progress.advance(len(items) - len(todo))
         _build_missing(todo, partial, done, snapshot, seed, workers, prompt_set, progress)
-    copied = {r.id: r.line for r in taken.examples} if taken is not None else {}
+    copied = {r.id: r.line for r in (*taken.examples, *taken.twins)} if taken is not None else {}
     lines = [copied[it.reused] if it.reused is not None else done[k] for k, it in zip(keys, items, strict=True)]
     examples = [parse_example(line, f"{examples_path} (line {i})") for i, line in enumerate(lines, 1)]
     # The lines as they are: a reused example is the other suite's line byte for byte.
     atomic_write_text(examples_path, "".join(line + "\n" for line in lines))
     bases: list[str | None] = list(base_ids(items, [ex.id for ex in examples])) if suite.base else [None] * len(items)
+    fresh = {k for k, _ in todo}  # built (and so verified from its text by the sampler) in this call
     manifest = SuiteManifest(
         suite=suite,
         seed=seed,
@@ -464,10 +478,11 @@ def build_suite(
         examples=tuple(
             SuiteManifestExample(id=ex.id, index=it.index, value=it.value, recipe=ex.recipe,
                                  reused_from=taken.name if taken is not None and it.reused is not None else None,
-                                 base_id=base, is_base=it.twin)
-            for ex, it, base in zip(examples, items, bases, strict=True)
+                                 base_id=base, is_base=it.twin, sha256=sha256_bytes(line.encode()) if k in fresh else None)
+            for ex, it, base, k, line in zip(examples, items, bases, keys, lines, strict=True)
         ),
         reuse=taken.record(suite.reuse) if taken is not None and suite.reuse is not None else None,
+        checker=checker_version(prompt_set),
     )
     write_suite_manifest(manifest_path, manifest)
     partial.unlink(missing_ok=True)

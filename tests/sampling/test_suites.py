@@ -187,6 +187,14 @@ def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, t
     assert all(e["recipe"]["params"]["context_length"] == 60_000 for e in manifest["examples"])
     assert all(verify(e).ok for e in again)
     assert all(max(e.token_counts.values()) <= 60_000 for e in again)
+    # the build records its verification of what it built itself (by line hash and checker version),
+    # not of the two examples it found in the interrupted build's partial file
+    from graphniah.atomic import sha256_bytes
+    from graphniah.sampling.examples.textcheck import checker_version
+
+    assert manifest["checker"] == checker_version(load_prompts())
+    hashes = [e.get("sha256") for e in manifest["examples"]]
+    assert hashes[:2] == [None, None] and hashes[2] == sha256_bytes(examples_path.read_text().splitlines()[2].encode())
 
 
 SMALL = """draw:
@@ -332,6 +340,16 @@ def test_base_twins_hold_the_same_forest_without_distractor_text(demo_snapshot, 
         assert ex.stats.context_words > ex.stats.needle_words
         assert verify(twin).ok and max(twin.token_counts.values()) <= 20000
     assert all(e["base_id"] == e["id"] for e in entries[4:])
+    # A suite reusing these examples copies their twins too, byte for byte, and builds only its own.
+    later = _suite_file(tmp_path, "later", "vary: context_length\nvalues: [20000, 25000]\ncounts: {20000: 4, 25000: 1}\n"
+                                           "base: true\nreuse: {suite: based, for_value: 20000}\n")
+    again = build_suite(later, demo_snapshot, 9, out_root=tmp_path / "examples", workers=1)
+    lines = built.examples_path.read_text().splitlines()
+    later_lines = again.examples_path.read_text().splitlines()
+    later_entries = json.loads(again.manifest_path.read_text())["examples"]
+    assert later_lines[:4] == lines[:4] and later_lines[5:9] == lines[4:8]  # the examples, then their twins
+    assert [e.get("reused_from") for e in later_entries] == ["based"] * 4 + [None] + ["based"] * 4 + [None]
+    assert later_entries[9]["is_base"] and later_entries[4]["base_id"] == later_entries[9]["id"]
 
 
 @pytest.mark.parametrize("name", ["depth-matched", "task-matched", "demo"])
@@ -396,3 +414,20 @@ def test_suites_share_examples_as_the_paper_does() -> None:
     reuse = load_suite("none-option").reuse
     assert reuse is not None and (reuse.suite, reuse.for_value, reuse.from_value) == ("task", False, "mc")
     assert load_suite("reasoning-effort").same_examples is True
+
+
+def test_base_twins_of_reused_examples_are_copied_when_the_other_suite_has_them() -> None:
+    spec = SuiteSpec(name="b", vary="context_length", values=(20000, 30000), per_value=2, base=True,
+                     reuse={"suite": "a", "for_value": 20000},
+                     draw={"distractor": ("essays",), "depth": (4,), "component_size": {"min": 20, "max": 24}})
+    other = SuiteSpec(name="a", vary="reasoning_effort", values=("low",), same_examples=True, per_value=2, base=True,
+                      draw=spec.draw, fixed={"context_length": 20000})
+    planned = plan_suite(other, seed=1)
+    made = [ReusedExample(f"a-{'twin' if it.twin else 'ex'}-{it.index}", it.value, it.spec, it.index, "") for it in planned]
+    reused = ReusedSuite("a", 1, "snap", "ex", "man", tuple(r for r in made if "-ex-" in r.id),
+                         tuple(r for r in made if "-twin-" in r.id))
+    items = plan_suite(spec, seed=1, reused=reused)
+    twins = [it for it in items if it.twin]
+    assert len(twins) == 4
+    # the twins of the two reused examples are the other suite's twins; the two built here are built
+    assert sorted(it.reused or "" for it in twins) == ["", "", "a-twin-0", "a-twin-1"]
