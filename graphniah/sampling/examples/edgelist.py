@@ -21,10 +21,10 @@ rendering: the forest, the blocks' random keys, the distractors and the context 
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
+from graphniah.atomic import sha256_bytes
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 
 __all__ = ["ID_LENGTH", "PaperIds", "render_edge_component"]
@@ -33,7 +33,7 @@ ID_LENGTH = 8
 
 
 def _digest(seed: int, index: int, corpusid: int, salt: int) -> str:
-    return hashlib.sha256(f"graphniah-edge-id:{seed}:{index}:{corpusid}:{salt}".encode()).hexdigest()[:ID_LENGTH]
+    return sha256_bytes(f"graphniah-edge-id:{seed}:{index}:{corpusid}:{salt}".encode())[:ID_LENGTH]
 
 
 class PaperIds:
