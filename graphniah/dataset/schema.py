@@ -66,7 +66,8 @@ COLUMN_DOCS: Mapping[str, str] = {
     "suite_index": "position of the example in the suite's examples file",
     "task": "`yesno` (is the target reachable?), `mc` (which option is reachable?), `count` (how many papers are reachable?) or `list` (which papers are reachable?)",
     "depth": "question depth k (the question is built on a citation path of 3k-2 papers)",
-    "component_size": "papers in each of the task's citation components",
+    "component_size": "papers in each of the task's citation components (matched counting and listing, recipe "
+                      "`match_similarity`: in the source's; the others have other sizes)",
     "context_length": "target prompt length L in tokens (null: no distractor, no limit)",
     "distractor": "distractor kind packed around the paper blocks (`none` if none)",
     "none_option": "multiple choice: a 'none of these' option is listed (never correct)",
