@@ -46,6 +46,7 @@ CASES: dict[str, list[tuple[str, Case]]] = {
     "sample": [
         ("unknown task", lambda t: ["sample", "--task", "bogus", "--depth", "4"]),
         ("negative count", lambda t: ["sample", "--task", "yesno", "--depth", "4", "-n", "-3"]),
+        ("unknown rendering", lambda t: ["sample", "--task", "mc", "--depth", "4", "--render", "svg"]),
     ],
     "verify": [
         ("missing file", lambda t: ["verify", str(t / "missing.jsonl")]),
