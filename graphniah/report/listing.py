@@ -30,13 +30,14 @@ examples format version 2) are left out of those two tables.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from graphniah.formats import TASK_LABELS, TASKS
 from graphniah.report.model import Cell, CellValue, ReportTable, pct
-from graphniah.report.tables import DASH, AccuracyGrid, ReportContext, _dagger_note, _examples_row, _grid, _grid_rows
+from graphniah.report.tables import DASH, AccuracyGrid, ReportContext, _examples_row, _grid, _grid_rows
 from graphniah.seeds import DEFAULT_SEED, Stream, generator
 from graphniah.stats import Mean, bootstrap_mean
 
@@ -132,7 +133,9 @@ def recall_grid(ctx: ReportContext) -> AccuracyGrid | None:
 def _recall_table(ctx: ReportContext, grid: AccuracyGrid) -> ReportTable:
     d = ctx.data
     key, title = "recall_by_distance", "Recall (%) of the list answers by hops from the source"
-    rows, values, lists = _grid_rows(ctx, grid, key, title, row_parts=[(x,) for x in grid.row_labels], bold=False,
+    # A cell counts papers, #Examples counts examples: no † (it compares the two).
+    plain = replace(grid, examples=np.zeros_like(grid.examples))
+    rows, values, lists = _grid_rows(ctx, plain, key, title, row_parts=[(x,) for x in grid.row_labels], bold=False,
                                      metric="recall", groups=("every paper at this distance named", "some missed"))
     rows.append(_examples_row(grid, ("#Examples",)))
     caption = (
@@ -140,7 +143,7 @@ def _recall_table(ctx: ReportContext, grid: AccuracyGrid) -> ReportTable:
         "from the source: the papers at that distance the answer names, over all of them, pooled over the answered list "
         f"examples; Overall pools every distance. Brackets: {100 * ctx.cfg.confidence:g}% Wilson interval of that count. "
         f"Where recall falls with distance is where a model's search stops. {TRIVIAL}: the trivial baseline (100% at every "
-        "distance). #Examples: list examples with a paper at that distance." + _dagger_note(grid)
+        "distance). #Examples: list examples with a paper at that distance."
     )
     return ReportTable(key, title, caption, ("Model", *grid.col_labels), tuple(map(tuple, rows)), tuple(values), tuple(lists))
 
@@ -193,6 +196,9 @@ def _evidence_table(ctx: ReportContext, key: str, what: str, cols: np.ndarray, c
     parts = [(m, TASK_LABELS[t]) for m in d.row_labels for t in tasks]
     grid = _grid(ctx, mask, d.row * len(tasks) + task_code, [" | ".join(p) for p in parts], cols, col_labels,
                  baselines=[None] * (len(col_labels) + 1))
+    # A row holds one task's examples, the column count all tasks': the † of a partial run would mark every
+    # row, so it is left out here (the #Examples rows below count each task's examples per column).
+    grid = replace(grid, examples=np.zeros_like(grid.examples))
     title = f"Accuracy (%) by {what}"
     rows, values, lists = _grid_rows(ctx, grid, key, title, row_parts=parts, bold=False)
     for t_i, t in enumerate(tasks):
@@ -203,7 +209,8 @@ def _evidence_table(ctx: ReportContext, key: str, what: str, cols: np.ndarray, c
         f"Accuracy (%) of each model and task in suite {d.suite} by {what}, so that question depth and component size meet on "
         "one axis: how much a breadth-first search from the source must read before the answer is settled (YES: until the "
         "target is reached; NO, multiple choice, counting and list: the source's whole component, and for multiple choice the "
-        f"candidates' blocks). List accuracy is the exact set. Brackets: {100 * ctx.cfg.confidence:g}% Wilson interval." + _dagger_note(grid)
+        f"candidates' blocks). List accuracy is the exact set. Brackets: {100 * ctx.cfg.confidence:g}% Wilson interval. "
+        "#Examples: the task's distinct examples answered in the column."
     )
     return ReportTable(key, title, caption, ("Model", "Task", *grid.col_labels), tuple(map(tuple, rows)), tuple(values),
                        tuple(lists), label_columns=2)
