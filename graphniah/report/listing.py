@@ -124,8 +124,8 @@ def recall_grid(ctx: ReportContext) -> AccuracyGrid | None:
                 (good if found[m].all() else bad).append(ex)
     for key, (good, bad) in groups.items():
         ids[key] = (tuple(sorted(good)), tuple(sorted(bad)))
-    examples = np.zeros(D + 1, dtype=np.int64)
-    examples[:] = [len(set(ids.get((R - 1, c), ((), ()))[0]) | set(ids.get((R - 1, c), ((), ()))[1])) for c in range(D + 1)]
+    # #Examples: list examples with a paper at that distance (the trivial row sees each example once)
+    examples = np.array([sum(map(len, ids.get((R - 1, c), ((), ())))) for c in range(D + 1)], dtype=np.int64)
     labels = tuple(str(c + 1) for c in range(D))
     return AccuracyGrid((*d.row_labels, TRIVIAL), (*labels, "Overall"), k, n, examples, (None,) * (D + 1), ids)
 
