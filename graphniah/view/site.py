@@ -16,7 +16,9 @@ responses, the forest's SVG) lives in the example's own file and is loaded only 
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
+import functools
 import hashlib
 import html
 import json
@@ -280,19 +282,59 @@ def page_cache(out: Path) -> Path:
     return out.with_name(f".{out.name}.pages")
 
 
-def _code_hash() -> str:
-    """Hash of the modules that shape a page: a changed viewer never reuses old pages.
+#: The module a page is built by; every module of the package it imports, directly or not, shapes pages.
+PAGE_MODULE = "graphniah.view.site"
 
-    Besides the viewer's own modules, the three it finds the blocks with (re-rendering them with
-    ``render_component`` or ``render_edge_component``, locating the template fields with
-    ``split_messages``): a change to any can move or re-identify every needle of a page.
-    """
+
+def _module_file(root: Path, module: str) -> Path | None:
+    """The source file of ``graphniah.<...>`` under the package folder ``root`` (a module or a package)."""
+    parts = module.split(".")[1:]
+    for candidate in (root.joinpath(*parts).with_suffix(".py"), root.joinpath(*parts, "__init__.py")):
+        if parts and candidate.is_file():
+            return candidate
+    return None
+
+
+def _imported(path: Path) -> set[str]:
+    """The ``graphniah`` modules a source file imports anywhere in it (``from a import b`` may name a submodule b)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("graphniah."))
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("graphniah"):
+            module = str(node.module)
+            out.add(module)
+            out.update(f"{module}.{a.name}" for a in node.names)
+    return out
+
+
+def page_code_files(root: Path | None = None, start: str = PAGE_MODULE) -> list[Path]:
+    """Every source file of the package (folder ``root``, default the installed one) that ``start`` imports,
+    directly or through other modules of the package, ``start``'s own included; in path order."""
+    root = Path(str(resources.files("graphniah"))) if root is None else root
+    first = _module_file(root, start)
+    if first is None:
+        raise GraphNIAHError(f"module {start} has no source file under {root}")
+    seen = {first}
+    todo = [first]
+    while todo:
+        for module in _imported(todo.pop()):
+            found = _module_file(root, module)
+            if found is not None and found not in seen:
+                seen.add(found)
+                todo.append(found)
+    return sorted(seen)
+
+
+@functools.cache
+def _code_hash(root: Path | None = None) -> str:
+    """Hash of the source of every module that shapes a page (:func:`page_code_files`), so that a code
+    change in any of them — the viewer, the renderers it finds the needle blocks with, the formats it
+    reads — never reuses an old page. The list is derived from the imports, not written by hand."""
     h = hashlib.sha256()
-    for package, names in (("graphniah.view", ("data.py", "forest.py", "needles.py", "site.py")),
-                           ("graphniah.sampling.examples", ("render.py", "edgelist.py", "textcheck.py"))):
-        root = resources.files(package)
-        for name in names:
-            h.update(root.joinpath(name).read_bytes())
+    base = Path(str(resources.files("graphniah"))) if root is None else root
+    for path in page_code_files(root):
+        h.update(path.relative_to(base).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 

@@ -1,0 +1,49 @@
+"""The viewer's page cache key covers the source of every module a page depends on, found from the imports."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import graphniah
+from graphniah.view.site import _code_hash, page_code_files
+
+PACKAGE = Path(graphniah.__file__).parent
+
+
+def _copy(tmp_path: Path) -> Path:
+    root = tmp_path / "graphniah"
+    shutil.copytree(PACKAGE, root, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def test_the_pages_depend_on_the_viewer_the_renderers_and_the_formats():
+    names = {p.relative_to(PACKAGE).as_posix() for p in page_code_files()}
+    assert {"view/site.py", "view/data.py", "view/forest.py", "view/needles.py", "sampling/examples/render.py",
+            "sampling/examples/edgelist.py", "sampling/examples/textcheck.py", "formats/examples.py",
+            "formats/journal.py", "scoring.py"} <= names
+    # the graph stage and the ingest stage make no page
+    assert not any(n.startswith(("graph/", "ingest/", "cli/")) for n in names)
+
+
+def test_a_change_to_any_module_a_page_imports_changes_the_key(tmp_path):
+    root = _copy(tmp_path)
+    before = _code_hash(root)
+    assert _code_hash(root) == before  # the same code, the same key
+    files = page_code_files(root)
+    for path in files:
+        original = path.read_bytes()
+        path.write_bytes(original + b"\n# changed\n")
+        _code_hash.cache_clear()
+        assert _code_hash(root) != before, path
+        path.write_bytes(original)
+    _code_hash.cache_clear()
+    assert _code_hash(root) == before
+
+
+def test_a_module_no_page_imports_leaves_the_key_alone(tmp_path):
+    root = _copy(tmp_path)
+    before = _code_hash(root)
+    (root / "ingest" / "build.py").write_bytes((root / "ingest" / "build.py").read_bytes() + b"\n# changed\n")
+    _code_hash.cache_clear()
+    assert _code_hash(root) == before
