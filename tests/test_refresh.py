@@ -85,3 +85,19 @@ def test_a_demo_release_of_another_world_version_is_generated_again(tmp_path) ->
     newest.write_text(json.dumps({k: v for k, v in json.loads(newest.read_text()).items() if k != "world_version"}))
     assert _demo_releases(tmp_path, 3000, 5, log)[1] is True
     assert any("made with other settings" in line for line in log.notes)
+
+
+def test_a_snapshot_whose_manifest_does_not_read_is_rebuilt(tmp_path):
+    """The manifest is read through SnapshotManifest: a damaged one (or one of an unknown version) means rebuild."""
+    from types import SimpleNamespace
+
+    from graphniah.formats.release_store import LoadedRelease, StoreState
+    from graphniah.refresh import _snapshot_current
+
+    state = StoreState(base=LoadedRelease(release_id="r1", synthetic=True, path="/r", inputs=(), loaded_at="t"), diffs=())
+    store = SimpleNamespace(state=state)
+    assert _snapshot_current(tmp_path, store) is False  # no manifest
+    (tmp_path / "manifest.json").write_text("{not json")
+    assert _snapshot_current(tmp_path, store) is False
+    (tmp_path / "manifest.json").write_text('{"format_version": 99}')
+    assert _snapshot_current(tmp_path, store) is False
