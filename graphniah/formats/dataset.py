@@ -1,7 +1,10 @@
 """``graphniah-manifest.json``: what a dataset folder holds and the hashes that prove it unchanged.
 
-Format: ``format_version`` 1, read through :data:`DATASET_MANIFEST_FORMAT` (``graphniah.formats``), so
-a manifest of another version is refused by name, never misread. The manifest lists every other file
+Format: ``format_version`` 2, read through :data:`DATASET_MANIFEST_FORMAT` (``graphniah.formats``), so
+a manifest of another version is refused by name, never misread. Version 2 is the first whose data
+files hold examples of format version 3 (the ``list`` task; ``stats`` with ``evidence_tokens`` and
+``hops_needed``); a version-1 folder's Parquet schema is not this one and cannot be upgraded in
+place, so it is refused with the hint to export the suite again. The manifest lists every other file
 of the folder (the card and the Parquet files) with its size and sha256, and the sha256 of the examples file the dataset was exported from. It is written last,
 inside the staging folder that is renamed into place, so a folder with a manifest is complete.
 :func:`check_files` is the tamper check: a file whose bytes changed, a missing file, or a file the
@@ -58,9 +61,9 @@ class SnapshotInfo(Frozen):
 
 
 class DatasetManifest(Frozen):
-    """``graphniah-manifest.json``. Format: ``format_version`` 1 (the first; no older version exists)."""
+    """``graphniah-manifest.json``. Format: ``format_version`` 2 (version 1 is refused: see the module docstring)."""
 
-    format_version: Literal[1] = 1
+    format_version: Literal[2] = 2
     suite: str
     examples: SourceExamples
     snapshots: tuple[SnapshotInfo, ...]
@@ -89,7 +92,7 @@ def manifest_json(manifest: DatasetManifest) -> str:
     return json.dumps(manifest.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-DATASET_MANIFEST_FORMAT = Format("dataset manifest", 1, hint="export the suite again with graphniah export")
+DATASET_MANIFEST_FORMAT = Format("dataset manifest", 2, hint="export the suite again with graphniah export")
 
 
 def read_manifest(folder: str | os.PathLike[str]) -> DatasetManifest:

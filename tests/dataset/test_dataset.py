@@ -310,8 +310,12 @@ def test_a_manifest_of_another_version_is_refused(exported, tmp_path):
     copy = tmp_path / "newer"
     shutil.copytree(exported.dataset, copy)
     path = copy / "graphniah-manifest.json"
-    path.write_text(path.read_text().replace('"format_version": 1', '"format_version": 7'))
+    path.write_text(path.read_text().replace('"format_version": 2', '"format_version": 7'))
     with pytest.raises(GraphNIAHError, match="format_version 7 is not supported"):
+        open_dataset(copy)
+    # a folder exported before the list task and the evidence statistics: its Parquet schema is another
+    path.write_text(path.read_text().replace('"format_version": 7', '"format_version": 1'))
+    with pytest.raises(GraphNIAHError, match=r"format_version 1 is not supported \(this graphniah reads version 2\); export the suite again"):
         open_dataset(copy)
     with pytest.raises(GraphNIAHError, match="not a GraphNIAH dataset folder"):
         open_dataset(tmp_path)
