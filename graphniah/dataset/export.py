@@ -41,11 +41,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphniah.atomic import _umask, atomic_dir, sha256_file, write_in_staging
+from graphniah.atomic import _umask, atomic_dir, sha256_bytes, sha256_file, write_in_staging
 from graphniah.dataset.card import CardFacts, render_card
 from graphniah.dataset.schema import CARD_FILE, DATA_DIR, MANIFEST_FILE, SCHEMA, design, example_to_row
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import Task
+from graphniah.formats import TASKS, Task
 from graphniah.formats.dataset import (
     DatasetManifest,
     SnapshotInfo,
@@ -58,8 +58,8 @@ from graphniah.formats.dataset import (
 from graphniah.formats.examples import Example, parse_example
 from graphniah.layout import SNAPSHOTS_ROOT
 from graphniah.progress import NO_PROGRESS, Progress
-from graphniah.sampling.examples.prompts import TASKS, PromptSet, load_prompts
-from graphniah.sampling.examples.textcheck import VerifyResult, verify
+from graphniah.sampling.examples.prompts import PromptSet, load_prompts
+from graphniah.sampling.examples.textcheck import VerifyResult, checker_version, verify
 
 #: A row group is written once its buffered prompts hold this much text (bounds memory and the
 #: cost of reading one row back: a reader decodes a whole row group of the column it asks for).
@@ -101,24 +101,46 @@ class _Checked:
 
 
 _WORKER_PROMPTS: PromptSet | None = None  # the template set of a worker process (set by its initializer)
+_WORKER_VERIFIED: frozenset[str] = frozenset()  # its recorded verifications (see _recorded_verifications)
 
 
-def _init_worker(prompts_dir: str) -> None:
-    global _WORKER_PROMPTS
+def _init_worker(prompts_dir: str, verified: frozenset[str]) -> None:
+    global _WORKER_PROMPTS, _WORKER_VERIFIED
     _WORKER_PROMPTS = load_prompts(prompts_dir)
+    _WORKER_VERIFIED = verified
 
 
-def _check_line(line: bytes, where: str, prompt_set: PromptSet | None = None) -> _Checked:
+def _recorded_verifications(src: Path, prompt_set: PromptSet) -> frozenset[str]:
+    """SHA-256s of example lines that ``graphniah build`` verified from their text with this very
+    checker (same :func:`checker_version`: the check's code and this template set), as the suite
+    manifest beside ``src`` records them; empty when there is none or it was another checker."""
+    path = src.with_suffix(".json")
+    if not path.is_file():
+        return frozenset()
+    from graphniah.formats.suites import read_suite_manifest
+
+    m = read_suite_manifest(path)
+    if m.checker != checker_version(prompt_set):
+        return frozenset()
+    return frozenset(e.sha256 for e in m.examples if e.sha256)
+
+
+def _check_line(line: bytes, where: str, prompt_set: PromptSet | None = None, verified: frozenset[str] = frozenset()) -> _Checked:
     """Parse one line, re-solve it from its text (:func:`verify`) and serialise it canonically.
 
-    ``prompt_set`` is given when checking in the calling process (the example is then returned);
-    a worker uses its own and returns no example.
+    ``prompt_set`` and ``verified`` are given when checking in the calling process (the example is
+    then returned); a worker uses its own and returns no example. A line whose bytes are among the
+    recorded verifications is not solved again: that check gave this answer for these bytes.
     """
     pr = prompt_set or _WORKER_PROMPTS
     if pr is None:  # pragma: no cover - a worker always has run its initializer
         raise GraphNIAHError("export worker started without a prompt template set")
+    recorded = verified if prompt_set is not None else _WORKER_VERIFIED
     ex = parse_example(line, where)
-    result = verify(ex, pr)
+    if recorded and sha256_bytes(line[:-1] if line.endswith(b"\n") else line) in recorded:
+        result = VerifyResult(True, ex.answer, ex.answer, "verified by graphniah build (same bytes, same checker)")
+    else:
+        result = verify(ex, pr)
     # ``example_to_json(ex).encode()`` without the detour through str: model_dump_json is this
     # very serializer's bytes decoded, so the bytes are the same (the dataset tests check the
     # canonical sha256 against write_examples' file) at under half the cost on a 4 MB prompt.
@@ -166,7 +188,7 @@ class _Digests:
 
 
 def _checked_lines(
-    src: Path, prompt_set: PromptSet, workers: int
+    src: Path, prompt_set: PromptSet, workers: int, verified: frozenset[str] = frozenset()
 ) -> Generator[tuple[int, bytes, _Checked | None], None, None]:
     """``(suite index, line, checked)`` for every line of ``src``, in file order (``checked`` is
     None for a blank line, which holds no example and has index -1).
@@ -186,13 +208,13 @@ def _checked_lines(
         # only Python and pydantic code (parse, verify, serialise), never Arrow, so the state of
         # any Arrow threads this process runs, copied mid-flight by fork, is never touched.
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                                   initializer=_init_worker, initargs=(str(prompt_set.directory),))
+                                   initializer=_init_worker, initargs=(str(prompt_set.directory), verified))
 
     def submit(line: bytes, where: str) -> Future[_Checked]:
         if pool is not None:
             return pool.submit(_check_line, line, where)
         done: Future[_Checked] = Future()
-        done.set_result(_check_line(line, where, prompt_set))
+        done.set_result(_check_line(line, where, prompt_set, verified))
         return done
 
     try:
@@ -381,7 +403,8 @@ def export_suite(
         writers = {t: _TaskWriter(tmp / data_file_name(t)) for t in TASKS}
         progress.start(None, f"exporting {suite}")
         try:
-            tally, failures = _write_task_rows(src, prompt_set, workers, writers, digests, progress)
+            tally, failures = _write_task_rows(src, prompt_set, workers, writers, digests, progress,
+                                               _recorded_verifications(src, prompt_set))
         finally:
             progress.done()
             for w in writers.values():
@@ -398,7 +421,8 @@ def export_suite(
 
 
 def _write_task_rows(
-    src: Path, prompt_set: PromptSet, workers: int, writers: dict[Task, _TaskWriter], digests: _Digests, progress: Progress
+    src: Path, prompt_set: PromptSet, workers: int, writers: dict[Task, _TaskWriter], digests: _Digests, progress: Progress,
+    verified: frozenset[str] = frozenset(),
 ) -> tuple[Tally, list[str]]:
     """Check every example of ``src`` and write the ones that pass to their task's writer.
 
@@ -409,7 +433,7 @@ def _write_task_rows(
     failures: list[str] = []
     seen: set[str] = set()
     # closing(): a refusal mid-file (a duplicate id) shuts the pool down now, not when collected
-    with closing(_checked_lines(src, prompt_set, workers)) as checked_lines:
+    with closing(_checked_lines(src, prompt_set, workers, verified)) as checked_lines:
         for i, line, checked in checked_lines:
             if checked is None:
                 digests.add(line, b"")  # a blank line: in the file, not in the canonical form

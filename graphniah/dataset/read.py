@@ -143,17 +143,22 @@ class DatasetExampleRef(ExampleRef):
 
 
 def example_refs(ds: Dataset) -> list[DatasetExampleRef]:
-    """References to every example for :mod:`graphniah.run` (duplicate ids are an error)."""
+    """References to every example for :mod:`graphniah.run` (duplicate ids are an error).
+
+    Each carries the sha256 of its line in the rebuilt examples file (the rows are read whole for it,
+    one at a time), the bytes a run from the suite file records, so a run from the dataset journals
+    the same records and reuses answers as one from the suite does."""
     refs: list[DatasetExampleRef] = []
     seen: set[str] = set()
-    cols = ["id", "task", "answer", "recipe", "token_counts"]
-    for p, rg, i, row in iter_rows(ds, cols):
+    for p, rg, i, row in iter_rows(ds):
         if row["id"] in seen:
             raise GraphNIAHError(f"{p}: example id {row['id']} appears twice in dataset {ds.path}")
         seen.add(row["id"])
-        recipe = parse_recipe(row["recipe"], f"{p} (row group {rg}, row {i}, example {row['id']})")
+        where = f"{p} (row group {rg}, row {i}, example {row['id']})"
+        recipe = parse_recipe(row["recipe"], where)
+        digest = hashlib.sha256(example_to_json(row_to_example(row, where)).encode()).hexdigest()
         refs.append(DatasetExampleRef(row["id"], row["task"], row["answer"], recipe.snapshot_hash, row["token_counts"],
-                                      path=p, row_group=rg, row=i))
+                                      path=p, row_group=rg, row=i, sha256=digest))
     if not refs:
         raise GraphNIAHError(f"dataset {ds.path} holds no examples")
     return refs

@@ -6,8 +6,10 @@ builds suites). A built suite leaves two files beside its examples (paths:
 :func:`graphniah.layout.suite_files`):
 
 - ``<suite>.json``, the suite manifest (:class:`SuiteManifest`): the spec, seed, snapshot and every
-  example's recipe. ``format_version`` 2; version 1 (written before versions existed) is the same
-  object without the field and is upgraded on reading; any other version is an error naming the file;
+  example's recipe. ``format_version`` 3; version 2 is the same without ``checker`` and the
+  examples' ``sha256`` (the verification ``graphniah build`` records), and version 1 (written before
+  versions existed) is version 2 without the field; both are upgraded on reading (nothing recorded
+  as verified); any other version is an error naming the file;
 - ``.<suite>.jsonl.partial`` while it is being built: one :class:`PartialLine` a line, each a finished
   example keyed by what it was built from (``format_version`` 1, not written: the file never
   outlives the build that wrote it).
@@ -215,11 +217,15 @@ class SuiteManifestExample(Frozen):
     # own id when it has no distractors), and ``is_base`` marks a twin (an example of the base only).
     base_id: str | None = None
     is_base: bool = False
+    # SHA-256 of the example's JSON line when this build verified it from its text (``verify``, under
+    # the manifest's ``checker``); None for an example taken from elsewhere (another suite, an
+    # interrupted build), which a later reader checks itself.
+    sha256: str | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         out: dict[str, Any] = handler(self)
-        for name in ("reused_from", "base_id"):
+        for name in ("reused_from", "base_id", "sha256"):
             if getattr(self, name) is None:
                 del out[name]
         if not self.is_base:
@@ -244,7 +250,7 @@ class SuiteManifest(Frozen):
     """``examples/<suite>.json``: how a suite's examples file was built (written by
     :func:`graphniah.sampling.suites.build_suite`)."""
 
-    format_version: Literal[2] = 2
+    format_version: Literal[3] = 3
     kind: Literal["graphniah.suite"] = "graphniah.suite"
     suite: SuiteSpec
     seed: int
@@ -256,6 +262,7 @@ class SuiteManifest(Frozen):
     created_at: str
     examples: tuple[SuiteManifestExample, ...]
     reuse: ReuseRecord | None = None
+    checker: str | None = None  # textcheck.checker_version of the examples' recorded ``sha256`` verifications
 
     @model_validator(mode="before")
     @classmethod
@@ -270,7 +277,7 @@ class SuiteManifest(Frozen):
         return data
 
 
-SUITE_MANIFEST_FORMAT = Format("suite manifest", 2, {1: add_version(2)}, hint="build the suite again with graphniah build")
+SUITE_MANIFEST_FORMAT = Format("suite manifest", 3, {1: add_version(2), 2: add_version(3)}, hint="build the suite again with graphniah build")
 
 
 def read_suite_manifest(path: str | Path) -> SuiteManifest:

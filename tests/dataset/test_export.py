@@ -1,0 +1,81 @@
+"""``graphniah export`` takes a verification ``graphniah build`` recorded for the same bytes with the
+same checker, and checks everything else: the check runs exactly for the examples without one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphniah.atomic import sha256_bytes
+from graphniah.dataset import export as export_mod
+from graphniah.dataset import export_suite
+from graphniah.formats.examples import example_to_json, iter_examples, write_examples
+from graphniah.formats.suites import SuiteManifest, SuiteManifestExample, write_suite_manifest
+from graphniah.sampling.examples import textcheck
+from graphniah.sampling.examples.prompts import load_prompts
+from graphniah.sampling.suites import load_suite
+
+
+def _manifest(examples, recorded: set[str], checker: str | None, snapshot_hash: str) -> SuiteManifest:
+    return SuiteManifest(
+        suite=load_suite("demo"), seed=3, per_value=None, snapshot="2026-10-06/cutoff=2026-04-01", snapshot_hash=snapshot_hash,
+        synthetic=True, version=examples[0].recipe.version, created_at="2026-12-01T00:00:00+00:00", checker=checker,
+        examples=tuple(SuiteManifestExample(id=e.id, index=i, value=e.task, recipe=e.recipe,
+                                            sha256=sha256_bytes(example_to_json(e).encode()) if e.id in recorded else None)
+                       for i, e in enumerate(examples)),
+    )
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_export_checks_exactly_the_examples_without_a_recorded_verification(exported, tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
+    examples = list(iter_examples(exported.examples))
+    recorded = {e.id for e in examples[::2]}
+    src = tmp_path / "examples" / "built.jsonl"
+    write_examples(src, examples)
+    # a recorded example whose bytes changed after the build (same example, JSON spaced out): its
+    # record no longer applies
+    lines = src.read_text().splitlines()
+    lines[0] = json.dumps(json.loads(lines[0]))
+    src.write_text("\n".join(lines) + "\n")
+    checked: list[str] = []
+    real_verify = textcheck.verify
+
+    def counting_verify(ex, prompts=None):
+        checked.append(ex.id)
+        return real_verify(ex, prompts)
+
+    monkeypatch.setattr(export_mod, "verify", counting_verify)
+    snapshot_hash = exported.suite.snapshot_hash
+    write_suite_manifest(src.with_suffix(".json"),
+                         _manifest(examples, recorded, textcheck.checker_version(load_prompts()), snapshot_hash))
+    export_suite(src, tmp_path / "ds", snapshots_root=exported.suite.snapshots, workers=workers)
+    expected = sorted({e.id for e in examples} - recorded | {examples[0].id})
+    if workers == 0:  # a worker process counts in its own copy of the list
+        assert sorted(checked) == expected
+    # the same examples exported without any recorded verification: identical data files
+    plain = tmp_path / "plain.jsonl"
+    write_examples(plain, examples)
+    export_suite(plain, tmp_path / "ds-plain", suite="built", snapshots_root=exported.suite.snapshots, workers=workers)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "ds" / "data").iterdir()} == \
+        {p.name: p.read_bytes() for p in (tmp_path / "ds-plain" / "data").iterdir()}
+
+
+def test_a_verification_by_another_checker_counts_for_nothing(exported, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    examples = list(iter_examples(exported.examples))
+    src = tmp_path / "examples" / "built.jsonl"
+    write_examples(src, examples)
+    write_suite_manifest(src.with_suffix(".json"), _manifest(examples, {e.id for e in examples}, "another-checker",
+                                                             exported.suite.snapshot_hash))
+    checked: list[str] = []
+    real_verify = textcheck.verify
+    monkeypatch.setattr(export_mod, "verify", lambda ex, prompts=None: (checked.append(ex.id), real_verify(ex, prompts))[1])
+    export_suite(src, tmp_path / "ds", snapshots_root=exported.suite.snapshots, workers=0)
+    assert sorted(checked) == sorted(e.id for e in examples)
+    # and a wrong answer among the recorded ones is still caught when the checker differs
+    bad = examples[0].model_copy(update={"answer": "YES" if examples[0].answer == "NO" else "NO"})
+    write_examples(src, [bad, *examples[1:]])
+    with pytest.raises(Exception, match=bad.id):
+        export_suite(src, tmp_path / "ds2", snapshots_root=exported.suite.snapshots, workers=0)
