@@ -7,14 +7,19 @@ reader never sees a half-written file: on POSIX, ``os.replace`` within one file 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from graphniah.errors import GraphNIAHError
 
 _CHUNK = 1 << 20
 
@@ -38,6 +43,101 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def temp_prefix(name: str) -> str:
+    """Prefix of a temporary sibling of ``name``: it carries this process's id, so that a later run
+    can tell the leftovers of a killed process (see :func:`remove_stale_temps`) from live ones."""
+    return f".{name}.{os.getpid()}."
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def remove_stale_temps(folder: str | os.PathLike[str], name: str) -> list[Path]:
+    """Remove the temporary siblings of ``name`` in ``folder`` (``.<name>.<pid>.…``) whose process is
+    gone: a run killed by SIGKILL or a power cut cannot clean up after itself, so the next one does.
+    Those of live processes (a concurrent run) are kept. Returns what was removed."""
+    # mkstemp/mkdtemp's random part is 8 characters of [a-z0-9_]: that keeps the siblings of a target
+    # named like "<name>.5" out of the pattern.
+    pattern = re.compile(rf"^\.{re.escape(name)}\.(\d+)\.(?:[a-z0-9_]{{8}}.*\.tmp|(old))$")
+    removed: list[Path] = []
+    with contextlib.suppress(FileNotFoundError):
+        for entry in os.scandir(folder):
+            m = pattern.match(entry.name)
+            if m is None or int(m.group(1)) == os.getpid() or _alive(int(m.group(1))):
+                continue
+            path = Path(entry.path)
+            if m.group(2) and not (Path(folder) / name).exists():
+                # Killed between atomic_dir's two renames: the complete old folder goes back in place.
+                os.replace(path, Path(folder) / name)
+            elif entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
+@contextlib.contextmanager
+def output_lock(target: str | os.PathLike[str], lock: str | os.PathLike[str] | None = None) -> Iterator[Path]:
+    """Hold the exclusive right to write ``target`` for the block, or fail at once naming who holds it.
+
+    The lock is an ``flock`` on ``lock`` (default ``.<name>.lock`` beside ``target``), which also
+    holds the holder's pid. A second process given the same output gets a one-line error naming the
+    output and that pid instead of interleaving its writes with the first's. The kernel drops the
+    lock when its holder dies, even by SIGKILL, so a killed run never blocks the next one; the
+    file itself stays (removing it would let two processes lock two different files).
+    """
+    target = Path(target)
+    lock_path = Path(lock) if lock is not None else target.with_name(f".{target.name}.lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = _lock_holder(fd)
+        os.close(fd)
+        raise GraphNIAHError(f"{target} is being written by another process (pid {holder}, lock {lock_path}); "
+                             "wait for it to finish or stop it") from None
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield lock_path
+    finally:
+        os.close(fd)  # releases the flock
+
+
+def flock_holder(path: str | os.PathLike[str]) -> str:
+    """The pid holding an ``flock`` on ``path``, from Linux's ``/proc/locks`` ("unknown" elsewhere)."""
+    try:
+        st = os.stat(path)
+        with open("/proc/locks", encoding="ascii", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return "unknown"
+    for line in lines:
+        fields = line.split()  # "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5].rsplit(":", 1)[-1] == str(st.st_ino):
+            return fields[4]
+    return "unknown"
+
+
+def _lock_holder(fd: int) -> str:
+    """The pid a lock file holds (its holder writes it right after locking, so wait a moment for it)."""
+    for _ in range(20):
+        text = os.pread(fd, 32, 0).decode("ascii", errors="replace").strip()
+        if text:
+            return text
+        time.sleep(0.05)
+    return "unknown"
+
+
 def _fsync_dir(path: Path) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(path, os.O_RDONLY)
@@ -55,7 +155,8 @@ def atomic_path(target: str | os.PathLike[str], suffix: str = "") -> Iterator[Pa
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix + ".tmp", dir=target.parent)
+    remove_stale_temps(target.parent, target.name)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(target.name), suffix=suffix + ".tmp", dir=target.parent)
     os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual permissions
     os.close(fd)
     tmp_path = Path(tmp)
@@ -119,7 +220,8 @@ def atomic_dir(target: str | os.PathLike[str], replace: bool = False) -> Iterato
     if target.exists() and not replace:
         raise FileExistsError(f"{target} already exists (pass replace=True / --replace to rebuild it)")
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    remove_stale_temps(target.parent, target.name)
+    tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(target.name), suffix=".tmp", dir=target.parent))
     try:
         yield tmp
         for p in tmp.rglob("*"):
@@ -127,7 +229,7 @@ def atomic_dir(target: str | os.PathLike[str], replace: bool = False) -> Iterato
                 with open(p, "rb") as f:
                     os.fsync(f.fileno())
         if target.exists():
-            old = target.with_name(f".{target.name}.old.{os.getpid()}")
+            old = target.with_name(f"{temp_prefix(target.name)}old")
             os.replace(target, old)
             os.replace(tmp, target)
             shutil.rmtree(old, ignore_errors=True)

@@ -29,6 +29,7 @@ def build_cmd(
     """Build a suite's examples (resumable; the manifest lists every example's recipe)."""
     from rich.console import Console
 
+    from graphniah.atomic import output_lock
     from graphniah.cli.progress import RichProgress
     from graphniah.formats.snapshot import Snapshot, newest_snapshot
     from graphniah.sampling.suites import build_suite, load_suite
@@ -39,7 +40,8 @@ def build_cmd(
     spec = load_suite(suite, suites)
     snap = Snapshot.open(snapshot) if snapshot else newest_snapshot(root)
     t0 = time.perf_counter()
-    with RichProgress(console) as bar:
+    # One builder per suite file: a second one fails naming the first's pid.
+    with output_lock(out / f"{spec.name}.jsonl"), RichProgress(console) as bar:
         built = build_suite(spec, snap, seed, out_root=out, per_value=n, workers=workers, prompts=prompts, progress=bar)
     console.print(
         f"{built.n_examples} examples of suite {spec.name} (varies {spec.vary}) in {built.examples_path} "

@@ -25,6 +25,7 @@ def export_cmd(
     """Write the suite as a datasets folder: data/<task>-00000.parquet, README.md (card), graphniah-manifest.json."""
     from rich.console import Console
 
+    from graphniah.atomic import output_lock
     from graphniah.cli.progress import RichProgress
     from graphniah.dataset import export_suite
 
@@ -32,7 +33,7 @@ def export_cmd(
     assert src is not None  # a suite's examples file
     console = Console(stderr=True)
     t0 = time.perf_counter()
-    with RichProgress(console) as bar:
+    with output_lock(out), RichProgress(console) as bar:  # one writer per dataset folder
         result = export_suite(src, out, suite=suite, snapshots_root=snapshots, prompts=prompts, progress=bar)
     m = result.manifest
     tasks = ", ".join(f"{t} {n}" for t, n in m.tasks.items())

@@ -25,13 +25,14 @@ def view_cmd(
     """Write a static site (no server, no network) showing every example, its graph, needles and answers."""
     from rich.console import Console
 
+    from graphniah.atomic import output_lock
     from graphniah.cli.progress import RichProgress
     from graphniah.view import build_viewer
 
     source = resolve_examples(examples=examples, dataset=dataset, accepts=("examples", "dataset"))
     t0 = time.perf_counter()
     console = Console(stderr=True)
-    with RichProgress(console) as bar:
+    with output_lock(out), RichProgress(console) as bar:  # one writer per site folder
         files = build_viewer(source.examples, out, dataset=source.dataset, runs=runs, snapshots=root, prompts=prompts, progress=bar)
     if files.without_metadata:
         console.print(f"[yellow]note:[/] {files.without_metadata} example(s) were sampled from a snapshot not under {root}/: "

@@ -42,7 +42,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError
 
 from graphniah import layout
-from graphniah.atomic import atomic_write_text
+from graphniah.atomic import atomic_write_text, flock_holder
 from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.formats import Format, Frozen, ReasoningEffort, Task, add_version
 
@@ -170,8 +170,8 @@ class Journal:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(self._fd)
-            raise GraphNIAHError(f"another runner is writing {self.path} (it holds the journal's lock); "
-                                 "wait for it to finish or stop it first") from None
+            raise GraphNIAHError(f"another runner is writing {self.path} (pid {flock_holder(self.path)} holds the "
+                                 "journal's lock); wait for it to finish or stop it first") from None
         try:
             self.recovery = self._recover()
         except BaseException:

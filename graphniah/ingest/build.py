@@ -47,7 +47,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from graphniah import __version__
-from graphniah.atomic import atomic_dir, sha256_file
+from graphniah.atomic import atomic_dir, remove_stale_temps, sha256_file, temp_prefix
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.snapshot import (
     EDGES_FILE,
@@ -533,7 +533,8 @@ def scratch_duckdb(near: Path, limits: Limits | None = None) -> Iterator[duckdb.
     fits). A DuckDB out-of-memory error becomes a ``GraphNIAHError`` naming the limit."""
     limits = limits or Limits.resolve()
     near.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".duckdb-spill.", dir=near) as spill:
+    remove_stale_temps(near, "duckdb-spill")  # the spill folder of a killed run
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("duckdb-spill"), suffix=".tmp", dir=near) as spill:
         con = duckdb.connect(":memory:")
         try:
             limits.configure(con, Path(spill))
