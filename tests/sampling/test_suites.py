@@ -133,11 +133,11 @@ def test_counts_and_reuse_are_validated(tmp_path, extra: str, message: str) -> N
 
 
 @pytest.mark.slow
-def test_none_option_twins_have_the_same_context(demo_snapshot) -> None:
+def test_none_option_twins_have_the_same_context(demo_snapshot, demo_graph) -> None:
     from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
     from graphniah.sampling.examples.textcheck import split_messages
 
-    ctx = SamplingContext(demo_snapshot)
+    ctx = SamplingContext(demo_snapshot, demo_graph)
     base = ExampleSpec("mc", 4, 100, "B", distractor="essays", context_length=45_000, reserve_none_option=True)
     a = build_example(ctx, base, seed=9, index=2)
     b = build_example(ctx, ExampleSpec(**{**base.__dict__, "none_option": True}), seed=9, index=2)
@@ -178,7 +178,8 @@ def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, t
     out.mkdir()
     partial.write_text("".join(json.dumps({"key": k, "example": line}) + "\n" for k, line in zip(keys[:2], lines[:2], strict=True)) + '{"key": "tor')
     built = build_suite(suite, demo_snapshot, 3, out_root=out, per_value=1, workers=2)
-    assert built.reused == 2 and built.n_examples == 3 and not partial.exists()
+    # -n sets the examples per value; the demo's extra group (one edge-list example) keeps its own count
+    assert built.reused == 2 and built.n_examples == len(keys) == len(suite.values) + 1 and not partial.exists()
     again = read_examples(examples_path)
     assert [e.model_dump_json() for e in again] == [e.model_dump_json() for e in first]  # same bytes, any route
     manifest = json.loads(manifest_path.read_text())
@@ -431,3 +432,11 @@ def test_base_twins_of_reused_examples_are_copied_when_the_other_suite_has_them(
     assert len(twins) == 4
     # the twins of the two reused examples are the other suite's twins; the two built here are built
     assert sorted(it.reused or "" for it in twins) == ["", "", "a-twin-0", "a-twin-1"]
+
+
+def test_the_list_suite_asks_list_questions_at_each_depth() -> None:
+    suite = load_suite("list")
+    items = plan_suite(suite, seed=1)
+    assert Counter(it.value for it in items) == {4: 100, 8: 100, 16: 100, 32: 100}
+    assert {it.spec.task for it in items} == {"list"} and {it.spec.label for it in items} == {None}
+    assert all(it.spec.depth == it.value and 100 <= it.spec.component_size <= 250 for it in items)
