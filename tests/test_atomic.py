@@ -7,7 +7,10 @@ import os
 import subprocess
 import sys
 
-from graphniah.atomic import atomic_dir, atomic_write_text, remove_stale_temps, temp_prefix
+import pytest
+
+from graphniah.atomic import atomic_dir, atomic_write_text, output_lock, remove_stale_temps, temp_prefix
+from graphniah.errors import GraphNIAHError
 
 
 def _dead_pid() -> int:
@@ -46,3 +49,20 @@ def test_a_kill_between_the_two_renames_puts_the_old_folder_back(tmp_path):
 
 def test_the_prefix_names_this_process():
     assert temp_prefix("x") == f".x.{os.getpid()}."
+
+
+def test_a_second_writer_of_one_output_fails_naming_the_holders_pid(tmp_path):
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; from graphniah.atomic import output_lock\n"
+        f"with output_lock({str(tmp_path / 'site')!r}):\n    print('locked', flush=True); time.sleep(60)")],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        with pytest.raises(GraphNIAHError, match=rf"site is being written by another process \(pid {holder.pid},"):
+            with output_lock(tmp_path / "site"):
+                pass
+    finally:
+        holder.kill()
+        holder.wait()
+    with output_lock(tmp_path / "site") as lock:  # the kernel dropped the dead holder's lock
+        assert lock.read_text() == f"{os.getpid()}\n"

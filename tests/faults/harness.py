@@ -56,7 +56,7 @@ draw:
   distractor: [essays]
   context_length: [6000]
 """
-_TIME_KEY = re.compile(r"(_at|_s|seconds|elapsed|_time|^timings)$")
+_TIME_KEY = re.compile(r"(_at|_s|seconds|elapsed|_time|^timings|^first_run)$")
 _IN_PROGRESS = re.compile(r"(^\.)|(\.tmp)|(\.partial)|(\.wal$)")
 _REPO = Path(__file__).resolve().parents[2]
 
@@ -66,10 +66,30 @@ def graphniah_bin() -> str:
     return str(Path(sys.executable).parent / "graphniah")
 
 
-def stage_env() -> dict[str, str]:
+def code_dir(work: Path) -> Path:
+    """Where :func:`freeze_code` copies the package for the runs in ``work``."""
+    return work.parent / f"{work.name}.code"
+
+
+def freeze_code(work: Path) -> None:
+    """Copy the package (with its prompts and pipelines) beside ``work``: every run of a measurement
+    then uses the same code, so outputs that record a hash of the code (``checker``) stay comparable
+    even while the working tree changes."""
+    dest = code_dir(work) / "graphniah"
+    if dest.exists():
+        shutil.rmtree(dest)
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(_REPO / "graphniah", dest, ignore=ignore)
+    shutil.copytree(_REPO / "prompts", dest / "prompts", ignore=ignore)
+    shutil.copytree(_REPO / "pipelines", dest / "pipelines", ignore=ignore)
+
+
+def stage_env(work: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.setdefault("GRAPHNIAH_DATA", str(_REPO / "data"))
     env["PYTHONUNBUFFERED"] = "1"
+    if code_dir(work).is_dir():
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code_dir(work)), env.get("PYTHONPATH")]))
     return env
 
 
@@ -81,6 +101,9 @@ class Stage:
     argv: tuple[str, ...]
     outputs: tuple[str, ...]  # files or folders, relative to the work folder
     prepare: tuple[tuple[str, ...], ...] = ()  # commands that set up the stage's starting state
+    # Suffixes of outputs that a multi-step stage commits step by step (the release store of
+    # ``refresh``): after a kill such a file may hold any state that opens, as the rerun carries on from it.
+    steps: tuple[str, ...] = ()
 
 
 def stages(release_ids: Sequence[str], papers: int, api: str) -> tuple[Stage, ...]:
@@ -106,7 +129,7 @@ def stages(release_ids: Sequence[str], papers: int, api: str) -> tuple[Stage, ..
         Stage("view", ("view", "--examples", f"examples/{SUITE}.jsonl", "--runs", f"runs/{SUITE}", "--root", "snap",
                        "--out", "viewer"), ("viewer",)),
         Stage("refresh", ("refresh", "--cutoff", CUTOFF, "--root", "refresh", "--demo", "--demo-papers", str(papers),
-                          "--depth", "4", "--pool", "50", "--memory-limit", "1GB"), ("refresh",)),
+                          "--depth", "4", "--pool", "50", "--memory-limit", "1GB"), ("refresh",), steps=(".duckdb",)),
     )
 
 
@@ -241,13 +264,13 @@ class Tally:
 
 
 def run_to_end(work: Path, argv: Sequence[str], timeout: float = 900.0) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([graphniah_bin(), *argv], cwd=work, env=stage_env(), capture_output=True, text=True,
+    return subprocess.run([graphniah_bin(), *argv], cwd=work, env=stage_env(work), capture_output=True, text=True,
                           timeout=timeout, check=False)
 
 
 def run_and_kill(work: Path, argv: Sequence[str], after: float) -> None:
     """Start the command in its own process group and SIGKILL the whole group ``after`` seconds in."""
-    proc = subprocess.Popen([graphniah_bin(), *argv], cwd=work, env=stage_env(), stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen([graphniah_bin(), *argv], cwd=work, env=stage_env(work), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         proc.wait(timeout=after)
@@ -285,11 +308,14 @@ def reset(work: Path, stage: Stage) -> None:
             raise RuntimeError(f"{stage.name}: preparing with {' '.join(argv)} failed: {done.stderr.strip()[-400:]}")
 
 
-def _after_kill_incomplete(now: dict[str, str], before: dict[str, str], ref: dict[str, str], work: Path) -> list[str]:
+def _after_kill_incomplete(stage: Stage, now: dict[str, str], before: dict[str, str], ref: dict[str, str],
+                           work: Path) -> list[str]:
     """Outputs that exist right after a kill but are neither the old nor the finished version."""
     bad = []
     for rel, d in now.items():
         if d in (before.get(rel), ref.get(rel)):
+            continue
+        if rel.endswith(stage.steps) and stage.steps and not d.startswith("duckdb-error"):
             continue
         if is_journal(work / rel) and _journal_prefix_ok(work / rel, ref_lines=ref.get(rel + "#lines")):
             continue
@@ -339,7 +365,7 @@ def trial(work: Path, stage: Stage, ref: dict[str, str], tree: set[Path], after:
     before = output_files(work, stage)
     run_and_kill(work, stage.argv, after)
     tally.kills += 1
-    bad = _after_kill_incomplete(output_files(work, stage), before, ref, work)
+    bad = _after_kill_incomplete(stage, output_files(work, stage), before, ref, work)
     if bad:
         tally.incomplete += 1
         tally.notes.append(f"incomplete after a kill at {after:.2f}s: {', '.join(bad)}")
@@ -400,7 +426,7 @@ class OracleServer:
     def __init__(self, work: Path) -> None:
         self.log = work.parent / f"{work.name}.serve.log"
         self.proc = subprocess.Popen([graphniah_bin(), "serve", "--policy", "oracle", "--port", "0"],
-                                     stdout=self.log.open("w"), stderr=subprocess.STDOUT, env=stage_env(),
+                                     stdout=self.log.open("w"), stderr=subprocess.STDOUT, env=stage_env(work),
                                      start_new_session=True)
         self.url = self._wait_url()
 
@@ -426,6 +452,7 @@ def measure(work: Path, *, papers: int, kills: int, seed: int, only: Sequence[st
             report: Callable[[Tally], None] = lambda t: None) -> list[Tally]:
     """Set up ``work``, take every stage's reference run, then kill and rerun each stage ``kills`` times."""
     rng = np.random.default_rng(seed)
+    freeze_code(work)
     ids = setup(work, papers, seed)
     server = OracleServer(work)
     try:

@@ -1,0 +1,61 @@
+"""Two processes given the same output at once (``build`` of one suite, ``run`` of one model on one
+suite, ``refresh`` of one root, ``export`` to one folder, ``view`` to one folder), started for real:
+what is left equals one run alone's outputs, and a process that does not finish says so in one line
+naming the output and the pid that holds it."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.faults.harness import (
+    OracleServer,
+    Stage,
+    freeze_code,
+    graphniah_bin,
+    output_files,
+    reference,
+    reset,
+    setup,
+    stage_env,
+    stages,
+)
+
+PAPERS = 1500
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, Stage], dict[str, dict[str, str]]]]:
+    work = tmp_path_factory.mktemp("two-at-once") / "work"
+    freeze_code(work)
+    ids = setup(work, PAPERS, 0)
+    server = OracleServer(work)
+    try:
+        by_name = {s.name: s for s in stages(ids, PAPERS, server.url)}
+        refs = {name: reference(work, by_name[name])[0] for name in ("prune", "paths", "build", "run", "export", "view",
+                                                                      "refresh")}
+        yield work, by_name, refs
+    finally:
+        server.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["build", "run", "refresh", "export", "view"])
+def test_two_processes_on_one_output_leave_what_one_leaves(pipeline, name):
+    work, by_name, refs = pipeline
+    stage = by_name[name]
+    reset(work, stage)
+    procs = [subprocess.Popen([graphniah_bin(), *stage.argv], cwd=work, env=stage_env(work), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outcomes = [(p.wait(timeout=900), p.communicate()[1]) for p in procs]
+    assert any(rc == 0 for rc, _ in outcomes), outcomes
+    for rc, err in outcomes:
+        if rc != 0:
+            lines = err.strip().splitlines()
+            assert len(lines) == 1, err
+            assert "pid " in lines[0] and stage.outputs[0] in lines[0], lines[0]
+    expected = {k: v for k, v in refs[name].items() if not k.endswith("#lines")}
+    assert output_files(work, stage) == expected
