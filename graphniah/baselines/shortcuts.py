@@ -3,6 +3,8 @@
 Every shortcut reads the messages through the text checker's parser
 (:mod:`graphniah.sampling.examples.textcheck`): the question and its titles, the paper blocks, the
 papers the context names. None of them looks at an example's stored answer, papers or edges.
+Examples in the edge-list rendering are read the same way, with ids for titles and edge blocks for
+paper blocks; title-similarity leaves them out (an id says nothing about what a paper is about).
 
 * **title-similarity** fits TF-IDF over the titles the suite's questions name (every source and
   target of every example, each distinct normalised title once): words are the runs of the
@@ -40,6 +42,7 @@ import scipy.sparse as sp
 
 from graphniah.baselines import BUDGET_TOKENS, SHORTCUT_TASKS, ShortcutName
 from graphniah.errors import GraphNIAHError
+from graphniah.formats import Render
 from graphniah.formats.examples import Example, option_letters
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 from graphniah.sampling.examples.textcheck import (
@@ -47,10 +50,13 @@ from graphniah.sampling.examples.textcheck import (
     TextGraph,
     Undetermined,
     answer_of,
+    edge_blocks,
     normalize,
     paper_blocks,
     parse_context,
+    parse_edge_context,
     parse_question,
+    rendering_of,
     split_messages,
 )
 from graphniah.scoring import score_response
@@ -64,13 +70,29 @@ __all__ = ["Answers", "accuracy", "answer", "paper_count", "retrieval", "title_s
 Answers = dict[str, str | None]
 
 
-def _question(ex: Example, prompts: PromptSet) -> tuple[ParsedQuestion, str, str] | None:
-    """The parsed question, its text and the context of an example; None when the text is not in the
-    paper-block form these shortcuts read (another rendering, or other templates): such an example
-    is left out of the shortcut's answers."""
+@dataclass(frozen=True)
+class _Text:
+    """An example as its text states it: the parsed question, the question's text, the context, the rendering."""
+
+    q: ParsedQuestion
+    question: str
+    context: str
+    render: Render
+
+    def blocks(self, prompts: PromptSet) -> list[str]:
+        return edge_blocks(self.context, prompts) if self.render == "edges" else paper_blocks(self.context, prompts)
+
+    def graph(self, context: str, prompts: PromptSet) -> TextGraph:
+        return parse_edge_context(context, prompts) if self.render == "edges" else parse_context(context, prompts)
+
+
+def _question(ex: Example, prompts: PromptSet) -> _Text | None:
+    """An example's text, read; None when its messages do not follow the templates (another prompt
+    set): such an example is left out of the shortcut's answers."""
     try:
         task, question, context = split_messages(ex.messages, prompts)
-        return parse_question(task, question, prompts), question, context
+        render = rendering_of(ex.messages, prompts)
+        return _Text(parse_question(task, question, prompts, render=render), question, context, render)
     except Undetermined:
         return None
 
@@ -113,7 +135,7 @@ def title_similarity(examples: Sequence[Example], prompts: PromptSet | None = No
     """The title-similarity shortcut on the YES/NO and MC examples (see the module docstring)."""
     pr = prompts or load_prompts()
     parsed = {ex.id: _question(ex, pr) for ex in examples if ex.task in ("yesno", "mc")}
-    questions = {i: p[0] for i, p in parsed.items() if p is not None}
+    questions = {i: p.q for i, p in parsed.items() if p is not None and p.render == "apa"}  # edge-list ids are not titles
     space = TitleSpace.fit([t for q in questions.values() for t in (q.source, *q.targets)])
     yesno = {i: space.similarity(q.source, q.targets[0]) for i, q in questions.items() if q.task == "yesno"}
     median = float(np.median(list(yesno.values()))) if yesno else 0.0
@@ -204,10 +226,10 @@ def retrieval(
         parsed = _question(ex, pr)
         if parsed is None:
             continue
-        q, question, context = parsed
-        kept = retrieve(paper_blocks(context, pr), question, count_tokens, budget)
+        q = parsed.q
+        kept = retrieve(parsed.blocks(pr), parsed.question, count_tokens, budget)
         try:
-            g = parse_context("\n\n".join(kept), pr)
+            g = parsed.graph("\n\n".join(kept), pr)
         except Undetermined:
             g = TextGraph((), frozenset(), 0, 0)  # the kept blocks contradict each other: nothing is known
         if q.task in ("yesno", "mc", "count"):
@@ -242,7 +264,7 @@ def paper_count(examples: Sequence[Example], prompts: PromptSet | None = None) -
         if parsed is None:
             continue
         try:
-            named = len(parse_context(parsed[2], pr).nodes)
+            named = len(parsed.graph(parsed.context, pr).nodes)
         except Undetermined:
             out[ex.id] = None
             continue

@@ -70,8 +70,8 @@ def baselines_cmd(
         tasks = SHORTCUT_TASKS[j.shortcut]
         left_out = sum(1 for ex in exs if (tasks is None or ex.task in tasks) and ex.id not in j.answers)
         if left_out:
-            Console(stderr=True).print(f"note: {j.shortcut} left out {left_out} example(s) whose text is not in the paper-block "
-                                       "form it reads (another rendering or other templates)", highlight=False)
+            why = "edge-list examples name ids, not titles" if j.shortcut == "title-similarity" else "their messages follow other templates"
+            Console(stderr=True).print(f"note: {j.shortcut} left out {left_out} example(s) it cannot read ({why})", highlight=False)
 
 
 @app.command("power")

@@ -22,6 +22,8 @@ SPECS = (
     ExampleSpec("count", 4, 25, None, distractor="books", context_length=9000),
     ExampleSpec("count", 4, 23, None),
     ExampleSpec("count", 4, 21, None, distractor="disjoint-component", context_length=9000),
+    ExampleSpec("yesno", 4, 22, "YES", distractor="essays", context_length=9000, render="edges"),
+    ExampleSpec("count", 4, 21, None, render="edges"),
 )
 
 
@@ -37,8 +39,8 @@ class ShortcutSuite:
 
 
 @pytest.fixture(scope="package")
-def shortcut_suite(demo_snapshot, tmp_path_factory) -> ShortcutSuite:
-    ctx = SamplingContext(demo_snapshot)
+def shortcut_suite(demo_snapshot, demo_graph, tmp_path_factory) -> ShortcutSuite:
+    ctx = SamplingContext(demo_snapshot, demo_graph)
     examples = [build_example(ctx, spec, seed=11, index=i) for i, spec in enumerate(SPECS)]
     root = tmp_path_factory.mktemp("shortcut-suite")
     suite = ShortcutSuite(examples, root, "shortcuts")

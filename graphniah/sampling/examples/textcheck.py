@@ -618,6 +618,13 @@ def parse_edge_context(context: str, prompts: PromptSet | None = None) -> TextGr
     return TextGraph(nodes, frozenset(edges), blocks, rejected)
 
 
+def edge_blocks(context: str, prompts: PromptSet | None = None) -> list[str]:
+    """The text of every run of an edge-list ``context`` that reads as an edge block, in context order
+    (:func:`paper_blocks` for the edge-list rendering; :func:`parse_edge_context` reads any subset)."""
+    line_re = edge_line_pattern(prompts or load_prompts())
+    return ["\n".join(run) for run in _runs_by_line(context, "") if all(line_re.fullmatch(line) for line in run)]
+
+
 # --------------------------------------------------------------------------- answers
 
 
