@@ -1,12 +1,14 @@
-"""What every on-disk format shares: the frozen base model, ``format_version``, and the project's names.
+"""Every file format of the project: this package holds each one's model and reader/writer; this module what they share.
 
-Each file format the project writes has exactly one pydantic model, and every reader and writer goes
-through it (examples: :class:`graphniah.formats.examples.Example`; journal records:
-:class:`graphniah.formats.journal.RunRecord`; suite specs and manifests: :class:`graphniah.formats.suites.SuiteManifest`;
-snapshot manifests: :class:`graphniah.formats.snapshot.SnapshotManifest`; pruned-set and pool
-manifests: :class:`graphniah.formats.pools.PrunedManifest`, :class:`~graphniah.formats.pools.PoolManifest`;
-a journal's settings file: :class:`graphniah.formats.journal.RunSettings`). Each such model carries a ``format_version``
-field, and its reader checks the version *before* it validates the shape, so a file of another
+Each file format the project writes has exactly one pydantic model, in one module of this package,
+and every reader and writer goes through it: ``snapshot`` (snapshot manifests and Parquet schemas),
+``pools`` (pruned sets and path pools), ``examples`` (examples and their recipes), ``suites`` (suite
+specs, suite manifests, a build's ``.partial`` lines), ``journal`` (run records and settings),
+``dataset`` (a dataset folder's manifest), ``report`` (``summary.json``, ``alpha.json``),
+``release_store`` (the release store's state) and ``tokenizers`` (the tokenizer manifest). Stages
+import file models from here, never from one another; where each file lives is
+:mod:`graphniah.layout`'s. Each model is versioned (by ``format_version``, or the field its format
+names), and its reader checks the version *before* it validates the shape, so a file of another
 version is never misread as this one:
 
 * a version this code writes is read as is;
@@ -17,7 +19,7 @@ version is never misread as this one:
 
 A file written before versions existed has no ``format_version``; it is version 1 of its format.
 
-This module also defines, once, the names other modules use: the tasks and the reasoning efforts.
+This module also defines, once, the names other modules use: the tasks, their labels and the reasoning efforts.
 """
 
 from __future__ import annotations

@@ -18,10 +18,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.parquet as pq
 
-from graphniah.atomic import write_json
+from graphniah import layout
+from graphniah.atomic import sha256_file, write_json
+from graphniah.errors import GraphNIAHError
 from graphniah.formats import Format, Frozen, add_version
+from graphniah.formats.snapshot import Snapshot
 
 __all__ = [
     "POOL_SCHEMA",
@@ -29,7 +35,10 @@ __all__ = [
     "GraphManifest",
     "PoolManifest",
     "PrunedManifest",
+    "read_checked_manifest",
     "read_graph_manifest",
+    "read_pool",
+    "read_pruned",
     "write_graph_manifest",
 ]
 
@@ -97,3 +106,37 @@ def read_graph_manifest(model: type[M], path: Path) -> M:
 
 def write_graph_manifest(path: Path, manifest: GraphManifest) -> None:
     write_json(path, manifest.model_dump(mode="json", exclude_none=True))
+
+
+def read_checked_manifest(snapshot: Snapshot, parquet: Path, what: str, model: type[M]) -> M:
+    """The manifest of ``parquet`` if both are complete and made from this snapshot, else an error that
+    names the file and the command (``what``) that rebuilds it."""
+    man = layout.graph_manifest(parquet)
+    if not man.is_file() or not parquet.is_file():
+        raise GraphNIAHError(f"{parquet} (or its manifest) does not exist: run `graphniah {what} --snapshot {snapshot.path}`")
+    m = read_graph_manifest(model, man)
+    if m.snapshot_hash != snapshot.content_hash:
+        raise GraphNIAHError(f"{parquet} was made from another snapshot (hash {m.snapshot_hash!r}); rebuild it with `graphniah {what}`")
+    if m.sha256 != sha256_file(parquet):
+        raise GraphNIAHError(f"{parquet} does not match the sha256 in {man}: it was changed after it was written; rebuild it")
+    return m
+
+
+def read_pruned(snapshot: Snapshot, depth: int) -> npt.NDArray[np.int64]:
+    """Corpus ids kept for ``depth`` (checked against the snapshot hash and the file's sha256)."""
+    target = layout.pruned_file(snapshot.path, depth)
+    read_checked_manifest(snapshot, target, "prune", PrunedManifest)
+    return np.asarray(pq.read_table(target, columns=["corpusid"]).column("corpusid"), dtype=np.int64)
+
+
+def read_pool(snapshot: Snapshot, depth: int) -> tuple[PoolManifest, npt.NDArray[np.int64]]:
+    """The pool of ``depth``: its manifest and its paths as corpus ids, one row per path (checked against
+    the snapshot hash and the file's sha256; every path must have the manifest's length)."""
+    target = layout.pool_file(snapshot.path, depth)
+    m = read_checked_manifest(snapshot, target, "paths", PoolManifest)
+    length = m.path_length
+    col = pq.read_table(target, columns=["path"]).column("path").combine_chunks()
+    values = np.asarray(col.flatten(), dtype=np.int64)
+    if values.size != len(col) * length or np.any(np.diff(np.asarray(col.offsets)) != length):
+        raise GraphNIAHError(f"{target}: every path must have {length} papers")
+    return m, values.reshape(len(col), length)

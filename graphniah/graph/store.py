@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -28,10 +28,12 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats.pools import (
     POOL_SCHEMA,
     PRUNED_SCHEMA,
-    GraphManifest,
     PoolManifest,
     PrunedManifest,
+    read_checked_manifest,
     read_graph_manifest,
+    read_pool,
+    read_pruned,
     write_graph_manifest,
 )
 from graphniah.formats.snapshot import Snapshot
@@ -70,9 +72,6 @@ def _write_parquet(table: pa.Table, target: Path) -> str:
     return sha256_file(target)
 
 
-M = TypeVar("M", bound=GraphManifest)
-
-
 def _base_manifest(snapshot: Snapshot) -> dict[str, Any]:
     m = snapshot.manifest
     return {
@@ -84,24 +83,11 @@ def _base_manifest(snapshot: Snapshot) -> dict[str, Any]:
     }
 
 
-def _read_checked_manifest(snapshot: Snapshot, parquet: Path, what: str, model: type[M]) -> M:
-    """The manifest of ``parquet`` if it is complete and made from this snapshot, else an error."""
-    man = layout.graph_manifest(parquet)
-    if not man.is_file() or not parquet.is_file():
-        raise GraphNIAHError(f"{parquet} (or its manifest) does not exist: run `graphniah {what} --snapshot {snapshot.path}`")
-    m = read_graph_manifest(model, man)
-    if m.snapshot_hash != snapshot.content_hash:
-        raise GraphNIAHError(f"{parquet} was made from another snapshot (hash {m.snapshot_hash!r}); rebuild it with `graphniah {what}`")
-    if m.sha256 != sha256_file(parquet):
-        raise GraphNIAHError(f"{parquet} does not match the sha256 in {man}: it was changed after it was written; rebuild it")
-    return m
-
-
 def read_pool_manifest(snapshot: Snapshot, depth: int, *, checked: bool = True) -> PoolManifest:
     """The manifest of the pool of ``depth``; ``checked`` also checks it against the snapshot and
     the pool file's sha256 (``load_pool`` does; a caller that just loaded the pool need not)."""
     if checked:
-        return _read_checked_manifest(snapshot, pool_file(snapshot, depth), "paths", PoolManifest)
+        return read_checked_manifest(snapshot, pool_file(snapshot, depth), "paths", PoolManifest)
     return read_graph_manifest(PoolManifest, layout.graph_manifest(pool_file(snapshot, depth)))
 
 
@@ -122,9 +108,7 @@ def write_pruned(snapshot: Snapshot, g: CitationGraph, result: PruneResult, *, s
 
 def load_pruned(snapshot: Snapshot, depth: int) -> npt.NDArray[np.int64]:
     """Corpus ids kept for ``depth`` (checked against the snapshot hash and the file's sha256)."""
-    target = pruned_file(snapshot, depth)
-    _read_checked_manifest(snapshot, target, "prune", PrunedManifest)
-    return np.asarray(pq.read_table(target, columns=["corpusid"]).column("corpusid"), dtype=np.int64)
+    return read_pruned(snapshot, depth)
 
 
 # ---- path pools ---------------------------------------------------------------------------------
@@ -158,15 +142,8 @@ def write_pool(snapshot: Snapshot, pool: PathPool, *, seed: int, pruned: PruneRe
 
 def load_pool(snapshot: Snapshot, depth: int) -> PathPool:
     """Read a pool written by ``write_pool`` (checked against the snapshot hash and its sha256)."""
-    target = pool_file(snapshot, depth)
-    m = _read_checked_manifest(snapshot, target, "paths", PoolManifest)
-    length = m.path_length
-    col = pq.read_table(target, columns=["path"]).column("path").combine_chunks()
-    values = np.asarray(col.flatten(), dtype=np.int64)
-    if values.size != len(col) * length or np.any(np.diff(np.asarray(col.offsets)) != length):
-        raise GraphNIAHError(f"{target}: every path must have {length} papers")
-    params = PoolParams(**m.parameters)
-    return PathPool(depth, length, m.requested, values.reshape(len(col), length), params, PoolStats.from_dict(m.stats))
+    m, paths = read_pool(snapshot, depth)
+    return PathPool(depth, m.path_length, m.requested, paths, PoolParams(**m.parameters), PoolStats.from_dict(m.stats))
 
 
 def rng_for(seed: int, depth: int) -> np.random.Generator:

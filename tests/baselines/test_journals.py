@@ -12,9 +12,9 @@ from graphniah.baselines import SHORTCUTS, model_name
 from graphniah.baselines.journals import write_baselines
 from graphniah.baselines.shortcuts import accuracy, response_text
 from graphniah.cli import app
+from graphniah.formats import TASK_LABELS
 from graphniah.formats.journal import read_journal, read_run_settings
 from graphniah.report import build_report, load_suite
-from graphniah.report.load import TASK_LABELS
 from graphniah.report.shortcuts import shortcut_results, shortcut_verdicts
 
 

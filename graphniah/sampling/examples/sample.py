@@ -55,9 +55,10 @@ from graphniah.formats.examples import (
     option_letters,
     papers_from_table,
 )
+from graphniah.formats.pools import read_pool
 from graphniah.formats.snapshot import Snapshot
 from graphniah.graph.citation_graph import CitationGraph
-from graphniah.graph.store import load_pool, pool_file, read_pool_manifest
+from graphniah.layout import pool_file
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.sampling.corpora import Corpus
 from graphniah.sampling.examples.backbones import PoolIndex
@@ -285,13 +286,14 @@ class SamplingContext:
         """The pool of ``depth`` as vertex ids (n_paths × (3k−2)) and the pool file's sha256."""
         if depth not in self._pools:
             try:
-                pool = load_pool(self.snapshot, depth)
+                manifest, paths = read_pool(self.snapshot, depth)
             except (GraphNIAHError, OSError) as err:
                 raise GraphNIAHError(
                     f"no usable path pool for depth {depth} in {self.snapshot.path} ({err}); run `graphniah paths --depth {depth}` or `make refresh`"
                 ) from None
-            sha = read_pool_manifest(self.snapshot, depth, checked=False).sha256  # load_pool checked it
-            verts = self.graph.vertex_of(pool.paths.reshape(-1), source=str(pool_file(self.snapshot, depth))).reshape(pool.paths.shape)
+            source = str(pool_file(self.snapshot.path, depth))
+            verts = self.graph.vertex_of(paths.reshape(-1), source=source).reshape(paths.shape)
+            sha = manifest.sha256
             self._pools[depth] = (verts, sha)
         return self._pools[depth]
 
