@@ -15,7 +15,8 @@ The on-disk names (what each file holds is in :mod:`graphniah.formats`)::
     examples/.<suite>.jsonl.partial                     a suite build's progress (until it finishes)
     runs/<suite>/<model>.jsonl, <model>.settings.json   a model's journal and what its settings hashes mean
     runs/.datasets/<sha>/<suite>.jsonl                  a dataset's examples, rebuilt for report/view
-    reports/<suite>/                                    a suite's report
+    reports/<suite>/                                    a suite's report: report.md, report.html, cells.csv,
+                                                        summary.json, tables/<key>.{md,csv}, figures/<name>.{png,svg}
     <dataset>/data/<task>-00000.parquet, README.md, graphniah-manifest.json
 """
 
@@ -35,6 +36,10 @@ __all__ = [
     "DATASET_MANIFEST",
     "EXAMPLES_ROOT",
     "REPORTS_ROOT",
+    "REPORT_CELLS",
+    "REPORT_HTML",
+    "REPORT_MARKDOWN",
+    "REPORT_SUMMARY",
     "RUNS_ROOT",
     "SNAPSHOTS_ROOT",
     "SNAPSHOT_MANIFEST",
@@ -48,6 +53,8 @@ __all__ = [
     "pool_file",
     "pruned_file",
     "report_dir",
+    "report_figure",
+    "report_table",
     "resolve_examples",
     "sample_file",
     "settings_file",
@@ -156,6 +163,20 @@ def settings_file(journal: PathLike) -> Path:
 def report_dir(reports_root: PathLike, suite: str) -> Path:
     """``<reports>/<suite>``: the default folder of a suite's report."""
     return Path(reports_root) / suite
+
+
+#: The files of a report folder beside its tables and figures.
+REPORT_MARKDOWN, REPORT_HTML, REPORT_CELLS, REPORT_SUMMARY = "report.md", "report.html", "cells.csv", "summary.json"
+
+
+def report_table(folder: PathLike, key: str, ext: str) -> Path:
+    """``<report>/tables/<key>.<md|csv>``."""
+    return Path(folder) / "tables" / f"{key}.{ext}"
+
+
+def report_figure(folder: PathLike, name: str, fmt: str) -> Path:
+    """``<report>/figures/<name>.<png|svg>``."""
+    return Path(folder) / "figures" / f"{name}.{fmt}"
 
 
 DATASET_DATA_DIR = "data"

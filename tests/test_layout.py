@@ -26,6 +26,10 @@ def test_each_path_rule():
     assert layout.journal_file("runs", "depth", "gpt-5.1") == Path("runs/depth/gpt-5.1.jsonl")
     assert layout.settings_file(Path("runs/depth/gpt-5.1.jsonl")) == Path("runs/depth/gpt-5.1.settings.json")
     assert layout.report_dir(layout.REPORTS_ROOT, "depth") == Path("reports/depth")
+    assert layout.report_table("reports/depth", "accuracy", "csv") == Path("reports/depth/tables/accuracy.csv")
+    assert layout.report_figure("rep", "accuracy", "svg") == Path("rep/figures/accuracy.svg")
+    assert (layout.REPORT_MARKDOWN, layout.REPORT_HTML, layout.REPORT_CELLS, layout.REPORT_SUMMARY) == (
+        "report.md", "report.html", "cells.csv", "summary.json")
     assert layout.dataset_examples_dir("runs", "ab" * 32) == Path("runs/.datasets") / ("ab" * 8)
     assert layout.sample_file("mc", 4, "code", "200000", 7) == Path("examples/mc-depth4-code-200000-seed7.jsonl")
 
@@ -99,6 +103,8 @@ RULES = {
     "snapshot folder": r"cutoff=\{|cutoff=\*",
     "rebuilt dataset examples": r'"\.datasets"',
     "journals of a suite": r'glob\("\*\.jsonl"\)',
+    "report files": r'"(tables|figures)" /|"(report\.md|report\.html|cells\.csv|summary\.json)"',
+
     "default roots": r'Path\("(examples|runs|reports|snapshots)"\)|= "(examples|runs|reports|snapshots)"',
 }
 

@@ -11,7 +11,7 @@ import typer
 from graphniah.cli.app import app
 from graphniah.cli.options import DEFAULT_SEED, PromptsOpt, SuitesOpt
 from graphniah.errors import GraphNIAHError
-from graphniah.layout import EXAMPLES_ROOT, SNAPSHOTS_ROOT
+from graphniah.layout import EXAMPLES_ROOT, SNAPSHOTS_ROOT, suite_examples
 
 
 @app.command("build")
@@ -41,7 +41,7 @@ def build_cmd(
     snap = Snapshot.open(snapshot) if snapshot else newest_snapshot(root)
     t0 = time.perf_counter()
     # One builder per suite file: a second one fails naming the first's pid.
-    with output_lock(out / f"{spec.name}.jsonl"), RichProgress(console) as bar:
+    with output_lock(suite_examples(out, spec.name)), RichProgress(console) as bar:
         built = build_suite(spec, snap, seed, out_root=out, per_value=n, workers=workers, prompts=prompts, progress=bar)
     console.print(
         f"{built.n_examples} examples of suite {spec.name} (varies {spec.vary}) in {built.examples_path} "

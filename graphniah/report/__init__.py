@@ -27,6 +27,7 @@ from graphniah.atomic import atomic_dir, sha256_file, write_in_staging
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASK_LABELS, TASKS
 from graphniah.formats.report import ReportSummary, SummaryConfig, SummaryExamples, SummaryJournal, write_report_summary
+from graphniah.layout import REPORT_CELLS, REPORT_HTML, REPORT_MARKDOWN, REPORT_SUMMARY, report_figure, report_table
 from graphniah.report.effective import (
     EffectiveScale,
     effective_length_table,
@@ -173,11 +174,10 @@ def write_report(report: Report, out: str | os.PathLike[str], *, figures: bool =
         tables = []
         for t in report.tables:
             for ext, text in (("md", t.markdown()), ("csv", t.csv())):
-                p = tmp / "tables" / f"{t.key}.{ext}"
-                write_in_staging(p, text)
-                tables.append(out / "tables" / p.name)
-        write_in_staging(tmp / "report.md", report.markdown())
-        write_in_staging(tmp / "cells.csv", cells_csv(report.tables))
+                write_in_staging(report_table(tmp, t.key, ext), text)
+                tables.append(report_table(out, t.key, ext))
+        write_in_staging(tmp / REPORT_MARKDOWN, report.markdown())
+        write_in_staging(tmp / REPORT_CELLS, cells_csv(report.tables))
         svgs: dict[str, str] = {}
         fig_paths = []
         if figures:
@@ -186,8 +186,8 @@ def write_report(report: Report, out: str | os.PathLike[str], *, figures: bool =
             for name, fig in report.figures().items():
                 for fmt in ("png", "svg"):
                     data = figure_bytes(fig, fmt)
-                    write_in_staging(tmp / "figures" / f"{name}.{fmt}", data)
-                    fig_paths.append(out / "figures" / f"{name}.{fmt}")
+                    write_in_staging(report_figure(tmp, name, fmt), data)
+                    fig_paths.append(report_figure(out, name, fmt))
                     if fmt == "svg":
                         svgs[name] = data.decode("utf-8")
         html_path = None
@@ -195,10 +195,10 @@ def write_report(report: Report, out: str | os.PathLike[str], *, figures: bool =
             from graphniah.report.html import render_html, viewer_links
 
             links = None if viewer is None else viewer_links(d, Path(os.path.relpath(Path(viewer).resolve(), out.resolve())).as_posix())
-            write_in_staging(tmp / "report.html", render_html(
+            write_in_staging(tmp / REPORT_HTML, render_html(
                 f"GraphNIAH report: suite {d.suite}", report.facts(), d.notes, report.tables, svgs, report.context.show, links))
-            html_path = out / "report.html"
-        write_report_summary(tmp / "summary.json", _summary(report))
+            html_path = out / REPORT_HTML
+        write_report_summary(tmp / REPORT_SUMMARY, _summary(report))
     return ReportFiles(out, tuple(tables), tuple(fig_paths), html_path)
 
 
