@@ -13,9 +13,11 @@ def test_demo_pipeline_scores_the_baselines(demo_snapshot, tmp_path) -> None:
     root = demo_snapshot.path.parent.parent  # the fixture's snapshots folder: refresh finds it up to date
     result = run_demo(root, tmp_path / "examples", tmp_path / "runs", tmp_path / "reports", per_value=2)
     examples = read_examples(result.examples)
-    assert len(examples) == 8 and {e.task for e in examples} == {"yesno", "mc", "count", "list"}
+    # two per task, and the one edge-list example of the demo suite (its extra group)
+    assert len(examples) == 9 and {e.task for e in examples} == {"yesno", "mc", "count", "list"}
+    assert [e.task for e in examples if e.recipe.params.render == "edges"] == ["mc"]
     oracle = result.scores["local-oracle"]
-    assert oracle.answered == 8 and oracle.overall is not None and oracle.overall.k == 8
+    assert oracle.answered == 9 and oracle.overall is not None and oracle.overall.k == 9
     assert oracle.f1 is not None and oracle.f1.estimate == 1.0 and oracle.f1.n == 2  # the list examples, exactly
     always_no = result.scores["local-always-no"]
     n_no = sum(e.answer == "NO" for e in examples)
@@ -34,6 +36,6 @@ def test_demo_pipeline_scores_the_baselines(demo_snapshot, tmp_path) -> None:
     assert {p.stem for p in (result.viewer.out / "examples").glob("*.js")} == {e.id for e in examples}
     assert "../demo-viewer/index.html#" in result.report.html.read_text()
     again = run_demo(root, tmp_path / "examples", tmp_path / "runs", None, per_value=2)
-    assert again.scores["local-oracle"].answered == 8
+    assert again.scores["local-oracle"].answered == 9
     assert again.examples.read_bytes() == before
-    assert (tmp_path / "runs" / "demo" / "local-oracle.jsonl").read_text().count("\n") == 8
+    assert (tmp_path / "runs" / "demo" / "local-oracle.jsonl").read_text().count("\n") == 9
