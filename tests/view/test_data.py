@@ -251,3 +251,20 @@ def test_example_facts_are_the_design_the_examples_were_sampled_with(viewer_suit
         assert example_facts(ex) == {"task": spec.task, "depth": spec.depth, "component_size": spec.component_size,
                                      "context_length": spec.context_length, "distractor": spec.distractor,
                                      "label": ex.answer}
+
+
+def test_list_examples_show_their_size_f1_and_only_the_source_mark() -> None:
+    import numpy as np
+
+    from graphniah.scoring import score_response
+    from graphniah.view.data import Answer
+    from tests.report.test_listing import list_example
+
+    ex = list_example(np.random.default_rng(1), 0, 12, 4)
+    assert example_facts(ex)["label"] == f"{len(ex.targets)} papers"  # not the whole list of titles
+    half = "\n".join(ex.answer.split("\n")[: len(ex.targets) // 2])
+    s = score_response("list", ex.answer, f"\\answer{{{half}}}")
+    a = Answer("ok", s.extracted, s.correct, None, None, None, None, None, None, None, 1, None, s.listing)
+    assert a.shown == f"F1 {s.listing.f1:.2f} (precision 1.00, recall {s.listing.recall:.2f})"
+    svg = forest_svg(ex, forest_layout(ex), {}, highlighted_path(ex))
+    assert svg.count(">S<") == 1 and ">T<" not in svg  # every reachable paper is an answer: none is marked
