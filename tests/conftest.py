@@ -29,3 +29,13 @@ def demo_snapshot(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("snapshots")
     result = refresh(dt.date(2026, 4, 1), root, demo=True)
     return result.snapshot
+
+
+@pytest.fixture(scope="session")
+def demo_graph(demo_snapshot):
+    """The demo snapshot's citation graph, loaded once for the session: every test module that samples
+    from the demo builds its ``SamplingContext(demo_snapshot, demo_graph)`` around it (the graph is
+    read-only; each context keeps its own masks, pools and corpora)."""
+    from graphniah.graph.citation_graph import CitationGraph
+
+    return CitationGraph.load(demo_snapshot)

@@ -54,10 +54,10 @@ def test_kl_divergence_matches_scipy_entropy_on_random_histograms():
 
 
 @pytest.fixture(scope="module")
-def ctx(demo_snapshot):
+def ctx(demo_snapshot, demo_graph):
     from graphniah.sampling.examples.sample import SamplingContext
 
-    return SamplingContext(demo_snapshot)
+    return SamplingContext(demo_snapshot, demo_graph)
 
 
 def test_snapshot_histogram_is_the_in_degree_distribution_of_edges(demo_snapshot):

@@ -48,8 +48,8 @@ def _record(ex: Example, model: str, status: str, response: str | None, i: int) 
 
 
 @pytest.fixture(scope="package")
-def viewer_suite(demo_snapshot, tmp_path_factory) -> ViewerSuite:
-    ctx = SamplingContext(demo_snapshot)
+def viewer_suite(demo_snapshot, demo_graph, tmp_path_factory) -> ViewerSuite:
+    ctx = SamplingContext(demo_snapshot, demo_graph)
     examples = [build_example(ctx, spec, seed=7, index=i) for i, spec in enumerate(SPECS)]
     root = tmp_path_factory.mktemp("viewer-suite")
     path = root / "examples" / "view.jsonl"

@@ -140,8 +140,8 @@ def test_partly_edge_like_runs_are_text_and_a_self_citation_is_refused() -> None
 
 
 @pytest.fixture(scope="module")
-def ctx(demo_snapshot) -> SamplingContext:
-    return SamplingContext(demo_snapshot)
+def ctx(demo_snapshot, demo_graph) -> SamplingContext:
+    return SamplingContext(demo_snapshot, demo_graph)
 
 
 def _chunks(ex: Example) -> tuple[list[str], list[str]]:

@@ -30,8 +30,8 @@ TASKS = ("yesno", "mc", "count")
 
 
 @pytest.fixture(scope="module")
-def ctx(demo_snapshot) -> SamplingContext:
-    return SamplingContext(demo_snapshot)
+def ctx(demo_snapshot, demo_graph) -> SamplingContext:
+    return SamplingContext(demo_snapshot, demo_graph)
 
 
 @pytest.fixture(scope="module")

@@ -176,8 +176,8 @@ def test_recipe_without_the_control_is_unchanged() -> None:
 
 
 @pytest.fixture(scope="module")
-def ctx(demo_snapshot) -> SamplingContext:
-    return SamplingContext(demo_snapshot)
+def ctx(demo_snapshot, demo_graph) -> SamplingContext:
+    return SamplingContext(demo_snapshot, demo_graph)
 
 
 @pytest.fixture(scope="module")
