@@ -101,6 +101,7 @@ def test_wheel_installs_and_runs_the_demo_outside_the_repository(demo_snapshot, 
     out = r.stdout
     assert "Accuracy on the demo suite" in out, out
     oracle = [line for line in out.splitlines() if line.lstrip("│┃ ").startswith("local-oracle ")]  # the table row
-    assert len(oracle) == 1 and oracle[0].count("100.0 [") == 4, out  # yesno, mc, count and all: every answer right
+    # yesno, mc, count, list, all and the list F1: every answer right
+    assert len(oracle) == 1 and oracle[0].count("100.0 [") == 6, out
     assert (work / "examples" / "demo.jsonl").is_file() and (work / "reports" / "demo").is_dir()
     print("install test timings (s): " + ", ".join(f"{k} {v:.1f}" for k, v in timings.items()))
