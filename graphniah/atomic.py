@@ -7,6 +7,7 @@ reader never sees a half-written file: on POSIX, ``os.replace`` within one file 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -41,6 +42,28 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+# Writes the disk refuses: full, over quota, read-only, not permitted.
+_DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG)
+
+
+def disk_error(exc: BaseException, path: str | os.PathLike[str] | None = None) -> GraphNIAHError | None:
+    """The one-line error for a write the disk refused (``No space left on device``, ``Read-only file
+    system``, ``Permission denied``, …), naming the path: ``path`` (the output being written) if
+    given, else the exception's own file name.
+    None for any other exception. Arrow and DuckDB report the C error only in their message, so the
+    cause is also looked for there."""
+    code = exc.errno if isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS else None
+    text = str(exc)
+    if code is None:
+        code = next((c for c in _DISK_ERRNOS if os.strerror(c) in text), None)
+    if code is None:
+        return None
+    name = path if path is not None else exc.filename if isinstance(exc, OSError) and exc.filename else None
+    quoted = re.search(r'"(/[^"]+)"', text)  # DuckDB: Could not write file "/path/...": ...
+    where = name if name is not None else (quoted.group(1) if quoted else "a file")
+    return GraphNIAHError(f"cannot write {where}: {os.strerror(code)}")
 
 
 def temp_prefix(name: str) -> str:
@@ -106,8 +129,9 @@ def output_lock(target: str | os.PathLike[str], lock: str | os.PathLike[str] | N
         raise GraphNIAHError(f"{target} is being written by another process (pid {holder}, lock {lock_path}); "
                              "wait for it to finish or stop it") from None
     try:
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        with contextlib.suppress(OSError):  # a full disk: the lock holds all the same, only without its pid
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield lock_path
     finally:
         os.close(fd)  # releases the flock
@@ -154,9 +178,12 @@ def atomic_path(target: str | os.PathLike[str], suffix: str = "") -> Iterator[Pa
     On an exception the temporary file is removed and ``target`` is left as it was.
     """
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_temps(target.parent, target.name)
-    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(target.name), suffix=suffix + ".tmp", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temps(target.parent, target.name)
+        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(target.name), suffix=suffix + ".tmp", dir=target.parent)
+    except OSError as e:
+        raise (disk_error(e, target) or e) from None
     os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual permissions
     os.close(fd)
     tmp_path = Path(tmp)
@@ -166,8 +193,11 @@ def atomic_path(target: str | os.PathLike[str], suffix: str = "") -> Iterator[Pa
             os.fsync(f.fileno())
         os.replace(tmp_path, target)
         _fsync_dir(target.parent)
-    except BaseException:
+    except BaseException as e:
         tmp_path.unlink(missing_ok=True)
+        refused = disk_error(e, target)
+        if refused is not None:
+            raise refused from None
         raise
 
 
@@ -219,9 +249,12 @@ def atomic_dir(target: str | os.PathLike[str], replace: bool = False) -> Iterato
     target = Path(target)
     if target.exists() and not replace:
         raise FileExistsError(f"{target} already exists (pass replace=True / --replace to rebuild it)")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_temps(target.parent, target.name)
-    tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(target.name), suffix=".tmp", dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temps(target.parent, target.name)
+        tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(target.name), suffix=".tmp", dir=target.parent))
+    except OSError as e:
+        raise (disk_error(e, target) or e) from None
     try:
         yield tmp
         for p in tmp.rglob("*"):
@@ -236,6 +269,9 @@ def atomic_dir(target: str | os.PathLike[str], replace: bool = False) -> Iterato
         else:
             os.replace(tmp, target)
         _fsync_dir(target.parent)
-    except BaseException:
+    except BaseException as e:
         shutil.rmtree(tmp, ignore_errors=True)
+        refused = disk_error(e, target)
+        if refused is not None:
+            raise refused from None
         raise

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import sys
+from typing import NoReturn
 
 import typer
 from typer.main import get_command_name
@@ -75,9 +76,20 @@ def main() -> None:
     try:
         _command_app(sys.argv[1:])()
     except GraphNIAHError as e:
-        from rich.console import Console
+        _fail(e)
+    except Exception as e:  # a write the disk refused (full, read-only, no permission) is one line too
+        from graphniah.atomic import disk_error
 
-        console = Console(stderr=True)
-        console.print("[bold red]error:[/] ", end="")
-        console.print(str(e), markup=False, highlight=False, soft_wrap=True)  # one line, however long
-        sys.exit(2)
+        refused = disk_error(e)
+        if refused is None:
+            raise
+        _fail(refused)
+
+
+def _fail(e: GraphNIAHError) -> NoReturn:
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    console.print("[bold red]error:[/] ", end="")
+    console.print(str(e), markup=False, highlight=False, soft_wrap=True)  # one line, however long
+    sys.exit(2)

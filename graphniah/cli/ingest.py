@@ -144,7 +144,10 @@ def store_apply_diff(
             t0 = time.perf_counter()
             before = s.release_id
             s.apply_diff(d, from_release, to_release)
-            console.print(f"applied {d.name}: {before} → {s.release_id} ({time.perf_counter() - t0:,.1f} s)")
+            if s.release_id == before:  # the diff the store applied last (a rerun): nothing to do
+                console.print(f"{d.name} is already applied: the store holds release {before}")
+            else:
+                console.print(f"applied {d.name}: {before} → {s.release_id} ({time.perf_counter() - t0:,.1f} s)")
 
 
 @store_app.command("snapshot")

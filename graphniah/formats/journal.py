@@ -31,6 +31,7 @@ an example counts, and how it is scored, is decided in :mod:`graphniah.scoring` 
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import threading
@@ -42,7 +43,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError
 
 from graphniah import layout
-from graphniah.atomic import atomic_write_text, flock_holder
+from graphniah.atomic import atomic_write_text, disk_error, flock_holder
 from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.formats import Format, Frozen, ReasoningEffort, Task, add_version
 
@@ -200,10 +201,19 @@ class Journal:
         buf = b"".join(r.model_dump_json().encode() + b"\n" for r in records)
         with self._append_lock:  # the writer thread and a cancellation flush never overlap
             view = memoryview(buf)
-            while view:
-                n = os.write(self._fd, view)
-                view = view[n:]
-            os.fsync(self._fd)
+            size = os.fstat(self._fd).st_size  # one writer (the lock): the file ends here before this write
+            try:
+                while view:
+                    n = os.write(self._fd, view)
+                    view = view[n:]
+                os.fsync(self._fd)
+            except OSError as e:
+                # A full or read-only disk: none of these records counts as written. Cut what part of
+                # them reached the file, so that a later append (the flush on cancellation) starts on
+                # a fresh line instead of completing a torn one.
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, size)
+                raise disk_error(e, self.path) or e from None
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -160,13 +160,20 @@ class ReleaseStore:
 
         The diff's from/to ids come from ``diff.json``, else ``from_release``/``to_release``, else
         a folder named ``<from>_to_<to>`` (``read.read_diff_info``). Its ``from_release`` must
-        equal the store's current release, so diffs can only be applied once and in order.
+        equal the store's current release, so diffs can only be applied once and in order; the
+        diff the store applied last (same releases, same folder) is a no-op, so a rerun of an
+        ``apply-diff`` killed after its commit finishes.
         """
         diff_dir = Path(diff_dir)
         info = read_diff_info(diff_dir, from_release, to_release)
         state = self.state
         if state is None:
             raise GraphNIAHError(f"release store {self.path} is empty: load release {info.from_release} before applying diff {diff_dir.name}")
+        last = state.diffs[-1] if state.diffs else None
+        if last is not None and (last.from_release, last.to_release, last.path) == (
+                info.from_release, info.to_release, str(diff_dir.resolve())):
+            # The same command run again after a crash between the commit and its exit: already done.
+            return
         if info.from_release != state.release_id:
             raise GraphNIAHError(
                 f"diff {diff_dir} goes from release {info.from_release} to {info.to_release}, but the store "

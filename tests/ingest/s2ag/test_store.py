@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import json
+import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -148,8 +149,13 @@ def test_store_persists_and_refuses_out_of_order_diffs(tmp_path: Path) -> None:
         store.apply_diff(diff)
     with ReleaseStore.open(path) as store:
         assert store.release_id == "2026-10-13"
+        state = store.state
+        store.apply_diff(diff)  # the diff it applied last, again (a rerun killed past its commit): nothing changes
+        assert store.state == state
+        other = tmp_path / "elsewhere" / diff.name
+        shutil.copytree(diff, other)
         with pytest.raises(GraphNIAHError, match=r"goes from release 2026-10-06 to 2026-10-13, but the store .* holds release 2026-10-13"):
-            store.apply_diff(diff)
+            store.apply_diff(other)
 
 
 def test_failed_diff_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -225,7 +231,11 @@ def test_store_cli(tmp_path: Path) -> None:
     assert cli("load", "--store", store, "--release", str(r1)).exit_code == 0
     r = cli("apply-diff", "--store", store, "--diff", str(diff))
     assert r.exit_code == 0 and "2026-10-06 → 2026-10-13" in r.stdout
-    r = cli("apply-diff", "--store", store, "--diff", str(diff))
+    r = cli("apply-diff", "--store", store, "--diff", str(diff))  # the same command again: done already
+    assert r.exit_code == 0 and "already applied" in r.stdout
+    other = tmp_path / "elsewhere" / diff.name
+    shutil.copytree(diff, other)
+    r = cli("apply-diff", "--store", store, "--diff", str(other))
     assert isinstance(r.exception, GraphNIAHError) and "apply the diffs in order" in str(r.exception)
     r = cli("snapshot", "--store", store, "--cutoff", "2026-04-01", "--out", str(tmp_path / "inc"))
     assert r.exit_code == 0, r.stdout
