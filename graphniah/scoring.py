@@ -109,9 +109,21 @@ def _unwrap(raw: str) -> str:
             return s
 
 
-@functools.lru_cache(maxsize=65536)  # pure, and answers repeat: a report re-scores every record of a suite
 def normalize_answer(task: str, raw: str | None) -> str | None:
-    """The canonical answer (``YES``/``NO``, a letter, or digits) of a raw block content, or None."""
+    """The canonical answer (``YES``/``NO``, a letter, digits, or a list's normalised lines joined by
+    newlines) of a raw block content, or None."""
+    if task == "list":  # long and rarely repeated: kept out of the cache of short answers
+        return _list_answer(raw)
+    return _short_answer(task, raw)
+
+
+def _list_answer(raw: str | None) -> str | None:
+    lines = [t for t in map(title_key, _unwrap(raw).split("\n")) if t] if raw is not None else []
+    return "\n".join(lines) if lines else None
+
+
+@functools.lru_cache(maxsize=65536)  # pure, and answers repeat: a report re-scores every record of a suite
+def _short_answer(task: str, raw: str | None) -> str | None:
     if raw is None:
         return None
     s = _unwrap(raw)
@@ -125,9 +137,6 @@ def normalize_answer(task: str, raw: str | None) -> str | None:
         if _THOUSANDS.match(s):
             s = s.replace(",", "")
         return str(int(s)) if _INT.match(s) else None
-    if task == "list":
-        lines = [t for t in map(title_key, s.split("\n")) if t]
-        return "\n".join(lines) if lines else None
     raise ValueError(f"unknown task {task!r}")
 
 
