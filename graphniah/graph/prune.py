@@ -178,7 +178,7 @@ def _root_forest(te_b: npt.NDArray[np.int64], te_c: npt.NDArray[np.int64], b: in
     cols = np.concatenate([te_c, roots])
     full = sp.coo_matrix((np.ones(rows.size, np.int8), (rows, cols)), shape=(N + 1, N + 1)).tocsr()
     _, pred = csgraph.breadth_first_order(full, N, directed=False, return_predecessors=True)
-    parent = pred.astype(np.int64)
+    parent: npt.NDArray[np.int64] = pred.astype(np.int64)  # scipy is untyped: name the type at our boundary
     parent[N] = N
     return parent
 
