@@ -110,19 +110,20 @@ def _init_worker(prompts_dir: str, verified: frozenset[str]) -> None:
     _WORKER_VERIFIED = verified
 
 
-def _recorded_verifications(src: Path, prompt_set: PromptSet) -> frozenset[str]:
+def _recorded_verifications(src: Path, prompt_set: PromptSet) -> tuple[frozenset[str], int]:
     """SHA-256s of example lines that ``graphniah build`` verified from their text with this very
     checker (same :func:`checker_version`: the check's code and this template set), as the suite
-    manifest beside ``src`` records them; empty when there is none or it was another checker."""
+    manifest beside ``src`` records them (empty when there is none or it was another checker), and
+    how many examples that manifest lists (0 without one)."""
     path = src.with_suffix(".json")
     if not path.is_file():
-        return frozenset()
+        return frozenset(), 0
     from graphniah.formats.suites import read_suite_manifest
 
     m = read_suite_manifest(path)
     if m.checker != checker_version(prompt_set):
-        return frozenset()
-    return frozenset(e.sha256 for e in m.examples if e.sha256)
+        return frozenset(), len(m.examples)
+    return frozenset(e.sha256 for e in m.examples if e.sha256), len(m.examples)
 
 
 def _check_line(line: bytes, where: str, prompt_set: PromptSet | None = None, verified: frozenset[str] = frozenset()) -> _Checked:
@@ -394,7 +395,12 @@ def export_suite(
     if not _is_replaceable(out):
         raise GraphNIAHError(f"{out} exists and is not a GraphNIAH dataset folder; choose another --out")
     prompt_set = load_prompts(None if prompts is None else Path(prompts))
-    workers = default_workers() if workers is None else workers
+    verified, listed = _recorded_verifications(src, prompt_set)
+    if workers is None:
+        # Lines whose verification the build recorded are only parsed, which this process does
+        # anyway to write the row: a pool would parse them a second time. The pool pays off only
+        # when most lines still need the check.
+        workers = 0 if len(verified) * 2 >= listed > 0 else default_workers()
     # Size and sha256 of the file's bytes, taken while reading it, and sha256 of the examples as
     # write_examples writes them (what a rebuild gives).
     digests = _Digests()
@@ -403,8 +409,7 @@ def export_suite(
         writers = {t: _TaskWriter(tmp / data_file_name(t)) for t in TASKS}
         progress.start(None, f"exporting {suite}")
         try:
-            tally, failures = _write_task_rows(src, prompt_set, workers, writers, digests, progress,
-                                               _recorded_verifications(src, prompt_set))
+            tally, failures = _write_task_rows(src, prompt_set, workers, writers, digests, progress, verified)
         finally:
             progress.done()
             for w in writers.values():
