@@ -191,56 +191,103 @@ def sample_path_pool(
     alive = pruned.kept & g.has_usable_metadata
     end = np.where(alive, pruned.end_bound, 0)
     ptr, idx = _restricted_csr(g, alive)
-    starts = np.flatnonzero(end >= length)
-    start_candidates = int(starts.size)
-    n_starts = start_candidates  # starts[:n_starts] are the live ones (retired ones swapped out)
+    search = _PoolSearch(ptr, idx, end, length, cap, step_budget, rng)
+    stop_reason = search.fill(pool_size, max_attempts)
 
-    uses = np.zeros(g.n, dtype=np.int64)
-    on_path = np.zeros(g.n, dtype=bool)
-    # touch[v] = number of papers on the current path adjacent to v. A neighbour w of the path's end
-    # keeps the path induced iff touch[w] == 1 (its only path neighbour is the end itself).
-    touch = np.zeros(g.n, dtype=np.int32)
-    seen: set[bytes] = set()
-    found: list[list[int]] = []
-    attempts = steps = 0
-    dup = capped = over_budget = exhausted = 0
-    stop_reason: str | None = None
+    found = search.found
+    verts = np.array(found, dtype=np.int64).reshape(len(found), length)
+    stats = PoolStats(
+        attempts=search.attempts,
+        steps=search.steps,
+        rejects=Rejects(duplicate=search.dup, cap=search.capped, budget=search.over_budget, exhausted=search.exhausted),
+        start_candidates=search.start_candidates,
+        papers_at_cap=int(np.count_nonzero(search.uses >= cap)),
+        stop_reason=stop_reason,
+        seconds=time.perf_counter() - t0,
+    )
+    params = PoolParams(cap=cap, step_budget=step_budget, max_attempts=max_attempts)
+    return PathPool(depth, length, pool_size, g.corpusids[verts], params, stats)
 
-    def admissible(u: int, missing: int) -> npt.NDArray[np.int64]:
-        nb = idx[ptr[u] : ptr[u + 1]]
-        ok = ~on_path[nb] & (touch[nb] == 1) & (uses[nb] < cap) & (end[nb] >= missing)
-        return rng.permutation(nb[ok])
 
-    while len(found) < pool_size:
-        if n_starts == 0:
-            stop_reason = "no_start" if start_candidates == 0 else "starts_used_up"
-            break
-        if attempts >= max_attempts:
-            stop_reason = "max_attempts"
-            break
-        attempts += 1
-        j = int(rng.integers(n_starts))
-        s = int(starts[j])
-        if uses[s] >= cap:
-            capped += 1
-            n_starts -= 1
-            starts[j], starts[n_starts] = starts[n_starts], starts[j]
-            continue
+class _PoolSearch:
+    """The randomized DFS searches of one pool (see the module doc), and what they found and counted.
 
-        # Randomized DFS with backtracking from s.
+    ``ptr``/``idx`` is the CSR of the pruned graph, ``end`` its ``end_bound`` (0 off it).
+    """
+
+    def __init__(
+        self, ptr: npt.NDArray[np.int64], idx: npt.NDArray[np.int64], end: npt.NDArray[np.int64],
+        length: int, cap: int, step_budget: int, rng: np.random.Generator,
+    ) -> None:
+        n = end.size
+        self.ptr, self.idx, self.end = ptr, idx, end
+        self.length, self.cap, self.step_budget, self.rng = length, cap, step_budget, rng
+        self.starts = np.flatnonzero(end >= length)
+        self.start_candidates = int(self.starts.size)
+        self.n_starts = self.start_candidates  # starts[:n_starts] are the live ones (retired ones swapped out)
+        self.uses = np.zeros(n, dtype=np.int64)
+        self.on_path = np.zeros(n, dtype=bool)
+        # touch[v] = number of papers on the current path adjacent to v. A neighbour w of the path's end
+        # keeps the path induced iff touch[w] == 1 (its only path neighbour is the end itself).
+        self.touch = np.zeros(n, dtype=np.int32)
+        self.seen: set[bytes] = set()
+        self.found: list[list[int]] = []
+        self.attempts = self.steps = 0
+        self.dup = self.capped = self.over_budget = self.exhausted = 0
+
+    def fill(self, pool_size: int, max_attempts: int) -> str | None:
+        """Search from random starts until the pool holds ``pool_size`` paths; returns why it is short (or None)."""
+        while len(self.found) < pool_size:
+            if self.n_starts == 0:
+                return "no_start" if self.start_candidates == 0 else "starts_used_up"
+            if self.attempts >= max_attempts:
+                return "max_attempts"
+            self.attempts += 1
+            j = int(self.rng.integers(self.n_starts))
+            s = int(self.starts[j])
+            if self.uses[s] >= self.cap:
+                self.capped += 1
+                self._retire(j)
+                continue
+            result = self._search(s, j)
+            if result is None:
+                continue
+            key = _path_key(result)
+            if key in self.seen:
+                self.dup += 1
+                continue
+            self.seen.add(key)
+            self.found.append(result)
+            self.uses[result] += 1
+        return None
+
+    def _retire(self, j: int) -> None:
+        """Swap start ``starts[j]`` out of the live ones."""
+        self.n_starts -= 1
+        starts, n = self.starts, self.n_starts
+        starts[j], starts[n] = starts[n], starts[j]
+
+    def _admissible(self, u: int, missing: int) -> npt.NDArray[np.int64]:
+        nb = self.idx[self.ptr[u] : self.ptr[u + 1]]
+        ok = ~self.on_path[nb] & (self.touch[nb] == 1) & (self.uses[nb] < self.cap) & (self.end[nb] >= missing)
+        return self.rng.permutation(nb[ok])
+
+    def _search(self, s: int, j: int) -> list[int] | None:
+        """Randomized DFS with backtracking from ``s`` (= ``starts[j]``): a path of ``length`` papers, or None."""
+        length, idx, ptr, on_path, touch = self.length, self.idx, self.ptr, self.on_path, self.touch
         path = [s]
         on_path[s] = True
         touch[idx[ptr[s] : ptr[s + 1]]] += 1
-        cands = [admissible(s, length - 1)] if length > 1 else []
+        cands = [self._admissible(s, length - 1)] if length > 1 else []
         pos = [0]
-        budget = step_budget
+        budget = self.step_budget
         result: list[int] | None = None
         while True:
             if len(path) == length:
                 result = list(path)
                 break
             if budget == 0:
-                over_budget += 1
+                self.over_budget += 1
                 break
             top = cands[-1]
             i = pos[-1]
@@ -252,45 +299,23 @@ def sample_path_pool(
                 on_path[w] = True
                 touch[idx[ptr[w] : ptr[w + 1]]] += 1
                 if len(path) < length:
-                    cands.append(admissible(w, length - len(path)))
+                    cands.append(self._admissible(w, length - len(path)))
                     pos.append(0)
             else:
                 if len(path) == 1:
-                    exhausted += 1
-                    n_starts -= 1
-                    starts[j], starts[n_starts] = starts[n_starts], starts[j]
+                    self.exhausted += 1
+                    self._retire(j)
                     break
                 v = path.pop()
                 on_path[v] = False
                 touch[idx[ptr[v] : ptr[v + 1]]] -= 1
                 cands.pop()
                 pos.pop()
-        steps += step_budget - budget
+        self.steps += self.step_budget - budget
         on_path[path] = False
         for v in path:
             touch[idx[ptr[v] : ptr[v + 1]]] -= 1
-        if result is None:
-            continue
-        key = _path_key(result)
-        if key in seen:
-            dup += 1
-            continue
-        seen.add(key)
-        found.append(result)
-        uses[result] += 1
-
-    verts = np.array(found, dtype=np.int64).reshape(len(found), length)
-    stats = PoolStats(
-        attempts=attempts,
-        steps=steps,
-        rejects=Rejects(duplicate=dup, cap=capped, budget=over_budget, exhausted=exhausted),
-        start_candidates=start_candidates,
-        papers_at_cap=int(np.count_nonzero(uses >= cap)),
-        stop_reason=stop_reason,
-        seconds=time.perf_counter() - t0,
-    )
-    params = PoolParams(cap=cap, step_budget=step_budget, max_attempts=max_attempts)
-    return PathPool(depth, length, pool_size, g.corpusids[verts], params, stats)
+        return result
 
 
 def explain_short(pool: PathPool, pruned: PruneResult | None = None) -> str:
