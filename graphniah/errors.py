@@ -12,6 +12,15 @@ class GraphNIAHError(Exception):
     """A problem with the user's input or environment, reported without a traceback by the CLI."""
 
 
+def yaml_detail(err: Exception) -> str:
+    """One line for a YAML parse error (PyYAML's own text spans several lines, with a caret under
+    the spot): ``line L, column C: problem``."""
+    mark = getattr(err, "problem_mark", None)
+    problem = getattr(err, "problem", None) or str(err)
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    return where + " ".join(str(problem).split())
+
+
 def validation_detail(err: ValidationError, default: str = "record") -> str:
     """``"field.path: message"`` of a pydantic error's first problem, for one-line errors."""
     first = err.errors()[0]

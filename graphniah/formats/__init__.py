@@ -138,6 +138,8 @@ class Format:
             obj = json.loads(text)
         except json.JSONDecodeError as err:
             raise GraphNIAHError(f"{where}: not JSON ({err.msg} at line {err.lineno} column {err.colno})") from None
+        except UnicodeDecodeError as err:  # json.loads of bytes decodes them first
+            raise GraphNIAHError(f"{where}: not UTF-8 ({err.reason} at byte {err.start})") from None
         return self.to_current(obj, where)
 
     def read_file(self, model: type[M], path: str | os.PathLike[str]) -> M:

@@ -25,7 +25,7 @@ import yaml
 from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, model_serializer, model_validator
 
 from graphniah.atomic import canonical_json, write_json
-from graphniah.errors import GraphNIAHError, validation_detail
+from graphniah.errors import GraphNIAHError, validation_detail, yaml_detail
 from graphniah.formats import PAPER_TASKS, Format, Frozen, Task, add_version
 from graphniah.formats.examples import DEFAULT_ALPHA, Recipe
 
@@ -200,7 +200,9 @@ def read_suite_spec(path: Path) -> SuiteSpec:
     except OSError as err:
         raise GraphNIAHError(f"cannot read suite file {path}: {err.strerror}") from None
     except yaml.YAMLError as err:
-        raise GraphNIAHError(f"{path}: not a valid suite file (not YAML: {err})") from None
+        raise GraphNIAHError(f"{path}: not a valid suite file (not YAML: {yaml_detail(err)})") from None
+    except UnicodeDecodeError as err:
+        raise GraphNIAHError(f"{path}: not a valid suite file (not UTF-8: {err.reason} at byte {err.start})") from None
     except ValidationError as err:
         raise GraphNIAHError(f"{path}: not a valid suite file ({validation_detail(err)})") from None
 

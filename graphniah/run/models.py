@@ -27,7 +27,7 @@ import yaml
 from pydantic import Field, ValidationError, model_validator
 
 from graphniah.atomic import canonical_json, sha256_bytes
-from graphniah.errors import GraphNIAHError, validation_detail
+from graphniah.errors import GraphNIAHError, validation_detail, yaml_detail
 from graphniah.formats import Frozen, ReasoningEffort
 from graphniah.resources import resource_dir
 
@@ -231,7 +231,9 @@ def load_registry(path: str | os.PathLike[str] | None = None) -> Registry:
     except OSError as err:
         raise GraphNIAHError(f"cannot read the model registry {p}: {err.strerror}") from None
     except yaml.YAMLError as err:
-        raise GraphNIAHError(f"model registry {p} is not valid YAML: {err}") from None
+        raise GraphNIAHError(f"model registry {p} is not valid YAML: {yaml_detail(err)}") from None
+    except UnicodeDecodeError as err:
+        raise GraphNIAHError(f"model registry {p} is not UTF-8 text ({err.reason} at byte {err.start})") from None
     models = doc.get("models") if isinstance(doc, dict) else None
     if not isinstance(models, dict) or not models:
         raise GraphNIAHError(f"model registry {p} needs a non-empty 'models:' mapping")

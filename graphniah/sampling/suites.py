@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from graphniah import __version__
-from graphniah.atomic import atomic_write_text, canonical_json, sha256_bytes
+from graphniah.atomic import atomic_write_text, canonical_json, disk_error, sha256_bytes
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import parse_example
 from graphniah.formats.snapshot import Snapshot
@@ -396,13 +396,16 @@ def _build_missing(todo: list[tuple[str, SuiteItem]], partial: Path, done: dict[
     """Build the ``todo`` items, appending each finished one (fsynced) to ``partial`` and to ``done``."""
     if not todo:
         return
-    with open(partial, "a", encoding="utf-8") as log:
+    # Unbuffered: a write the disk refuses fails here, once, and not again when the file is closed.
+    with open(partial, "ab", buffering=0) as log:
 
         def record(key: str, line: str) -> None:
+            try:
+                log.write((PartialLine(key=key, example=line).model_dump_json() + "\n").encode("utf-8"))
+                os.fsync(log.fileno())
+            except OSError as e:  # a torn last line is cut off by the next run (_read_partial)
+                raise disk_error(e, partial) or e from None
             done[key] = line
-            log.write(PartialLine(key=key, example=line).model_dump_json() + "\n")
-            log.flush()
-            os.fsync(log.fileno())
             progress.advance()
 
         if workers <= 1:

@@ -24,7 +24,7 @@ from types import MappingProxyType
 import yaml
 
 from graphniah.atomic import canonical_json, sha256_bytes
-from graphniah.errors import GraphNIAHError
+from graphniah.errors import GraphNIAHError, yaml_detail
 from graphniah.formats import TASKS as TASKS  # re-exported (explicitly, for mypy): the names are defined once, in formats
 from graphniah.formats import Render
 from graphniah.formats import Task as Task
@@ -262,7 +262,7 @@ def _load(directory: str, signature: tuple[tuple[int, int] | None, ...]) -> Prom
     try:
         spec = yaml.safe_load(raw["block.yaml"])
     except yaml.YAMLError as err:
-        raise GraphNIAHError(f"prompt template {d / 'block.yaml'} is not valid YAML: {err}") from None
+        raise GraphNIAHError(f"prompt template {d / 'block.yaml'} is not valid YAML: {yaml_detail(err)}") from None
     expected = set(_BLOCK_FIELDS) | set(_BLOCK_STRINGS)
     if not isinstance(spec, dict) or set(spec) != expected or not all(isinstance(v, str) and v for v in spec.values()):
         got = sorted(spec) if isinstance(spec, dict) else type(spec).__name__
