@@ -1,5 +1,10 @@
 r"""Exact context packing under several tokenizers at once (the paper's appendix A.2.4, docs/architecture.md).
 
+The sampler (``sampling/examples/sample.py``) builds every example's prompt with :func:`pack`: the
+needle blocks plus distractors drawn from a :class:`DistractorSource` (``sampling/examples/distract.py``),
+up to the context length L. The proofs that the counts are exact and the stop rule is the paper's
+are in the Notes below.
+
 The rule, in this project's words. A prompt of target length L must have at most L tokens under
 *every* tokenizer, counting the whole chat: fixed messages (system), the user message (question,
 context, format reminder) and the template tokens. The needle blocks and every distractor block get
@@ -11,8 +16,9 @@ everything drawn after it are left out, so the last distractor may be cut at a b
 never inside a block); nothing more can be drawn. If the needles alone exceed L the example must be
 built again (:class:`NeedlesExceedLimit`).
 
-How it stays near-linear and exact
-----------------------------------
+Notes
+-----
+*How it stays near-linear and exact.*
 Re-counting the whole prompt after every block is quadratic (tens of thousands of blocks at 922k
 tokens). Instead each block is counted once per tokenizer, *with* its separator attached, in
 batches, and a running total per tokenizer is kept exact by the theorem below. Only the final
@@ -51,7 +57,7 @@ each block and one of the final prompt.
 
 Batches. Drawn blocks are counted in batches sized to about half the room left (so little is
 counted beyond the cut). A tokenizer without glued junctions counts a batch as a few long pieces
-``B_i + S + ... + B_j + S`` — for Qwen3.5 about half the cost of one call per block — whose counts
+``B_i + S + ... + B_j + S`` — for Qwen3.5 cheaper than one call per block (``bench/packing.py``) — whose counts
 add up, by the same theorem, to the sum of the blocks' attached counts. If for every such tokenizer
 the total plus that sum stays below L − 100, the sum is added at once and the blocks are offered
 one by one as usual: while they are, such a tokenizer's true total lies between its total before
@@ -402,71 +408,9 @@ def pack(
     if max(tally.totals) > limit:
         raise NeedlesExceedLimit(dict(zip(names, tally.totals, strict=True)), limit)
 
-    drawn: list[Distractor] = []
-    kept_of: list[int] = []  # per drawn distractor: blocks kept so far
-    pending: deque[tuple[str, float, int]] = deque()  # drawn, not yet counted: (text, key, distractor)
-    pending_chars = 0
-    counted: deque[tuple[int, int]] = deque()  # counted, not yet offered: (unit id, distractor)
-    offered: list[tuple[int, int]] = []  # kept distractor blocks in drawn order
-    stop: StopReason = "exhausted"
-    rejected: int | None = None
-    counted_blocks = 0
-    batch: tuple[range, list[int]] | None = None  # the batch being offered when counted as a whole
-    while True:
-        if max(tally.totals) >= limit - NEAR_LIMIT:
-            stop = "near_limit"
-            break
-        if not counted:
-            batch = None
-            target = max(MIN_CHUNK_CHARS, CHARS_PER_TOKEN_FLOOR * (limit - max(tally.totals)))
-            while pending_chars < target and source is not None:
-                d = source.draw(rng)
-                if d is None:
-                    source = None
-                    break
-                keys = rng.random(len(d.blocks))
-                drawn.append(d)
-                kept_of.append(0)
-                for b, k in zip(d.blocks, keys.tolist(), strict=True):
-                    pending.append((b, k, len(drawn) - 1))
-                    pending_chars += len(b)
-            if not pending:
-                break
-            chunk: list[tuple[str, float, int]] = []
-            chars = 0
-            while pending and (not chunk or chars < target):
-                item = pending.popleft()
-                chunk.append(item)
-                chars += len(item[0])
-            pending_chars -= chars
-            ids, sums = tally.add_units([c[0] for c in chunk], [c[1] for c in chunk], per_block=False)
-            counted.extend(zip(ids, (c[2] for c in chunk), strict=True))
-            counted_blocks += len(chunk)
-            if all(tally.totals[i] + sums[i] < limit - NEAR_LIMIT for i in tally.additive):
-                # Offered one by one, these blocks can raise a count without glued junctions to at
-                # most its total with the whole batch, which stays short of the stop rule: only the
-                # o200k_base total (exact per block) can stop packing inside this batch.
-                for i in tally.additive:
-                    tally.totals[i] += sums[i]
-                batch = (ids, sums)
-            else:
-                tally.ensure_counts(ids)
-        x, d_index = counted.popleft()
-        tally.insert(x)
-        if max(tally.totals) > limit:
-            tally.remove(x)
-            stop, rejected = "next_block_too_long", x
-            break
-        offered.append((x, d_index))
-        kept_of[d_index] += 1
-    if batch is not None:
-        ids, sums = batch
-        kept = [x for x, _ in offered if x >= ids.start]  # the batch's ids are the newest
-        if len(kept) < len(ids):  # stopped inside a batch counted as a whole: count what was kept
-            tally.ensure_counts(ids)
-            for i in tally.additive:
-                tally.totals[i] += sum(tally.u.attached[i][x] for x in kept) - sums[i]
-
+    packer = _Packer(tally, source, limit, rng)
+    stop, rejected = packer.run()
+    offered, kept_of = packer.offered, packer.kept_of
     offered_ids = [x for x, _ in offered]
     n_kept, exact, recounts, messages = _settle(tally, frame, offered_ids, limit, names)
     if n_kept < len(offered):
@@ -478,7 +422,7 @@ def pack(
         context=tuple(tally.u.texts[x] for x in present),
         keys=tuple(tally.u.keys[x] for x in present),
         needle=tuple(x in needle_ids for x in present),
-        used=tuple(Used(d, k) for d, k in zip(drawn, kept_of, strict=True) if k > 0),
+        used=tuple(Used(d, k) for d, k in zip(packer.drawn, kept_of, strict=True) if k > 0),
         messages=tuple(messages),
         token_counts=exact,
         predicted=dict(zip(names, tally.totals, strict=True)),
@@ -486,8 +430,103 @@ def pack(
         stop=stop,
         rejected=None if rejected is None else (tally.u.texts[rejected], tally.u.keys[rejected]),
         recounts=recounts,
-        counted_blocks=counted_blocks,
+        counted_blocks=packer.counted_blocks,
     )
+
+
+class _Packer:
+    """Drawing, counting and offering distractor blocks until the stop rule (see the module doc)."""
+
+    def __init__(self, tally: _Tally, source: DistractorSource | None, limit: int, rng: np.random.Generator) -> None:
+        self.tally = tally
+        self.source = source
+        self.limit = limit
+        self.rng = rng
+        self.drawn: list[Distractor] = []
+        self.kept_of: list[int] = []  # per drawn distractor: blocks kept so far
+        self.pending: deque[tuple[str, float, int]] = deque()  # drawn, not yet counted: (text, key, distractor)
+        self.pending_chars = 0
+        self.counted: deque[tuple[int, int]] = deque()  # counted, not yet offered: (unit id, distractor)
+        self.offered: list[tuple[int, int]] = []  # kept distractor blocks in drawn order
+        self.counted_blocks = 0
+        self.batch: tuple[range, list[int]] | None = None  # the batch being offered when counted as a whole
+
+    def run(self) -> tuple[StopReason, int | None]:
+        """Offer blocks in drawn order until packing stops; returns the stop reason and the rejected block."""
+        tally, limit = self.tally, self.limit
+        stop: StopReason = "exhausted"
+        rejected: int | None = None
+        while True:
+            if max(tally.totals) >= limit - NEAR_LIMIT:
+                stop = "near_limit"
+                break
+            if not self.counted and not self._count_next_batch():
+                break
+            x, d_index = self.counted.popleft()
+            tally.insert(x)
+            if max(tally.totals) > limit:
+                tally.remove(x)
+                stop, rejected = "next_block_too_long", x
+                break
+            self.offered.append((x, d_index))
+            self.kept_of[d_index] += 1
+        self._settle_batch()
+        return stop, rejected
+
+    def _draw(self, target: float) -> None:
+        """Draw distractors (and their blocks' keys) until ``target`` characters are pending or the source runs dry."""
+        while self.pending_chars < target and self.source is not None:
+            d = self.source.draw(self.rng)
+            if d is None:
+                self.source = None
+                break
+            keys = self.rng.random(len(d.blocks))
+            self.drawn.append(d)
+            self.kept_of.append(0)
+            for b, k in zip(d.blocks, keys.tolist(), strict=True):
+                self.pending.append((b, k, len(self.drawn) - 1))
+                self.pending_chars += len(b)
+
+    def _count_next_batch(self) -> bool:
+        """Count the next batch of drawn blocks (about half the room left); False when nothing is left to draw."""
+        tally = self.tally
+        self.batch = None
+        target = max(MIN_CHUNK_CHARS, CHARS_PER_TOKEN_FLOOR * (self.limit - max(tally.totals)))
+        self._draw(target)
+        if not self.pending:
+            return False
+        chunk: list[tuple[str, float, int]] = []
+        chars = 0
+        while self.pending and (not chunk or chars < target):
+            item = self.pending.popleft()
+            chunk.append(item)
+            chars += len(item[0])
+        self.pending_chars -= chars
+        ids, sums = tally.add_units([c[0] for c in chunk], [c[1] for c in chunk], per_block=False)
+        self.counted.extend(zip(ids, (c[2] for c in chunk), strict=True))
+        self.counted_blocks += len(chunk)
+        if all(tally.totals[i] + sums[i] < self.limit - NEAR_LIMIT for i in tally.additive):
+            # Offered one by one, these blocks can raise a count without glued junctions to at
+            # most its total with the whole batch, which stays short of the stop rule: only the
+            # o200k_base total (exact per block) can stop packing inside this batch.
+            for i in tally.additive:
+                tally.totals[i] += sums[i]
+            self.batch = (ids, sums)
+        else:
+            tally.ensure_counts(ids)
+        return True
+
+    def _settle_batch(self) -> None:
+        """If packing stopped inside a batch counted as a whole, count what was kept and correct the totals."""
+        if self.batch is None:
+            return
+        tally = self.tally
+        ids, sums = self.batch
+        kept = [x for x, _ in self.offered if x >= ids.start]  # the batch's ids are the newest
+        if len(kept) < len(ids):  # stopped inside a batch counted as a whole: count what was kept
+            tally.ensure_counts(ids)
+            for i in tally.additive:
+                tally.totals[i] += sum(tally.u.attached[i][x] for x in kept) - sums[i]
 
 
 def _exact(tally: _Tally, frame: Frame, names: Sequence[str]) -> tuple[dict[str, int], list[Message]]:
