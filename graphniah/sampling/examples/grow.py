@@ -1,5 +1,8 @@
 """Growing the components of one example: backbone paths plus preferential attachment.
 
+The sampler (``sample.py``), the distractor components (``distract.py``) and ``select-alpha``
+(``report/alpha.py``) grow their forests with :func:`grow_components`.
+
 Every component of an example starts from a pooled path ``p_1 … p_{3k-2}`` (the backbone, docs/architecture.md
 and the paper's appendix A.2.2) and then receives one new leaf at a time until it has the
 example's component size. All components grow in one loop (appendix A.2.3): at each step a paper
@@ -11,6 +14,13 @@ neighbour ``c`` uniformly among the untried ones, and ``c`` is *rejected* if it 
 example, repeats a title of the example, or has any citation edge to a paper of the example other
 than the single edge to ``v``.
 
+Components can also be added to an example that already has papers (distractor components, drawn
+one at a time after the task's own): the papers already present are passed as :class:`Occupied`,
+treated exactly like papers of the example — a backbone or leaf may not be one of them, repeat one
+of their titles, or have a citation edge to one — so the invariant below holds for the union.
+
+Notes
+-----
 Invariant (why the result is a forest that the snapshot induces exactly): let ``E`` be the
 snapshot's citation edges induced on the example's papers and ``F`` the sampled edges. Initially the
 papers are the backbone paths, checked to be chordless and pairwise edge-free, so ``E = F``. When a
@@ -18,11 +28,6 @@ leaf ``c`` is accepted, the only edge of the snapshot between ``c`` and the pape
 is the single (non-mutual) edge to ``v`` — exactly the one added to ``F`` — so ``E = F`` holds again.
 Each accepted leaf adds one paper and one edge to one component, so each component stays a tree
 (connected, ``n − 1`` edges) and the components stay pairwise disconnected. ∎
-
-Components can also be added to an example that already has papers (distractor components, drawn
-one at a time after the task's own): the papers already present are passed as :class:`Occupied`,
-treated exactly like papers of the example — a backbone or leaf may not be one of them, repeat one
-of their titles, or have a citation edge to one — so the invariant above holds for the union.
 """
 
 from __future__ import annotations
@@ -177,87 +182,119 @@ def grow_components(
     want = np.broadcast_to(np.asarray(size, dtype=np.int64), (n_comp,))
     if want.min(initial=len(paths[0])) < len(paths[0]):
         raise ValueError(f"component size {int(want.min())} is smaller than the backbone ({len(paths[0])} papers)")
-    cap = int(want.sum())
-    # Per-paper state in preallocated arrays (slot i = i-th paper to join the example), so a step
-    # costs a few vectorised passes over at most n_comp * size slots.
-    nodes = np.empty(cap, dtype=np.int64)
-    comp_of = np.empty(cap, dtype=np.int64)
-    children = np.zeros(cap, dtype=np.float64)
-    untried = np.zeros(cap, dtype=np.int64)
-    tried: list[set[int]] = []
-    sizes = np.zeros(n_comp, dtype=np.int64)
-    orders: list[list[int]] = [[] for _ in paths]
-    edges: list[list[tuple[int, int]]] = []
-    titles_seen: set[Hashable] = set(occupied.titles) if occupied is not None else set()
-    taken = occupied.array() if occupied is not None else np.zeros(0, dtype=np.int64)
-    count = 0
-
-    def add(v: int, c: int) -> None:
-        nonlocal count
-        nodes[count], comp_of[count] = v, c
-        untried[count] = len(graph.neighbors(v))  # distinct: a mutual pair is one neighbour
-        tried.append(set())
-        orders[c].append(v)
-        sizes[c] += 1
-        titles_seen.add(title_key(v))
-        mask[v] = True
-        count += 1
-
-    mask[taken] = True
+    growth = _Growth(graph, want, title_key, mask, occupied)
+    mask[growth.taken] = True
     try:
-        for c, path in enumerate(paths):
-            bb = backbone_edges(graph, path)
-            if bb is None:
-                raise ValueError("backbone path is not a chain of single citation edges")
-            edges.append(bb)
-            for v in path:
-                add(int(v), c)
-
-        while (sizes < want).any():
-            open_comp = sizes < want
-            eligible = open_comp[comp_of[:count]] & (untried[:count] > 0)
-            if not np.all(np.bincount(comp_of[:count][eligible], minlength=n_comp)[open_comp] > 0):
+        growth.place_backbones(paths)
+        while (growth.sizes < want).any():
+            i = growth.pick(alpha, rng)
+            if i is None:
                 stats.rejects["stuck_component"] += 1
                 return None
-            w = np.where(children[:count] > 0, children[:count], alpha) * eligible
-            cum = np.cumsum(w)
-            i = int(np.searchsorted(cum, rng.random() * cum[-1], side="right"))
-            i = min(i, count - 1)
-            while not eligible[i]:  # a draw can land on a zero-width slot only through rounding
-                i -= 1
-            v = int(nodes[i])
             stats.steps += 1
-
-            first = int(rng.integers(2))
-            cand, dir_index = -1, -1
-            for d in (first, 1 - first):
-                nb = graph.cites(v) if d == 0 else graph.cited_by(v)
-                if tried[i]:
-                    nb = nb[~np.isin(nb, np.fromiter(tried[i], dtype=np.int64, count=len(tried[i])))]
-                if len(nb):
-                    cand, dir_index = int(nb[rng.integers(len(nb))]), d
-                    break
-            assert cand >= 0, "an eligible paper has an untried neighbour"
-            tried[i].add(cand)
-            untried[i] -= 1
-            if mask[cand]:
-                stats.rejects["used"] += 1
-                continue
-            if title_key(cand) in titles_seen:
-                stats.rejects["title"] += 1
-                continue
-            nb_c = _neighbours(graph, cand)
-            if np.count_nonzero(mask[nb_c]) != 1:  # exactly one edge to v, and not a mutual pair
-                stats.rejects["other_edge"] += 1
-                continue
-            c = int(comp_of[i])
-            edges[c].append((v, cand) if dir_index == 0 else (cand, v))
-            children[i] += 1
-            add(cand, c)
+            growth.offer_leaf(i, rng, stats)
         return [
-            Component(order=tuple(orders[c]), edges=tuple(edges[c]), source=int(paths[c][depth - 1]), target=int(paths[c][2 * depth - 2]))
+            Component(order=tuple(growth.orders[c]), edges=tuple(growth.edges[c]), source=int(paths[c][depth - 1]), target=int(paths[c][2 * depth - 2]))
             for c in range(n_comp)
         ]
     finally:
-        mask[nodes[:count]] = False
-        mask[taken] = False
+        mask[growth.nodes[: growth.count]] = False
+        mask[growth.taken] = False
+
+
+class _Growth:
+    """The papers of the components being grown (see the module doc) and what each has tried.
+
+    Per-paper state lives in preallocated arrays (slot i = i-th paper to join the example), so a
+    step costs a few vectorised passes over at most ``sum(want)`` slots. ``mask`` marks the papers
+    of the example (the occupied ones included) while growing.
+    """
+
+    def __init__(
+        self, graph: NeighbourIndex, want: npt.NDArray[np.int64], title_key: Callable[[int], Hashable],
+        mask: npt.NDArray[np.bool_], occupied: Occupied | None,
+    ) -> None:
+        cap = int(want.sum())
+        n_comp = len(want)
+        self.graph, self.want, self.title_key, self.mask = graph, want, title_key, mask
+        self.nodes = np.empty(cap, dtype=np.int64)
+        self.comp_of = np.empty(cap, dtype=np.int64)
+        self.children = np.zeros(cap, dtype=np.float64)
+        self.untried = np.zeros(cap, dtype=np.int64)
+        self.tried: list[set[int]] = []
+        self.sizes = np.zeros(n_comp, dtype=np.int64)
+        self.orders: list[list[int]] = [[] for _ in range(n_comp)]
+        self.edges: list[list[tuple[int, int]]] = []
+        self.titles_seen: set[Hashable] = set(occupied.titles) if occupied is not None else set()
+        self.taken = occupied.array() if occupied is not None else np.zeros(0, dtype=np.int64)
+        self.count = 0
+
+    def add(self, v: int, c: int) -> None:
+        """Paper ``v`` joins component ``c``."""
+        k = self.count
+        self.nodes[k], self.comp_of[k] = v, c
+        self.untried[k] = len(self.graph.neighbors(v))  # distinct: a mutual pair is one neighbour
+        self.tried.append(set())
+        self.orders[c].append(v)
+        self.sizes[c] += 1
+        self.titles_seen.add(self.title_key(v))
+        self.mask[v] = True
+        self.count += 1
+
+    def place_backbones(self, paths: Sequence[npt.NDArray[np.int64]]) -> None:
+        for c, path in enumerate(paths):
+            bb = backbone_edges(self.graph, path)
+            if bb is None:
+                raise ValueError("backbone path is not a chain of single citation edges")
+            self.edges.append(bb)
+            for v in path:
+                self.add(int(v), c)
+
+    def pick(self, alpha: float, rng: np.random.Generator) -> int | None:
+        """The slot of the paper that grows next (weight α without children, its child count otherwise);
+        None when some open component has no eligible paper left."""
+        count = self.count
+        open_comp = self.sizes < self.want
+        eligible = open_comp[self.comp_of[:count]] & (self.untried[:count] > 0)
+        if not np.all(np.bincount(self.comp_of[:count][eligible], minlength=len(self.want))[open_comp] > 0):
+            return None
+        w = np.where(self.children[:count] > 0, self.children[:count], alpha) * eligible
+        cum = np.cumsum(w)
+        i = int(np.searchsorted(cum, rng.random() * cum[-1], side="right"))
+        i = min(i, count - 1)
+        while not eligible[i]:  # a draw can land on a zero-width slot only through rounding
+            i -= 1
+        return i
+
+    def _untried_neighbour(self, i: int, v: int, rng: np.random.Generator) -> tuple[int, int]:
+        """A uniform untried neighbour of ``v`` (slot ``i``) in a uniform direction (0: cites, 1: cited by), and that direction."""
+        tried = self.tried[i]
+        first = int(rng.integers(2))
+        for d in (first, 1 - first):
+            nb = self.graph.cites(v) if d == 0 else self.graph.cited_by(v)
+            if tried:
+                nb = nb[~np.isin(nb, np.fromiter(tried, dtype=np.int64, count=len(tried)))]
+            if len(nb):
+                return int(nb[rng.integers(len(nb))]), d
+        raise AssertionError("an eligible paper has an untried neighbour")
+
+    def offer_leaf(self, i: int, rng: np.random.Generator, stats: GrowthStats) -> None:
+        """Draw a neighbour of the paper in slot ``i`` and add it as a leaf unless a rule rejects it."""
+        v = int(self.nodes[i])
+        cand, dir_index = self._untried_neighbour(i, v, rng)
+        self.tried[i].add(cand)
+        self.untried[i] -= 1
+        if self.mask[cand]:
+            stats.rejects["used"] += 1
+            return
+        if self.title_key(cand) in self.titles_seen:
+            stats.rejects["title"] += 1
+            return
+        nb_c = _neighbours(self.graph, cand)
+        if np.count_nonzero(self.mask[nb_c]) != 1:  # exactly one edge to v, and not a mutual pair
+            stats.rejects["other_edge"] += 1
+            return
+        c = int(self.comp_of[i])
+        self.edges[c].append((v, cand) if dir_index == 0 else (cand, v))
+        self.children[i] += 1
+        self.add(cand, c)
