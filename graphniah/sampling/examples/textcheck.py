@@ -37,8 +37,9 @@ This is the benchmark's oracle. It sees nothing but the message texts (never an 
    names one reachable paper under some reading and every reachable paper is named once
    (:func:`list_agrees`).
 
-Why a successful parse recovers the rendered graph
---------------------------------------------------
+Notes
+-----
+*Why a successful parse recovers the rendered graph.*
 Let a context be rendered by ``render.py`` from papers ``P`` (the task's components plus any
 components added as distractors) and citation forest ``F`` on ``P`` (every paper of ``P`` has at
 least one citation in ``F``), shuffled with distractor blocks and joined by blank lines. Assume
@@ -493,8 +494,16 @@ def parse_context(context: str, prompts: PromptSet | None = None) -> TextGraph:
             rejected += reader.header in run
         else:
             blocks.append(blk)
+    node_of_key, infos, nodes = _block_nodes(blocks)
+    entry_node, leaves = _entries_with_blocks(reader, blocks, node_of_key, infos, nodes)
+    _add_blockless_papers(reader, leaves, infos, nodes, entry_node)
+    edges = frozenset((node_of_key[blk.key], entry_node[e]) for blk in blocks for e in blk.entries)
+    return TextGraph(tuple(nodes), edges, len(blocks), rejected)
 
-    # Block papers: one node per key (blocks with one key are one paper by the identity rule).
+
+def _block_nodes(blocks: Sequence[_Block]) -> tuple[dict[Key, int], list[list[_PubInfo]], list[TextNode]]:
+    """Block papers: one node per key (blocks with one key are one paper by the identity rule),
+    with the publication details of all its blocks."""
     node_of_key: dict[Key, int] = {}
     infos: list[list[_PubInfo]] = []
     titles: list[str] = []
@@ -505,8 +514,14 @@ def parse_context(context: str, prompts: PromptSet | None = None) -> TextGraph:
             titles.append(blk.title)
         infos[node_of_key[blk.key]].extend(blk.infos)
     nodes = [TextNode(t, frozenset({k[0]}), frozenset({k}), True) for t, k in zip(titles, node_of_key, strict=True)]
+    return node_of_key, infos, nodes
 
-    # Reference entries: rules (a)-(b) against the blocks; the rest are papers without a block.
+
+def _entries_with_blocks(
+    reader: _Reader, blocks: Sequence[_Block], node_of_key: dict[Key, int], infos: list[list[_PubInfo]], nodes: list[TextNode]
+) -> tuple[dict[str, int], list[str]]:
+    """Reference entries: rules (a)-(b) against the blocks. Returns the node of each entry that names
+    a block's paper, and the other entries (papers without a block) in context order."""
     entry_node: dict[str, int] = {}
     leaves: list[str] = []
     for line in dict.fromkeys(e for blk in blocks for e in blk.entries):
@@ -530,8 +545,14 @@ def parse_context(context: str, prompts: PromptSet | None = None) -> TextGraph:
             entry_node[line] = idx
         else:
             leaves.append(line)
+    return entry_node, leaves
 
-    # Rule (c): group block-less entries that share a key under some reading (union-find).
+
+def _add_blockless_papers(
+    reader: _Reader, leaves: Sequence[str], infos: Sequence[Sequence[_PubInfo]], nodes: list[TextNode], entry_node: dict[str, int]
+) -> None:
+    """Rule (c): group block-less entries that share a key under some reading (union-find); each
+    group is one paper, appended to ``nodes``, and its entries are mapped to it in ``entry_node``."""
     parent = {line: line for line in leaves}
 
     def root(x: str) -> str:
@@ -566,9 +587,6 @@ def parse_context(context: str, prompts: PromptSet | None = None) -> TextGraph:
                 False,
             )
         )
-
-    edges = frozenset((node_of_key[blk.key], entry_node[e]) for blk in blocks for e in blk.entries)
-    return TextGraph(tuple(nodes), edges, len(blocks), rejected)
 
 
 _EDGE_ID = r"[0-9a-f]{8}"  # graphniah.sampling.examples.edgelist.ID_LENGTH hex digits
