@@ -400,24 +400,69 @@ def load_suite(
     journals = journals_in(runs_dir) if runs_dir.is_dir() else []
     if not journals:
         raise GraphNIAHError(f"no journals in {runs_dir}/ (run `graphniah run --suite {suite} --model NAME` first)")
+    rec = _read_journals(journals, examples, ex_path)
+    final = rec.final
 
-    # Which record of an example counts, and its score: graphniah.scoring's one rule.
-    final: dict[tuple[str, str, str], tuple[RunRecord, Scored]] = {}
-    failed: dict[tuple[str, str], set[str]] = {}
-    journal_of: dict[tuple[str, str], Path] = {}
-    order: list[tuple[str, str]] = []
-    unknown: set[tuple[str, str, str]] = set()
+    efforts: dict[str, set[str]] = {}
+    effort_of_run: dict[tuple[str, str], str | None] = {}
+    for run_key in rec.order:
+        eff = _run_effort(run_key, [r for k, (r, _) in final.items() if k[:2] == run_key], rec.journal_of[run_key])
+        effort_of_run[run_key] = eff
+        efforts.setdefault(run_key[0], set()).add(eff or "")
+
+    manifest = _read_manifest(ex_path)
+    variable, source = _varied_variable(by, manifest, ex_path, examples, efforts)
+    runs, run_index = _run_infos(rec, effort_of_run)
+    outcomes = _outcomes(final, examples, run_index, effort_of_run)
+    row_labels, row, value, levels = _rows_and_values(variable, runs, outcomes, examples)
+    notes: list[str] = []
+    if rec.unknown:
+        notes.append(f"{len(rec.unknown)} journal record(s) name examples that are not in {ex_path}; they are left out")
+    notes.extend(f"{run.label}: {len(run.failed)} example(s) failed for good and are not counted" for run in runs if run.failed)
+    return split_base(SuiteData(
+        suite=suite,
+        examples_path=ex_path,
+        runs_dir=runs_dir,
+        examples=examples,
+        runs=tuple(runs),
+        outcomes=outcomes,
+        variable=variable,
+        variable_source=source,
+        row=row,
+        row_labels=row_labels,
+        value=value,
+        levels=levels,
+        unknown_examples=len(rec.unknown),
+        notes=tuple(notes),
+        size_range=_manifest_size_range(manifest) if manifest is not None else None,
+    ), manifest)
+
+
+@dataclass(frozen=True)
+class _JournalRecords:
+    """The records that count, per run (model, settings hash), from a suite's journals."""
+
+    final: dict[tuple[str, str, str], tuple[RunRecord, Scored]]  # (model, hash, example id) -> ok record, score
+    failed: dict[tuple[str, str], set[str]]  # run -> examples whose counted record is a failure
+    journal_of: dict[tuple[str, str], Path]  # run -> the first journal it appears in
+    order: list[tuple[str, str]]  # runs in the order they are first seen
+    unknown: set[tuple[str, str, str]]  # records of examples not in the examples file
+
+
+def _read_journals(journals: Sequence[Path], examples: Mapping[str, ExampleInfo], ex_path: Path) -> _JournalRecords:
+    """Which record of an example counts, and its score: graphniah.scoring's one rule."""
+    rec = _JournalRecords({}, {}, {}, [], set())
     for path in journals:
         records = read_journal(path)  # complete records only, each validated by RunRecord
         for run_key, run_records in split_runs(records).items():
-            if run_key not in journal_of:
-                journal_of[run_key] = path
-                order.append(run_key)
+            if run_key not in rec.journal_of:
+                rec.journal_of[run_key] = path
+                rec.order.append(run_key)
             known = []
             for r in run_records:
                 info = examples.get(r.example_id)
                 if info is None:
-                    unknown.add((r.model, r.settings_hash, r.example_id))
+                    rec.unknown.add((r.model, r.settings_hash, r.example_id))
                     continue
                 if (r.task, r.answer) != (info.task, info.answer):
                     raise GraphNIAHError(
@@ -427,19 +472,16 @@ def load_suite(
                 known.append(r)
             for example_id, r in counted_records(known).items():
                 if r.status == "ok":
-                    final[(*run_key, example_id)] = (r, score_record(r))
+                    rec.final[(*run_key, example_id)] = (r, score_record(r))
                 else:
-                    failed.setdefault(run_key, set()).add(example_id)
+                    rec.failed.setdefault(run_key, set()).add(example_id)
+    return rec
 
-    efforts: dict[str, set[str]] = {}
-    effort_of_run: dict[tuple[str, str], str | None] = {}
-    for run_key in order:
-        eff = _run_effort(run_key, [r for k, (r, _) in final.items() if k[:2] == run_key], journal_of[run_key])
-        effort_of_run[run_key] = eff
-        efforts.setdefault(run_key[0], set()).add(eff or "")
 
-    notes: list[str] = []
-    manifest = _read_manifest(ex_path)
+def _varied_variable(
+    by: str | None, manifest: SuiteManifest | None, ex_path: Path, examples: Mapping[str, ExampleInfo], efforts: dict[str, set[str]]
+) -> tuple[str, str]:
+    """The varied variable and where it came from: ``--by``, else the suite manifest, else inferred."""
     if by is not None:
         variable, source = by, "chosen with --by"
     elif manifest is not None:
@@ -448,27 +490,36 @@ def load_suite(
         variable, source = infer_variable(list(examples.values()), efforts)
     if variable not in VARIABLES:
         raise GraphNIAHError(f"unknown varied variable {variable!r} ({source}); choose one of {', '.join(VARIABLES)}")
+    return variable, source
 
+
+def _run_infos(rec: _JournalRecords, effort_of_run: dict[tuple[str, str], str | None]) -> tuple[list[RunInfo], dict[tuple[str, str], int]]:
+    """One :class:`RunInfo` per run, in first-seen order, and each run's index."""
     runs: list[RunInfo] = []
     run_index: dict[tuple[str, str], int] = {}
-    for run_key, label in zip(order, run_labels(order, effort_of_run), strict=True):
+    for run_key, label in zip(rec.order, run_labels(rec.order, effort_of_run), strict=True):
         model, h = run_key
-        eff = effort_of_run[run_key]
-        answered_ids = {k[2] for k in final if k[:2] == run_key}
+        answered_ids = {k[2] for k in rec.final if k[:2] == run_key}
         run_index[run_key] = len(runs)
         runs.append(
             RunInfo(
                 label=label,
                 model=model,
                 settings_hash=h,
-                reasoning_effort=eff,
-                journal=journal_of[run_key],
+                reasoning_effort=effort_of_run[run_key],
+                journal=rec.journal_of[run_key],
                 answered=len(answered_ids),
-                failed=tuple(sorted(failed.get(run_key, set()) - answered_ids)),
+                failed=tuple(sorted(rec.failed.get(run_key, set()) - answered_ids)),
             )
         )
+    return runs, run_index
 
-    outcomes = _outcomes(final, examples, run_index, effort_of_run)
+
+def _rows_and_values(
+    variable: str, runs: Sequence[RunInfo], outcomes: Outcomes, examples: Mapping[str, ExampleInfo]
+) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, tuple[str, ...]]:
+    """The table rows (runs, or models when reasoning effort is the variable) and values of the outcomes:
+    ``(row labels, row per outcome, value code per outcome, value labels)``."""
     if variable == "reasoning_effort":
         models = list(dict.fromkeys(r.model for r in runs))
         row_labels = tuple(models)
@@ -485,26 +536,7 @@ def load_suite(
     code_of = {v: i for i, v in enumerate(distinct)}
     value = np.array([code_of[v] for v in raw_values[: len(outcomes)]], dtype=np.int64)
     row = run_row[outcomes.run] if len(outcomes) else np.zeros(0, dtype=np.int64)
-    if unknown:
-        notes.append(f"{len(unknown)} journal record(s) name examples that are not in {ex_path}; they are left out")
-    notes.extend(f"{run.label}: {len(run.failed)} example(s) failed for good and are not counted" for run in runs if run.failed)
-    return split_base(SuiteData(
-        suite=suite,
-        examples_path=ex_path,
-        runs_dir=runs_dir,
-        examples=examples,
-        runs=tuple(runs),
-        outcomes=outcomes,
-        variable=variable,
-        variable_source=source,
-        row=row,
-        row_labels=row_labels,
-        value=value,
-        levels=levels,
-        unknown_examples=len(unknown),
-        notes=tuple(notes),
-        size_range=_manifest_size_range(manifest) if manifest is not None else None,
-    ), manifest)
+    return row_labels, row, value, levels
 
 
 def _select(o: Outcomes, mask: np.ndarray) -> Outcomes:
