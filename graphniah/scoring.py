@@ -321,9 +321,6 @@ def counted_records(records: Iterable[R]) -> dict[str, R]:
     return out
 
 
-final_records = counted_records  # the earlier name of the same rule
-
-
 _FAILED = Scored(None, None, False)
 
 

@@ -17,7 +17,7 @@ from graphniah.run import RetryPolicy, journal_path, read_journal, run_suite
 from graphniah.run.models import ModelEntry
 from graphniah.run.runner import RunPlan, RunSummary
 from graphniah.run.serve.baseline import BaselineServer, Faults, approx_prompt_tokens
-from graphniah.scoring import final_records, score_records
+from graphniah.scoring import counted_records, score_records
 from tests.run.helpers import CUTOFF, DemoSuite, fast_options, local_entry
 from tests.secret_scan import assert_secret_absent
 
@@ -140,7 +140,7 @@ def test_recorded_failures_are_resent_only_with_retry_failed(suite, tmp_path):
         assert (retried.sent, retried.ok) == (16, 16)
     recs = records(runs)
     assert len(recs) == 32
-    final = final_records(recs)
+    final = counted_records(recs)
     assert len(final) == 16 and all(r.status == "ok" and r.correct for r in final.values())
 
 
