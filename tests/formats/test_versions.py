@@ -53,7 +53,7 @@ def test_task_and_effort_names_are_defined_once():
     from graphniah.sampling.examples import prompts
 
     assert TASKS == ("yesno", "mc", "count", "list") and EFFORTS == ("none", "minimal", "low", "medium", "high")
-    assert PAPER_TASKS == TASKS[:3]
+    assert TASKS[:3] == PAPER_TASKS
     assert prompts.TASKS is TASKS and Draw().task == PAPER_TASKS  # a suite draws the list task only when it names it
     assert Effort.__args__ == EFFORTS  # type: ignore[attr-defined]
     assert R.model_fields["task"].annotation.__args__ == TASKS

@@ -14,10 +14,10 @@ import pytest
 
 from graphniah.formats.snapshot import Snapshot
 from graphniah.graph.citation_graph import CitationGraph
+from graphniah.graph.statistics import graph_statistics
 from graphniah.ingest.build import ingest_release
 from graphniah.ingest.demo_release import model as Mo
 from graphniah.ingest.demo_release import write_demo_releases
-from graphniah.graph.statistics import graph_statistics
 from graphniah.ingest.demo_release.calibration import TARGETS, Target, check, reference_statistics
 
 CUTOFF = dt.date(2026, 4, 1)
