@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from graphniah.cli import app
+from graphniah.formats import TASKS
 
 Case = Callable[[Path], list[str]]
 
@@ -165,7 +166,7 @@ def test_the_installed_entry_point_prints_one_error_line(scratch: Path) -> None:
     r = subprocess.run([sys.executable, "-c", "from graphniah.cli import main; main()", "sample", "--task", "bogus", "--depth", "4"],
                        capture_output=True, text=True, env=_env(scratch, False), cwd=scratch, timeout=300)
     assert r.returncode == 2 and "Traceback" not in r.stdout + r.stderr
-    assert r.stderr.strip() == "error: --task must be one of yesno, mc, count, got 'bogus'"
+    assert r.stderr.strip() == f"error: --task must be one of {', '.join(TASKS)}, got 'bogus'"
 
 
 def test_unknown_option_is_a_usage_error_without_traceback(scratch: Path, monkeypatch: pytest.MonkeyPatch,

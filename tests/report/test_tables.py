@@ -14,7 +14,7 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.journal import Journal, RunRecord
+from graphniah.formats.journal import JOURNAL_FORMAT, Journal, RunRecord
 from graphniah.report import ReportConfig, build_report, load_suite
 from tests.report.synthetic import depth_suite, make_example, write_suite
 
@@ -237,8 +237,10 @@ def test_reader_errors_name_the_file_and_line(tmp_path):
     bad.write_text(json.dumps(good | {"some_future_field": [1, 2]}) + "\n")
     with pytest.raises(GraphNIAHError, match=r"m\.jsonl:1: not a valid run record \(some_future_field"):
         load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples")
-    bad.write_text(json.dumps(good | {"format_version": 3}) + "\n")
-    with pytest.raises(GraphNIAHError, match=r"m\.jsonl:1: run record format_version 3 is not supported"):
+    # a version newer than this code writes (JOURNAL_FORMAT.current + 1) is refused, naming file and line
+    newer = JOURNAL_FORMAT.current + 1
+    bad.write_text(json.dumps(good | {"format_version": newer}) + "\n")
+    with pytest.raises(GraphNIAHError, match=rf"m\.jsonl:1: run record format_version {newer} is not supported"):
         load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples")
     bad.write_text(json.dumps(good) + "\n")  # a line written before versions existed (version 1) still reads
     data = load_suite("s", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples")
