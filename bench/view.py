@@ -32,11 +32,11 @@ import numpy as np
 
 from graphniah.formats.examples import Example, iter_examples, write_examples
 from graphniah.formats.journal import CallError, Journal, RunRecord, Usage
+from graphniah.layout import viewer_page_cache
 from graphniah.refresh import refresh
 from graphniah.report import build_report, load_suite, write_report
 from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
 from graphniah.view import build_viewer
-from graphniah.view.site import page_cache
 
 SUITE = "view-bench"
 MODELS = ("model-alpha", "model-beta", "model-gamma")
@@ -145,7 +145,7 @@ def main() -> None:
     report_s, report_cpu = time.perf_counter() - t0, time.process_time() - c0
 
     out = root / "out" / "viewer"
-    shutil.rmtree(page_cache(out), ignore_errors=True)  # a cold build: no page from an earlier run is reused
+    shutil.rmtree(viewer_page_cache(out), ignore_errors=True)  # a cold build: no page from an earlier run is reused
     t0, c0 = time.perf_counter(), time.process_time()
     site = build_viewer(examples_path, out, runs=runs_dir, snapshots=root / "snapshots")
     view_s, view_cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -159,7 +159,7 @@ def main() -> None:
     print(f"report (graphniah report: load, {len(report.tables)} tables, figures, HTML): {report_s:.1f}s wall, {report_cpu:.1f}s CPU -> {files.out}")
     print(f"viewer (graphniah view), cold: {view_s:.1f}s wall, {view_cpu:.1f}s CPU ({1000 * view_cpu / site.examples:.0f} ms CPU per example) -> {site.index}")
     print(f"viewer time / report time = {view_s / report_s:.1f} (wall), {view_cpu / report_cpu:.1f} (CPU)")
-    print(f"viewer rebuilt with nothing changed (pages reused from {page_cache(out).name}): {warm_s:.1f}s wall, {warm_cpu:.1f}s CPU "
+    print(f"viewer rebuilt with nothing changed (pages reused from {viewer_page_cache(out).name}): {warm_s:.1f}s wall, {warm_cpu:.1f}s CPU "
           f"= {warm_cpu / report_cpu:.1f} x report (CPU)")
     print(f"site: {size / 1e6:,.0f} MB in {count:,} files; index data.js {(site.out / 'data.js').stat().st_size / 1e6:.2f} MB; "
           f"largest example file {largest.stat().st_size / 1e6:.2f} MB; examples file {mb:,.0f} MB")

@@ -179,6 +179,16 @@ def report_figure(folder: PathLike, name: str, fmt: str) -> Path:
     return Path(folder) / "figures" / f"{name}.{fmt}"
 
 
+def viewer_page_cache(out: PathLike) -> Path:
+    """``.<out>.pages`` beside a viewer site: where its example pages are kept between runs.
+
+    Each page is written there (atomically) under a name holding the hash of everything it is made
+    of, then hard-linked into the site, so a rerun rebuilds only the pages whose inputs changed.
+    """
+    out = Path(out)
+    return out.with_name(f".{out.name}.pages")
+
+
 DATASET_DATA_DIR = "data"
 DATASET_CARD = "README.md"
 DATASET_MANIFEST = "graphniah-manifest.json"

@@ -6,7 +6,7 @@ Layout of the folder (replaced atomically as a whole)::
     static/view.css, view.js     the project's own style sheet and script
     data.js                      the index: one row per example (assigns a global: file:// forbids fetch())
     examples/<id>.js             one example's page data, loaded by example.html#id=<id> with a <script> tag
-                                 (hard links to the page cache beside the site, see ``page_cache``)
+                                 (hard links to the page cache beside the site, see ``graphniah.layout.viewer_page_cache``)
     viewer.json                  what the site was built from
 
 The index holds only short facts per example (task, depth, size, length, distractor, label and
@@ -33,7 +33,7 @@ from graphniah import __version__
 from graphniah.atomic import atomic_dir, atomic_write_text, canonical_json, sha256_bytes, sha256_file, write_in_staging
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, PaperMeta, example_to_json, iter_examples, option_letters
-from graphniah.layout import SNAPSHOTS_ROOT
+from graphniah.layout import SNAPSHOTS_ROOT, viewer_page_cache
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 from graphniah.sampling.tokenizers import Tokenizer, load_tokenizer
@@ -209,7 +209,7 @@ def build_viewer(
     rows: list[list[object]] = []
     without = 0
     seen: set[str] = set()
-    pages = page_cache(out)
+    pages = viewer_page_cache(out)
     pages.mkdir(parents=True, exist_ok=True)
     code = _code_hash()
     used: set[str] = set()
@@ -271,15 +271,6 @@ def build_viewer(
     return ViewerFiles(out, out / "index.html", len(rows), run_views, without)
 
 
-def page_cache(out: Path) -> Path:
-    """Where example pages are kept between runs: ``.<out>.pages`` beside the site.
-
-    Each page is written there (atomically) under a name holding the hash of everything it is made
-    of (the example, its answers, the run labels, the prompt set, whether metadata was found, and
-    the viewer's own code), then hard-linked into the site. A run that is interrupted, or run again
-    after a journal grew, rebuilds only the pages whose inputs changed.
-    """
-    return out.with_name(f".{out.name}.pages")
 
 
 #: The module a page is built by; every module of the package it imports, directly or not, shapes pages.

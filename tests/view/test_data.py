@@ -13,6 +13,7 @@ from graphniah.cli import app
 from graphniah.dataset.export import export_suite
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import option_letters, write_examples
+from graphniah.layout import viewer_page_cache
 from graphniah.report import build_report, load_suite, write_report
 from graphniah.report.html import ViewerLinks
 from graphniah.sampling.examples.render import render_component
@@ -242,7 +243,7 @@ def test_a_rebuild_reuses_the_pages_whose_inputs_did_not_change(viewer_suite, tm
     build_viewer(viewer_suite.examples_path, out, runs=runs, snapshots=viewer_suite.snapshots)
     assert built == [no.id]
     assert _js_payload(out / "data.js")["rows"][1][8] == "cc"
-    assert len(list(site_mod.page_cache(out).iterdir())) == len(viewer_suite.examples)  # stale pages are dropped
+    assert len(list(viewer_page_cache(out).iterdir())) == len(viewer_suite.examples)  # stale pages are dropped
 
 
 def test_example_facts_are_the_design_the_examples_were_sampled_with(viewer_suite) -> None:
