@@ -88,6 +88,7 @@ body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;padding:0
 table{border-collapse:collapse;margin:.5em 0;font-size:12px}
 td,th{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap}
 td:first-child,th:first-child{text-align:left}
+table.meta td{text-align:left;white-space:normal}
 th{background:#f3f3f3}
 td.b{font-weight:bold}
 td a{color:inherit;text-decoration:none;border-bottom:1px dotted #888}
@@ -154,7 +155,7 @@ def render_html(
     """
     e = html.escape
     out = [f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>',
-           f"<style>{_CSS}</style></head><body><h1>{e(title)}</h1><table>"]
+           f"<style>{_CSS}</style></head><body><h1>{e(title)}</h1><table class='meta'>"]
     out += [f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in facts]
     out.append("</table>")
     if notes:
