@@ -86,7 +86,7 @@ from graphniah.sampling.examples.sample import (
     build_example,
     spec_of,
 )
-from graphniah.sampling.examples.textcheck import checker_version
+from graphniah.sampling.examples.textcheck import checker_version, verify
 from graphniah.seeds import Stream, generator, suite_key
 
 SUITES_ENV = "GRAPHNIAH_SUITES"
@@ -468,7 +468,12 @@ def build_suite(
     # The lines as they are: a reused example is the other suite's line byte for byte.
     atomic_write_text(examples_path, "".join(line + "\n" for line in lines))
     bases: list[str | None] = list(base_ids(items, [ex.id for ex in examples])) if suite.base else [None] * len(items)
-    fresh = {k for k, _ in todo}  # built (and so verified from its text by the sampler) in this call
+    # Recorded as verified: the examples built in this call (the sampler verified each from its text)
+    # and those resumed from .partial, checked again here (an earlier call built them, perhaps under
+    # another checker), so an interrupted and resumed build writes the manifest an uninterrupted one does.
+    built_now = {k for k, _ in todo}
+    fresh = built_now | {k for k, it, ex in zip(keys, items, examples, strict=True)
+                         if it.reused is None and k not in built_now and verify(ex, prompt_set).ok}
     manifest = SuiteManifest(
         suite=suite,
         seed=seed,
