@@ -27,7 +27,7 @@ def default_out(task: str, depth: int, distractor: str, context_length: int | No
 
 @app.command("sample")
 def sample_cmd(
-    task: Annotated[str, typer.Option(help="yesno | mc | count")],
+    task: Annotated[str, typer.Option(help="yesno | mc | count | list")],
     depth: Annotated[int, typer.Option(help="Question depth k (paths of 3k-2 papers).")],
     out: Annotated[Path | None, typer.Option(help="JSON-lines file to write (default: examples/<task>-depth<k>-<distractor>-<L>-seed<s>.jsonl).")] = None,
     n: Annotated[int, typer.Option("-n", help="Number of examples.")] = 1,

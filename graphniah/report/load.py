@@ -197,7 +197,7 @@ class Outcomes:
 
     example_id: np.ndarray  # str
     run: np.ndarray  # int: index into SuiteData.runs
-    task: np.ndarray  # str: yesno | mc | count
+    task: np.ndarray  # str: yesno | mc | count | list
     depth: np.ndarray  # int
     component_size: np.ndarray  # int
     answer: np.ndarray  # str (the truth)
