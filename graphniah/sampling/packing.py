@@ -225,6 +225,10 @@ class Packed:
     rejected: tuple[str, float] | None
     recounts: int
     counted_blocks: int  # distractor blocks tokenized (kept + the cut remainder of the last batch)
+    # o200k_base's count of each context block with its separator attached, count(block + S), in
+    # context order (None when o200k_base is not among the tokenizers): where each block lands
+    # follows from these without tokenising the prompt again (graphniah.sampling.examples.positions).
+    o200k_attached: tuple[int, ...] | None = None
 
     @property
     def n_distractor_blocks(self) -> int:
@@ -431,7 +435,17 @@ def pack(
         rejected=None if rejected is None else (tally.u.texts[rejected], tally.u.keys[rejected]),
         recounts=recounts,
         counted_blocks=packer.counted_blocks,
+        o200k_attached=_attached_of(tally, names, present, "o200k_base"),
     )
+
+
+def _attached_of(tally: _Tally, names: Sequence[str], present: Sequence[int], name: str) -> tuple[int, ...] | None:
+    """Tokenizer ``name``'s attached counts of the blocks present (None if it did not pack, or left some unknown)."""
+    if name not in names:
+        return None
+    counts = tally.u.attached[list(names).index(name)]
+    got = tuple(counts[x] for x in present)
+    return None if UNKNOWN in got else got
 
 
 class _Packer:
