@@ -70,6 +70,10 @@ class Frozen(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    def to_json(self) -> dict[str, Any]:
+        """The record as plain JSON values (dates as ISO strings, tuples as lists)."""
+        return self.model_dump(mode="json")
+
 
 Upgrade = Callable[[dict[str, Any]], dict[str, Any]]
 M = TypeVar("M", bound=BaseModel)

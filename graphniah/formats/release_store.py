@@ -34,9 +34,6 @@ class StoredInput(Frozen):
     size: int = Field(ge=0)
     sha256: str
 
-    def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
-
 
 class LoadedRelease(Frozen):
     """The full release a store was loaded from."""
@@ -47,9 +44,6 @@ class LoadedRelease(Frozen):
     inputs: tuple[StoredInput, ...]
     loaded_at: str
     release_id_from: str = ID_FROM_DESCRIPTOR  # read.ID_FROM_*: release.json, option or folder name
-
-    def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
 
 
 class AppliedDiff(Frozen):
@@ -62,9 +56,6 @@ class AppliedDiff(Frozen):
     inputs: tuple[StoredInput, ...]
     applied_at: str
     release_ids_from: str = ID_FROM_DESCRIPTOR  # read.ID_FROM_*: diff.json, options or folder name
-
-    def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
 
 
 class StoreState(Frozen):
@@ -88,9 +79,6 @@ class StoreState(Frozen):
         for d in self.diffs:
             out += [dict(i.to_json(), origin=f"{d.from_release}_to_{d.to_release}") for i in d.inputs]
         return out
-
-    def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
 
 
 STORE_STATE_FORMAT = Format("release store state", 2, hint="delete the store and load a release again",
