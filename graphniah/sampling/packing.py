@@ -21,8 +21,9 @@ Notes
 *How it stays near-linear and exact.*
 Re-counting the whole prompt after every block is quadratic (tens of thousands of blocks at 922k
 tokens). Instead each block is counted once per tokenizer, *with* its separator attached, in
-batches, and a running total per tokenizer is kept exact by the theorem below. Only the final
-prompt is counted again as a whole — that recount is what ``token_counts`` stores.
+batches, and a running total per tokenizer is kept exact by the theorem below. The final totals
+are the prompt's exact counts, so the prompt is not counted again as a whole — except under a
+tokenizer the theorem does not cover (below).
 
 Write the user message as ``H + S + B_1 + S + ... + S + B_m + S + T`` where ``S = "\n\n"``, ``H`` is
 the text before the context (ending "=== CONTEXT ==="), ``B_1..B_m`` are the blocks present in key
@@ -53,7 +54,7 @@ Qwen3.5 and Gemma have no glued junctions, so for them a block's contribution is
 ``a(B) >= 1``; o200k_base needs a window only when ``x``, ``p`` or ``q`` carry a glue flag, and
 windows are short (runs are rare), so each block costs O(log n) for the ordered insertion
 (``SortedList``) plus O(1) expected work, and the whole packing O(n log n) plus one tokenization of
-each block and one of the final prompt.
+each block (and one of the final prompt under a tokenizer the theorem does not cover).
 
 Batches. Drawn blocks are counted in batches sized to about half the room left (so little is
 counted beyond the cut). A tokenizer without glued junctions counts a batch as a few long pieces
@@ -66,12 +67,21 @@ it and the decisions are those of the exact per-block totals of o200k_base. Othe
 end) the batch is counted block by block. If packing stops inside a batch counted as a whole, its
 blocks are then counted one by one and the totals brought back to the blocks kept.
 
-Why the final prompt has at most L tokens. :func:`pack` returns only after counting the final
-messages with ``chat_count`` under every tokenizer and seeing each count ``<= L``; if the running
-totals had ever been wrong (the theorem's hypotheses failing, e.g. for a tokenizer it does not
-cover), the recount catches it and ``_settle`` searches, with exact recounts only, for a prefix of
-the kept blocks (drawn order) that fits while one block more does not — so the bound never rests on
-the bookkeeping, only the speed does.
+Why the final prompt has at most L tokens, and why its counts are exact. Every total starts exact
+and at most L (else :class:`NeedlesExceedLimit`), and a block stays only if afterwards every
+total is at most L; a rejected block's removal undoes its insertion exactly (same neighbours, same
+window), and a batch counted as a whole is brought back to the blocks kept (``_settle_batch``). So
+the final totals are at most L, and for a tokenizer the theorem covers they are the exact
+``chat_count`` of the final prompt, which is therefore not counted again: ``token_counts`` holds
+those totals. The theorem's hypotheses are facts about the pinned tokenizer files (their split
+regexes, normalisation and added tokens), so it covers exactly those
+(:func:`graphniah.sampling.tokenizers.counts_compose`: o200k_base, Qwen3.5, the pinned Gemma
+file). Under any other tokenizer (a user's Gemma file, a test's rule) the final messages are counted
+with ``chat_count``; if that count exceeds L (its running total was wrong), ``_settle`` searches,
+with exact recounts only, for a prefix of the kept blocks (drawn order) that fits while one block
+more does not — so for such a tokenizer the bound never rests on the bookkeeping, only the speed
+does. The tests and ``bench/packing.py`` recount every final prompt under all three tokenizers and
+compare with ``token_counts``.
 
 Why the stop rule is the paper's. Blocks are offered in drawn order; by the theorem the totals
 after each offer are the exact counts of that prompt. A block is kept iff the prompt before it was
@@ -108,6 +118,7 @@ from graphniah.sampling.tokenizers import (
     O200k,
     Qwen35,
     Tokenizer,
+    counts_compose,
     is_clean_block,
 )
 
@@ -210,7 +221,9 @@ class Packed:
     needle from a distractor block. ``used`` lists, in drawn order, the distractors with blocks in
     the context: all but the last are whole. ``rejected`` is the first drawn block left out (and its
     key) when packing stopped because it did not fit. ``predicted`` holds the running totals for the
-    final prompt, ``token_counts`` the exact recount; ``recounts`` is 1 unless the totals were off.
+    final prompt, ``token_counts`` its exact counts: the totals themselves under the tokenizers the
+    bookkeeping theorem covers, a recount under any other; ``recounts`` is the number of whole-prompt
+    recounts: 0 when the theorem covers every tokenizer, else 1 unless the totals were off.
     """
 
     context: tuple[str, ...]
@@ -544,22 +557,30 @@ class _Packer:
 
 
 def _exact(tally: _Tally, frame: Frame, names: Sequence[str]) -> tuple[dict[str, int], list[Message]]:
+    """Exact counts of the prompt the tally holds: its running totals under the tokenizers the
+    theorems cover (``counts_compose``: they are exact, see the module Notes), a whole-prompt
+    ``chat_count`` under any other."""
     messages = frame.messages([tally.u.texts[x] for x in tally.present()])
-    return {n: t.chat_count(messages) for n, t in zip(names, tally.toks, strict=True)}, messages
+    return {
+        n: total if counts_compose(t) else t.chat_count(messages)
+        for n, t, total in zip(names, tally.toks, tally.totals, strict=True)
+    }, messages
 
 
 def _settle(
     tally: _Tally, frame: Frame, offered: list[int], limit: int, names: Sequence[str]
 ) -> tuple[int, dict[str, int], int, list[Message]]:
-    """Recount the prompt exactly; if it exceeds ``limit`` (running totals were off), find by exact
-    recounts a prefix ``n`` of the kept distractor blocks (drawn order) that fits while ``n + 1``
-    does not, leaving the tally at that prefix. Returns (n, exact counts, recounts, messages).
+    """Recount the prompt exactly (``_exact``); if it exceeds ``limit`` (running totals were off), find
+    by exact recounts a prefix ``n`` of the kept distractor blocks (drawn order) that fits while
+    ``n + 1`` does not, leaving the tally at that prefix. Returns (n, exact counts, recounts,
+    messages); ``recounts`` is 0 when every tokenizer is covered by the theorems (nothing was
+    counted again: their totals are exact and at most ``limit``).
 
     The first guess drops blocks until the running totals, shifted by the error just measured,
     fit; then a binary search keeps ``fits(lo)`` and ``not fits(hi)`` with exact recounts only.
     """
     exact, messages = _exact(tally, frame, names)
-    recounts = 1
+    recounts = 0 if all(counts_compose(t) for t in tally.toks) else 1
     if max(exact.values()) <= limit:
         return len(offered), exact, recounts, messages
     tally.ensure_counts(offered)

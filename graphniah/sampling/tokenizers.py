@@ -378,6 +378,21 @@ def load_all(root: Path | None = None) -> dict[str, Tokenizer]:
 # --- counting blocks joined by blank lines ---------------------------------------------------------
 
 
+def counts_compose(tok: Tokenizer) -> bool:
+    """Whether the proofs of ``joined_count`` and ``chat_overhead`` cover ``tok``, so that the counts
+    of a prompt's parts add up to its exact ``chat_count`` without counting the prompt again.
+
+    The proofs read the split regexes, normalisation and added tokens of the pinned assets, so only
+    these qualify: o200k_base and Qwen3.5 (their files are checked by sha256 when loaded; a subclass
+    could count differently, hence the exact type) and Gemma loaded from the pinned
+    ``tokenizer.json``. A Gemma file the user supplies, or any other tokenizer, may split text
+    differently: the packer recounts its prompts as a whole.
+    """
+    if type(tok) in (O200k, Qwen35):
+        return True
+    return isinstance(tok, Gemma) and type(tok) is Gemma and tok.asset_sha256 == GEMMA_TOKENIZER_SHA256
+
+
 def is_clean_block(block: str) -> bool:
     """A block the theorem of ``joined_count`` covers.
 

@@ -19,7 +19,7 @@ from graphniah.sampling.corpora import fetch, open_corpus
 from graphniah.sampling.examples.distract import DocumentSource, wikipedia_source
 from graphniah.sampling.examples.render import build_messages
 from graphniah.sampling.packing import NEAR_LIMIT, Distractor, Frame, NeedlesExceedLimit, Packed, _Tally, pack
-from graphniah.sampling.tokenizers import fetch_assets, load_all
+from graphniah.sampling.tokenizers import counts_compose, fetch_assets, load_all, load_tokenizer
 
 SLOT = "\x00slot\x00"
 TEXT_KINDS = ("code", "essays", "books", "wikipedia")
@@ -73,8 +73,10 @@ def check_packed(p: Packed, toks: dict, fr: Frame, needles: list[str], needle_ke
     counts = exact(toks, msgs)
     assert counts == p.token_counts
     assert max(counts.values()) <= limit
-    # the running totals were exact: one recount was enough
-    assert p.predicted == counts and p.recounts == 1
+    # the running totals were exact: not recounted under the tokenizers the theorem covers, one
+    # recount under any other
+    assert p.predicted == counts
+    assert p.recounts == (0 if all(counts_compose(t) for t in toks.values()) else 1)
     # stop rule: within 100 tokens of L, or the next block (in drawn order) does not fit
     if p.stop == "near_limit":
         assert max(counts.values()) >= limit - NEAR_LIMIT
@@ -256,6 +258,24 @@ def test_stop_inside_a_batch_counted_as_a_whole(seed: int, toks: dict, corpora: 
     assert p.token_counts["lines"] < p.token_counts["o200k_base"]
     # it really stopped inside a batch: more blocks were counted than kept
     assert p.stop != "exhausted" and p.counted_blocks > p.n_distractor_blocks
+
+
+def test_a_tokenizer_the_proofs_do_not_cover_is_recounted(tmp_path: Path, toks: dict, corpora: dict) -> None:
+    """A Gemma file the user supplies (here the pinned one with a byte appended) gets the final
+    recount; the prompt and counts are the same as under the pinned file, which needs none."""
+    folder = tmp_path / "gemma"
+    folder.mkdir()
+    (folder / "tokenizer.json").write_bytes(toks["gemma"].path.read_bytes() + b"\n")
+    mine = {**toks, "gemma": load_tokenizer("gemma", tmp_path, path=folder)}
+    rng = np.random.default_rng(11)
+    needles = needle_blocks(10, rng)
+    keys = rng.random(len(needles))
+    fr = frame()
+    p = pack(fr, needles, keys, DocumentSource(corpora["essays"]), 6_000, toks, np.random.default_rng(4))
+    q = pack(fr, needles, keys, DocumentSource(corpora["essays"]), 6_000, mine, np.random.default_rng(4))
+    check_packed(q, mine, fr, needles, keys, 6_000)
+    assert (p.recounts, q.recounts) == (0, 1)
+    assert q.messages == p.messages and q.token_counts == p.token_counts
 
 
 def test_frame_needs_blank_lines_around_the_context() -> None:

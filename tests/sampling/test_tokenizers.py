@@ -21,6 +21,7 @@ from graphniah.sampling.tokenizers import (
     O200k,
     Qwen35,
     block_counts,
+    counts_compose,
     fetch_assets,
     gemma_chat_template,
     is_clean_block,
@@ -363,6 +364,19 @@ def test_gemma_from_a_user_supplied_path(tmp_path, gemma):
     mine = load_tokenizer("gemma", tmp_path / "elsewhere", path=folder)
     assert mine.asset_sha256 == GEMMA_TOKENIZER_SHA256
     assert mine.encode("Hello, world!") == [9259, 236764, 1902, 236888]
+
+
+def test_counts_compose_only_under_the_pinned_files(tmp_path, toks, gemma):
+    """The packer trusts its running totals without a final recount only under the tokenizers whose
+    files the proofs read; a user's Gemma file with other bytes is recounted."""
+    assert all(counts_compose(t) for t in toks.values())
+    assert counts_compose(Qwen35(enable_thinking=False))
+    folder = tmp_path / "edited"
+    folder.mkdir()
+    (folder / "tokenizer.json").write_bytes(gemma.path.read_bytes() + b"\n")  # same vocabulary, other bytes
+    edited = load_tokenizer("gemma", tmp_path / "elsewhere", path=folder)
+    assert edited.encode("Hello, world!") == gemma.encode("Hello, world!")
+    assert not counts_compose(edited)
 
 
 def test_registry_names():
