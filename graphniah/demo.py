@@ -15,7 +15,7 @@ built examples and the finished calls in the journals.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,6 +99,7 @@ def run_demo(
         f"local-{policy}": (lambda policy=policy: BaselineServer(policy, seed=seed, prompts=prompts)) for policy in BASELINES
     }
     scores: dict[str, RunScore] = {}
+    ids = {ex.id for ex in iter_examples(built.examples_path)}
     for name, start in servers.items():
         with start() as server:
             entry = get_model(name, models).with_overrides(api_base=server.url)
@@ -113,7 +114,7 @@ def run_demo(
             )
         assert isinstance(summary, RunSummary), "not a dry run: run_suite sends and returns a summary"
         progress.note(f"{name}: sent {summary.sent}, ok {summary.ok}, failed {summary.failed} in {summary.elapsed_s:.1f}s")
-        scores[name] = journal_score(runs_root, suite.name, name, entry.settings_hash)
+        scores[name] = journal_score(runs_root, suite.name, name, entry.settings_hash, ids)
 
     # The shortcut baselines (graphniah baselines): journals beside the endpoints', rows of the same tables.
     from graphniah.baselines import model_name
@@ -121,7 +122,7 @@ def run_demo(
     from graphniah.sampling.examples.prompts import load_prompts
 
     for j in write_baselines(built.examples_path, suite.name, runs_root, seed=seed, prompts=load_prompts(prompts), progress=progress):
-        scores[model_name(j.shortcut)] = journal_score(runs_root, suite.name, model_name(j.shortcut), j.settings_hash)
+        scores[model_name(j.shortcut)] = journal_score(runs_root, suite.name, model_name(j.shortcut), j.settings_hash, ids)
 
     none_option = any(ex.none_option for ex in iter_examples(built.examples_path))
     sizes = suite.draw.component_size
@@ -152,13 +153,22 @@ def run_demo(
     return DemoResult(snap, built.examples_path, scores, baselines, files, viewer, dataset, verdicts)
 
 
-def journal_score(runs_root: Path, suite: str, model: str, settings_hash: str) -> RunScore:
+def journal_score(runs_root: Path, suite: str, model: str, settings_hash: str,
+                  example_ids: Collection[str] | None = None) -> RunScore:
     """The score of one model's run (its records at ``settings_hash``) in ``<runs_root>/<suite>/<model>.jsonl``,
-    through the project's one scoring path (:func:`graphniah.scoring.score_records`)."""
+    through the project's one scoring path (:func:`graphniah.scoring.score_records`).
+
+    ``example_ids``: count only records of these examples. A journal is append-only, so after a suite
+    is rebuilt with other examples it still holds the answers to the old ones; the report leaves
+    those out too (:func:`graphniah.report.load_suite`).
+    """
     from graphniah.formats.journal import journal_path, read_journal
     from graphniah.scoring import score_records, split_runs
 
-    return score_records(split_runs(read_journal(journal_path(runs_root, suite, model))).get((model, settings_hash), []))
+    records = split_runs(read_journal(journal_path(runs_root, suite, model))).get((model, settings_hash), [])
+    if example_ids is not None:
+        records = [r for r in records if r.example_id in example_ids]
+    return score_records(records)
 
 
 def accuracy_table(scores: Mapping[str, RunScore], baselines: Mapping[str, float], title: str) -> Table:

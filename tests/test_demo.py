@@ -8,6 +8,8 @@ from graphniah.demo import run_demo
 from graphniah.formats.examples import read_examples
 
 
+# refresh opens the session's demo store (DuckDB, one writer at a time): the tests that do run on one xdist worker
+@pytest.mark.xdist_group("demo-store")
 @pytest.mark.slow
 def test_demo_pipeline_scores_the_baselines(demo_snapshot, tmp_path) -> None:
     root = demo_snapshot.path.parent.parent  # the fixture's snapshots folder: refresh finds it up to date
@@ -39,3 +41,20 @@ def test_demo_pipeline_scores_the_baselines(demo_snapshot, tmp_path) -> None:
     assert again.scores["local-oracle"].answered == 9
     assert again.examples.read_bytes() == before
     assert (tmp_path / "runs" / "demo" / "local-oracle.jsonl").read_text().count("\n") == 9
+
+
+def test_demo_scores_count_only_the_current_examples(tmp_path) -> None:
+    """A journal keeps the answers to a suite's earlier examples after the suite is rebuilt; the demo's
+    table scores only the records of the examples it names (as ``graphniah report`` does)."""
+    from graphniah.demo import journal_score
+    from graphniah.formats.journal import Journal, RunRecord, journal_path
+
+    def rec(example_id: str, answer: str) -> RunRecord:
+        return RunRecord(example_id=example_id, model="m", settings_hash="1" * 64, status="ok", task="yesno", answer="YES",
+                         response=f"\\answer{{{answer}}}", attempts=1, finished_at="2026-11-01T00:00:00+00:00")
+
+    Journal(journal_path(tmp_path, "s", "m")).append([rec("old", "NO"), rec("new", "YES")])
+    every = journal_score(tmp_path, "s", "m", "1" * 64)
+    current = journal_score(tmp_path, "s", "m", "1" * 64, {"new"})
+    assert (every.answered, every.overall.k) == (2, 1)  # type: ignore[union-attr]
+    assert (current.answered, current.overall.k) == (1, 1)  # type: ignore[union-attr]
