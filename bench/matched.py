@@ -16,10 +16,12 @@ On the demo snapshot, for each depth (8 and 32) it samples ``--per-task`` exampl
 Similarities are measured in the sampler's own space (TF-IDF over the snapshot's eligible titles,
 ``similarity.TitleSpace``). Where the shortcut-baseline library (``graphniah.baselines``) is
 installed its ``title-similarity`` and ``paper-count`` shortcuts are scored on the same examples as
-well (they fit TF-IDF on the questions' titles alone). "Within the Wilson interval of random
+well (they fit TF-IDF on the questions' titles alone), and with ``--retrieval`` the retrieval shortcut
+too (it reads the citations of the BM25-best 8,000 tokens: how deep a question must be before that
+stops answering it; ``--depths 4 8 16 32``). "Within the Wilson interval of random
 guessing": the rule's accuracy lies in the 95% Wilson interval of n·p correct answers out of n.
 
-    python bench/matched.py [--snapshot DIR | --root /tmp/graphniah-bench-matched] [--per-task 200]
+    python bench/matched.py [--snapshot DIR | --root /tmp/graphniah-bench-matched] [--per-task 200] [--depths 8 32] [--retrieval]
 """
 
 from __future__ import annotations
@@ -140,13 +142,16 @@ def count_lines(ex: list[Example], matched: bool) -> list[str]:
             f"(uniform size guess {100 / sizes:.2f}%)"]
 
 
-def library_lines(examples: list[Example]) -> list[str]:
+LIBRARY_SHORTCUTS = ("title-similarity", "paper-count")
+
+
+def library_lines(examples: list[Example], names: Sequence[str] = LIBRARY_SHORTCUTS) -> list[str]:
     try:
         from graphniah.baselines import shortcuts
     except ImportError:
         return ["  (graphniah.baselines not installed: library shortcuts skipped)"]
     out = []
-    for name in ("title-similarity", "paper-count"):
+    for name in names:
         answers = shortcuts.answer(name, examples)
         by_task: dict[str, list[bool]] = {}
         for e in examples:
@@ -156,7 +161,7 @@ def library_lines(examples: list[Example]) -> list[str]:
     return out
 
 
-def run_depth(ctx: SamplingContext, depth: int, n: int, seed: int) -> None:
+def run_depth(ctx: SamplingContext, depth: int, n: int, seed: int, names: Sequence[str] = LIBRARY_SHORTCUTS) -> None:
     """Print the measurements at one depth, without and with the control."""
     t0 = time.perf_counter()
     ctx.match_index(depth)
@@ -167,7 +172,7 @@ def run_depth(ctx: SamplingContext, depth: int, n: int, seed: int) -> None:
         print(f" match_similarity {'on' if matched else 'off'}:")
         print(*yesno_lines(ctx, batches["yesno"].examples), mc_line(ctx, batches["mc"].examples),
               *count_lines(batches["count"].examples, matched), sep="\n")
-        print(*library_lines([e for b in batches.values() for e in b.examples]), sep="\n")
+        print(*library_lines([e for b in batches.values() for e in b.examples], names), sep="\n")
         print("  seconds per example (mean): " + ", ".join(f"{t} {np.mean(b.seconds):.3f}" for t, b in batches.items()))
     ratio = {t: float(np.sum(pairs[t][True].seconds) / np.sum(pairs[t][False].seconds)) for t in TASKS}
     print("  time ratio on/off (examples built alternately): " + ", ".join(f"{t} {r:.2f}x" for t, r in ratio.items())
@@ -181,7 +186,10 @@ def main() -> None:
     ap.add_argument("--per-task", type=int, default=200)
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--depths", type=int, nargs="+", default=list(DEPTHS))
+    ap.add_argument("--retrieval", action="store_true",
+                    help="also score the retrieval shortcut (BM25 top 8,000 tokens, then exact reasoning; slower)")
     args = ap.parse_args()
+    names = (*LIBRARY_SHORTCUTS, "retrieval") if args.retrieval else LIBRARY_SHORTCUTS
 
     snap = Snapshot.open(args.snapshot) if args.snapshot else demo_snapshot(args.root)
     ctx = SamplingContext(snap)
@@ -189,7 +197,7 @@ def main() -> None:
     ctx.title_space  # noqa: B018 - built here so that it is timed apart from the examples
     print(f"snapshot {snap.path}: {ctx.graph.n:,} papers; TF-IDF over all titles {time.perf_counter() - t0:.1f}s once")
     for depth in args.depths:
-        run_depth(ctx, depth, args.per_task, args.seed)
+        run_depth(ctx, depth, args.per_task, args.seed, names)
 
 
 if __name__ == "__main__":
