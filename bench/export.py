@@ -9,10 +9,13 @@ Export reads the file once, re-solves every example from its text (the ``graphni
 it refuses to skip), converts it to its row and writes Parquet row groups, hashes the source and
 the outputs and writes the card and manifest. It is timed twice: as shipped (the check runs in a
 pool of worker processes, one per CPU; its CPU time is the sum over all processes) and with
-``workers=0`` (everything in one process), and (issue 19, target <= 3 reads) as ``graphniah build``
+``workers=0`` (the check in the exporting process), and (issue 19, target <= 3 reads) as ``graphniah build``
 leaves a suite: with the suite manifest beside the file recording each line's verification by this
 checker, which the export then takes instead of redoing it. The check alone (read + ``verify``) is timed too, so
-the printout says how much of the export it is. Read and export each run in a fresh process, so the
+the printout says how much of the export it is. In every mode the Parquet files are compressed and
+the bytes hashed by threads beside the parsing one (zstd and sha256 release the GIL), so CPU time can
+exceed wall time; on a machine whose cores are all busy with other work the wall ratio tends to the
+CPU ratio. Read and export each run in a fresh process, so the
 peak resident memory (VmHWM) printed for the export is its own, and the read and the export are
 timed in the same run of this script.
 
@@ -20,7 +23,8 @@ Building 100 real 922k-token examples takes hours here, so ``--real`` real examp
 per task, each packed to L with a text distractor under all three tokenizers on the demo snapshot)
 are built once and replicated to ``--n`` examples with distinct ids (``<id>-r0001``...). Every
 replica is a full example, read, verified, converted and written again (nothing is cached across
-examples). Inputs are cached under ``bench/.data/export/`` (git-ignored).
+examples). Inputs are cached under ``bench/.data/export/`` (git-ignored), named by the snapshot and
+the examples format version (examples of an older version would time the upgrade path).
 
     python bench/export.py [--n 100] [--real 3] [--length 922000]
 """
@@ -59,13 +63,14 @@ def children_cpu() -> float:
 
 def real_examples(n: int, length: int) -> tuple[Path, Path]:
     """``n`` real examples at ``length`` tokens and the snapshots root (built once, then cached)."""
-    from graphniah.formats.examples import write_examples
+    from graphniah.formats.examples import EXAMPLES_FORMAT, write_examples
     from graphniah.refresh import refresh
     from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
 
     snapshots = ROOT / "snapshots"
     snap = refresh(dt.date(2026, 4, 1), snapshots, demo=True, depths=(8,)).snapshot
-    path = ROOT / f"real-{n}-{length}-{snap.content_hash[:12]}.jsonl"  # a rebuilt snapshot needs new examples
+    # a rebuilt snapshot, or another examples format, needs new examples
+    path = ROOT / f"real-{n}-{length}-{snap.content_hash[:12]}-v{EXAMPLES_FORMAT.current}.jsonl"
     if path.is_file():
         return path, snapshots
     ctx = SamplingContext(snap)

@@ -13,8 +13,12 @@ group, built column by column, as soon as it holds :data:`ROW_GROUP_BYTES` of pr
 :data:`ROW_GROUP_ROWS` rows. The check, parsing and canonical serialisation of each line run in a
 pool of forked worker processes (``workers``, default one per CPU) while this process writes;
 results are consumed in file order and at most 2 x workers + 1 lines are in flight, so the output
-is the same bytes for any number of workers. Memory is therefore bounded by a few examples plus
-three buffers, whatever the suite's size: with 922k-token prompts (~4 MB of text each) that is a
+is the same bytes for any number of workers. The work that releases the GIL runs in threads beside
+the parsing: each task's file is converted, encoded, zstd-compressed and hashed by a thread of its
+own, and the sha256 of the lines by another (``bench/export.py``: with the verifications that
+``graphniah build`` recorded, parsing and canonical serialisation are what is left in this thread).
+Memory is therefore bounded by a few examples plus, per task, its buffer and at most two row groups
+waiting for its thread, whatever the suite's size: with 922k-token prompts (~4 MB of text each) that is a
 few tens of MB of example data per process, on top of the interpreter and its libraries
 (``bench/export.py`` prints the whole peak resident memory). If any example fails the check, nothing is written and the error lists
 every failing id.
@@ -31,23 +35,25 @@ import hashlib
 import multiprocessing
 import os
 from collections import Counter, deque
-from collections.abc import Generator
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable, Generator, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, TypeVar
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphniah.atomic import _umask, atomic_dir, sha256_bytes, sha256_file, write_in_staging
+from graphniah.atomic import _umask, atomic_dir, sha256_file, write_in_staging
 from graphniah.dataset.card import CardFacts, render_card
 from graphniah.dataset.schema import CARD_FILE, DATA_DIR, MANIFEST_FILE, SCHEMA, design, example_to_row
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASKS, Task
 from graphniah.formats.dataset import (
     DatasetManifest,
+    FileEntry,
     SnapshotInfo,
     SourceExamples,
     check_files,
@@ -72,14 +78,92 @@ ZSTD_LEVEL = 3
 #: The Parquet leaf column of the prompt texts.
 PROMPT_COLUMN = "messages.list.element.content"
 
+_T = TypeVar("_T")
+
+
+class _InOrder:
+    """A thread beside this one that runs jobs one at a time, in the order they were submitted.
+
+    Its jobs spend their time in code that releases the GIL (sha256 over a line of a few MB, Arrow's
+    Parquet encoding and zstd compression), so on two or more CPUs they run while this thread parses
+    the next lines: the export of a built suite then costs about what parsing does (bench/export.py).
+    At most ``limit`` submitted jobs are unfinished (a submit past that waits for the oldest), which
+    bounds the lines and rows they hold; a job's error is raised here, at a later submit or at
+    :meth:`drain`. The thread starts at the first submit, after any worker processes were forked.
+    """
+
+    def __init__(self, name: str, limit: int) -> None:
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix=name)
+        self._pending: deque[Future[Any]] = deque()
+        self._limit = limit
+
+    def submit(self, fn: Callable[..., _T], *args: Any) -> Future[_T]:
+        fut = self._pool.submit(fn, *args)
+        self._pending.append(fut)
+        while self._pending and (len(self._pending) > self._limit or self._pending[0].done()):
+            self._pending.popleft().result()
+        return fut
+
+    def drain(self) -> None:
+        """Wait for every job; raises the first error of one."""
+        while self._pending:
+            self._pending.popleft().result()
+
+    def close(self) -> None:
+        """Stop the thread: jobs not started are dropped (after an error nothing more is written)."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
 
 @functools.cache
 def _leaf_columns() -> tuple[str, ...]:
     """Dotted paths of the Parquet leaf columns of :data:`SCHEMA` (as the writer names them)."""
     buf = pa.BufferOutputStream()
-    pq.write_table(SCHEMA.empty_table(), buf)
+    with pq.ParquetWriter(buf, SCHEMA):  # a file with no row group: ``SCHEMA.empty_table()`` would import pandas
+        pass
     parquet_schema = pq.ParquetFile(pa.BufferReader(buf.getvalue())).schema
     return tuple(parquet_schema.column(i).path for i in range(len(parquet_schema)))
+
+
+def _offsets(lengths: list[int], what: str) -> pa.Buffer:
+    """The int32 offsets buffer of a string or list array whose items have ``lengths``."""
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    if offsets[-1] >= 2**31:  # a row group is cut at ROW_GROUP_BYTES of prompt text, far below this
+        raise GraphNIAHError(f"export: a row group of the {what} column holds over 2 GiB")
+    return pa.py_buffer(offsets.astype(np.int32))
+
+
+def _arrow_array(values: list[Any], t: pa.DataType, what: str) -> pa.Array:
+    """The Arrow array of type ``t`` holding ``values`` (None: null), assembled from its buffers.
+
+    It is the array ``pa.array(values, type=t)`` gives (the same Parquet bytes: the dataset tests
+    compare folders), for the types of :data:`SCHEMA`: strings, int64, float64, bool, lists and
+    structs. ``pa.array`` on a list first asks whether it is a pandas object, which imports pandas
+    (and pyarrow.compute): about as much CPU as reading the whole 100-example bench file.
+    """
+    n = len(values)
+    nulls = [v is None for v in values]
+    null_count = sum(nulls)
+    validity = pa.py_buffer(np.packbits(~np.array(nulls, dtype=bool), bitorder="little")) if null_count else None
+    if pa.types.is_string(t):
+        data = [b"" if v is None else v.encode() for v in values]
+        return pa.Array.from_buffers(t, n, [validity, _offsets([len(d) for d in data], what), pa.py_buffer(b"".join(data))],
+                                     null_count=null_count)
+    if pa.types.is_list(t):
+        items = [() if v is None else v for v in values]
+        child = _arrow_array([x for v in items for x in v], t.value_type, what)
+        return pa.Array.from_buffers(t, n, [validity, _offsets([len(v) for v in items], what)], null_count=null_count,
+                                     children=[child])
+    if pa.types.is_struct(t):
+        children = [_arrow_array([None if v is None else v[f.name] for v in values], f.type, f"{what}.{f.name}")
+                    for f in (t.field(i) for i in range(t.num_fields))]
+        return pa.Array.from_buffers(t, n, [validity], null_count=null_count, children=children)
+    if pa.types.is_boolean(t):
+        bits = np.packbits(np.array([bool(v) for v in values], dtype=bool), bitorder="little")
+        return pa.Array.from_buffers(t, n, [validity, pa.py_buffer(bits)], null_count=null_count)
+    dtype = {pa.int64(): np.int64, pa.float64(): np.float64}[t]
+    return pa.Array.from_buffers(t, n, [validity, pa.py_buffer(np.array([0 if v is None else v for v in values], dtype=dtype))],
+                                 null_count=null_count)
 
 
 def data_file_name(task: str) -> str:
@@ -126,19 +210,28 @@ def _recorded_verifications(src: Path, prompt_set: PromptSet) -> tuple[frozenset
     return frozenset(e.sha256 for e in m.examples if e.sha256), len(m.examples)
 
 
-def _check_line(line: bytes, where: str, prompt_set: PromptSet | None = None, verified: frozenset[str] = frozenset()) -> _Checked:
+def _line_sha256(line: bytes) -> str:
+    """sha256 of an examples file line without its newline (what the suite manifest records),
+    taken on a view: no copy of a 4 MB line."""
+    return hashlib.sha256(memoryview(line)[:-1] if line.endswith(b"\n") else line).hexdigest()
+
+
+def _check_line(line: bytes, where: str, prompt_set: PromptSet | None = None, verified: frozenset[str] = frozenset(),
+                hashes: _InOrder | None = None) -> _Checked:
     """Parse one line, re-solve it from its text (:func:`verify`) and serialise it canonically.
 
     ``prompt_set`` and ``verified`` are given when checking in the calling process (the example is
     then returned); a worker uses its own and returns no example. A line whose bytes are among the
     recorded verifications is not solved again: that check gave this answer for these bytes.
+    ``hashes``, in the calling process, hashes the line while this thread parses it.
     """
     pr = prompt_set or _WORKER_PROMPTS
     if pr is None:  # pragma: no cover - a worker always has run its initializer
         raise GraphNIAHError("export worker started without a prompt template set")
     recorded = verified if prompt_set is not None else _WORKER_VERIFIED
+    line_hash = hashes.submit(_line_sha256, line) if recorded and hashes is not None else None
     ex = parse_example(line, where)
-    if recorded and sha256_bytes(line[:-1] if line.endswith(b"\n") else line) in recorded:
+    if recorded and (_line_sha256(line) if line_hash is None else line_hash.result()) in recorded:
         result = VerifyResult(True, ex.answer, ex.answer, "verified by graphniah build (same bytes, same checker)")
     else:
         result = verify(ex, pr)
@@ -188,8 +281,30 @@ class _Digests:
         return (self.source if self.canonical is None else self.canonical).hexdigest()
 
 
+#: The examples file is read in blocks of this size and split into lines here.
+READ_BLOCK = 8 << 20
+
+
+def _lines(f: BinaryIO) -> Iterator[bytes]:
+    """The lines of ``f``, each with its newline (a last one may lack it), as ``for line in f`` gives
+    them, but split out of :data:`READ_BLOCK` reads: each 4 MB line is then copied once, where the
+    file object's own line reading took twice the CPU (``bench/export.py``)."""
+    head: list[bytes] = []  # the start of a line that goes on in the next block
+    while block := f.read(READ_BLOCK):
+        start = 0
+        while end := block.find(b"\n", start) + 1:
+            piece = block[start:end]
+            yield b"".join((*head, piece)) if head else piece
+            head = []
+            start = end
+        if start < len(block):
+            head.append(block[start:])
+    if head:
+        yield b"".join(head)
+
+
 def _checked_lines(
-    src: Path, prompt_set: PromptSet, workers: int, verified: frozenset[str] = frozenset()
+    src: Path, prompt_set: PromptSet, workers: int, verified: frozenset[str] = frozenset(), hashes: _InOrder | None = None
 ) -> Generator[tuple[int, bytes, _Checked | None], None, None]:
     """``(suite index, line, checked)`` for every line of ``src``, in file order (``checked`` is
     None for a blank line, which holds no example and has index -1).
@@ -215,17 +330,17 @@ def _checked_lines(
         if pool is not None:
             return pool.submit(_check_line, line, where)
         done: Future[_Checked] = Future()
-        done.set_result(_check_line(line, where, prompt_set, verified))
+        done.set_result(_check_line(line, where, prompt_set, verified, hashes))
         return done
 
     try:
-        f = open(src, "rb")  # noqa: SIM115 - closed by the with below; only the open is guarded here
+        f = open(src, "rb", buffering=0)  # noqa: SIM115 - closed by the with below; only the open is guarded here
     except OSError as err:
         raise GraphNIAHError(f"cannot read examples file {src}: {err.strerror}") from None
     try:
         with f:
             index = 0
-            for lineno, line in enumerate(f, 1):
+            for lineno, line in enumerate(_lines(f), 1):
                 if line.isspace():  # what ``not line.strip()`` says, without copying a 4 MB line
                     pending.append((-1, line, None))
                 else:
@@ -244,13 +359,20 @@ def _checked_lines(
 
 @dataclass
 class _TaskWriter:
-    """The Parquet file of one task, with the rows not yet written as a row group."""
+    """The Parquet file of one task, with the rows not yet written as a row group.
+
+    The row groups are converted, encoded, compressed and written by ``jobs``, the file's own
+    thread, so the file gets its row groups in order (the bytes of writing them here) while the
+    files of other tasks are compressed beside it; that thread also hashes the finished file.
+    """
 
     path: Path
+    jobs: _InOrder
     writer: pq.ParquetWriter | None = None
     rows: list[dict[str, Any]] = field(default_factory=list)
     text_bytes: int = 0
     count: int = 0
+    sha256: str | None = None  # of the finished file, taken by ``jobs``
 
     def add(self, row: dict[str, Any], text_bytes: int) -> None:
         self.rows.append(row)
@@ -260,8 +382,13 @@ class _TaskWriter:
             self.flush()
 
     def flush(self) -> None:
-        if not self.rows:
-            return
+        if self.rows:
+            self.jobs.submit(self._write, self.rows)
+            self.rows = []
+            self.text_bytes = 0
+
+    def _write(self, rows: list[dict[str, Any]]) -> None:
+        """Write ``rows`` as one row group (run by ``jobs``)."""
         if self.writer is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             others = [c for c in _leaf_columns() if c != PROMPT_COLUMN]
@@ -271,18 +398,36 @@ class _TaskWriter:
             # anyway. Skipping both saves CPU on every example (bench/export.py) and changes no value.
             self.writer = pq.ParquetWriter(self.path, SCHEMA, compression="zstd", compression_level=ZSTD_LEVEL,
                                            use_dictionary=others, write_statistics=others)
-        # Column by column: one ``pa.array`` per column converts each ~4 MB prompt string once;
-        # ``Table.from_pylist`` walks the rows as nested dicts and was many times slower on such rows.
-        table = pa.Table.from_arrays([pa.array([r[f.name] for r in self.rows], type=f.type) for f in SCHEMA],
-                                     schema=SCHEMA)
-        self.writer.write_table(table, row_group_size=len(self.rows))
-        self.rows = []
-        self.text_bytes = 0
+        # Column by column, each ~4 MB prompt string encoded once; ``Table.from_pylist`` walks the
+        # rows as nested dicts and was many times slower on such rows.
+        table = pa.Table.from_arrays([_arrow_array([r[f.name] for r in rows], f.type, f.name) for f in SCHEMA], schema=SCHEMA)
+        table.validate()
+        self.writer.write_table(table, row_group_size=len(rows))
+
+    def finish(self) -> None:
+        """Write the rows left, close the file and hash it, all by ``jobs`` (:meth:`entry` waits for them)."""
+        self.flush()
+        self.jobs.submit(self._close_and_hash)
+
+    def _close_and_hash(self) -> None:
+        self.close()
+        if self.writer is not None:
+            self.sha256 = sha256_file(self.path)
+
+    def entry(self, root: Path, task: Task) -> FileEntry:
+        """The manifest entry of the finished file (after :meth:`finish`)."""
+        self.jobs.drain()
+        return file_entry(root, self.path, sha256=self.sha256, rows=self.count, task=task)
 
     def close(self) -> None:
-        self.flush()
+        """Close the file if it is open (idempotent)."""
         if self.writer is not None:
             self.writer.close()
+
+    def stop(self) -> None:
+        """Stop ``jobs`` (dropping the ones not started, after an error) and close the file: on any outcome."""
+        self.jobs.close()
+        self.close()
 
 
 @dataclass
@@ -406,47 +551,55 @@ def export_suite(
     digests = _Digests()
     with atomic_dir(out, replace=True) as tmp:
         os.chmod(tmp, 0o777 & ~_umask())  # a folder to share: the usual permissions, not mkdtemp's 0700
-        writers = {t: _TaskWriter(tmp / data_file_name(t)) for t in TASKS}
+        # Each task's Parquet file is written by a thread of its own and the hashing by another, all
+        # beside the parsing in this one (the limits hold a few row groups and lines: memory stays bounded).
+        writers = {t: _TaskWriter(tmp / data_file_name(t), _InOrder(f"export-{t}", limit=2)) for t in TASKS}
+        hashing = _InOrder("export-sha256", limit=4)
         progress.start(None, f"exporting {suite}")
         try:
-            tally, failures = _write_task_rows(src, prompt_set, workers, writers, digests, progress, verified)
+            tally, failures = _write_task_rows(src, prompt_set, workers, writers, digests, progress, verified, hashing)
+            for w in writers.values():
+                w.finish()
+            hashing.drain()
+            if failures:
+                raise GraphNIAHError(
+                    f"refusing to export {src}: {len(failures)} example(s) fail the text-only check "
+                    f"(`graphniah verify {src}`): " + "; ".join(failures)
+                )
+            if tally.n == 0:
+                raise GraphNIAHError(f"examples file {src} holds no examples")
+            manifest = _write_card_and_manifest(tmp, src, suite, snapshots_root, tally, digests, writers)
         finally:
             progress.done()
+            hashing.close()
             for w in writers.values():
-                w.close()
-        if failures:
-            raise GraphNIAHError(
-                f"refusing to export {src}: {len(failures)} example(s) fail the text-only check "
-                f"(`graphniah verify {src}`): " + "; ".join(failures)
-            )
-        if tally.n == 0:
-            raise GraphNIAHError(f"examples file {src} holds no examples")
-        manifest = _write_card_and_manifest(tmp, src, suite, snapshots_root, tally, digests, writers)
+                w.stop()
     return ExportResult(out, manifest, tally.n)
 
 
 def _write_task_rows(
     src: Path, prompt_set: PromptSet, workers: int, writers: dict[Task, _TaskWriter], digests: _Digests, progress: Progress,
-    verified: frozenset[str] = frozenset(),
+    verified: frozenset[str], hashing: _InOrder,
 ) -> tuple[Tally, list[str]]:
     """Check every example of ``src`` and write the ones that pass to their task's writer.
 
     Returns the tally of written examples and the failures (``id (reason)``); after the first
-    failure nothing more is written, but reading goes on so that every failure is listed.
+    failure nothing more is written, but reading goes on so that every failure is listed. The
+    digests are fed by ``hashing``, in file order; they are complete once it is drained.
     """
     tally = Tally()
     failures: list[str] = []
     seen: set[str] = set()
     # closing(): a refusal mid-file (a duplicate id) shuts the pool down now, not when collected
-    with closing(_checked_lines(src, prompt_set, workers, verified)) as checked_lines:
+    with closing(_checked_lines(src, prompt_set, workers, verified, hashing)) as checked_lines:
         for i, line, checked in checked_lines:
             if checked is None:
-                digests.add(line, b"")  # a blank line: in the file, not in the canonical form
+                hashing.submit(digests.add, line, b"")  # a blank line: in the file, not in the canonical form
                 continue
             if checked.canonical is not None:
-                digests.add(line, checked.canonical + b"\n")
+                hashing.submit(digests.add, line, checked.canonical + b"\n")
             else:
-                digests.add(line, None if line.endswith(b"\n") else line + b"\n")
+                hashing.submit(digests.add, line, None if line.endswith(b"\n") else line + b"\n")
             result = checked.result
             ex = checked.example or parse_example(line, f"{src}: example {i + 1}")
             if ex.id in seen:
@@ -467,16 +620,19 @@ def _write_card_and_manifest(
     tmp: Path, src: Path, suite: str, snapshots_root: str | os.PathLike[str], tally: Tally, digests: _Digests,
     writers: dict[Task, _TaskWriter],
 ) -> DatasetManifest:
-    """Write the dataset card and the manifest into the staging folder ``tmp``; returns the manifest."""
+    """Write the dataset card and the manifest into the staging folder ``tmp``; returns the manifest.
+
+    The card is written while the writers' threads still finish their files (it names them only).
+    """
     snapshots = snapshot_infos(tally.snapshots, snapshots_root)
     source = SourceExamples(file=src.name, bytes=digests.size, sha256=digests.source.hexdigest(), count=tally.n,
                             canonical_sha256=digests.canonical_hex())
     tasks = [t for t, w in writers.items() if w.count]
-    data = [file_entry(tmp, writers[t].path, rows=writers[t].count, task=t) for t in tasks]
     suite_manifest = _suite_manifest(src)
     facts = CardFacts(suite=suite, tally=tally, snapshots=snapshots, source=source,
-                      data_files={t: f.path for t, f in zip(tasks, data, strict=True)}, suite_manifest=suite_manifest)
+                      data_files={t: data_file_name(t) for t in tasks}, suite_manifest=suite_manifest)
     write_in_staging(tmp / CARD_FILE, render_card(facts))
+    data = [writers[t].entry(tmp, t) for t in tasks]
     manifest = DatasetManifest(
         suite=suite,
         examples=source,

@@ -83,8 +83,9 @@ class DatasetManifest(Frozen):
         return [f for f in self.files if f.path.startswith(f"{DATA_DIR}/")]
 
 
-def file_entry(root: Path, path: Path, **extra: Any) -> FileEntry:
-    return FileEntry(path=path.relative_to(root).as_posix(), bytes=path.stat().st_size, sha256=sha256_file(path), **extra)
+def file_entry(root: Path, path: Path, sha256: str | None = None, **extra: Any) -> FileEntry:
+    """The entry of ``path`` (under ``root``); ``sha256`` when the file's writer already hashed it."""
+    return FileEntry(path=path.relative_to(root).as_posix(), bytes=path.stat().st_size, sha256=sha256 or sha256_file(path), **extra)
 
 
 def manifest_json(manifest: DatasetManifest) -> str:

@@ -79,3 +79,59 @@ def test_a_verification_by_another_checker_counts_for_nothing(exported, tmp_path
     write_examples(src, [bad, *examples[1:]])
     with pytest.raises(Exception, match=bad.id):
         export_suite(src, tmp_path / "ds2", snapshots_root=exported.suite.snapshots, workers=0)
+
+
+def test_the_arrays_built_from_buffers_are_those_of_pa_array(exported) -> None:
+    """The exporter assembles each column from its buffers (``pa.array`` would import pandas); the
+    arrays, and so the Parquet bytes, are those ``pa.array`` gives, nulls included (examples without
+    a length or token counts beside packed ones)."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from graphniah.dataset.schema import SCHEMA, example_to_row
+
+    rows = [example_to_row(e, i) for i, e in enumerate(iter_examples(exported.examples))]
+    assert {r["token_counts"] is None for r in rows} == {True, False}
+    assert {r["context_length"] is None for r in rows} == {True, False}
+    for part in (rows, rows[-3:], rows[:1], []):
+        for f in SCHEMA:
+            values = [r[f.name] for r in part]
+            built = export_mod._arrow_array(values, f.type, f.name)
+            built.validate(full=True)
+            assert built.equals(pa.array(values, type=f.type)), f.name
+
+    def parquet(table: pa.Table) -> bytes:
+        sink = io.BytesIO()
+        pq.write_table(table, sink, compression="zstd")
+        return sink.getvalue()
+
+    built = pa.Table.from_arrays([export_mod._arrow_array([r[f.name] for r in rows], f.type, f.name) for f in SCHEMA], schema=SCHEMA)
+    assert parquet(built) == parquet(pa.Table.from_pylist(rows, schema=SCHEMA))
+
+
+def test_lines_split_from_blocks_are_the_file_s_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    for data in (b"", b"a", b"a\n", b"\n\n", b"abc\ndef", b"abcdefgh\n\nxy\n", b"ab\ncd\n" * 5 + b"tail", b"x" * 10):
+        for block in (1, 2, 3, 7, 64):
+            monkeypatch.setattr(export_mod, "READ_BLOCK", block)
+            assert list(export_mod._lines(io.BytesIO(data))) == list(io.BytesIO(data)), (data, block)
+
+
+def test_export_loads_neither_pandas_nor_datasets(exported, tmp_path: Path) -> None:
+    """Importing pandas (which ``pa.array`` and ``Schema.empty_table`` do) cost the export about as much
+    CPU as reading the whole bench file; the folder is written with pyarrow alone."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "ds"
+    code = ("import sys\nfrom graphniah.dataset import export_suite\n"
+            f"export_suite({str(exported.examples)!r}, {str(out)!r}, snapshots_root={str(exported.suite.snapshots)!r}, workers=0)\n"
+            "print(sorted(m for m in ('pandas', 'datasets', 'pyarrow.compute') if m in sys.modules))\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "[]"
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == \
+        {p.relative_to(exported.dataset): p.read_bytes() for p in exported.dataset.rglob("*") if p.is_file()}
