@@ -38,7 +38,7 @@ from graphniah.report.effective import (
 from graphniah.report.load import Outcomes, RunInfo, SuiteData, load_suite
 from graphniah.report.matched import matched_table
 from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, ReportTable, cells_csv
-from graphniah.report.shortcuts import shortcut_table
+from graphniah.report.shortcuts import shortcut_level_table, shortcut_level_verdicts, shortcut_table, with_shortcut_notes
 from graphniah.report.tables import AccuracyGrid, ReportContext, accuracy_grid, build_tables
 
 if TYPE_CHECKING:  # matplotlib is imported only when figures are drawn
@@ -146,6 +146,11 @@ def build_report(data: SuiteData, config: ReportConfig | None = None, twin: Suit
     shortcuts = shortcut_table(ctx)
     if shortcuts is not None:  # right after the accuracy and effective tables: read them against it
         tables.insert(2, shortcuts)
+        levels = shortcut_level_verdicts(ctx)
+        by_level = shortcut_level_table(ctx, levels)
+        if by_level is not None:  # where (which depths, lengths, ...) a shortcut beats random; the accuracy captions say so
+            tables.insert(3, by_level)
+            tables = with_shortcut_notes(tables, levels)
     comparison = matched_table(data, twin) if twin is not None else None
     if comparison is not None:
         tables.append(comparison)

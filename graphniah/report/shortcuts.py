@@ -6,20 +6,46 @@ Wilson interval, beside the exact random-guessing accuracy of that task (appendi
 sets weighted by their example counts), and gives one verdict per task: a shortcut *beats random*
 when the lower end of its interval lies above the random baseline. A task where one does is a task
 whose accuracies can be reached without searching the graph, by that much.
+
+A suite that varies an example's variable (depth, component size, context length, distractor, ...)
+over several values also gets ``shortcuts_by_<variable>``: the same accuracies and random baselines
+per task and value, since a shortcut that beats random at depth 4 but not at 32 makes the depth-4
+cells of the accuracy table measure the shortcut's route rather than a search of the graph. Each
+task gets a sentence naming the values where some shortcut beats random, and the accuracy tables'
+captions repeat those sentences (:func:`with_shortcut_notes`). Suites varying the task (the pooled
+table is already per task) or the reasoning effort (a shortcut has none) get no breakdown.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
+
+import numpy as np
 
 from graphniah.baselines import JOURNAL_PREFIX, is_baseline_model
 from graphniah.formats import TASK_LABELS, TASKS
 from graphniah.report.model import Cell, CellValue, ExampleList, ReportTable, pct
-from graphniah.report.tables import ReportContext
+from graphniah.report.tables import DASH, ReportContext
 from graphniah.stats import Proportion
 
-__all__ = ["ShortcutResult", "ShortcutVerdict", "shortcut_results", "shortcut_table", "shortcut_verdicts"]
+__all__ = [
+    "ShortcutLevelVerdict",
+    "ShortcutResult",
+    "ShortcutVerdict",
+    "shortcut_level_table",
+    "shortcut_level_verdicts",
+    "shortcut_results",
+    "shortcut_table",
+    "shortcut_verdicts",
+    "with_shortcut_notes",
+]
+
+#: Variables whose values get no breakdown: the pooled table is per task already; shortcuts have no effort.
+_NO_BREAKDOWN = ("task", "reasoning_effort")
+#: How a sentence names a value of the varied variable ("at depth 4, 8").
+_LEVEL_NOUNS = {"depth": "depth", "component_size": "component size", "context_length": "context length",
+                "distractor": "distractor", "none_option": "'none of these' option", "render": "rendering"}
 
 
 @dataclass(frozen=True)
@@ -33,6 +59,7 @@ class ShortcutResult:
     random: Fraction
     correct_ids: tuple[str, ...]
     wrong_ids: tuple[str, ...]
+    level: str | None = None  # the value of the varied variable (None: the task's examples pooled)
 
     @property
     def beats_random(self) -> bool:
@@ -62,24 +89,28 @@ def _acc(p: Proportion) -> str:
     return f"{pct(p.estimate)}% [{pct(p.interval.low)}, {pct(p.interval.high)}]"
 
 
+def _results(ctx: ReportContext, task: str, mask: np.ndarray, level: str | None) -> list[ShortcutResult]:
+    """Each shortcut run's accuracy on the outcomes under ``mask`` (one task), beside their random baseline."""
+    d, o = ctx.data, ctx.data.outcomes
+    random = ctx.weighted_baseline(mask)
+    if random is None:
+        return []
+    out = []
+    for i, run in enumerate(d.runs):
+        m = mask & (o.run == i)
+        if not is_baseline_model(run.model) or not m.any():
+            continue
+        good = o.correct[m]
+        ids = o.example_id[m]
+        out.append(ShortcutResult(task, run.model[len(JOURNAL_PREFIX):], i, ctx.proportion(int(good.sum()), int(m.sum())),
+                                  random, tuple(ids[good].tolist()), tuple(ids[~good].tolist()), level))
+    return out
+
+
 def shortcut_results(ctx: ReportContext) -> list[ShortcutResult]:
     """Every shortcut run's accuracy on every task it answered, in task order."""
-    d, o = ctx.data, ctx.data.outcomes
-    out = []
-    for task in [t for t in TASKS if (o.task == t).any()]:
-        in_task = o.task == task
-        random = ctx.weighted_baseline(in_task)
-        if random is None:
-            continue
-        for i, run in enumerate(d.runs):
-            m = in_task & (o.run == i)
-            if not is_baseline_model(run.model) or not m.any():
-                continue
-            good = o.correct[m]
-            ids = o.example_id[m]
-            out.append(ShortcutResult(task, run.model[len(JOURNAL_PREFIX):], i, ctx.proportion(int(good.sum()), int(m.sum())),
-                                      random, tuple(ids[good].tolist()), tuple(ids[~good].tolist())))
-    return out
+    o = ctx.data.outcomes
+    return [r for t in TASKS if (o.task == t).any() for r in _results(ctx, t, o.task == t, None)]
 
 
 def shortcut_verdicts(ctx: ReportContext) -> list[ShortcutVerdict]:
@@ -120,3 +151,147 @@ def shortcut_table(ctx: ReportContext) -> ReportTable | None:
     )
     header = ("Task", "Shortcut", "Accuracy", "#Examples", "Random guessing", "Beats random")
     return ReportTable(key, title, caption, header, tuple(rows), tuple(values), tuple(lists), label_columns=2)
+
+
+# ------------------------------------------------------------------------------------------------
+# By value of the varied variable
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShortcutLevelVerdict:
+    """Per task: every shortcut's accuracy at each value of the varied variable, and where one beats random."""
+
+    task: str
+    noun: str  # how the sentence names the variable ("depth", "context length")
+    levels: tuple[str, ...]  # the suite's values, in the accuracy table's order
+    results: tuple[ShortcutResult, ...]  # per shortcut run and value, ``level`` set
+
+    @property
+    def beaten_by(self) -> tuple[ShortcutResult, ...]:
+        return tuple(r for r in self.results if r.beats_random)
+
+    @property
+    def beaten_levels(self) -> tuple[str, ...]:
+        """The values where some shortcut beats random guessing, in order."""
+        beaten = {r.level for r in self.beaten_by}
+        return tuple(lv for lv in self.levels if lv in beaten)
+
+    @property
+    def text(self) -> str:
+        label = TASK_LABELS.get(self.task, self.task)
+        if not self.beaten_by:
+            tried = ", ".join(dict.fromkeys(r.shortcut for r in self.results))
+            return f"{label}: no shortcut ({tried}) beats random guessing at any {self.noun} beyond its interval"
+        where: dict[str, list[str]] = {}
+        for lv in self.levels:
+            for r in self.beaten_by:
+                if r.level == lv and lv not in where.setdefault(r.shortcut, []):
+                    where[r.shortcut].append(lv)
+        parts = [f"{s}{' beats random guessing' if j == 0 else ''} at {self.noun} {', '.join(lvs)}"
+                 for j, (s, lvs) in enumerate(where.items())]
+        return f"{label}: {'; '.join(parts)}"
+
+
+def _breaks_down(ctx: ReportContext) -> np.ndarray | None:
+    """The shortcut runs' outcomes when the breakdown applies (several values among them), else None."""
+    d = ctx.data
+    if d.variable in _NO_BREAKDOWN or len(d.levels) < 2:
+        return None
+    is_shortcut = np.array([is_baseline_model(r.model) for r in d.runs], dtype=bool)
+    mask = is_shortcut[d.outcomes.run] if len(d.outcomes) else np.zeros(0, dtype=bool)
+    return mask if np.unique(d.value[mask]).size >= 2 else None
+
+
+def shortcut_level_verdicts(ctx: ReportContext) -> list[ShortcutLevelVerdict]:
+    """One verdict per task that some shortcut answered, by value of the varied variable (empty: no breakdown)."""
+    d, o = ctx.data, ctx.data.outcomes
+    if _breaks_down(ctx) is None:
+        return []
+    noun = _LEVEL_NOUNS.get(d.variable, d.variable_title.lower())
+    out = []
+    for task in [t for t in TASKS if (o.task == t).any()]:
+        in_task = o.task == task
+        results = [r for c, lv in enumerate(d.levels) for r in _results(ctx, task, in_task & (d.value == c), lv)]
+        if results:
+            out.append(ShortcutLevelVerdict(task, noun, d.levels, tuple(results)))
+    return out
+
+
+def _level_rows(key: str, title: str, v: ShortcutLevelVerdict) -> tuple[list[tuple[Cell, ...]], list[CellValue], list[ExampleList]]:
+    """One task's rows: each shortcut's accuracy per value (bold: beats random), random guessing, #Examples, who beats."""
+    label = TASK_LABELS.get(v.task, v.task)
+    at = {(r.run, r.level): r for r in v.results}
+    examples = {lv: len({i for r in v.results if r.level == lv for i in (*r.correct_ids, *r.wrong_ids)}) for lv in v.levels}
+    rows: list[tuple[Cell, ...]] = []
+    values: list[CellValue] = []
+    lists: list[ExampleList] = []
+    for run, shortcut in dict.fromkeys((r.run, r.shortcut) for r in v.results):
+        cells = [Cell(label), Cell(shortcut)]
+        for c, lv in enumerate(v.levels):
+            r = at.get((run, lv))
+            if r is None:
+                cells.append(Cell(DASH))
+                continue
+            p, anchor = r.accuracy, f"{key}-{v.task}-r{run}-c{c}"
+            dagger = "†" if p.n < examples[lv] else ""
+            cells.append(Cell(f"{pct(p.estimate)}{dagger} [{pct(p.interval.low)}, {pct(p.interval.high)}]", bold=r.beats_random, link=anchor))
+            values.append(CellValue(key, f"{label} | {shortcut}", lv, "accuracy", p.k, p.n, p.estimate, p.interval.low, p.interval.high, link=anchor))
+            lists.append(ExampleList(anchor, f"{title} — {label}, {shortcut}, {lv}", (("correct", r.correct_ids), ("wrong", r.wrong_ids))))
+        rows.append(tuple(cells))
+    random = {r.level: r.random for r in v.results}
+    rows.append((Cell(label), Cell("Random guessing"), *[Cell(pct(random[lv]) if lv in random else DASH) for lv in v.levels]))
+    values += [CellValue(key, f"{label} | Random guessing", lv, "baseline", None, None, float(random[lv])) for lv in v.levels if lv in random]
+    rows.append((Cell(label), Cell("#Examples"), *[Cell(str(examples[lv])) for lv in v.levels]))
+    beats = [", ".join(dict.fromkeys(r.shortcut for r in v.beaten_by if r.level == lv)) or ("none" if lv in random else DASH) for lv in v.levels]
+    rows.append((Cell(label), Cell("Beats random"), *[Cell(b) for b in beats]))
+    return rows, values, lists
+
+
+def shortcut_level_table(ctx: ReportContext, verdicts: list[ShortcutLevelVerdict] | None = None) -> ReportTable | None:
+    """The Shortcuts table by value of the varied variable, ``shortcuts_by_<variable>`` (None: no breakdown)."""
+    verdicts = shortcut_level_verdicts(ctx) if verdicts is None else verdicts
+    if not verdicts:
+        return None
+    d = ctx.data
+    key = f"shortcuts_by_{d.variable}"
+    title = f"Shortcuts by {d.variable_title.lower()}: accuracy (%) without searching the graph, against random guessing"
+    rows: list[tuple[Cell, ...]] = []
+    values: list[CellValue] = []
+    lists: list[ExampleList] = []
+    for v in verdicts:
+        r, cv, el = _level_rows(key, title, v)
+        rows += r
+        values += cv
+        lists += el
+    dagger = any("†" in c.text for row in rows for c in row[2:])
+    caption = (
+        f"Accuracy (%) of the shortcut baselines of suite {d.suite} per task and {d.variable_title.lower()}, with the "
+        f"{100 * ctx.cfg.confidence:g}% Wilson interval. Bold, and named in the Beats random row: the interval lies wholly above "
+        "the exact random-guessing accuracy of the task's examples at that value (answer sets weighted by their example counts); "
+        "the accuracy table's cells at such a value can be reached without searching the graph. #Examples: distinct examples "
+        "the shortcuts answered there." + (" † marks a shortcut with fewer answers than #Examples." if dagger else "")
+        + " " + " ".join(f"{v.text}." for v in verdicts)
+    )
+    header = ("Task", "Shortcut", *d.levels)
+    return ReportTable(key, title, caption, header, tuple(rows), tuple(values), tuple(lists), label_columns=2)
+
+
+def with_shortcut_notes(tables: list[ReportTable], verdicts: list[ShortcutLevelVerdict]) -> list[ReportTable]:
+    """The accuracy tables with a closing caption sentence naming the values where a shortcut beats random
+    (the pooled table: every task's; ``accuracy_<task>``: its task's); other tables unchanged."""
+    beaten = [v for v in verdicts if v.beaten_by]
+    by_level = next((t for t in tables if t.key.startswith("shortcuts_by_")), None)
+    if not beaten or by_level is None:
+        return tables
+    name = by_level.title.split(":")[0]  # "Shortcuts by question depth k"
+    of_task = {f"accuracy_{v.task}": [v] for v in beaten}
+    out = []
+    for t in tables:
+        these = beaten if t.key == "accuracy" else of_task.get(t.key, [])
+        if these:
+            where = "; ".join(v.text for v in these)
+            t = replace(t, caption=f"{t.caption} Shortcuts: {where} — those cells can be reached without searching the graph "
+                                   f'(table "{name}").')
+        out.append(t)
+    return out

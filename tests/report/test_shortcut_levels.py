@@ -1,0 +1,141 @@
+"""The Shortcuts table by value of the varied variable (``shortcuts_by_<variable>``), its verdicts and notes."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+from statsmodels.stats.proportion import proportion_confint
+
+from graphniah.report import build_report, load_suite
+from graphniah.report.shortcuts import shortcut_level_verdicts, shortcut_verdicts
+
+from .synthetic import make_example, write_suite
+
+DEPTHS = (4, 8, 16, 32)
+
+
+def _depth_suite(tmp_path, task, models, per_depth=20, by="depth"):  # type: ignore[no-untyped-def]
+    examples = []
+    for depth in DEPTHS:
+        for i in range(per_depth):
+            label = ("YES", "NO")[i % 2] if task == "yesno" else "ABCD"[i % 4]
+            examples.append(make_example(task, depth, 120, label, seed=0, index=len(examples)))
+    write_suite(tmp_path, "sd", examples, models, np.random.default_rng(0))
+    return load_suite("sd", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by=by)
+
+
+def _right_at(depths, first=20):  # type: ignore[no-untyped-def]
+    """Right on the first ``first`` examples (by index within the depth) of the given depths, else wrong."""
+    def answer(ex):  # type: ignore[no-untyped-def]
+        if ex.depth in depths and int(ex.recipe.params["index"]) % 20 < first:
+            return ex.answer
+        return "NO" if ex.answer == "YES" else ("B" if ex.answer == "A" else "A")
+    return answer
+
+
+def test_beats_random_at_one_depth_only_not_pooled(tmp_path) -> None:
+    # 12/20 right at depth 4 (Wilson low 38.7% > 25%), none elsewhere: 12/80 pooled (low 8.8% < 25%).
+    report = build_report(_depth_suite(tmp_path, "mc", {"baseline-retrieval": {"answer": _right_at({4}, first=12)},
+                                                         "some-model": {"p": 0.5}}))
+    (pooled,) = shortcut_verdicts(report.context)
+    assert not pooled.beaten_by  # the per-task verdict hides depth 4
+    (v,) = shortcut_level_verdicts(report.context)
+    assert v.levels == ("4", "8", "16", "32") and v.beaten_levels == ("4",)
+    assert v.text == "Multiple choice: retrieval beats random guessing at depth 4"
+    for r in v.results:
+        assert r.random == Fraction(1, 4)
+        assert r.accuracy.n == 20 and r.accuracy.k == (12 if r.level == "4" else 0)
+        assert r.beats_random == (proportion_confint(r.accuracy.k, r.accuracy.n, method="wilson")[0] > 0.25)
+    table = report.table("shortcuts_by_depth")
+    assert report.keys[2:4] == ("shortcuts", "shortcuts_by_depth")
+    assert table.header == ("Task", "Shortcut", "4", "8", "16", "32")
+    row = next(r for r in table.rows if r[1].text == "retrieval")
+    assert [c.bold for c in row[2:]] == [True, False, False, False]
+    assert row[2].text.startswith("60.00 [")
+    assert table.cell("Multiple choice | Beats random", "4").text == "retrieval"
+    assert table.cell("Multiple choice | Beats random", "8").text == "none"
+    assert table.cell("Multiple choice | Random guessing", "16").text == "25.00"
+    assert table.cell("Multiple choice | #Examples", "32").text == "20"
+    cell = table.value("Multiple choice | retrieval", "4", "accuracy")
+    assert (cell.k, cell.n) == (12, 20)
+    lo, hi = proportion_confint(12, 20, method="wilson")
+    assert abs(cell.low - lo) < 1e-9 and abs(cell.high - hi) < 1e-9
+    assert "Multiple choice: retrieval beats random guessing at depth 4." in table.caption
+    # The accuracy table's caption names the depth; the pooled Shortcuts table is as before.
+    assert "Shortcuts: Multiple choice: retrieval beats random guessing at depth 4 — " in report.table("accuracy").caption
+    assert [row[2].text for row in report.table("shortcuts").rows if row[1].text == "verdict"] == [pooled.text]
+    lst = next(x for x in table.lists if x.anchor == row[2].link)
+    assert [len(ids) for _, ids in lst.groups] == [12, 8]
+
+
+def test_beats_random_pooled_but_at_no_depth(tmp_path) -> None:
+    # 14/20 right at every depth: Wilson low 48.1% < 50% per depth, 59.2% > 50% over the 80 pooled.
+    report = build_report(_depth_suite(tmp_path, "yesno", {"baseline-retrieval": {"answer": _right_at(set(DEPTHS), first=14)}}))
+    (pooled,) = shortcut_verdicts(report.context)
+    assert [r.shortcut for r in pooled.beaten_by] == ["retrieval"]
+    (v,) = shortcut_level_verdicts(report.context)
+    assert not v.beaten_by and v.beaten_levels == ()
+    assert v.text == "YES/NO: no shortcut (retrieval) beats random guessing at any depth beyond its interval"
+    table = report.table("shortcuts_by_depth")
+    assert not any(c.bold for row in table.rows for c in row)
+    assert [table.cell("YES/NO | Beats random", d).text for d in ("4", "8", "16", "32")] == ["none"] * 4
+    assert "Shortcuts:" not in report.table("accuracy").caption  # nothing to note
+
+
+def test_two_shortcuts_at_different_depths(tmp_path) -> None:
+    models = {"baseline-retrieval": {"answer": _right_at({4, 8})}, "baseline-title-similarity": {"answer": _right_at({4})}}
+    report = build_report(_depth_suite(tmp_path, "yesno", models))
+    (v,) = shortcut_level_verdicts(report.context)
+    assert v.text == "YES/NO: retrieval beats random guessing at depth 4, 8; title-similarity at depth 4"
+    table = report.table("shortcuts_by_depth")
+    assert table.cell("YES/NO | Beats random", "4").text == "retrieval, title-similarity"
+    assert table.cell("YES/NO | Beats random", "8").text == "retrieval"
+
+
+def test_random_guessing_per_value_follows_its_answer_sets(tmp_path) -> None:
+    # Varying the "none of these" option: 4 options without it, 5 with it; random guessing differs per value.
+    examples = []
+    for none in (False, True):
+        for i in range(20):
+            examples.append(make_example("mc", 4, 120, "ABCD"[i % 4], seed=0, index=len(examples), none_option=none))
+    write_suite(tmp_path, "sn", examples, {"baseline-retrieval": {"answer": lambda ex: ex.answer if not ex.none_option else "E"}},
+                np.random.default_rng(0))
+    report = build_report(load_suite("sn", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="none_option"))
+    (v,) = shortcut_level_verdicts(report.context)
+    random = {r.level: r.random for r in v.results}
+    assert random == {"without": Fraction(1, 4), "with 'none'": Fraction(1, 5)}
+    ctx, o = report.context, report.data.outcomes
+    for c, level in enumerate(report.data.levels):
+        assert random[level] == ctx.weighted_baseline((o.task == "mc") & (report.data.value == c))
+    assert v.beaten_levels == ("without",)
+    assert v.text == "Multiple choice: retrieval beats random guessing at 'none of these' option without"
+    assert "shortcuts_by_none_option" in report.keys
+
+
+def test_no_breakdown_for_one_value_or_the_task(tmp_path) -> None:
+    one = build_report(_depth_suite(tmp_path / "a", "mc", {"baseline-retrieval": {"answer": _right_at({4})}}, by="component_size"))
+    assert one.data.levels == ("120",)
+    assert shortcut_level_verdicts(one.context) == []
+    assert not any(k.startswith("shortcuts_by_") for k in one.keys) and "shortcuts" in one.keys
+    by_task = build_report(_depth_suite(tmp_path / "b", "mc", {"baseline-retrieval": {"answer": _right_at({4})}}, by="task"))
+    assert not any(k.startswith("shortcuts_by_") for k in by_task.keys)
+    assert "Shortcuts:" not in by_task.table("accuracy").caption
+
+
+def test_per_task_accuracy_tables_note_their_own_task(tmp_path) -> None:
+    examples = []
+    for depth in DEPTHS:
+        for i in range(20):
+            examples.append(make_example("mc", depth, 120, "ABCD"[i % 4], seed=0, index=len(examples)))
+            examples.append(make_example("yesno", depth, 120, ("YES", "NO")[i % 2], seed=0, index=len(examples)))
+    mc_at_4 = _right_at({4})
+    models = {"baseline-retrieval": {"answer": lambda ex: mc_at_4(ex) if ex.task == "mc" else "YES"}}
+    write_suite(tmp_path, "st", examples, models, np.random.default_rng(0))
+    report = build_report(load_suite("st", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="depth"))
+    texts = [v.text for v in shortcut_level_verdicts(report.context)]
+    assert texts == ["YES/NO: no shortcut (retrieval) beats random guessing at any depth beyond its interval",
+                     "Multiple choice: retrieval beats random guessing at depth 4"]
+    assert texts[1] in report.table("accuracy_mc").caption and texts[1] in report.table("accuracy").caption
+    assert "Shortcuts:" not in report.table("accuracy_yesno").caption
+    assert [row[0].text for row in report.table("shortcuts_by_depth").rows if row[1].text == "Beats random"] == ["YES/NO", "Multiple choice"]
