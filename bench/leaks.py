@@ -29,11 +29,13 @@ cues also print the AUC of the cue (true against wrong answers) for the size of 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import re
+import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -90,13 +92,41 @@ def _build(spec: ExampleSpec, seed: int, index: int) -> str:
     return build_example(_WORKER, spec, seed, index).model_dump_json()
 
 
-def sample(snapshot: Path, data: Path | None, per_task: int, seed: int, workers: int) -> list[Example]:
-    jobs = [(s, seed, TASKS.index(t) * 100_000 + i) for t in TASKS for i, s in enumerate(draw_specs(t, per_task, seed))]
-    if workers <= 1:
-        _init(str(snapshot), str(data) if data else None)
-        return [Example.model_validate_json(_build(*j)) for j in jobs]
-    with ProcessPoolExecutor(workers, initializer=_init, initargs=(str(snapshot), str(data) if data else None)) as pool:
-        return [Example.model_validate_json(js) for js in pool.map(_build, *zip(*jobs, strict=True))]
+def sample(snapshot: Path, data: Path | None, per_task: int, seed: int, workers: int, save: Path | None) -> list[Example]:
+    """Build the examples, tasks interleaved (so an interrupted run still holds every task), each appended
+    to ``save`` as one JSON line as soon as it is built (a shared machine may not finish the run)."""
+    specs = {t: draw_specs(t, per_task, seed) for t in TASKS}
+    jobs = [(specs[t][i], seed, TASKS.index(t) * 100_000 + i) for i in range(per_task) for t in TASKS]
+    init = (str(snapshot), str(data) if data else None)
+    out: list[Example] = []
+    with (save.open("a", encoding="utf-8") if save else contextlib.nullcontext()) as sink:
+        if workers <= 1:
+            _init(*init)
+            lines: Iterable[str] = (_build(*j) for j in jobs)
+        else:
+            pool = ProcessPoolExecutor(workers, initializer=_init, initargs=init)
+            lines = pool.map(_build, *zip(*jobs, strict=True))
+        for i, line in enumerate(lines, 1):
+            out.append(Example.model_validate_json(line))
+            if sink is not None:
+                sink.write(line + "\n")
+                sink.flush()
+            print(f"\rbuilt {i}/{len(jobs)}", end="", file=sys.stderr, flush=True)
+        if workers > 1:
+            pool.shutdown()
+    print(file=sys.stderr)
+    return out
+
+
+def load(path: Path) -> list[Example]:
+    """Examples saved by an earlier run (``--save``), one JSON line each; a torn last line is left out."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            out.append(Example.model_validate_json(line))
+        except ValueError:
+            print(f"{path}: skipped a line that is not a whole example (an interrupted write)", file=sys.stderr)
+    return out
 
 
 # --------------------------------------------------------------------------- reading the text
@@ -374,6 +404,8 @@ def main() -> None:
     ap.add_argument("--per-task", type=int, default=48)
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--save", type=Path, help="append each built example to this JSON-lines file as it is built")
+    ap.add_argument("--load", type=Path, help="score the examples of this JSON-lines file (from --save) instead of sampling")
     args = ap.parse_args()
     snap = args.snapshot or (DEMO_SNAPSHOT if DEMO_SNAPSHOT.is_dir() else None)
     if snap is None:
@@ -381,12 +413,13 @@ def main() -> None:
 
         snap = refresh(dt.date(2026, 4, 1), args.root, demo=True).snapshot.path
     t0 = time.perf_counter()
-    examples = sample(Path(snap), args.data, args.per_task, args.seed, args.workers)
+    examples = load(args.load) if args.load else sample(Path(snap), args.data, args.per_task, args.seed, args.workers, args.save)
     t1 = time.perf_counter()
     by_task: dict[str, list[Read]] = {t: [] for t in TASKS}
     for e in examples:
         by_task[e.task].append(read(e))
-    print(f"snapshot {snap}: {len(examples)} examples ({args.per_task} per task; depth {'/'.join(map(str, DEPTHS))}, "
+    n = Counter(e.task for e in examples)
+    print(f"snapshot {snap}: {len(examples)} examples ({', '.join(f'{t} {n[t]}' for t in TASKS)}; depth {'/'.join(map(str, DEPTHS))}, "
           f"sizes {SIZES[0]}-{SIZES[1]}, L={CONTEXT_LENGTH:,}, distractors {', '.join(DISTRACTORS)}, matched); "
           f"sampled in {t1 - t0:.0f}s, read from their text in {time.perf_counter() - t1:.0f}s\n")
     rows = [*yesno_rows(by_task["yesno"]), *mc_rows(by_task["mc"]), *size_rows(by_task["count"], "count"), *size_rows(by_task["list"], "list")]
