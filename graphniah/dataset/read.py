@@ -19,7 +19,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from graphniah.atomic import atomic_path
-from graphniah.dataset.schema import SCHEMA, row_to_example
+from graphniah.dataset.schema import SCHEMA, SCHEMA_WITHOUT_POSITIONS, row_to_example
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.dataset import DatasetManifest, read_manifest, require_intact
 from graphniah.formats.examples import Example, example_to_json, parse_recipe
@@ -49,7 +49,7 @@ def open_dataset(folder: str | os.PathLike[str], *, check: bool = True) -> Datas
     manifest = require_intact(path) if check else read_manifest(path)
     for p in (path / f.path for f in manifest.data_files()):
         got = pq.read_schema(p)
-        if not got.remove_metadata().equals(SCHEMA):
+        if not any(got.remove_metadata().equals(s) for s in (SCHEMA, SCHEMA_WITHOUT_POSITIONS)):
             raise GraphNIAHError(f"{p}: columns differ from the dataset schema of this graphniah")
     return Dataset(path, manifest)
 

@@ -25,7 +25,7 @@ import pyarrow as pa
 from pydantic import ValidationError
 
 from graphniah.errors import GraphNIAHError, validation_detail
-from graphniah.formats.examples import Example, ExampleStats
+from graphniah.formats.examples import Example, ExampleStats, NeedlePositions
 from graphniah.layout import DATASET_CARD, DATASET_DATA_DIR, DATASET_MANIFEST
 from graphniah.sampling.tokenizers import TOKENIZERS
 
@@ -38,6 +38,8 @@ NO_DISTRACTOR = "none"
 
 _STATS_FIELDS = tuple(ExampleStats.model_fields)
 _STATS_TYPES = {name: (pa.float64() if ExampleStats.model_fields[name].annotation is float else pa.int64()) for name in _STATS_FIELDS}
+
+_SPAN = pa.struct([("token", pa.int64()), ("tokens", pa.int64())])  # a token offset and a token count
 
 SCHEMA = pa.schema([
     pa.field("id", pa.string(), nullable=False),
@@ -58,7 +60,13 @@ SCHEMA = pa.schema([
     pa.field("edges", pa.list_(pa.struct([("citing", pa.int64()), ("cited", pa.int64())])), nullable=False),
     pa.field("stats", pa.struct([(name, _STATS_TYPES[name]) for name in _STATS_FIELDS]), nullable=False),
     pa.field("recipe", pa.string(), nullable=False),
+    pa.field("needle_positions", pa.struct([  # null: an example made before they were recorded
+        ("tokens", pa.int64()), ("question", _SPAN), ("context", _SPAN),
+        ("blocks", pa.list_(pa.struct([("char", pa.int64()), ("token", pa.int64()), ("tokens", pa.int64())]))),
+    ])),
 ])
+#: The columns of datasets exported before examples recorded their needle positions (read as None).
+SCHEMA_WITHOUT_POSITIONS = SCHEMA.remove(SCHEMA.get_field_index("needle_positions"))
 
 #: What each column holds, for the dataset card.
 COLUMN_DOCS: Mapping[str, str] = {
@@ -81,6 +89,9 @@ COLUMN_DOCS: Mapping[str, str] = {
     "edges": "citations among them, `{citing, cited}`",
     "stats": "words, needles, reference lines, nodes and edges of the prompt; `evidence_tokens` (o200k tokens of the paper blocks a breadth-first search from the source reads to settle the answer) and `hops_needed` (that search's depth)",
     "recipe": "JSON: snapshot, pool and prompt hashes, seed, generator version and parameters; `graphniah show` regenerates the example from it",
+    "needle_positions": "where the question and every paper block lie in the user message, in `o200k_base` tokens: the message's "
+                        "`tokens`, the `question`'s and the `context`'s token offset and count, and per block its character offset, "
+                        "token offset and token count (null for examples made before they were recorded)",
 }
 
 
@@ -127,7 +138,27 @@ def example_to_row(example: Example, suite_index: int) -> dict[str, Any]:
         "edges": [{"citing": a, "cited": b} for a, b in example.edges],
         "stats": example.stats.model_dump(),
         "recipe": example.recipe.model_dump_json(),
+        "needle_positions": _positions_row(example.needle_positions),
     }
+
+
+def _positions_row(pos: NeedlePositions | None) -> dict[str, Any] | None:
+    if pos is None:
+        return None
+    def span(pair: tuple[int, int] | None) -> dict[str, int] | None:
+        return None if pair is None else {"token": pair[0], "tokens": pair[1]}
+    return {"tokens": pos.tokens, "question": span(pos.question), "context": span(pos.context),
+            "blocks": [{"char": c, "token": t, "tokens": n} for c, t, n in pos.blocks]}
+
+
+def _positions_of(row: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The :class:`NeedlePositions` fields of a ``needle_positions`` cell (None stays None)."""
+    if row is None:
+        return None
+    def pair(span: Mapping[str, int] | None) -> tuple[int, int] | None:
+        return None if span is None else (span["token"], span["tokens"])
+    return {"tokens": row["tokens"], "question": pair(row["question"]), "context": pair(row["context"]),
+            "blocks": [(b["char"], b["token"], b["tokens"]) for b in row["blocks"]]}
 
 
 def row_to_example(row: Mapping[str, Any], where: str) -> Example:
@@ -149,6 +180,7 @@ def row_to_example(row: Mapping[str, Any], where: str) -> Example:
             "stats": row["stats"],
             "recipe": json.loads(row["recipe"]),
             "token_counts": row["token_counts"],
+            "needle_positions": _positions_of(row.get("needle_positions")),
         })
     except (KeyError, TypeError, json.JSONDecodeError) as err:
         raise GraphNIAHError(f"{where}: not an example row ({type(err).__name__}: {err})") from None

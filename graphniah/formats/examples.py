@@ -4,7 +4,11 @@ One example is one JSON line (``examples/<suite>.jsonl``). Everything a later st
 of :class:`Example`, the recipe's parameters included (:class:`RecipeParams`); every reader and
 writer of examples goes through :func:`parse_example`/:func:`example_to_json`.
 
-**Format.** Each line carries ``format_version`` (currently 3), written first. Version 3 added the
+**Format.** Each line carries ``format_version`` (currently 4), written first. Version 4 added the
+needle positions (``needle_positions``: where the question and every paper block lie in the user
+message, in o200k_base tokens, recorded when the example is built so the viewer need not tokenise
+the prompt again). Version 3 is upgraded by setting the version; its examples keep ``None``
+positions (the viewer then counts them, as it always did). Version 3 added the
 ``list`` task and the evidence statistics (``stats.evidence_tokens``, ``stats.hops_needed``): a
 reader of version 2 cannot read either, so it must refuse such a file by its version rather than
 misread it. Version 3 also added the recipe parameter ``render`` (``edges``: the papers as an edge
@@ -123,6 +127,24 @@ class ExampleStats(Frozen):
     hops_needed: int | None = Field(default=None, ge=1)
 
 
+class NeedlePositions(Frozen):
+    """Where the question and the paper blocks lie in the user message (the last one), in o200k_base
+    tokens; a token offset is the count of the text before that point (see
+    :mod:`graphniah.sampling.examples.positions`, which computes them and proves them exact).
+
+    ``blocks`` lists every paper block of the context (the task's needles and the blocks of
+    components added as distractors), in text order, as (character offset in the user message,
+    token offset, own token count). ``question`` is (token offset, token count) and ``context``
+    (token offset, tokens up to the text after it); both are None only for a message that does not
+    follow the prompt templates, which a sampled example always does.
+    """
+
+    tokens: int = Field(ge=0)
+    question: tuple[int, int] | None
+    context: tuple[int, int] | None
+    blocks: tuple[tuple[int, int, int], ...]
+
+
 #: The concentration parameter of preferential attachment unless a suite or command sets another (appendix B).
 DEFAULT_ALPHA = 0.1
 
@@ -222,7 +244,7 @@ class Example(Frozen):
     text-only verifier never reads them.
     """
 
-    format_version: Literal[3] = 3  # first, so a line says its version before anything else
+    format_version: Literal[4] = 4  # first, so a line says its version before anything else
     id: str
     task: Task
     depth: int = Field(ge=1)
@@ -238,6 +260,7 @@ class Example(Frozen):
     stats: ExampleStats
     recipe: Recipe
     token_counts: dict[str, int] | None = None
+    needle_positions: NeedlePositions | None = None  # None: made before format version 4 recorded them
 
     @model_validator(mode="after")
     def _answer_fits_task(self) -> Example:
@@ -261,7 +284,7 @@ class Example(Frozen):
 
 
 EXAMPLES_FORMAT = Format("example", Example.model_fields["format_version"].default,
-                         {1: add_version(2), 2: add_version(3)},
+                         {1: add_version(2), 2: add_version(3), 3: add_version(4)},
                          hint="rebuild the examples with graphniah build or graphniah sample")
 _FAST = EXAMPLES_FORMAT.fast_prefix()
 

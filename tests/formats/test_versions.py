@@ -64,43 +64,54 @@ def test_task_and_effort_names_are_defined_once():
 # ------------------------------------------------------------------------------------------------
 
 
-def _v1_line(ex: Example) -> str:
+def _v3_line(ex: Example) -> str:
+    """The example as format version 3 wrote it: no needle positions."""
     obj = json.loads(ex.model_dump_json())
+    obj["format_version"] = 3
+    del obj["needle_positions"]
+    return json.dumps(obj)
+
+
+def _v1_line(ex: Example) -> str:
+    obj = json.loads(_v3_line(ex))
     del obj["format_version"]
     return json.dumps(obj)
 
 
 def _v2_line(ex: Example) -> str:
     """The example as format version 2 wrote it: no evidence statistics (and no list task)."""
-    obj = json.loads(ex.model_dump_json())
+    obj = json.loads(_v3_line(ex))
     obj["format_version"] = 2
     for name in ("evidence_tokens", "hops_needed"):
         del obj["stats"][name]
     return json.dumps(obj)
 
 
-def test_examples_files_of_versions_1_and_2_read_with_the_same_ids_and_are_written_as_version_3(tmp_path):
+def test_examples_files_of_versions_1_2_and_3_read_with_the_same_ids_and_are_written_as_version_4(tmp_path):
     exs = [make_example("yesno", 4, 120, "YES", seed=1, index=0), make_example("count", 8, 130, "129", seed=1, index=1,
                                                                                distractor="code", context_length=30_000)]
-    exs = [e.model_copy(update={"stats": e.stats.model_copy(update={"evidence_tokens": None, "hops_needed": None})})
-           for e in exs]  # what an upgrade gives: versions 1 and 2 did not measure the evidence
+    exs = [e.model_copy(update={"stats": e.stats.model_copy(update={"evidence_tokens": None, "hops_needed": None}),
+                                "needle_positions": None})
+           for e in exs]  # what an upgrade gives: versions 1 and 2 did not measure the evidence, 1 to 3 record no positions
     old = tmp_path / "old.jsonl"
-    old.write_text("".join(_v1_line(e) + "\n" for e in exs) + "".join(_v2_line(e) + "\n" for e in exs))
+    old.write_text("".join(_v1_line(e) + "\n" for e in exs) + "".join(_v2_line(e) + "\n" for e in exs)
+                   + "".join(_v3_line(e) + "\n" for e in exs))
     back = read_examples(old)
-    assert back == exs + exs and [e.format_version for e in back] == [3, 3, 3, 3]
+    assert back == exs + exs + exs and [e.format_version for e in back] == [4] * 6
     new = tmp_path / "new.jsonl"
     write_examples(new, back)
     lines = new.read_text().splitlines()
-    assert all(line.startswith('{"format_version":3,"id":') for line in lines)
-    assert [json.loads(line) for line in lines[:2]] == [{"format_version": 3} | json.loads(_v1_line(e)) for e in exs]
+    assert all(line.startswith('{"format_version":4,"id":') for line in lines)
+    assert [json.loads(line) for line in lines[:2]] == [{"format_version": 4} | json.loads(_v1_line(e)) | {"needle_positions": None}
+                                                        for e in exs]
 
 
 def test_examples_of_another_version_or_shape_are_refused_naming_file_and_line(tmp_path):
     ex = make_example("mc", 4, 120, "B", seed=0, index=0)
     p = tmp_path / "ex.jsonl"
     good = ex.model_dump_json()
-    p.write_text(good + "\n" + good.replace('"format_version":3', '"format_version":4', 1) + "\n")
-    with pytest.raises(GraphNIAHError, match=r"ex\.jsonl:2: example format_version 4 is not supported \(this graphniah reads versions 1, 2, 3\); "
+    p.write_text(good + "\n" + good.replace('"format_version":4', '"format_version":5', 1) + "\n")
+    with pytest.raises(GraphNIAHError, match=r"ex\.jsonl:2: example format_version 5 is not supported \(this graphniah reads versions 1, 2, 3, 4\); "
                                              "it was written by a newer graphniah"):
         read_examples(p)
     obj = json.loads(good)

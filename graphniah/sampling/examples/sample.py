@@ -49,6 +49,8 @@ from graphniah.formats import RENDERS, Render
 from graphniah.formats.examples import (
     DEFAULT_ALPHA,
     Example,
+    Message,
+    NeedlePositions,
     PaperMeta,
     Recipe,
     RecipeParams,
@@ -75,12 +77,13 @@ from graphniah.sampling.examples.distract import (
 from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
 from graphniah.sampling.examples.evidence import evidence
 from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
+from graphniah.sampling.examples.positions import attached_positions
 from graphniah.sampling.examples.prompts import EDGE_TASKS, PromptSet, Task, load_prompts
 from graphniah.sampling.examples.render import build_messages, example_stats, question, render_component
 from graphniah.sampling.examples.similarity import MatchIndex, TitleSpace, field_masks
 from graphniah.sampling.examples.textcheck import Undetermined, normalize, solve, verify
 from graphniah.sampling.packing import DistractorSource, Frame, NeedlesExceedLimit, Packed, pack, tokenizer_fingerprint
-from graphniah.sampling.tokenizers import Tokenizer, load_all, load_tokenizer
+from graphniah.sampling.tokenizers import BLOCK_SEPARATOR, Tokenizer, load_all, load_tokenizer
 from graphniah.seeds import Stream, generator
 
 MIN_SIZE, MAX_SIZE = 100, 250
@@ -659,6 +662,7 @@ def _assemble(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str
             raise AssertionError("internal error: the shorter question made the prompt longer than L")
     elif packed is not None and [(m.role, m.content) for m in messages] != list(packed.messages):
         raise AssertionError("internal error: the packed prompt differs from the rendered messages")
+    positions = _positions(ctx, spec, messages, context, packed, token_counts)
     if spec.task == "list":
         answer = "\n".join(t.title for t in nd.targets)
     stats = example_stats(nd.question, nd.blocks, context, nodes=nodes, edges=n_edges, prompts=ctx.prompts)
@@ -678,7 +682,19 @@ def _assemble(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str
         stats=stats.model_copy(update=_evidence(ctx, spec, nd, answer)),
         recipe=recipe,
         token_counts=token_counts,
+        needle_positions=positions,
     )
+
+
+def _positions(ctx: SamplingContext, spec: ExampleSpec, messages: Sequence[Message], context: Sequence[str],
+               packed: Packed | None, token_counts: Mapping[str, int] | None) -> NeedlePositions:
+    """Where the question and the paper blocks land, in o200k_base tokens, from the counts the packer
+    took (an unpacked context's blocks are counted here, once): see ``positions.attached_positions``."""
+    attached = packed.o200k_attached if packed is not None else None
+    if attached is None:
+        attached = tuple(ctx.o200k.count_batch([b + BLOCK_SEPARATOR for b in context]).tolist())
+    chat = (token_counts or {}).get("o200k_base")
+    return attached_positions(messages, context, attached, ctx.o200k, ctx.prompts, spec.render == "edges", chat)
 
 
 def balanced_labels(tasks: Sequence[str], rng: np.random.Generator) -> list[str | None]:

@@ -1,0 +1,103 @@
+"""Needle positions recorded when an example is built, against counting every prefix of the prompt whole."""
+
+from __future__ import annotations
+
+import pytest
+
+import graphniah.sampling.examples.positions as positions_mod
+from graphniah.formats.examples import Example, parse_example
+from graphniah.sampling.examples.positions import block_runs, count_positions, user_fields
+from graphniah.sampling.examples.render import render_component
+from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
+from graphniah.sampling.tokenizers import BLOCK_SEPARATOR, load_tokenizer
+
+# Every text kind, both renderings, an unpacked prompt and a none-option twin (packed for the longer question).
+SPECS = (
+    ExampleSpec("yesno", 4, 20, "YES", distractor="code", context_length=6000),
+    ExampleSpec("mc", 4, 16, "B", distractor="essays", context_length=6000),
+    ExampleSpec("count", 4, 18, None, distractor="books", context_length=6000),
+    ExampleSpec("yesno", 4, 16, "NO", distractor="wikipedia", context_length=6000),
+    ExampleSpec("mc", 4, 14, "D", distractor="disjoint-component", context_length=7000),
+    ExampleSpec("count", 4, 20, None),
+    ExampleSpec("yesno", 4, 18, "YES", distractor="code", context_length=6000, render="edges"),
+    ExampleSpec("mc", 4, 14, "A", distractor="disjoint-component", context_length=6000, render="edges"),
+    ExampleSpec("mc", 4, 16, "C", distractor="essays", context_length=6000, reserve_none_option=True),
+)
+
+
+@pytest.fixture(scope="module")
+def o200k():
+    return load_tokenizer("o200k_base")
+
+
+@pytest.fixture(scope="module")
+def examples(demo_snapshot, demo_graph) -> list[Example]:
+    ctx = SamplingContext(demo_snapshot, demo_graph)
+    mp = pytest.MonkeyPatch()
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the sampler counted the positions instead of adding up the packer's counts")
+
+    mp.setattr(positions_mod, "count_positions", refuse)  # the packer's counts must suffice: nothing re-tokenised
+    try:
+        return [build_example(ctx, spec, seed=seed, index=i) for seed, specs in ((3, SPECS), (8, SPECS[:5]))
+                for i, spec in enumerate(specs)]
+    finally:
+        mp.undo()
+
+
+def test_recorded_positions_equal_counting_every_prefix_whole(examples, o200k) -> None:
+    for ex in examples:
+        pos = ex.needle_positions
+        assert pos is not None, ex.id
+        text = ex.messages[-1].content
+        fields = user_fields(ex.messages, _prompts())
+        assert fields is not None
+        assert pos.tokens == o200k.count(text)
+        q0, q1 = fields["question"]
+        assert pos.question == (o200k.count(text[:q0]), o200k.count(text[q0:q1]))
+        c0, c1 = fields["context"]
+        assert pos.context == (o200k.count(text[:c0]), pos.tokens - o200k.count(text[:c0]) - o200k.count(text[c1:]))
+        blocks = block_runs(text, fields["context"], _prompts(), ex.recipe.params.render == "edges")
+        assert [b[0] for b in pos.blocks] == [s for s, _ in blocks]
+        for (s, token, n), (_, e) in zip(pos.blocks, blocks, strict=True):
+            assert token == o200k.count(text[:s]), (ex.id, s)
+            assert n == o200k.count(text[s:e]), (ex.id, s)
+        # The viewer's way (pieces between consecutive starts) gives the very same record.
+        assert count_positions(text, fields, blocks, o200k) == pos
+
+
+def test_every_needle_block_and_every_distractor_component_block_has_a_position(examples, demo_snapshot, demo_graph) -> None:
+    ctx = SamplingContext(demo_snapshot, demo_graph)
+    for ex in examples:
+        pos = ex.needle_positions
+        assert pos is not None
+        text = ex.messages[-1].content
+        starts = {s for s, _, _ in pos.blocks}
+        if ex.recipe.params.render == "apa":
+            meta = ctx.meta(ctx.graph.vertex_of(list(ex.papers)))
+            for block in render_component(meta, ex.edges, ex.papers, ctx.prompts):
+                assert text.index(f"{BLOCK_SEPARATOR}{block}{BLOCK_SEPARATOR}") + len(BLOCK_SEPARATOR) in starts
+        citing = len({a for a, _ in ex.edges})
+        if ex.recipe.params.distractor == "disjoint-component":
+            assert len(pos.blocks) > citing  # the distractor components' blocks as well
+        else:
+            assert len(pos.blocks) == citing
+
+
+def test_positions_are_part_of_the_example_line_and_regenerate_identically(examples, demo_snapshot, demo_graph) -> None:
+    from graphniah.formats.examples import example_to_json
+    from graphniah.sampling.examples.sample import regenerate
+
+    ctx = SamplingContext(demo_snapshot, demo_graph)
+    for ex in examples[:3]:
+        line = example_to_json(ex)
+        assert line.startswith('{"format_version":4,') and '"needle_positions":{"tokens":' in line
+        assert parse_example(line, "x") == ex
+        assert example_to_json(regenerate(ctx, ex)) == line
+
+
+def _prompts():
+    from graphniah.sampling.examples.prompts import load_prompts
+
+    return load_prompts()
