@@ -13,7 +13,11 @@ reason of docs/architecture.md that applies (titles: ``graphniah.ingest.s2ag.tit
 dropped, inline tags removed from the others; preprints: ``graphniah.ingest.s2ag.preprints`` — a paper
 whose arXiv id or preprint DOI dates it before the cutoff is dropped, counted per source), and
 selects the eligible papers (with their ``earliest_public_date``) and the edges;
-``_write`` streams them, sorted, into Parquet files and hashes their content on the way.
+``_write`` streams them, sorted, into Parquet files and hashes their content on the way. What
+the rules derive from a paper row whatever the cutoff (parsed date, rendered title, MathML flag,
+earliest public date and its source: ``derived_papers_sql``) is computed once per row — by the
+direct ingest while it reads the papers — so the counts, the eligible ids and the output only
+read stored columns instead of running the regular expressions three times.
 
 Memory is bounded whatever the release size (``graphniah.ingest.s2ag.limits``): DuckDB works
 within its ``memory_limit`` and spills tables, aggregates and sorts to a temporary folder beside
@@ -62,7 +66,6 @@ from graphniah.ingest.s2ag import preprints, titles
 from graphniah.ingest.s2ag.limits import Limits, out_of_memory, spilled_bytes
 from graphniah.ingest.s2ag.read import (
     CITATIONS,
-    NORMALISE_SQL,
     PAPERS,
     READ_DATASETS,
     TABLES,
@@ -71,10 +74,12 @@ from graphniah.ingest.s2ag.read import (
     citations_sql,
     duplicate_losers_sql,
     fetch_row,
+    papers_sql,
     read_release_info,
     release_sources,
     require_papers,
     sql_str,
+    venues_sql,
 )
 
 if TYPE_CHECKING:
@@ -151,18 +156,47 @@ class SnapshotCounts:
 # --------------------------------------------------------------------------------------------
 
 
-def _classified_papers_sql(cutoff: dt.date, *, has_duplicates: bool) -> str:
-    """Every paper row with ``_pdate`` (parsed date), ``_title`` (the title as rendered by the
-    title rule), ``_epd`` (earliest public date, ``graphniah.ingest.s2ag.preprints``),
-    ``_reason`` (NULL = eligible) and ``_preprint`` (the source that dropped a
-    ``preprint_before_cutoff`` row, else NULL).
+def derived_papers_sql(source: str) -> str:
+    """The rows of ``source`` (normalised papers) with the columns the paper rules derive from a
+    row whatever the cutoff: ``_pdate`` (the parsed publication date), ``_title`` (the title as
+    rendered by the title rule, ``graphniah.ingest.s2ag.titles``), ``_mathml`` (a MathML title),
+    ``_epd`` (the earliest public date, ``graphniah.ingest.s2ag.preprints``) and ``_epd_source``
+    (the preprint source whose date equals ``_epd``, first in ``preprints.SOURCES`` on ties; NULL
+    when none does).
+
+    Computed once per row: the direct ingest stores them in its papers table as it reads (the
+    counts, the eligible ids and the output then only read them); the store's table holds only
+    the normalised columns, so there they are computed inside the snapshot query. The title
+    rule runs only on titles containing ``<`` or ``&``.
+    """
+    marked = titles.has_markup_sql("title")
+    sources = preprints.source_dates_sql("arxiv_id", "doi")
+    dated = ", ".join(f"{sql} AS _{name}_date" for name, sql in sources.items())
+    columns = {name: f"_{name}_date" for name in sources}
+    epd = preprints.earliest_sql([*columns.values(), preprints.record_date_sql("_pdate", "year")])
+    return f"""SELECT * EXCLUDE (_marked, _unescaped, {", ".join(columns.values())}),
+               {preprints.earliest_source_sql(columns, "_epd")} AS _epd_source
+        FROM (
+        SELECT *, CASE WHEN _marked THEN {titles.render_sql("_unescaped")} ELSE title END AS _title,
+               _marked AND {titles.is_mathml_sql("_unescaped")} AS _mathml, {epd} AS _epd
+        FROM (
+            SELECT *, TRY_CAST(publicationdate AS DATE) AS _pdate, {dated},
+                   {marked} AS _marked, CASE WHEN {marked} THEN {titles.unescape_sql("title")} END AS _unescaped
+            FROM {source}))"""
+
+
+def _classified_papers_sql(cutoff: dt.date, *, has_duplicates: bool, derived: bool) -> str:
+    """Every paper row with the derived columns (``derived_papers_sql``; ``derived``: the papers
+    table holds them already), ``_reason`` (NULL = eligible) and ``_preprint`` (the source that
+    dropped a ``preprint_before_cutoff`` row, else NULL).
 
     Rows that lose to another row with the same corpusid (``duplicate_losers_sql``, the rule the
-    store applies too) are in ``_dup_losers``; when there are none the lookup is skipped. The
-    title rule (``graphniah.ingest.s2ag.titles``) runs only on titles containing ``<`` or ``&``.
+    store applies too) are in ``_dup_losers``; when there are none the lookup is skipped.
     """
-    papers = TABLES[PAPERS]
     duplicate = "rowid IN (SELECT _rid FROM _dup_losers)" if has_duplicates else "false"
+    rows = f"(SELECT *, {duplicate} AS _duplicate FROM {TABLES[PAPERS]})"
+    if not derived:
+        rows = f"({derived_papers_sql(rows)})"
     cut = f"DATE {sql_str(cutoff.isoformat())}"
     reason = f"""CASE
         WHEN corpusid IS NULL THEN 'missing_corpusid'
@@ -172,23 +206,13 @@ def _classified_papers_sql(cutoff: dt.date, *, has_duplicates: bool) -> str:
         WHEN _pdate < {cut} THEN 'before_cutoff'
         WHEN _epd < {cut} THEN 'preprint_before_cutoff'
         WHEN _title IS NULL OR _title = '' THEN 'empty_title'
-        WHEN _marked AND {titles.is_mathml_sql("_unescaped")} THEN 'mathml_title'
+        WHEN _mathml THEN 'mathml_title'
     END"""
-    rendered = f"CASE WHEN _marked THEN {titles.render_sql('_unescaped')} ELSE title END"
-    marked = titles.has_markup_sql("title")
-    sources = preprints.source_dates_sql("arxiv_id", "doi")
-    dated = ", ".join(f"{sql} AS _{name}_date" for name, sql in sources.items())
-    columns = {name: f"_{name}_date" for name in sources}
-    epd = preprints.earliest_sql([*columns.values(), preprints.record_date_sql("_pdate", "year")])
-    return f"""SELECT *, CASE WHEN _reason = 'preprint_before_cutoff' THEN {preprints.earliest_source_sql(columns, "_epd")} END AS _preprint
-        FROM (SELECT *, {reason} AS _reason FROM (
-        SELECT *, {rendered} AS _title, {epd} AS _epd FROM (
-            SELECT *, TRY_CAST(publicationdate AS DATE) AS _pdate, {duplicate} AS _duplicate, {dated},
-                   {marked} AS _marked, CASE WHEN {marked} THEN {titles.unescape_sql("title")} END AS _unescaped
-            FROM {papers})))"""
+    return f"""SELECT *, CASE WHEN _reason = 'preprint_before_cutoff' THEN _epd_source END AS _preprint
+        FROM (SELECT *, {reason} AS _reason FROM {rows})"""
 
 
-def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> tuple[PaperCounts, str]:
+def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date, *, derived: bool) -> tuple[PaperCounts, str]:
     """Count paper rows per drop reason (and eligible papers with a cleaned title), create
     ``_eligible`` (their corpusids), and return the query that yields the eligible papers in the
     output schema, sorted by corpusid.
@@ -198,7 +222,7 @@ def _papers(con: duckdb.DuckDBPyConnection, cutoff: dt.date) -> tuple[PaperCount
     papers, venues = TABLES[PAPERS], TABLES[VENUES]
     con.execute(f"CREATE OR REPLACE TEMP TABLE _dup_losers AS {duplicate_losers_sql(PAPERS, papers)}")
     has_duplicates = fetch_row(con, "SELECT count(*) FROM _dup_losers")[0] > 0
-    classified = _classified_papers_sql(cutoff, has_duplicates=has_duplicates)
+    classified = _classified_papers_sql(cutoff, has_duplicates=has_duplicates, derived=derived)
     groups = con.execute(f"""
         SELECT coalesce(_reason, ''), _preprint, count(*), count(*) FILTER (WHERE _title IS DISTINCT FROM title), min(_epd), max(_epd)
         FROM ({classified}) GROUP BY ALL""").fetchall()
@@ -465,14 +489,15 @@ class _Classified:
 _SCRATCH = ("_dup_losers", "_eligible", "_cit_groups")
 
 
-def _classify(con: duckdb.DuckDBPyConnection, cutoff: dt.date, stage: _Stages) -> _Classified:
-    """The snapshot query of both paths: classify papers (table ``papers``, with ``venues``) and
-    citation rows (table ``citations``)."""
+def _classify(con: duckdb.DuckDBPyConnection, cutoff: dt.date, stage: _Stages, *, derived: bool) -> _Classified:
+    """The snapshot query of both paths: classify papers (table ``papers``, with ``venues``;
+    ``derived``: it holds the columns of ``derived_papers_sql``) and citation rows (table
+    ``citations``)."""
     with stage("papers"):
-        papers, papers_sql = _papers(con, cutoff)
+        papers, papers_query = _papers(con, cutoff, derived=derived)
     with stage("edges"):
-        edges, edges_sql = _edges(con, TABLES[CITATIONS])
-    return _Classified(papers, papers_sql, edges, edges_sql)
+        edges, edges_query = _edges(con, TABLES[CITATIONS])
+    return _Classified(papers, papers_query, edges, edges_query)
 
 
 def _write(con: duckdb.DuckDBPyConnection, c: _Classified, folder: Path, stage: _Stages) -> _Built:
@@ -599,12 +624,13 @@ def ingest_release(
         stage.watch(con)
         with VerifiedRead(con, [s for ds in READ_DATASETS for s in sources[ds]]) as vr:
             with stage("read"):
-                for ds in (PAPERS, VENUES):
-                    con.execute(f"CREATE TABLE {TABLES[ds]} AS {NORMALISE_SQL[ds](vr.scan(sources[ds]))}")
+                # Papers with their derived columns, computed as they are read (once per row).
+                con.execute(f"CREATE TABLE {TABLES[PAPERS]} AS {derived_papers_sql(f'({papers_sql(vr.scan(sources[PAPERS]))})')}")
+                con.execute(f"CREATE TABLE {TABLES[VENUES]} AS {venues_sql(vr.scan(sources[VENUES]))}")
                 require_papers(con, release_dir)
             with stage("read_citations"):  # only the two columns the snapshot needs
                 con.execute(f"CREATE TABLE {TABLES[CITATIONS]} AS SELECT citing, cited FROM ({citations_sql(vr.scan(sources[CITATIONS]))})")
-        classified = _classify(con, cutoff, stage)
+        classified = _classify(con, cutoff, stage, derived=True)
         built = _write(con, classified, tmp, stage)
         manifest = _manifest(
             built,
@@ -637,7 +663,7 @@ def snapshot_from_store(store: ReleaseStore, cutoff: dt.date, out: Path, *, repl
     stage.watch(con)
     try:
         with _snapshot_folder(out, replace) as tmp, _scratch_tables(con):
-            built = _write(con, _classify(con, cutoff, stage), tmp, stage)
+            built = _write(con, _classify(con, cutoff, stage, derived=False), tmp, stage)
             manifest = _manifest(
                 built,
                 release_id=state.release_id,
