@@ -49,8 +49,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check graphniah tests bench analysis
 	$(BIN)/mypy
 
+# On every core (pytest-xdist): tests go out in work units, longest first, and the shared session
+# fixtures are built once (tests/conftest.py). Bytecode is written even where the environment turns
+# it off (PYTHONDONTWRITEBYTECODE): otherwise every worker and every `graphniah` subprocess of the
+# fault tests compiles the package again, and pytest rewrites every test module's asserts again.
 test: setup browser
-	$(BIN)/python -m pytest tests -q --durations=15
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest tests -q --durations=15 -n auto --dist loadgroup --no-loadscope-reorder
 
 test-fast: setup
 	$(BIN)/python -m pytest tests -q -m "not slow"

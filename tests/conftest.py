@@ -1,14 +1,93 @@
-"""Shared test fixtures."""
+"""Shared test fixtures, and how the suite is spread over pytest-xdist workers.
+
+``make test`` runs the suite on every core (``-n auto --dist loadgroup``, see pyproject.toml). Two
+things make that pay:
+
+- The expensive session fixtures (the 300k-paper demo snapshot) are built once per run, not once per
+  worker: the first worker to need one builds it in the run's shared temporary folder under a file
+  lock, the others wait for the lock and open what it built (:func:`shared_build`).
+- Tests are handed out in work units (xdist groups): a module's tests stay on one worker so its
+  module fixtures are built once, and a package with package-scoped fixtures stays together
+  (:data:`PACKAGE_GROUPS`). The units are handed out longest first (:data:`FIRST`), so the
+  two-minute fault tests do not start last and leave one core idle at the end.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 # Real S2AG records live beside the repository (in ../shared); they are never committed.
 S2AG_SAMPLES = REPO.parent / "shared" / "fixtures" / "s2ag-samples"
+
+T = TypeVar("T")
+
+# Packages whose package-scoped fixtures (real examples sampled and packed from the demo snapshot)
+# would be built again on every worker that ran one of their modules: each runs as one unit.
+PACKAGE_GROUPS = ("tests/baselines/", "tests/view/", "tests/ingest/demo_release/")
+
+# Work units that take longest, handed out first and in this order (the rest keep collection order).
+# Measured with -n 2 (CPU seconds of the unit): the kill and fuzz tests spend about two minutes each
+# in their subprocesses. A unit that needs the demo snapshot comes second, so the other worker
+# builds it while the first runs the kill test and nobody waits for the lock.
+FIRST = (
+    "tests/faults/test_kill.py",
+    "tests/baselines/",
+    "tests/faults/test_fuzz.py",
+    "tests/sampling/examples/test_sample.py",
+    "tests/graph/test_end_to_end.py",
+    "demo-store",
+)
+
+
+def shared_build(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], T],
+                 reopen: Callable[[Path], T]) -> T:
+    """``build(folder)`` once per test run, whatever the number of xdist workers.
+
+    Without xdist this is ``build`` in a fresh temporary folder. Under xdist the folder is
+    ``<run's base temp>/<name>``, shared by the workers: the first one to get here builds it while
+    holding ``<name>.lock`` and then writes ``<name>.done``; every later caller (on any worker)
+    takes the lock, sees the marker and calls ``reopen(folder)`` instead. A build that fails leaves
+    no marker, so the next caller tries again and fails with the same error in its own test.
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return build(tmp_path_factory.mktemp(name))
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent  # pytest-<n>/, the parent of every worker's popen-gw<i>/
+    folder, done = shared / name, shared / f"{name}.done"
+    with FileLock(str(shared / f"{name}.lock")):
+        if done.exists():
+            return reopen(folder)
+        folder.mkdir(exist_ok=True)
+        value = build(folder)
+        done.write_text("built\n", encoding="utf-8")
+        return value
+
+
+def _unit(item: pytest.Item) -> str:
+    """The work unit of a test: its explicit xdist group, else its package (PACKAGE_GROUPS) or module."""
+    marker = item.get_closest_marker("xdist_group")
+    if marker is not None:
+        return str(marker.args[0] if marker.args else marker.kwargs.get("name", "default"))
+    path = item.nodeid.split("::", 1)[0]
+    return next((p for p in PACKAGE_GROUPS if path.startswith(p)), path)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups into the test ids
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Group every test into its work unit and put the longest units first (a stable sort: the
+    order within a unit and among the other units stays the collection order)."""
+    rank = {unit: i for i, unit in enumerate(FIRST)}
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(_unit(item)))
+    items.sort(key=lambda item: rank.get(_unit(item), len(FIRST)))
 
 
 @pytest.fixture(scope="session")
@@ -21,14 +100,20 @@ def s2ag_samples() -> Path:
 @pytest.fixture(scope="session")
 def demo_snapshot(tmp_path_factory: pytest.TempPathFactory):
     """The embedded default, built by the real refresh pipeline: demo releases -> store + diffs ->
-    snapshot -> pruned sets -> path pools of 1,000 paths for depths 4, 8, 16, 32 (about a minute)."""
+    snapshot -> pruned sets -> path pools of 1,000 paths for depths 4, 8, 16, 32 (about a minute),
+    once per test run (shared by the xdist workers: :func:`shared_build`)."""
     import datetime as dt
 
+    from graphniah.formats.snapshot import Snapshot
     from graphniah.refresh import refresh
 
-    root = tmp_path_factory.mktemp("snapshots")
-    result = refresh(dt.date(2026, 4, 1), root, demo=True)
-    return result.snapshot
+    cutoff = dt.date(2026, 4, 1)
+
+    def reopen(root: Path) -> Snapshot:  # the one snapshot refresh built: <root>/demo-<release>/cutoff=<date>
+        (path,) = root.glob(f"demo-*/cutoff={cutoff.isoformat()}")
+        return Snapshot.open(path)
+
+    return shared_build(tmp_path_factory, "snapshots", lambda root: refresh(cutoff, root, demo=True).snapshot, reopen)
 
 
 @pytest.fixture(scope="session")

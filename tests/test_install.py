@@ -61,6 +61,8 @@ def test_the_explicit_package_list_is_the_tree() -> None:
     assert set(listed) == tree | data
 
 
+# refresh opens the session's demo store (DuckDB, one writer at a time): the tests that do run on one xdist worker
+@pytest.mark.xdist_group("demo-store")
 @pytest.mark.slow
 def test_wheel_installs_and_runs_the_demo_outside_the_repository(demo_snapshot, tmp_path: Path) -> None:
     timings: dict[str, float] = {}
