@@ -59,13 +59,18 @@ each block (and one of the final prompt under a tokenizer the theorem does not c
 Batches. Drawn blocks are counted in batches sized to about half the room left (so little is
 counted beyond the cut). A tokenizer without glued junctions counts a batch as a few long pieces
 ``B_i + S + ... + B_j + S`` — for Qwen3.5 cheaper than one call per block (``bench/packing.py``) — whose counts
-add up, by the same theorem, to the sum of the blocks' attached counts. If for every such tokenizer
-the total plus that sum stays below L − 100, the sum is added at once and the blocks are offered
-one by one as usual: while they are, such a tokenizer's true total lies between its total before
-the batch and that bound (each block adds ``a(B) >= 1``), so neither stop condition can come from
-it and the decisions are those of the exact per-block totals of o200k_base. Otherwise (near the
-end) the batch is counted block by block. If packing stops inside a batch counted as a whole, its
-blocks are then counted one by one and the totals brought back to the blocks kept.
+add up, by the same theorem, to the sum of the blocks' attached counts (each piece's count is that
+sum over its own blocks). Take the longest run of leading pieces for which, for every such
+tokenizer, the total plus the run's sum stays below L − 100 (``_Packer._safe_prefix``): that sum
+is added at once and the run's blocks are offered one by one as usual: while they are, such a
+tokenizer's true total lies between its total before the batch and that bound (each block adds
+``a(B) >= 1``), so neither stop condition can come from it and the decisions are those of the
+exact per-block totals of o200k_base. The blocks after the run (near the end; all of them when
+not even the first piece fits) are counted block by block, so only about a piece is counted
+twice. If packing stops inside the run, its blocks are then counted one by one and the totals
+brought back to the blocks kept; if it gets past the run, every block of the run is present and
+the totals are exact again. Either way, when the next batch is drawn the totals are exact, so its
+size and the draws are those of exact per-block bookkeeping.
 
 Why the final prompt has at most L tokens, and why its counts are exact. Every total starts exact
 and at most L (else :class:`NeedlesExceedLimit`), and a block stays only if afterwards every
@@ -259,6 +264,15 @@ class _Units:
     glue_right: dict[int, list[bool]] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class _PieceCounts:
+    """A batch counted in consecutive pieces: piece ``p`` ends after the batch's first ``ends[p]``
+    blocks, and ``counts[i][p]`` is tokenizer ``i``'s count of it (empty where counted per block)."""
+
+    ends: tuple[int, ...]
+    counts: tuple[tuple[int, ...], ...]
+
+
 class _Tally:
     """Exact running prompt counts, one per tokenizer, for the set of units present (see the theorem)."""
 
@@ -288,14 +302,14 @@ class _Tally:
 
     def add_units(
         self, texts: Sequence[str], keys: Sequence[float] | npt.NDArray[np.floating], check: bool = True, per_block: bool = True
-    ) -> tuple[range, list[int]]:
+    ) -> tuple[range, _PieceCounts]:
         """Register blocks (not yet present) and count them with their separators attached.
 
         Tokenizers with glued junctions (o200k_base) always count each block. The others count
-        each block (``per_block``) or only the whole batch, in pieces of about ``PIECE_CHARS``
-        joined by separators — by the theorem the sum over the batch, returned here per tokenizer
-        (0 where counted per block) with the new ids — leaving the blocks' own counts ``UNKNOWN``
-        until ``ensure_counts``.
+        each block (``per_block``) or only the batch, in consecutive pieces of about
+        ``PIECE_CHARS`` joined by separators — by the theorem each piece's count is the sum of its
+        blocks' attached counts; returned here with the new ids — leaving the blocks' own counts
+        ``UNKNOWN`` until ``ensure_counts``.
         """
         if check:
             bad = next((b for b in texts if not is_clean_block(b)), None)
@@ -305,21 +319,21 @@ class _Tally:
         self.u.texts.extend(texts)
         self.u.keys.extend(float(k) for k in keys)
         with_sep = [b + S for b in texts]
-        sums = [0] * len(self.toks)
-        pieces: list[str] | None = None
+        counts: list[tuple[int, ...]] = [() for _ in self.toks]
+        pieces: tuple[list[str], tuple[int, ...]] | None = None
         for i, t in enumerate(self.toks):
             if per_block or i in self.glue:
                 self.u.attached[i].extend(t.count_batch(with_sep).tolist())
                 continue
             if pieces is None:
                 pieces = _pieces(with_sep)
-            sums[i] = int(t.count_batch(pieces).sum())
+            counts[i] = tuple(t.count_batch(pieces[0]).tolist())
             self.u.attached[i].extend([UNKNOWN] * len(texts))
         for g in self.glue:
             left, right = self._gluers[g].glue_flags(texts)
             self.u.glue_left[g].extend(left.tolist())
             self.u.glue_right[g].extend(right.tolist())
-        return range(first, len(self.u.texts)), sums
+        return range(first, len(self.u.texts)), _PieceCounts(() if pieces is None else pieces[1], tuple(counts))
 
     def ensure_counts(self, ids: Sequence[int]) -> None:
         """Count the blocks whose own counts were left ``UNKNOWN`` by a batch counted in pieces."""
@@ -529,19 +543,33 @@ class _Packer:
             chunk.append(item)
             chars += len(item[0])
         self.pending_chars -= chars
-        ids, sums = tally.add_units([c[0] for c in chunk], [c[1] for c in chunk], per_block=False)
+        ids, pieces = tally.add_units([c[0] for c in chunk], [c[1] for c in chunk], per_block=False)
         self.counted.extend(zip(ids, (c[2] for c in chunk), strict=True))
         self.counted_blocks += len(chunk)
-        if all(tally.totals[i] + sums[i] < self.limit - NEAR_LIMIT for i in tally.additive):
-            # Offered one by one, these blocks can raise a count without glued junctions to at
-            # most its total with the whole batch, which stays short of the stop rule: only the
-            # o200k_base total (exact per block) can stop packing inside this batch.
+        m, sums = self._safe_prefix(pieces)
+        if m:
+            # Offered one by one, the first m blocks can raise a count without glued junctions to
+            # at most its total with all m, which stays short of the stop rule: only the o200k_base
+            # total (exact per block) can stop packing among them.
             for i in tally.additive:
                 tally.totals[i] += sums[i]
-            self.batch = (ids, sums)
-        else:
-            tally.ensure_counts(ids)
+            self.batch = (ids[:m], sums)
+        if m < len(ids):  # near the end: the rest of the batch is counted block by block
+            tally.ensure_counts(ids[m:])
         return True
+
+    def _safe_prefix(self, pieces: _PieceCounts) -> tuple[int, list[int]]:
+        """The blocks in the longest run of leading pieces whose counts keep every total without
+        glued junctions below ``limit - NEAR_LIMIT``, and those pieces' summed counts per tokenizer."""
+        tally = self.tally
+        sums = [0] * len(tally.toks)
+        m = 0
+        for p, end in enumerate(pieces.ends):
+            after = [s + (c[p] if c else 0) for s, c in zip(sums, pieces.counts, strict=True)]
+            if any(tally.totals[i] + after[i] >= self.limit - NEAR_LIMIT for i in tally.additive):
+                break
+            sums, m = after, end
+        return m, sums
 
     def _settle_batch(self) -> None:
         """If packing stopped inside a batch counted as a whole, count what was kept and correct the totals."""
@@ -549,7 +577,7 @@ class _Packer:
             return
         tally = self.tally
         ids, sums = self.batch
-        kept = [x for x, _ in self.offered if x >= ids.start]  # the batch's ids are the newest
+        kept = [x for x, _ in self.offered if x in ids]
         if len(kept) < len(ids):  # stopped inside a batch counted as a whole: count what was kept
             tally.ensure_counts(ids)
             for i in tally.additive:
@@ -622,17 +650,21 @@ def _settle(
     return lo, best[0], recounts, best[1]
 
 
-def _pieces(texts: Sequence[str]) -> list[str]:
-    """Consecutive texts concatenated into pieces of about ``PIECE_CHARS`` (each text ends in its separator)."""
+def _pieces(texts: Sequence[str]) -> tuple[list[str], tuple[int, ...]]:
+    """Consecutive texts concatenated into pieces of about ``PIECE_CHARS`` (each text ends in its
+    separator), and for each piece the number of texts up to its end."""
     out: list[str] = []
+    ends: list[int] = []
     cur: list[str] = []
     size = 0
-    for t in texts:
+    for n, t in enumerate(texts, 1):
         cur.append(t)
         size += len(t)
         if size >= PIECE_CHARS:
             out.append("".join(cur))
+            ends.append(n)
             cur, size = [], 0
     if cur:
         out.append("".join(cur))
-    return out
+        ends.append(len(texts))
+    return out, tuple(ends)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from graphniah.errors import GraphNIAHError
+from graphniah.sampling import packing
 from graphniah.sampling.corpora import TEXT_KINDS as CORPUS_TEXT_KINDS
 from graphniah.sampling.corpora import fetch, open_corpus
 from graphniah.sampling.examples.distract import DocumentSource, wikipedia_source
@@ -276,6 +277,45 @@ def test_a_tokenizer_the_proofs_do_not_cover_is_recounted(tmp_path: Path, toks: 
     check_packed(q, mine, fr, needles, keys, 6_000)
     assert (p.recounts, q.recounts) == (0, 1)
     assert q.messages == p.messages and q.token_counts == p.token_counts
+
+
+def newline_groups(rng: np.random.Generator) -> list[list[str]]:
+    """Blocks of short lines: o200k_base counts about two tokens per line, ``Lines`` one."""
+    return [["\n".join("x" for _ in range(int(rng.integers(5, 60)))) for _ in range(int(rng.integers(1, 4)))] for _ in range(20)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_prompt_does_not_depend_on_how_a_batch_is_cut_into_pieces(seed: int, toks: dict, corpora: dict,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """With small pieces only a leading run of a batch's pieces is taken at once and the rest is
+    counted block by block, and packing can stop inside that run (o200k_base binds) with blocks
+    after it: the prompts, counts and stops are those of batches counted as one piece."""
+    runs: list[tuple[int, int]] = []
+    safe_prefix = packing._Packer._safe_prefix
+
+    def spy(self: packing._Packer, pieces: packing._PieceCounts) -> tuple[int, list[int]]:
+        m, sums = safe_prefix(self, pieces)
+        runs.append((m, pieces.ends[-1] if pieces.ends else 0))
+        return m, sums
+
+    monkeypatch.setattr(packing._Packer, "_safe_prefix", spy)
+    rng = np.random.default_rng(seed)
+    needles = needle_blocks(6, rng)
+    keys = rng.random(len(needles))
+    fr = frame()
+    pair = {"o200k_base": toks["o200k_base"], "lines": Lines()}
+    groups = newline_groups(rng)
+    cases = [(pair, lambda: _Blocks(groups), int(rng.integers(3_000, 6_000))),
+             (toks, lambda: DocumentSource(corpora["code"]), int(rng.integers(20_000, 40_000)))]
+    for tk, source, limit in cases:
+        got = []
+        for piece_chars in (10**9, 600):
+            monkeypatch.setattr(packing, "PIECE_CHARS", piece_chars)
+            p = pack(fr, needles, keys, source(), limit, tk, np.random.default_rng(seed))
+            check_packed(p, tk, fr, needles, keys, limit)
+            got.append((p.messages, p.token_counts, p.stop, p.rejected, [(u.distractor.label, u.kept) for u in p.used]))
+        assert got[0] == got[1]
+    assert any(0 < m < n for m, n in runs), "a batch was split into a run taken at once and blocks counted one by one"
 
 
 def test_frame_needs_blank_lines_around_the_context() -> None:
