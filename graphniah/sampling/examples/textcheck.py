@@ -471,7 +471,12 @@ def paper_blocks(context: str, prompts: PromptSet | None = None) -> list[str]:
     return ["\n".join(run) for run in _runs(context, reader.title_prefix) if reader.block(run) is not None]
 
 
-def _leaf_title(readings: Sequence[_Reading], infos: Sequence[Sequence[_PubInfo]]) -> str:
+def _venues(infos: Sequence[Sequence[_PubInfo]]) -> frozenset[str | None]:
+    """The venues the blocks' publication lines state (what :func:`_leaf_title` settles a title by)."""
+    return frozenset(info.venue for group in infos for info in group if info.kind == "venue")
+
+
+def _leaf_title(readings: Sequence[_Reading], venues: frozenset[str | None]) -> str:
     """The title a paper without a block is shown by (what a list answer names): of its entry's readings,
     the first whose source is a venue some block's publication line states, else the first reading.
 
@@ -479,7 +484,6 @@ def _leaf_title(readings: Sequence[_Reading], infos: Sequence[Sequence[_PubInfo]
     context prints elsewhere settles it the way a reader would. The paper itself is the same node
     under every reading, so this choice never changes the graph or any other answer.
     """
-    venues = {info.venue for group in infos for info in group if info.kind == "venue"}
     return next((r.title for r in readings if r.source in venues), readings[0].title)
 
 
@@ -569,6 +573,7 @@ def _add_blockless_papers(
     groups: dict[str, list[str]] = defaultdict(list)
     for line in leaves:
         groups[root(line)].append(line)
+    venues = _venues(infos)  # the same for every group: computed once, not once per block-less paper
     for members in groups.values():
         keys_of = [{r.key for r in reader.entry(m)} for m in members]
         if len(members) > 1 and any(len(k) > 1 for k in keys_of):
@@ -581,7 +586,7 @@ def _add_blockless_papers(
             entry_node[m] = len(nodes)
         nodes.append(
             TextNode(
-                _leaf_title(member_readings, infos),
+                _leaf_title(member_readings, venues),
                 frozenset(_normalize(r.title) for r in member_readings),
                 frozenset(r.key for r in member_readings),
                 False,
