@@ -4,14 +4,16 @@ For each target length L (200,000 and 922,000 by default) and each distractor ki
 example of depth 16 with two 250-paper components is built on the demo snapshot (the one `make
 refresh` builds; created here if missing). Packing — creating the distractor source (for
 wikipedia: BM25 retrieval against the example's titles), drawing and counting distractors, the
-running totals, and the final exact recount — is timed inside ``build_example``; then the final
-prompt is counted once more under the three tokenizers (``chat_count``), and the ratio
+running totals (exact: under the three pinned tokenizers the prompt is not counted again, see
+``graphniah.sampling.packing``) — is timed inside ``build_example``; then the final prompt is
+counted under the three tokenizers (``chat_count``), checked against the example's
+``token_counts``, and the ratio
 
     packing time / time of one exact count of the final prompt
 
-is printed (target: <= 1.5, issue 19). The machine is shared, so each example is built ``--repeat`` times
-(the result is identical every time) and the smallest packing time is divided by the smallest of
-as many exact counts. One-time costs (loading tokenizers, reading corpora, building the BM25 index)
+is printed (target: <= 1.5 for the text kinds, issue 19). The machine is shared, so each example
+is built ``--repeat`` times (the result is identical every time) and the smallest packing time is
+divided by the smallest of as many exact counts. One-time costs (loading tokenizers, reading corpora, building the BM25 index)
 are paid by a warm-up example before timing. The process's peak resident memory (VmHWM) is printed
 at the end (target at 922k: <= 3 GB).
 
