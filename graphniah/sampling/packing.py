@@ -74,9 +74,10 @@ size and the draws are those of exact per-block bookkeeping.
 
 Why the final prompt has at most L tokens, and why its counts are exact. Every total starts exact
 and at most L (else :class:`NeedlesExceedLimit`), and a block stays only if afterwards every
-total is at most L; a rejected block's removal undoes its insertion exactly (same neighbours, same
-window), and a batch counted as a whole is brought back to the blocks kept (``_settle_batch``). So
-the final totals are at most L, and for a tokenizer the theorem covers they are the exact
+total is at most L (inside a run of pieces taken at once a total may stand for the bound above
+it, which is below L − 100, so the true total is too); a rejected block's removal undoes its
+insertion exactly (same neighbours, same window), and a run stopped inside is brought back to the
+blocks kept (``_settle_batch``). So the final totals are exact and at most L, and for a tokenizer the theorem covers they are the exact
 ``chat_count`` of the final prompt, which is therefore not counted again: ``token_counts`` holds
 those totals. The theorem's hypotheses are facts about the pinned tokenizer files (their split
 regexes, normalisation and added tokens), so it covers exactly those
