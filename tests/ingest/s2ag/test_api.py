@@ -316,11 +316,12 @@ def test_links_that_never_stay_valid_give_a_bounded_error(served: Path, tmp_path
 
 
 def test_link_expiry_by_time(served: Path) -> None:
-    with FakeS2AG(served, api_key=KEY, faults=Faults(link_ttl_s=0.3)) as srv:
+    # Two seconds to live: long enough for the first download on a loaded machine (0.3 s was not), short for a test.
+    with FakeS2AG(served, api_key=KEY, faults=Faults(link_ttl_s=2.0)) as srv:
         with S2AGClient(KEY, srv.base_url, **FAST) as c:
             url = c.dataset(RELEASES[0], "authors").files[0]
         assert httpx.get(url).status_code == 200
-        time.sleep(0.5)
+        time.sleep(2.5)
         assert httpx.get(url).status_code == 403
     with FakeS2AG(served, api_key=KEY) as srv:
         with S2AGClient(KEY, srv.base_url, **FAST) as c:
