@@ -3,6 +3,10 @@
 Issue 11: build the viewer (``graphniah view``) for 2,000 examples at L = 200,000 tokens with three
 models' journals, and compare its time with the report's own time (``graphniah report``: load,
 tables, figures, HTML) on the same records, measured in one run; also the size of the site.
+Targets (issue 19): a cold build at most 3 times the report's time, a site at most the size of the
+examples file. Examples of format version 4 carry their needle positions, so the viewer loads no
+tokenizer for them; the real examples are cached per format version (``real-v<version>-...``), so an
+older cache is not mistaken for current examples.
 
 Sampling 2,000 real 200k-token examples takes hours, so a smaller set of *real* examples is built
 (``--real``, default 12: every task, text and component distractors, packed to L under all three
@@ -30,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphniah.formats.examples import Example, iter_examples, write_examples
+from graphniah.formats.examples import EXAMPLES_FORMAT, Example, iter_examples, write_examples
 from graphniah.formats.journal import CallError, Journal, RunRecord, Usage
 from graphniah.layout import viewer_page_cache
 from graphniah.refresh import refresh
@@ -54,7 +58,7 @@ def _specs(n: int, length: int) -> list[ExampleSpec]:
 
 def real_examples(root: Path, n: int, length: int) -> Path:
     """``n`` real examples at ``length`` tokens (built once, then read from the cache)."""
-    path = root / f"real-{n}-{length}.jsonl"
+    path = root / f"real-v{EXAMPLES_FORMAT.current}-{n}-{length}.jsonl"
     if path.is_file():
         return path
     snap = refresh(dt.date(2026, 4, 1), root / "snapshots", demo=True).snapshot
@@ -158,11 +162,12 @@ def main() -> None:
     # Wall time and this process's CPU time: on a shared machine the CPU time is the steadier figure.
     print(f"report (graphniah report: load, {len(report.tables)} tables, figures, HTML): {report_s:.1f}s wall, {report_cpu:.1f}s CPU -> {files.out}")
     print(f"viewer (graphniah view), cold: {view_s:.1f}s wall, {view_cpu:.1f}s CPU ({1000 * view_cpu / site.examples:.0f} ms CPU per example) -> {site.index}")
-    print(f"viewer time / report time = {view_s / report_s:.1f} (wall), {view_cpu / report_cpu:.1f} (CPU)")
+    print(f"viewer time / report time = {view_s / report_s:.1f} (wall), {view_cpu / report_cpu:.1f} (CPU); target (issue 19): at most 3")
     print(f"viewer rebuilt with nothing changed (pages reused from {viewer_page_cache(out).name}): {warm_s:.1f}s wall, {warm_cpu:.1f}s CPU "
           f"= {warm_cpu / report_cpu:.1f} x report (CPU)")
     print(f"site: {size / 1e6:,.0f} MB in {count:,} files; index data.js {(site.out / 'data.js').stat().st_size / 1e6:.2f} MB; "
           f"largest example file {largest.stat().st_size / 1e6:.2f} MB; examples file {mb:,.0f} MB")
+    print(f"site size / examples file size = {size / examples_path.stat().st_size:.2f}; target (issue 19): at most 1")
     print(f"(machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f})")
 
 

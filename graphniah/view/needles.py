@@ -13,38 +13,33 @@ a block and contains the references header is a paper block that is not one of t
 component added as a distractor). Without metadata, the needles cannot be told from distractor
 components, and every block-shaped run is marked as a paper block.
 
-Token offsets. The offset of a position is the number of tokens of the text before it. It is
-computed by cutting the text at the start of the question and of every block and counting each
-piece, which is exact because each cut is a boundary of o200k's pre-tokenizer (BPE merges never
-cross such a boundary, so the pieces' counts add up):
-a block starts with the title template's literal text, a letter, right after a newline, and the
-question starts with a letter right after the template's blank line. o200k's pre-tokenizer
-pieces that can hold a newline (whitespace runs ``\\s*[\\r\\n]+`` and punctuation runs with trailing
-newlines ``[^\\s\\p{L}\\p{N}]+[\\r\\n/]*``) end at the last newline before a letter, and a letter piece
-may start with one optional character that is not a newline, so the letter after a newline
-always begins a new piece. ``tests/view`` checks the offsets against counting each prefix whole.
-A block's *end* is not such a boundary (its final full stop may join the blank line after it), so
-a block is given as its start offset and its own token count.
+Token offsets. The offset of a position is the number of tokens of the text before it. The blocks
+are found, and their offsets defined, by :mod:`graphniah.sampling.examples.positions`: an example
+records them when it is built (``Example.needle_positions``, format version 4), so the viewer reads
+them and never tokenises the prompt; for an older example they are counted here as before, by
+cutting the text at the start of the question and of every block (each a boundary of o200k's
+pre-tokenizer, so the pieces' counts add up; the proof is in that module). ``tests/view`` and
+``tests/sampling/examples/test_positions.py`` check both against counting each prefix whole.
 """
 
 from __future__ import annotations
 
 import bisect
-import re
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
-from graphniah.formats.examples import Example, PaperMeta
+from graphniah.formats.examples import Example, NeedlePositions, PaperMeta
 from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
+from graphniah.sampling.examples.positions import block_runs, count_positions, user_fields
 from graphniah.sampling.examples.prompts import PromptSet
 from graphniah.sampling.examples.render import render_component
-from graphniah.sampling.examples.textcheck import Undetermined, edge_line_pattern, split_messages
-from graphniah.sampling.tokenizers import Tokenizer
+from graphniah.sampling.tokenizers import Tokenizer, load_tokenizer
 
-__all__ = ["ROW_WIDTH", "NeedleMap", "PromptRows", "Span", "needle_map", "prompt_rows"]
+__all__ = ["ROW_WIDTH", "NeedleMap", "PromptRows", "RowLayout", "Span", "needle_map", "prompt_rows", "row_layout"]
 
 #: Characters per display row of the prompt view (long lines wrap onto several rows).
 ROW_WIDTH = 150
@@ -81,77 +76,60 @@ class NeedleMap:
         return tuple(s for s in self.spans if s.kind in ("needle", "paper"))
 
 
-def _field_offsets(example: Example, prompts: PromptSet) -> dict[str, tuple[int, int]] | None:
-    """Character spans of the user template's fields in the user message, or None if it does not parse."""
-    try:
-        task, question, context = split_messages(example.messages, prompts)
-    except Undetermined:
-        return None
-    values = {"question": question, "context": context, "format_reminder": prompts.reminders[task]}
-    tpl = prompts.user
-    pos = len(tpl.literals[0])
-    out = {}
-    for name, lit in zip(tpl.fields, tpl.literals[1:], strict=True):
-        out[name] = (pos, pos + len(values[name]))
-        pos += len(values[name]) + len(lit)
-    return out
+def needle_map(example: Example, tokenizer: Tokenizer | None, prompts: PromptSet, meta: Mapping[int, PaperMeta] | None) -> NeedleMap:
+    """Find the question and the paper blocks in ``example``'s user message and give their token offsets.
 
-
-_RUN = re.compile(r"[^\n]+(?:\n[^\n]+)*")  # a maximal run of non-blank lines
-
-
-def needle_map(example: Example, tokenizer: Tokenizer, prompts: PromptSet, meta: Mapping[int, PaperMeta] | None) -> NeedleMap:
-    """Find the question and the paper blocks in ``example``'s user message and give their token offsets."""
+    The offsets are the example's recorded needle positions when it has them for every block found
+    (examples of format version 4); otherwise (older examples) they are counted with ``tokenizer``
+    (o200k_base, loaded here when None), as :func:`graphniah.sampling.examples.positions.count_positions` does.
+    """
     text = example.messages[-1].content
-    fields = _field_offsets(example, prompts)
+    fields = user_fields(example.messages, prompts)
     c0, c1 = fields["context"] if fields else (0, len(text))
-    title_prefix = prompts.block.title.literals[0]
-    header = prompts.block.references.fill({})
     edge_list = example.recipe.params.render == "edges"
-    edge_line = edge_line_pattern(prompts)
+    blocks = block_runs(text, (c0, c1), prompts, edge_list)
+    pos = _recorded(example.needle_positions, fields, blocks)
+    if pos is None:
+        pos = count_positions(text, fields, blocks, tokenizer or _o200k())
+    title_prefix = prompts.block.title.literals[0]
+    suffix = prompts.block.title.literals[-1]
     expected = _expected_blocks(example, prompts, meta)
-
-    found: list[tuple[SpanKind, int, int, int | None, str | None]] = []
+    spans: list[Span] = []
     seen: set[int] = set()
-    for m in _RUN.finditer(text, c0, c1):
-        run = m.group()
-        if edge_list:  # every line a citation line: a block (the edge-list text has no titles)
-            if not all(edge_line.fullmatch(line) for line in run.split("\n")):
-                continue
-        elif not run.startswith(title_prefix):
-            continue
+    for (s, e), (_, token, n) in zip(blocks, pos.blocks, strict=True):
+        run = text[s:e]
         first = run.split("\n", 1)[0]
         hit = expected.get(first)
         if hit is not None and hit[1] == run:
-            found.append(("needle", m.start(), m.end(), hit[0], meta[hit[0]].title if meta else None))
+            spans.append(Span("needle", s, e, token, n, hit[0], meta[hit[0]].title if meta else None))
             seen.add(hit[0])
         elif edge_list:  # a distractor component's edge list
-            found.append(("paper", m.start(), m.end(), None, None))
-        elif f"\n{header}\n" in run:
-            suffix = prompts.block.title.literals[-1]
+            spans.append(Span("paper", s, e, token, n))
+        else:
             title = first[len(title_prefix) : len(first) - len(suffix) if suffix and first.endswith(suffix) else None]
-            found.append(("paper", m.start(), m.end(), None, title))
-    if fields:
+            spans.append(Span("paper", s, e, token, n, None, title))
+    if fields and pos.question is not None:
         q0, q1 = fields["question"]
-        found.append(("question", q0, q1, None, None))
-    found.sort(key=lambda f: f[1])
-
-    # Token offsets of every start: count the pieces between consecutive starts (see the docstring).
-    cuts = sorted({f[1] for f in found})
-    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
-    counts = np.asarray(tokenizer.count_batch(pieces), dtype=np.int64)
-    offsets = np.cumsum(counts)
-    token_of = {c: int(offsets[i]) for i, c in enumerate(cuts)}
-    total = int(offsets[-1]) if len(offsets) else 0
-    own = tokenizer.count_batch([text[s:e] for _, s, e, _, _ in found])
-    spans = [Span(kind, s, e, token_of[s], int(n), paper, title) for (kind, s, e, paper, title), n in zip(found, own, strict=True)]
-    if fields:  # the context as a whole, behind the blocks: what is not a block in it is distractor text
-        # The context may begin with distractor text (not a pre-tokenizer boundary): count its prefix whole.
-        # Its length is the rest of the message (not re-counting the whole context; may be one token off).
-        start = tokenizer.count(text[:c0])
-        spans.insert(0, Span("context", c0, c1, start, max(total - start - tokenizer.count(text[c1:]), 0)))
+        spans.append(Span("question", q0, q1, *pos.question))
+    spans.sort(key=lambda sp: sp.start)
+    if fields and pos.context is not None:  # the context as a whole, behind the blocks: what is not a block in it is distractor text
+        spans.insert(0, Span("context", c0, c1, *pos.context))
     missing = tuple(p for p, _ in expected.values() if p not in seen)
-    return NeedleMap(total, tuple(spans), meta is not None or edge_list, missing)
+    return NeedleMap(pos.tokens, tuple(spans), meta is not None or edge_list, missing)
+
+
+@functools.cache
+def _o200k() -> Tokenizer:
+    """o200k_base, loaded once per process and only for an example without recorded positions."""
+    return load_tokenizer("o200k_base")
+
+
+def _recorded(pos: NeedlePositions | None, fields: Mapping[str, tuple[int, int]] | None,
+              blocks: Sequence[tuple[int, int]]) -> NeedlePositions | None:
+    """The example's recorded positions if they cover exactly the blocks found (and the question), else None."""
+    if pos is None or fields is None or pos.question is None or pos.context is None:
+        return None
+    return pos if [b[0] for b in pos.blocks] == [s for s, _ in blocks] else None
 
 
 def _expected_blocks(example: Example, prompts: PromptSet, meta: Mapping[int, PaperMeta] | None) -> dict[str, tuple[int, str]]:
@@ -198,3 +176,26 @@ def prompt_rows(text: str, spans: Sequence[Span], width: int = ROW_WIDTH) -> Pro
         pos += len(line) + 1
     span_rows = tuple((bisect.bisect_right(starts, s.start) - 1, bisect.bisect_right(starts, max(s.end - 1, s.start)) - 1) for s in spans)
     return PromptRows(tuple(rows), tuple(starts), span_rows)
+
+
+@dataclass(frozen=True)
+class RowLayout:
+    """What the page needs of :func:`prompt_rows` besides the text: how many rows, and each span's rows."""
+
+    count: int
+    span_rows: tuple[tuple[int, int], ...]
+
+
+def row_layout(text: str, spans: Sequence[Span], width: int = ROW_WIDTH) -> RowLayout:
+    """:func:`prompt_rows`'s row count and span rows, from the line lengths alone (the page cuts the rows
+    itself): line ``i`` takes ``max(1, ceil(len / width))`` rows, and a character lies in its line's row
+    ``(offset in the line) // width`` (the newline ending a line, in the line's last row)."""
+    lengths = np.fromiter(map(len, text.split("\n")), dtype=np.int64)
+    per_line = np.maximum(1, -(-lengths // width))
+    first_row = np.concatenate(([0], np.cumsum(per_line)))
+    line_start = np.concatenate(([0], np.cumsum(lengths + 1)))
+    points = np.asarray([p for s in spans for p in (s.start, max(s.end - 1, s.start))], dtype=np.int64)
+    line = np.searchsorted(line_start, points, side="right") - 1
+    rows = first_row[line] + np.minimum((points - line_start[line]) // width, per_line[line] - 1)
+    pairs = rows.reshape(-1, 2).tolist()
+    return RowLayout(int(first_row[-1]), tuple((a, b) for a, b in pairs))

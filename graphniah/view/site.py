@@ -6,19 +6,22 @@ Layout of the folder (replaced atomically as a whole)::
     static/view.css, view.js     the project's own style sheet and script
     data.js                      the index: one row per example (assigns a global: file:// forbids fetch())
     examples/<id>.js             one example's page data, loaded by example.html#id=<id> with a <script> tag
+                                 (the prompt and the SVGs gzip-compressed, see ``packed_text``)
                                  (hard links to the page cache beside the site, see ``graphniah.layout.viewer_page_cache``)
     viewer.json                  what the site was built from
 
 The index holds only short facts per example (task, depth, size, length, distractor, label and
-each run's outcome), so 10,000 examples stay a few megabytes; everything heavy (prompt rows,
+each run's outcome), so 10,000 examples stay a few megabytes; everything heavy (the prompt, compressed,
 responses, the forest's SVG) lives in the example's own file and is loaded only when its page opens.
 """
 
 from __future__ import annotations
 
 import ast
+import base64
 import datetime as dt
 import functools
+import gzip
 import hashlib
 import html
 import json
@@ -36,12 +39,12 @@ from graphniah.formats.examples import Example, PaperMeta, example_to_json, iter
 from graphniah.layout import SNAPSHOTS_ROOT, viewer_page_cache
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
-from graphniah.sampling.tokenizers import Tokenizer, load_tokenizer
+from graphniah.sampling.tokenizers import Tokenizer
 from graphniah.view.data import Answer, PaperLookup, RunView, check_id, example_facts, load_answers, outcome_of
 from graphniah.view.forest import PALETTE, forest_layout, forest_svg, highlighted_path
-from graphniah.view.needles import NeedleMap, PromptRows, needle_map, prompt_rows
+from graphniah.view.needles import ROW_WIDTH, NeedleMap, RowLayout, needle_map, row_layout
 
-__all__ = ["ViewerFiles", "build_viewer", "example_page_data", "needle_map_svg"]
+__all__ = ["ViewerFiles", "build_viewer", "example_page_data", "needle_map_svg", "packed_text"]
 
 _STATIC = ("view.css", "view.js")
 _PAGES = ("index.html", "example.html")
@@ -66,7 +69,7 @@ def _js(name: str, obj: object) -> str:
     return f"GraphNIAHView.{name}({json.dumps(obj, ensure_ascii=False, separators=(',', ':'))});\n"
 
 
-def needle_map_svg(nm: NeedleMap, rows: PromptRows, colour_of: Mapping[int, int]) -> str:
+def needle_map_svg(nm: NeedleMap, rows: RowLayout, colour_of: Mapping[int, int]) -> str:
     """The strip: the user message's length in tokens; the context (distractor text) grey, blocks and question marked."""
     e = html.escape
     total = max(nm.total_tokens, 1)
@@ -124,7 +127,7 @@ def example_page_data(
     meta: Mapping[int, PaperMeta] | None,
     runs: Sequence[RunView],
     answers: Mapping[tuple[str, int], Answer],
-    tokenizer: Tokenizer,
+    tokenizer: Tokenizer | None,
     prompts: PromptSet,
 ) -> dict[str, object]:
     """Everything the example page shows, as plain JSON-able data (the forest and the strip as SVG)."""
@@ -132,7 +135,7 @@ def example_page_data(
     path = highlighted_path(example)
     nm = needle_map(example, tokenizer, prompts, meta)
     text = example.messages[-1].content
-    rows = prompt_rows(text, nm.spans)
+    rows = row_layout(text, nm.spans)
     colour_of = dict(zip(layout.papers, layout.component, strict=True))
     q = next((s for s in nm.spans if s.kind == "question"), None)
     letters = option_letters(len(example.options), example.none_option) if example.task == "mc" else ""
@@ -150,16 +153,27 @@ def example_page_data(
         "metadata": meta is not None,
         "missing_blocks": len(nm.missing),
         "token_counts": example.token_counts,
-        "forest": forest_svg(example, layout, meta or {}, path),
-        "needle_map": needle_map_svg(nm, rows, colour_of),
+        "forest": packed_text(forest_svg(example, layout, meta or {}, path)),
+        "needle_map": packed_text(needle_map_svg(nm, rows, colour_of)),
         "total_tokens": nm.total_tokens,
         "blocks": {"needle": sum(s.kind == "needle" for s in nm.spans), "paper": sum(s.kind == "paper" for s in nm.spans)},
-        "rows": list(rows.rows),
+        "prompt": packed_text(text),  # the page cuts it into the rows of prompt_rows (view.js promptRows)
+        "row_width": ROW_WIDTH,
+        "row_count": rows.count,
         "spans": [[r0, r1, _KIND_CODE[s.kind], colour_of.get(s.paper, -1) if s.paper is not None else -1]
                   for s, (r0, r1) in zip(nm.spans, rows.span_rows, strict=True)],
         "palette": list(PALETTE),
         "runs": [_answer_json(answers.get((example.id, i)), r) for i, r in enumerate(runs)],
     }
+
+
+def packed_text(text: str) -> str:
+    """``text`` as the page receives it: UTF-8, gzip-compressed (level 1: fast, and still a third to a
+    half of the size of prose, code and SVG), base64-encoded. The prompt is most of a page, and sent as
+    plain JSON it would make the site as large as the examples file again; the page unpacks it (and the
+    two SVGs) with the browser's own ``DecompressionStream``. ``mtime=0`` keeps a page's bytes a function
+    of its inputs."""
+    return base64.b64encode(gzip.compress(text.encode("utf-8", "surrogatepass"), compresslevel=1, mtime=0)).decode("ascii")
 
 
 def _static(name: str) -> str:
@@ -203,7 +217,6 @@ def build_viewer(
     where = str(examples if examples is not None else dataset)
     out = Path(out)
     run_views, answers = load_answers(runs)
-    tok = tokenizer
     prompt_set = load_prompts(None if prompts is None else Path(prompts))
     lookup = PaperLookup(snapshots)
     rows: list[list[object]] = []
@@ -224,16 +237,16 @@ def build_viewer(
             has_meta = lookup.available(ex.recipe.snapshot_hash)
             without += not has_meta
             mine = [answers.get((ex.id, i)) for i in range(len(run_views))]
+            # The example's JSON is hashed as it is, not wrapped in another JSON string (escaping 1 MB again).
             key = sha256_bytes(canonical_json([code, prompt_set.hash, has_meta, [r.label for r in run_views],
-                                               [None if a is None else asdict(a) for a in mine],
-                                               example_to_json(ex)]).encode())[:20]
+                                               [None if a is None else asdict(a) for a in mine]]).encode()
+                               + b"\0" + example_to_json(ex).encode())[:20]
             page = pages / f"{ex.id}.{key}.js"
             try:
                 with open(page, encoding="utf-8") as f:  # built by an earlier (perhaps interrupted) run from the same inputs
                     row = json.loads(f.readline()[len(_ROW_PREFIX):])
             except FileNotFoundError:
-                tok = tok or load_tokenizer("o200k_base")
-                data = example_page_data(ex, lookup.meta(ex), run_views, answers, tok, prompt_set)
+                data = example_page_data(ex, lookup.meta(ex), run_views, answers, tokenizer, prompt_set)
                 row = [ex.id, data["task"], data["depth"], data["component_size"], data["context_length"], data["distractor"], data["label"],
                        data["total_tokens"], "".join(_OUTCOME_CODE[outcome_of(a)] for a in mine),
                        [a.shown if a is not None else None for a in mine]]

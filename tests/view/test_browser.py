@@ -14,6 +14,7 @@ from graphniah.formats.examples import option_letters
 from graphniah.stats import wilson_interval
 from graphniah.view import build_viewer
 from graphniah.view.forest import highlighted_path
+from graphniah.view.needles import prompt_rows
 from tests.view.cdp import Browser, chromium_binary
 
 pytestmark = pytest.mark.slow
@@ -35,6 +36,9 @@ def test_index_and_example_pages_in_headless_chromium(viewer_suite, browser, tmp
 
     _check_index(viewer_suite, browser, site, ids)
     browser.screenshot(shots / "index.png")
+    # The page cuts the prompt into Python's rows, counting characters as Python does (astral ones too).
+    sample = "ab\U0001F600cd\u00e9\n\n\U0001D538\U0001D539 x\n" * 3 + "y" * 9
+    assert browser.eval(f"GraphNIAHView.promptRows({json.dumps(sample)}, 4)") == list(prompt_rows(sample, [], width=4).rows)
     _check_index_filters_and_sorting(viewer_suite, browser, site, ids)
     for ex in viewer_suite.examples:
         _check_example_page(viewer_suite, browser, site, ex, shots)
@@ -104,7 +108,9 @@ def _check_example_page(viewer_suite, browser, site, ex, shots) -> None:
         outcome, answer = viewer_suite.expected[run][ex.id]
         assert outcome in result
         assert extracted == (answer if answer is not None else "no answer")
-    # The prompt is drawn in a window: a few dozen rows on screen, the rest only when scrolled to.
+    # The prompt (unpacked by the page) is drawn in a window: a few dozen rows on screen, the rest only when scrolled to.
+    browser.wait_for("GraphNIAHView.current.rows !== undefined && document.querySelectorAll('#prompt .r').length > 0")
+    assert browser.eval("GraphNIAHView.current.rows") == list(prompt_rows(ex.messages[-1].content, []).rows)  # the rows Python cuts
     total = browser.eval("GraphNIAHView.current.rows.length")
     drawn = browser.eval("document.querySelectorAll('#prompt .r').length")
     assert 0 < drawn < total and drawn <= 200

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import math
 
@@ -21,13 +23,18 @@ from graphniah.sampling.tokenizers import load_tokenizer
 from graphniah.view import build_viewer
 from graphniah.view.data import PaperLookup, example_facts, load_answers
 from graphniah.view.forest import forest_layout, forest_svg, highlighted_path
-from graphniah.view.needles import needle_map, prompt_rows
+from graphniah.view.needles import needle_map, prompt_rows, row_layout
 from tests.view.conftest import SPECS
 
 
 @pytest.fixture(scope="module")
 def o200k():
     return load_tokenizer("o200k_base")
+
+
+def _unpack(packed: str) -> str:
+    """A string the site packed (``graphniah.view.site.packed_text``), as the page unpacks it."""
+    return gzip.decompress(base64.b64decode(packed)).decode()
 
 
 def _js_payload(path) -> dict:
@@ -119,6 +126,11 @@ def test_prompt_rows_rebuild_the_text_and_cover_the_spans(viewer_suite, o200k) -
         line_start = text.rfind("\n", 0, start) + 1
         lines[line_start] = lines.get(line_start, "") + row
     assert "\n".join(lines[k] for k in sorted(lines)) == text
+    for ex_ in viewer_suite.examples:  # the site's arithmetic gives prompt_rows's count and span rows, at any width
+        spans = needle_map(ex_, o200k, viewer_suite.ctx.prompts, None).spans
+        for width in (1, 7, 70, 150):
+            full, quick = prompt_rows(ex_.messages[-1].content, spans, width), row_layout(ex_.messages[-1].content, spans, width)
+            assert (quick.count, quick.span_rows) == (len(full.rows), full.span_rows)
     for s, (r0, r1) in zip(nm.spans, rows.span_rows, strict=True):
         assert rows.row_start[r0] <= s.start < (rows.row_start[r0 + 1] if r0 + 1 < len(rows.rows) else len(text) + 1)
         assert rows.row_start[r1] < s.end <= (rows.row_start[r1 + 1] if r1 + 1 < len(rows.rows) else len(text))
@@ -151,10 +163,11 @@ def test_view_cli_writes_a_site_that_matches_its_inputs(viewer_suite, tmp_path) 
         assert row[9] == [viewer_suite.expected[label][row[0]][1] for label in labels]
     for ex in viewer_suite.examples:
         page = _js_payload(out / "examples" / f"{ex.id}.js")
-        assert page["papers"] == len(ex.papers) and page["forest"].count('<circle class="node') == len(ex.papers)
+        assert page["papers"] == len(ex.papers) and _unpack(page["forest"]).count('<circle class="node') == len(ex.papers)
         assert page["answer"] == ex.answer and page["metadata"] and page["missing_blocks"] == 0
-        # the rows are the user message's lines, cut at the row width: nothing added, nothing lost
-        assert "".join(page["rows"]) == ex.messages[-1].content.replace("\n", "") and len(page["rows"]) >= ex.messages[-1].content.count("\n") + 1
+        # the prompt travels compressed, whole: the user message itself, and the row count its spans refer to
+        text = _unpack(page["prompt"])
+        assert text == ex.messages[-1].content and page["row_count"] == len(prompt_rows(text, []).rows)
         assert [a["run"] for a in page["runs"]] == labels
     # No network, no CDN: every script and style sheet is the site's own file.
     for name in ("index.html", "example.html"):
@@ -186,7 +199,7 @@ def test_without_the_snapshot_pages_show_corpus_ids(viewer_suite, tmp_path) -> N
     files = build_viewer(path, tmp_path / "site", snapshots=tmp_path / "no-snapshots")
     assert files.without_metadata == 1
     page = _js_payload(tmp_path / "site" / "examples" / f"{ex.id}.js")
-    assert not page["metadata"] and f"paper {ex.source} (no metadata" in page["forest"]
+    assert not page["metadata"] and f"paper {ex.source} (no metadata" in _unpack(page["forest"])
 
 
 def test_report_links_cells_to_the_filtered_index_and_ids_to_pages(viewer_suite, tmp_path) -> None:
@@ -269,3 +282,27 @@ def test_list_examples_show_their_size_f1_and_only_the_source_mark() -> None:
     assert a.shown == f"F1 {s.listing.f1:.2f} (precision 1.00, recall {s.listing.recall:.2f})"
     svg = forest_svg(ex, forest_layout(ex), {}, highlighted_path(ex))
     assert svg.count(">S<") == 1 and ">T<" not in svg  # every reachable paper is an answer: none is marked
+
+
+def test_pages_read_the_recorded_positions_and_older_examples_still_view_alike(viewer_suite, tmp_path, monkeypatch) -> None:
+    import graphniah.view.needles as needles_mod
+
+    # Examples of format version 4 carry their needle positions: the viewer never loads a tokenizer for them.
+    def no_tokenizer() -> None:
+        raise AssertionError("the viewer tokenised an example that records its needle positions")
+
+    monkeypatch.setattr(needles_mod, "_o200k", no_tokenizer)
+    new = build_viewer(viewer_suite.examples_path, tmp_path / "new", runs=viewer_suite.runs_dir, snapshots=viewer_suite.snapshots)
+    monkeypatch.undo()
+    # The same examples as format version 3 wrote them (no positions): counted again, the pages are the same.
+    old_path = tmp_path / "v3.jsonl"
+    lines = []
+    for ex in viewer_suite.examples:
+        obj = json.loads(ex.model_dump_json())
+        assert obj.pop("needle_positions") is not None
+        lines.append(json.dumps(obj | {"format_version": 3}) + "\n")
+    old_path.write_text("".join(lines))
+    old = build_viewer(old_path, tmp_path / "old", runs=viewer_suite.runs_dir, snapshots=viewer_suite.snapshots)
+    assert _js_payload(old.out / "data.js")["rows"] == _js_payload(new.out / "data.js")["rows"]
+    for ex in viewer_suite.examples:
+        assert (old.out / "examples" / f"{ex.id}.js").read_bytes() == (new.out / "examples" / f"{ex.id}.js").read_bytes()

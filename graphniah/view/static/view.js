@@ -272,6 +272,27 @@
   var ROW_H = 16;
   var KIND_CLASS = ['', 'q', 'nb', 'pb'];
 
+  /* The user message and the two SVGs arrive gzip-compressed and base64-encoded (graphniah.view.site.packed_text),
+     so the site weighs less than the examples file; the browser's own DecompressionStream unpacks them. */
+  function unpackText(b64) {
+    var bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) { bytes[i] = bin.charCodeAt(i); }
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
+  }
+  /* The rows of graphniah.view.needles.prompt_rows: every line cut every `width` characters (code points,
+     as Python counts them), an empty line one empty row. Spans name rows by these numbers. */
+  function promptRows(text, width) {
+    var rows = [];
+    text.split('\n').forEach(function (line) {
+      if (!line) { rows.push(''); return; }
+      var cps = /[\uD800-\uDFFF]/.test(line) ? Array.from(line) : null;  // astral characters: cut by code point
+      var n = cps ? cps.length : line.length;
+      for (var k = 0; k < n; k += width) { rows.push(cps ? cps.slice(k, k + width).join('') : line.slice(k, k + width)); }
+    });
+    return rows;
+  }
+  V.promptRows = promptRows;
+
   function prompt(d) {
     var box = $('prompt'), spacer = $('prompt-spacer'), win = $('prompt-window');
     var n = d.rows.length;
@@ -357,23 +378,33 @@
       resp.appendChild(det);
     });
 
-    $('forest').innerHTML = d.forest;  // SVG built by graphniah.view.graph (all text escaped there)
     $('forest-legend').textContent = d.papers + ' papers; each colour is one component. S = source, ' +
       (d.task === 'mc' ? 'A–' + String.fromCharCode(64 + d.options.length - (d.options.length && d.options[d.options.length - 1][1] === 'none of these' ? 1 : 0)) + ' = options' : (d.task === 'yesno' ? 'T = target' : 'no target (counting)')) +
       '; arrows point from the citing to the cited paper; ' + (d.path ? 'the red path (' + d.path + ' papers) joins the source to the reachable target. ' :
         (d.task === 'count' ? 'the answer counts the other papers of the source\'s component. ' : 'no target is reachable from the source. ')) +
       'Hover a node for its title, authors and date.' + (d.metadata ? '' : ' (Snapshot not found: papers are shown by corpus id.)');
-    $('needle-map').innerHTML = d.needle_map;
     $('map-legend').textContent = 'The user message, ' + fmtInt(d.total_tokens) + ' o200k tokens, left to right: the question (dark), ' +
       d.blocks.needle + ' needle blocks (tall, in their component\'s colour)' + (d.blocks.paper ? ', ' + d.blocks.paper + ' paper blocks of distractor components (blue)' : '') +
       ', and the distractor text around them (grey). Click a mark to scroll the prompt there.' +
       (d.metadata ? '' : ' Without the snapshot, needles cannot be told from other paper blocks.') + (d.missing_blocks ? ' ' + d.missing_blocks + ' block(s) not found in the text!' : '');
-    Array.prototype.forEach.call(document.querySelectorAll('#needle-map rect[data-row]'), function (r) {
-      r.addEventListener('click', function () { V.scrollToRow(Number(r.getAttribute('data-row'))); });
-    });
     $('system').textContent = d.system;
-    $('prompt-legend').textContent = d.rows.length.toLocaleString('en-US') + ' rows; only the rows on screen are drawn. Highlighted: the question (yellow), needle blocks (coloured bar), other paper blocks (blue).';
-    prompt(d);
+    // The forest, the needle map and the prompt arrive packed (graphniah.view.site.packed_text).
+    Promise.all([unpackText(d.forest), unpackText(d.needle_map), unpackText(d.prompt)]).then(function (parts) {
+      d.forest = parts[0]; d.needle_map = parts[1];
+      $('forest').innerHTML = d.forest;  // SVG built by graphniah.view.forest (all text escaped there)
+      $('needle-map').innerHTML = d.needle_map;  // SVG built by graphniah.view.site.needle_map_svg
+      Array.prototype.forEach.call(document.querySelectorAll('#needle-map rect[data-row]'), function (r) {
+        r.addEventListener('click', function () { if (V.scrollToRow) { V.scrollToRow(Number(r.getAttribute('data-row'))); } });
+      });
+      d.rows = promptRows(parts[2], d.row_width);
+      if (d.rows.length !== d.row_count) {  // the spans' row numbers would point elsewhere
+        var e = $('error'); e.hidden = false; e.textContent = 'The prompt of ' + d.id + ' has ' + d.rows.length + ' rows, its spans expect ' + d.row_count + '.';
+      }
+      $('prompt-legend').textContent = d.rows.length.toLocaleString('en-US') + ' rows; only the rows on screen are drawn. Highlighted: the question (yellow), needle blocks (coloured bar), other paper blocks (blue).';
+      prompt(d);
+    }, function (err) {
+      var e = $('error'); e.hidden = false; e.textContent = 'The page data of ' + d.id + ' could not be unpacked: ' + err;
+    });
   };
 
   function loadExample() {
