@@ -23,7 +23,15 @@ chance level stays exact. Ties count fractionally (1/size of the tied set). The 
 all rows, and the verdict: LEAK when the corrected p-value is below 0.05. YES/NO and candidate
 cues also print the AUC of the cue (true against wrong answers) for the size of the effect.
 
+Rows marked ``[draws]`` score cues of the candidates themselves (title length, venue, date, author
+count, each as the prompt prints it) on thousands of matched draws (``MatchIndex.draw``) without
+rendering, to resolve effects of a few points that a few hundred prompts cannot (``draw_rows``).
+
+About 10 minutes at the defaults on an idle 2-core machine (mostly ``build_example``; ``--workers 2``
+halves it). ``--save FILE`` keeps the examples as they are built and ``--load FILE`` scores them again.
+
     python bench/leaks.py [--snapshot DIR | --root /tmp/graphniah-bench-leaks] [--per-task 48] [--seed 5] [--workers 1]
+                          [--draws 2000] [--save FILE | --load FILE]
 """
 
 from __future__ import annotations
@@ -43,7 +51,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats as sps
 
-from graphniah.formats.examples import Example, option_letters
+from graphniah.formats.examples import Example, PaperMeta, option_letters
 from graphniah.formats.snapshot import Snapshot
 from graphniah.sampling.examples.prompts import load_prompts
 from graphniah.sampling.examples.render import MONTHS
@@ -300,8 +308,11 @@ def size_row(cue: str, task: str, x: np.ndarray, y: np.ndarray) -> Row:
     f, lo, hi = folds(len(x)), SIZES[0] - 1, SIZES[1] - 1
     got = 0.0
     for k in (0, 1):
-        a, b = np.polyfit(x[f != k], y[f != k], 1)
-        got += float((np.clip(np.rint(a * x[f == k] + b), lo, hi) == y[f == k]).sum())
+        xf, yf = x[f != k], y[f != k]
+        mu, sd = xf.mean(), xf.std()
+        slope = np.cov((xf - mu) / sd, yf, bias=True)[0, 1] if sd > 0 else 0.0  # least squares on the standardized feature
+        pred = yf.mean() + slope * ((x[f == k] - mu) / sd if sd > 0 else 0.0)
+        got += float((np.clip(np.rint(pred), lo, hi) == y[f == k]).sum())
     rho = sps.spearmanr(x, y)
     return Row(cue, task, got, len(x), 1 / (hi - lo + 1), note=f"Spearman {rho.statistic:+.2f} (p {rho.pvalue:.2g})")
 
@@ -321,6 +332,7 @@ def _pair(r: Read, i: int) -> dict[str, float]:
         "citations in the text (degree)": float(t.degree),
         "neighbouring block cites it / is cited": float(t.adjacent),
         "title length (words)": float(t.words),
+        "title-length gap to the source (words)": float(abs(t.words - s.words)),
         "title word overlap with the source (Jaccard)": len(r.source_words & r.target_words[i]) / len(union) if union else 0.0,
         "publication-date gap to the source (days)": abs(t.date - s.date),
         "first mention of its title (offset)": t.first_mention,
@@ -382,17 +394,88 @@ def size_rows(reads: Sequence[Read], task: str) -> list[Row]:
     return [size_row(name, task, np.asarray([fn(r) for r in reads], dtype=float), y) for name, fn in feats.items()]
 
 
+# --------------------------------------------------------------------------- draw level
+
+
+def draw_rows(ctx: SamplingContext, draws: int, seed: int) -> list[Row]:
+    """Two cues of the candidates themselves (title length, publication-date gap to the source) on
+    ``draws`` matched draws per depth and task (``MatchIndex.draw``, what picks the YES/NO target and
+    the MC candidates), without growing or rendering: thousands of draws cost seconds, so effects of a
+    few points that a few hundred prompts cannot resolve show here. The question prints these titles
+    verbatim and a block prints the date, so each is a cue a reader of the prompt has."""
+    rows = []
+    for task, k in (("yesno", 2), ("mc", 4)):
+        cues: dict[str, list[list[float]]] = {c: [] for c in DRAW_CUES}
+        for depth in DEPTHS:
+            rng = generator(Stream.SUITE, seed, suite_key("bench-leaks-draws"), depth * 10 + k)
+            index, match = ctx.pool_index(depth), ctx.match_index(depth)
+            tuples: list[list[int]] = []
+            while len(tuples) < draws:
+                drawn = match.draw(index.conflict, k, rng)
+                if drawn is not None:  # the sampler draws again too
+                    tuples.append([int((index.paths[i][::-1] if rev else index.paths[i])[j]) for i, rev in drawn
+                                   for j in (depth - 1, 2 * depth - 2)])
+            meta = ctx.meta(sorted({v for t in tuples for v in t}))
+            cid = ctx.graph.corpusids
+            for t in tuples:
+                src, cands = meta[int(cid[t[0]])], [meta[int(cid[v])] for v in t[1::2]]  # t[1]: the true target
+                for c, fn in DRAW_CUES.items():
+                    cues[c].append([fn(src, x) for x in cands])
+        rows += _draw_task_rows(task, {c: np.asarray(v, dtype=float) for c, v in cues.items()})
+    return rows
+
+
+def _gap(a: PaperMeta, b: PaperMeta) -> float:
+    if a.publication_date is None or b.publication_date is None:
+        return float("nan")
+    return float(abs((a.publication_date - b.publication_date).days))
+
+
+def _venue(p: PaperMeta) -> str | None:
+    """The venue a block and a reference line print (arXiv is printed as an arXiv source, not a venue)."""
+    return None if p.venue is None or p.venue.casefold() in ("arxiv", "arxiv.org") else p.venue
+
+
+def _words(p: PaperMeta) -> int:
+    return len(_WORD.findall(p.title))
+
+
+#: Cues of a candidate ``c`` given the source ``s``, as the prompt shows them (question titles, block lines).
+DRAW_CUES: dict[str, Callable[[PaperMeta, PaperMeta], float]] = {
+    "title length (words)": lambda s, c: _words(c),
+    "title-length gap to the source (words)": lambda s, c: abs(_words(c) - _words(s)),
+    "publication-date gap to the source (days)": _gap,
+    "same venue as the source": lambda s, c: float(_venue(s) is not None and _venue(s) == _venue(c)),
+    "author-count gap to the source": lambda s, c: abs(len(c.authors) - len(s.authors)),
+}
+
+
+def _draw_task_rows(task: str, cues: dict[str, np.ndarray]) -> list[Row]:
+    """Column 0 is the true target. YES/NO: example i shows the true target when i // 2 is even (YES),
+    the wrong one otherwise (balanced like ``batch_specs``); MC: the candidates, true one in column 0 (ties
+    count fractionally, so its column does not matter)."""
+    out = []
+    for cue, v in cues.items():
+        name = f"[draws] {cue}"
+        if task == "yesno":
+            yes = np.arange(len(v)) // 2 % 2 == 0  # not i % 2: the folds alternate that way
+            out.append(yesno_row(name, np.where(yes, v[:, 0], v[:, 1]), yes))
+        else:
+            out.append(pick_row(name, v, np.zeros(len(v), dtype=int)))
+    return out
+
+
 # --------------------------------------------------------------------------- table
 
 
 def table(rows: Sequence[Row]) -> None:
     adjusted = holm([r.p for r in rows])
-    print(f"{'cue':<48} {'task':<6} {'acc':>6} {'n':>4} {'chance':>6}  {'Wilson 95%':<15} {'AUC':>5} {'p Holm':>7}  verdict")
+    print(f"{'cue':<52} {'task':<6} {'acc':>6} {'n':>4} {'chance':>6}  {'Wilson 95%':<15} {'AUC':>5} {'p Holm':>7}  verdict")
     for r, p in zip(rows, adjusted, strict=True):
         iv = wilson_interval(round(r.correct), r.n)
         auc_s = f"{r.auc:.3f}" if r.auc is not None and not np.isnan(r.auc) else "-"
         verdict = "LEAK" if p < 0.05 else ("beyond chance (uncorrected)" if not iv.contains(r.chance) else "chance")
-        print(f"{r.cue:<48} {r.task:<6} {100 * r.correct / r.n:5.1f}% {r.n:>4} {100 * r.chance:5.1f}%  "
+        print(f"{r.cue:<52} {r.task:<6} {100 * r.correct / r.n:5.1f}% {r.n:>4} {100 * r.chance:5.1f}%  "
               f"[{100 * iv.low:4.1f}, {100 * iv.high:4.1f}]   {auc_s:>5} {p:7.3f}  {verdict}{'  ' + r.note if r.note else ''}")
 
 
@@ -404,6 +487,7 @@ def main() -> None:
     ap.add_argument("--per-task", type=int, default=48)
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--draws", type=int, default=2000, help="matched draws per depth and task for the draw-level rows (0: none)")
     ap.add_argument("--save", type=Path, help="append each built example to this JSON-lines file as it is built")
     ap.add_argument("--load", type=Path, help="score the examples of this JSON-lines file (from --save) instead of sampling")
     args = ap.parse_args()
@@ -423,6 +507,10 @@ def main() -> None:
           f"sizes {SIZES[0]}-{SIZES[1]}, L={CONTEXT_LENGTH:,}, distractors {', '.join(DISTRACTORS)}, matched); "
           f"sampled in {t1 - t0:.0f}s, read from their text in {time.perf_counter() - t1:.0f}s\n")
     rows = [*yesno_rows(by_task["yesno"]), *mc_rows(by_task["mc"]), *size_rows(by_task["count"], "count"), *size_rows(by_task["list"], "list")]
+    if args.draws:
+        t2 = time.perf_counter()
+        rows += draw_rows(SamplingContext(Snapshot.open(Path(snap))), args.draws, args.seed)
+        print(f"{args.draws:,} matched draws per depth and task (no rendering) in {time.perf_counter() - t2:.0f}s\n")
     table(rows)
 
 
