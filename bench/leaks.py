@@ -68,6 +68,8 @@ CONTEXT_LENGTH = 60_000
 DEMO_SNAPSHOT = Path(__file__).resolve().parents[1] / "snapshots/demo-2026-10-20/cutoff=2026-04-01"
 _DATE = re.compile(rf"\b({'|'.join(MONTHS)}) ([1-9]\d?), (\d{{4}})\b")
 _WORD = re.compile(r"\w+")
+_FIELD = re.compile(r"\S(?:[^\n]*\S)?")  # one non-empty line without outer spaces, as textcheck reads fields
+_DATE_FIELD = re.compile(rf"(?:{'|'.join(MONTHS)}) [1-9]\d?, \d+")
 
 
 # --------------------------------------------------------------------------- sampling
@@ -152,6 +154,7 @@ class Paper:
     words: int  # title length in words
     date: float  # its block's publication date (ordinal day), NaN without one
     first_mention: float  # first occurrence of the title in the context (share)
+    venue: str | None  # as printed: its block's publication line, else its reference entries' source
 
 
 @dataclass(frozen=True)
@@ -214,7 +217,32 @@ class _Text:
         adjacent = has and any(j in nb for j in (i - 1, i + 1))
         first = self.context.find(title)
         return Paper(pos, has, self.cited[i], len(nb), adjacent, len(_WORD.findall(title)),
-                     _date(self.blocks[i], self.header) if has else float("nan"), first / len(self.context))
+                     _date(self.blocks[i], self.header) if has else float("nan"), first / len(self.context),
+                     self.venue(title, self.blocks[i] if has else None))
+
+    def venue(self, title: str, block: str | None) -> str | None:
+        """The venue the text prints for the paper of ``title``: the publication line of its block, else
+        the source of a reference entry with that title (arXiv sources are no venue, as in the renderer)."""
+        b = load_prompts().block
+        if block is not None:
+            lines = block.split("\n")
+            line = lines[lines.index(self.header) - 1]
+            for tpl in (b.published_venue_date, b.published_venue):
+                got = tpl.readings(line, {"venue": _FIELD, "date": _DATE_FIELD})
+                if len(got) == 1:
+                    return got[0]["venue"]
+            return None
+        at = self.context.find(f"). {title}. ")
+        if at < 0:
+            return None
+        line = self.context[self.context.rfind("\n", 0, at) + 1 : self.context.find("\n", at) % (len(self.context) + 1)]
+        fixed = {"authors": _FIELD, "year": _FIELD, "title": re.compile(re.escape(title)), "source": _FIELD}
+        for tpl in (b.reference_authors_source, b.reference_source):
+            got = tpl.readings(line, fixed)
+            if len(got) == 1:
+                src = got[0]["source"]
+                return None if src == b.source_arxiv or src.startswith(b.source_arxiv_id.literals[0]) else src
+        return None
 
 
 def words(title: str) -> frozenset[str]:
@@ -337,6 +365,7 @@ def _pair(r: Read, i: int) -> dict[str, float]:
         "publication-date gap to the source (days)": abs(t.date - s.date),
         "first mention of its title (offset)": t.first_mention,
         "first mention before the source's": float(t.first_mention < s.first_mention),
+        "same venue as the source": float(s.venue is not None and s.venue == t.venue),
     }
 
 
