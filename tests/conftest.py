@@ -52,20 +52,27 @@ def shared_build(tmp_path_factory: pytest.TempPathFactory, name: str, build: Cal
     Without xdist this is ``build`` in a fresh temporary folder. Under xdist the folder is
     ``<run's base temp>/<name>``, shared by the workers: the first one to get here builds it while
     holding ``<name>.lock`` and then writes ``<name>.done``; every later caller (on any worker)
-    takes the lock, sees the marker and calls ``reopen(folder)`` instead. A build that fails leaves
-    no marker, so the next caller tries again and fails with the same error in its own test.
+    takes the lock, sees the marker and calls ``reopen(folder)`` instead. A build that fails writes
+    ``<name>.failed`` with its error, and later callers fail with that error instead of building
+    again over the half-built folder (whose files the failed build may still hold open).
     """
     if os.environ.get("PYTEST_XDIST_WORKER") is None:
         return build(tmp_path_factory.mktemp(name))
     from filelock import FileLock
 
     shared = tmp_path_factory.getbasetemp().parent  # pytest-<n>/, the parent of every worker's popen-gw<i>/
-    folder, done = shared / name, shared / f"{name}.done"
+    folder, done, failed = shared / name, shared / f"{name}.done", shared / f"{name}.failed"
     with FileLock(str(shared / f"{name}.lock")):
         if done.exists():
             return reopen(folder)
+        if failed.exists():
+            raise RuntimeError(f"the shared fixture {name} failed to build on another worker: {failed.read_text(encoding='utf-8')}")
         folder.mkdir(exist_ok=True)
-        value = build(folder)
+        try:
+            value = build(folder)
+        except BaseException as exc:  # a pytest-timeout or a KeyboardInterrupt too: nobody may build again
+            failed.write_text(f"{type(exc).__name__}: {exc}\n", encoding="utf-8")
+            raise
         done.write_text("built\n", encoding="utf-8")
         return value
 
