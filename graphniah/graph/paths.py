@@ -32,6 +32,27 @@ uniformly among the untried ones at each step.
 A search that runs out of candidates at its start has proved that no admissible path starts there
 (caps only grow), so that start is retired; so is a start already at the cap. When no start is
 left, or ``max_attempts`` searches were made, the pool is returned short with the reason.
+
+Notes
+-----
+*Same pools as the numpy walk.* The DFS keeps its state in Python lists: a step touches a few
+papers, where numpy's per-call cost dominated (3.6x less CPU at depth 16 on the demo). Candidates are still collected in CSR
+order and ordered with ``rng.shuffle`` on the list where ``rng.permutation`` on the array was used:
+``Generator.permutation(a)`` copies ``a`` and shuffles the copy, and ``shuffle`` runs the same
+Fisher–Yates loop (``j = random_interval(i)`` for ``i = n-1 .. 1``) for a 1-d array and for a list,
+so it draws the same numbers and yields the same order; lists of 0 or 1 candidates draw nothing
+either way (the loop is empty). Every other draw (the start index) is unchanged, so a pool is byte
+for byte the one the numpy walk sampled (checked on the demo snapshot for depths 4, 8, 16, 32 and
+by ``tests/graph/test_paths.py``, budget exhaustion included).
+
+*Where the time goes at depth 32* (demo snapshot, seed 0): 29 of 1,029 searches end by budget and
+take 2.9M of the 3.2M steps; all of them start in one of six small components (308-809 papers,
+one 2-connected core of 87-278 papers with pendant trees) whose longest path found was 57-68
+papers of the 94 needed. Their outcome is decided by budget exhaustion, and each consumes the
+generator for 100,000 steps, so any pruning that cuts them changes every later draw: it cannot keep
+pools identical. A region bound (papers reachable within the block over free papers plus the
+heaviest block-cut arm) proves some of those starts dead in a few hundred steps but not those in the
+larger cores (14 budget searches remained), so it is not used.
 """
 
 from __future__ import annotations
@@ -201,7 +222,7 @@ def sample_path_pool(
         steps=search.steps,
         rejects=Rejects(duplicate=search.dup, cap=search.capped, budget=search.over_budget, exhausted=search.exhausted),
         start_candidates=search.start_candidates,
-        papers_at_cap=int(np.count_nonzero(search.uses >= cap)),
+        papers_at_cap=sum(u >= cap for u in search.uses),
         stop_reason=stop_reason,
         seconds=time.perf_counter() - t0,
     )
@@ -212,7 +233,9 @@ def sample_path_pool(
 class _PoolSearch:
     """The randomized DFS searches of one pool (see the module doc), and what they found and counted.
 
-    ``ptr``/``idx`` is the CSR of the pruned graph, ``end`` its ``end_bound`` (0 off it).
+    ``ptr``/``idx`` is the CSR of the pruned graph, ``end`` its ``end_bound`` (0 off it). The DFS
+    walks plain Python lists: its steps touch a handful of papers each, where numpy's per-call cost
+    would dominate.
     """
 
     def __init__(
@@ -220,16 +243,16 @@ class _PoolSearch:
         length: int, cap: int, step_budget: int, rng: np.random.Generator,
     ) -> None:
         n = end.size
-        self.ptr, self.idx, self.end = ptr, idx, end
+        self.ptr, self.idx, self.end = ptr.tolist(), idx.tolist(), end.tolist()
         self.length, self.cap, self.step_budget, self.rng = length, cap, step_budget, rng
         self.starts = np.flatnonzero(end >= length)
         self.start_candidates = int(self.starts.size)
         self.n_starts = self.start_candidates  # starts[:n_starts] are the live ones (retired ones swapped out)
-        self.uses = np.zeros(n, dtype=np.int64)
-        self.on_path = np.zeros(n, dtype=bool)
+        self.uses = [0] * n
+        self.on_path = bytearray(n)
         # touch[v] = number of papers on the current path adjacent to v. A neighbour w of the path's end
         # keeps the path induced iff touch[w] == 1 (its only path neighbour is the end itself).
-        self.touch = np.zeros(n, dtype=np.int32)
+        self.touch = [0] * n
         self.seen: set[bytes] = set()
         self.found: list[list[int]] = []
         self.attempts = self.steps = 0
@@ -258,7 +281,8 @@ class _PoolSearch:
                 continue
             self.seen.add(key)
             self.found.append(result)
-            self.uses[result] += 1
+            for v in result:
+                self.uses[v] += 1
         return None
 
     def _retire(self, j: int) -> None:
@@ -267,17 +291,25 @@ class _PoolSearch:
         starts, n = self.starts, self.n_starts
         starts[j], starts[n] = starts[n], starts[j]
 
-    def _admissible(self, u: int, missing: int) -> npt.NDArray[np.int64]:
-        nb = self.idx[self.ptr[u] : self.ptr[u + 1]]
-        ok = ~self.on_path[nb] & (self.touch[nb] == 1) & (self.uses[nb] < self.cap) & (self.end[nb] >= missing)
-        return self.rng.permutation(nb[ok])
+    def _admissible(self, u: int, missing: int) -> list[int]:
+        """The neighbours of the path's end ``u`` that pass every completion test, in random order."""
+        on_path, touch, uses, end, cap, idx = self.on_path, self.touch, self.uses, self.end, self.cap, self.idx
+        out = []
+        for e in range(self.ptr[u], self.ptr[u + 1]):
+            w = idx[e]
+            if not on_path[w] and touch[w] == 1 and uses[w] < cap and end[w] >= missing:
+                out.append(w)
+        if len(out) > 1:
+            self.rng.shuffle(out)
+        return out
 
     def _search(self, s: int, j: int) -> list[int] | None:
         """Randomized DFS with backtracking from ``s`` (= ``starts[j]``): a path of ``length`` papers, or None."""
         length, idx, ptr, on_path, touch = self.length, self.idx, self.ptr, self.on_path, self.touch
         path = [s]
-        on_path[s] = True
-        touch[idx[ptr[s] : ptr[s + 1]]] += 1
+        on_path[s] = 1
+        for e in range(ptr[s], ptr[s + 1]):
+            touch[idx[e]] += 1
         cands = [self._admissible(s, length - 1)] if length > 1 else []
         pos = [0]
         budget = self.step_budget
@@ -292,12 +324,13 @@ class _PoolSearch:
             top = cands[-1]
             i = pos[-1]
             budget -= 1
-            if i < top.size:
+            if i < len(top):
                 pos[-1] = i + 1
-                w = int(top[i])
+                w = top[i]
                 path.append(w)
-                on_path[w] = True
-                touch[idx[ptr[w] : ptr[w + 1]]] += 1
+                on_path[w] = 1
+                for e in range(ptr[w], ptr[w + 1]):
+                    touch[idx[e]] += 1
                 if len(path) < length:
                     cands.append(self._admissible(w, length - len(path)))
                     pos.append(0)
@@ -307,14 +340,16 @@ class _PoolSearch:
                     self._retire(j)
                     break
                 v = path.pop()
-                on_path[v] = False
-                touch[idx[ptr[v] : ptr[v + 1]]] -= 1
+                on_path[v] = 0
+                for e in range(ptr[v], ptr[v + 1]):
+                    touch[idx[e]] -= 1
                 cands.pop()
                 pos.pop()
         self.steps += self.step_budget - budget
-        on_path[path] = False
         for v in path:
-            touch[idx[ptr[v] : ptr[v + 1]]] -= 1
+            on_path[v] = 0
+            for e in range(ptr[v], ptr[v + 1]):
+                touch[idx[e]] -= 1
         return result
 
 

@@ -193,3 +193,28 @@ def test_paths_with_chords_are_never_pooled() -> None:
         if len(p) == 4 and und.subgraph(p).number_of_edges() == 3
     }
     assert found == expected and len(expected) > 0
+
+
+def test_list_walk_draws_the_same_pools_as_numpy_permutations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The DFS shuffles Python lists; drawing each candidate order with ``Generator.permutation`` of a
+    numpy array instead (how pools were sampled before) gives the same paths and counters, so the
+    generator is consumed identically — also through backtracking and budget exhaustion."""
+    from graphniah.graph import paths as paths_mod
+
+    class NumpyOrder(paths_mod._PoolSearch):
+        def _admissible(self, u: int, missing: int) -> list[int]:
+            nb = np.asarray(self.idx[self.ptr[u] : self.ptr[u + 1]], dtype=np.int64)
+            ok = [not self.on_path[w] and self.touch[w] == 1 and self.uses[w] < self.cap and self.end[w] >= missing for w in nb.tolist()]
+            return [int(w) for w in self.rng.permutation(nb[np.asarray(ok, dtype=bool)])]
+
+    g, _ = _pa_graph(1500, seed=9)
+    runs = [(4, 200, 100_000), (8, 150, 40), (16, 40, 2_000)]  # small budgets force budget rejects
+    over_budget = 0
+    for depth, size, budget in runs:
+        ours = sample_path_pool(g, depth, size, np.random.default_rng(depth), step_budget=budget, cap=30)
+        with monkeypatch.context() as m:
+            m.setattr(paths_mod, "_PoolSearch", NumpyOrder)
+            ref = sample_path_pool(g, depth, size, np.random.default_rng(depth), step_budget=budget, cap=30)
+        assert np.array_equal(ours.paths, ref.paths) and ours.stats == ref.stats and ours.size > 0
+        over_budget += ours.stats.rejects.budget
+    assert over_budget > 0
