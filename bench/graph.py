@@ -266,6 +266,12 @@ def main() -> None:
             f"  depth {depth:>2}: kept {d['kept']:,} (removed [components, bound]: {d['removed']}); "
             f"prune {d['prune_s']}s; {d['paths']} paths in {d['pool_s']}s ({d['attempts']} searches, {d['steps']:,} steps, rejects {d['rejects']})"
         )
+    d16, d32 = r["depths"].get("16"), r["depths"].get("32")
+    if d16 and d32 and d16["pool_s"] > 0:
+        print(
+            f"  path pools: depth 32 took {d32['pool_s'] / d16['pool_s']:.2f}x depth 16 "
+            f"({d32['pool_s']}s vs {d16['pool_s']}s; target <= 2x; steps {d32['steps']:,} vs {d16['steps']:,})"
+        )
     print(f"  total {r['total_s']}s, peak memory {r['peak_rss_mb']:,} MB")
 
 
