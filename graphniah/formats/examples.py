@@ -174,8 +174,11 @@ class RecipeParams(Frozen):
     render: Render = "apa"
     # Matched sampling (graphniah.sampling.examples.similarity): absent means off, so examples written
     # before the control existed read unchanged and keep their ids; ``size_range`` is the range the
-    # other components' sizes were drawn from (matched counting and listing only).
+    # other components' sizes were drawn from (matched counting and listing only). ``match_venue``:
+    # the wrong answers were matched on their venue relation to the source too (matched YES/NO and
+    # multiple choice built since that rule; absent, as in older matched examples, means without it).
     match_similarity: bool = False
+    match_venue: bool = False
     size_range: tuple[int, int] | None = None
     index: int = Field(ge=0)
     corpus: str | None = None
@@ -188,6 +191,8 @@ class RecipeParams(Frozen):
             del out["reserve_none_option"]
         if not self.match_similarity:
             del out["match_similarity"]
+        if not self.match_venue:
+            del out["match_venue"]
         if self.size_range is None:
             del out["size_range"]
         if self.render == "apa":
@@ -216,7 +221,7 @@ class RecipeParams(Frozen):
             return default
 
 
-_OPTIONAL_PARAMS = frozenset({"reserve_none_option", "corpus", "tokenizers", "match_similarity", "size_range"})
+_OPTIONAL_PARAMS = frozenset({"reserve_none_option", "corpus", "tokenizers", "match_similarity", "match_venue", "size_range"})
 
 
 class Recipe(Frozen):

@@ -364,6 +364,8 @@ def test_matched_suites_turn_the_control_on_for_every_example(name: str) -> None
     for it in items:  # counting and listing draw the other sizes from the suite's own size range
         assert it.spec.size_range == ((d.min, d.max) if it.spec.task in ("count", "list") else None)
         assert "match_similarity" in it.spec.params()
+        # a target in the question: the venue relation is matched too, and recorded
+        assert it.spec.match_venue == ("match_venue" in it.spec.params()) == (it.spec.task in ("yesno", "mc"))
     # the twin plans the same design without the control
     twin = name.removesuffix("-matched")
     if twin != name:

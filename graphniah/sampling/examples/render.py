@@ -40,9 +40,15 @@ def format_date(d: dt.date) -> str:
     return f"{MONTHS[d.month - 1]} {d.day}, {d.year}"
 
 
+def printed_venue(venue: str | None) -> str | None:
+    """The venue a block or reference prints for a paper's ``PaperMeta.venue``: None for none and
+    for arXiv (S2AG writes "arXiv.org" as a venue; arXiv is printed as an arXiv source instead)."""
+    return None if venue is None or venue.casefold() in _ARXIV_VENUES else venue
+
+
 def _venue(p: PaperMeta) -> str | None:
-    """The publication venue, or None when there is none besides arXiv (S2AG writes "arXiv.org" as a venue)."""
-    return None if p.venue is None or p.venue.casefold() in _ARXIV_VENUES else p.venue
+    """The publication venue, or None when there is none besides arXiv."""
+    return printed_venue(p.venue)
 
 
 def _is_arxiv(p: PaperMeta) -> bool:

@@ -24,7 +24,10 @@ wrong answers' components are chosen by ``graphniah.sampling.examples.similarity
 similar to the source as the true target), and in counting and listing the other components'
 sizes are drawn once per example, before any path, uniformly from ``size_range`` without the
 source component's size (``other_sizes``; disjoint-component distractors draw theirs the same way),
-so no function of the number of papers in the context gives the answer.
+so no function of the number of papers in the context gives the answer. ``ExampleSpec.match_venue``
+(recorded only when on; set for every matched YES/NO and multiple-choice example built since the
+rule exists) matches the wrong answers' venue relation to the source as well; recipes without it
+replay the draw without it.
 """
 
 from __future__ import annotations
@@ -80,7 +83,7 @@ from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, g
 from graphniah.sampling.examples.positions import attached_positions
 from graphniah.sampling.examples.prompts import EDGE_TASKS, PromptSet, Task, load_prompts
 from graphniah.sampling.examples.render import build_messages, example_stats, question, render_component
-from graphniah.sampling.examples.similarity import MatchIndex, TitleSpace, field_masks
+from graphniah.sampling.examples.similarity import MatchIndex, TitleSpace, field_masks, venue_codes
 from graphniah.sampling.examples.textcheck import Undetermined, normalize, solve, verify
 from graphniah.sampling.packing import DistractorSource, Frame, NeedlesExceedLimit, Packed, pack, tokenizer_fingerprint
 from graphniah.sampling.tokenizers import BLOCK_SEPARATOR, Tokenizer, load_all, load_tokenizer
@@ -109,6 +112,8 @@ SIZE_TASKS = ("count", "list")  # the answer is the source component's size: the
 
 def check_matching(spec: ExampleSpec) -> None:
     """``size_range`` only with matched counting or listing, and one that leaves a size besides the source's."""
+    if spec.match_venue and not (spec.match_similarity and spec.task in MATCHED_TASKS):
+        raise GraphNIAHError("matching the venue applies to matched YES/NO and multiple choice only")
     if spec.size_range is None:
         return
     lo, hi = spec.size_range
@@ -159,6 +164,9 @@ class ExampleSpec:
     # MAX_SIZE]), never the source component's.
     match_similarity: bool = False
     size_range: tuple[int, int] | None = None
+    # Matched YES/NO and MC: the wrong answers' venue relation to the source is the true target's too
+    # (similarity.py). Off in recipes written before the rule, which replay without it.
+    match_venue: bool = False
 
     def __post_init__(self) -> None:
         check_packing(self.distractor, self.context_length)
@@ -204,7 +212,8 @@ class ExampleSpec:
         """Recipe entries of matched sampling, present only when it is on (old recipes unchanged)."""
         if not self.match_similarity:
             return {}
-        return {"match_similarity": True} | ({"size_range": list(self.sizes_range)} if self.task in SIZE_TASKS else {})
+        return ({"match_similarity": True} | ({"match_venue": True} if self.match_venue else {})
+                | ({"size_range": list(self.sizes_range)} if self.task in SIZE_TASKS else {}))
 
     def other_sizes(self, count: int, rng: np.random.Generator) -> list[int]:
         """Sizes of ``count`` components besides the source's (see :func:`other_sizes`)."""
@@ -329,8 +338,15 @@ class SamplingContext:
         if depth not in self._match_indexes:
             fos = self._papers.column("fields_of_study") if "fields_of_study" in self._papers.column_names else None
             masks = field_masks(fos, self.graph.n)
-            self._match_indexes[depth] = MatchIndex.build(self.pool(depth)[0], depth, self.title_space, self._titles, masks)
+            self._match_indexes[depth] = MatchIndex.build(self.pool(depth)[0], depth, self.title_space, self._titles, masks,
+                                                          self.venue_codes)
         return self._match_indexes[depth]
+
+    @functools.cached_property
+    def venue_codes(self) -> np.ndarray:
+        """Vertex -> id of the venue its block and references print (similarity.venue_codes; -1: none)."""
+        cols = [self._papers.column(c) if c in self._papers.column_names else None for c in ("venue", "journal")]
+        return venue_codes(cols[0], cols[1], self.graph.n)
 
     @functools.cached_property
     def title_key(self) -> Callable[[int], str]:
@@ -358,7 +374,7 @@ def _draw_tuple(ctx: SamplingContext, spec: ExampleSpec, k: int, rng: np.random.
     for a task with targets, the source's uniform and the others similarity-matched (similarity.py)."""
     index = ctx.pool_index(spec.depth)
     if spec.match_similarity and spec.task in MATCHED_TASKS:
-        drawn = ctx.match_index(spec.depth).draw(index.conflict, k, rng)
+        drawn = ctx.match_index(spec.depth).draw(index.conflict, k, rng, match_venue=spec.match_venue)
         return None if drawn is None else [index.paths[i][::-1] if rev else index.paths[i] for i, rev in drawn]
     chosen = index.draw(k, rng)
     return [index.paths[i] if rng.random() < 0.5 else index.paths[i][::-1] for i in chosen]
@@ -730,13 +746,14 @@ def batch_specs(
     render: Render = "apa",
 ) -> list[ExampleSpec]:
     """Specs of a batch with balanced answers: YES/NO in pairs, letters A–D in groups of four.
-    ``match_similarity`` turns the control on (similarity.py; other sizes from [MIN_SIZE, MAX_SIZE])."""
+    ``match_similarity`` turns the control on (similarity.py; other sizes from [MIN_SIZE, MAX_SIZE]; the
+    venue relation matched too in YES/NO and multiple choice)."""
     sizes = [component_size or int(rng.integers(MIN_SIZE, MAX_SIZE + 1)) for _ in range(n)]
     if label and task in ("count", "list"):
         raise GraphNIAHError("--label applies to yesno (YES/NO) and mc (A-D) only")
     labels = [label] * n if label else balanced_labels([task] * n, rng)
     return [ExampleSpec(task, depth, s, lab, none_option, alpha, distractor, context_length, match_similarity=match_similarity,
-                         render=render)
+                         render=render, match_venue=match_similarity and task in MATCHED_TASKS)
             for s, lab in zip(sizes, labels, strict=True)]
 
 
@@ -763,7 +780,7 @@ def spec_of(example: Example) -> tuple[ExampleSpec, int, int]:
                        p.context_length, p.reserve_none_option, render=p.render)
     if p.match_similarity:
         size_range = (p.size_range[0], p.size_range[1]) if p.size_range is not None else None
-        spec = replace(spec, match_similarity=True, size_range=size_range)
+        spec = replace(spec, match_similarity=True, size_range=size_range, match_venue=p.match_venue)
     return spec, example.recipe.seed, p.index
 
 

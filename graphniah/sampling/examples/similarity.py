@@ -63,9 +63,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import scipy.sparse as sp
 
+from graphniah.formats.examples import clean_text
+from graphniah.sampling.examples.render import printed_venue
+
 CALIPER = 0.05  # largest cosine gap between a wrong target and the true one
 _SPLIT = r"\W+"
-UNKNOWN, SAME, DIFFERENT = 0, 1, 2  # field-of-study relation of two papers
+UNKNOWN, SAME, DIFFERENT = 0, 1, 2  # field-of-study (and venue) relation of two papers
+NO_VENUE = -1  # venue code of a paper whose block and references print no venue
 
 
 def _tokens(titles: pa.Array | pa.ChunkedArray) -> tuple[npt.NDArray[np.int64], pa.Array]:
@@ -130,6 +134,39 @@ def field_relation(a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> npt.ND
     return np.where((a == 0) | (b == 0), UNKNOWN, np.where((a & b) != 0, SAME, DIFFERENT)).astype(np.int64)
 
 
+def _codes(column: pa.Array | pa.ChunkedArray | None, n: int) -> tuple[npt.NDArray[np.int64], list[str | None]]:
+    """(index of each row's value among the distinct values, -1 for null; the distinct values after ``clean_text``)."""
+    if column is None:
+        return np.full(n, -1, dtype=np.int64), []
+    encoded = pc.dictionary_encode(column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column)
+    return np.asarray(encoded.indices.fill_null(-1), dtype=np.int64), [clean_text(v) for v in encoded.dictionary.to_pylist()]
+
+
+def venue_codes(venue: pa.Array | pa.ChunkedArray | None, journal: pa.Array | pa.ChunkedArray | None, n: int) -> npt.NDArray[np.int64]:
+    """For each of ``n`` papers, an id of the venue its block and reference entries print, NO_VENUE when
+    they print none: ``clean_text(venue) or clean_text(journal)`` as ``PaperMeta.from_row`` takes it,
+    then arXiv dropped as ``render.printed_venue`` drops it. Equal ids are equal printed strings. The
+    rule runs once per distinct value, not per paper."""
+    v_idx, v_vals = _codes(venue, n)
+    j_idx, j_vals = _codes(journal, n)
+    ids: dict[str, int] = {}
+
+    def code(text: str | None) -> int:
+        shown = printed_venue(text)
+        return NO_VENUE if shown is None else ids.setdefault(shown, len(ids))
+
+    # A venue that cleans to nothing falls back to the journal (-2 marks it); arXiv as the venue does not.
+    v_code = np.asarray([-2 if t is None else code(t) for t in v_vals] + [-2], dtype=np.int64)  # last: null venue
+    j_code = np.asarray([code(t) for t in j_vals] + [NO_VENUE], dtype=np.int64)  # last: null journal
+    out = v_code[v_idx]  # index -1 picks the trailing null entry
+    return np.where(out == -2, j_code[j_idx], out)
+
+
+def venue_relation(a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """UNKNOWN where either prints no venue, SAME where both print the same one, DIFFERENT otherwise."""
+    return np.where((a == NO_VENUE) | (b == NO_VENUE), UNKNOWN, np.where(a == b, SAME, DIFFERENT)).astype(np.int64)
+
+
 @dataclass(frozen=True, eq=False)
 class MatchIndex:
     """A depth's pool seen from its endpoints: rows 0..n−1 are the papers ``p_k`` of each path, rows
@@ -138,12 +175,16 @@ class MatchIndex:
 
     vectors: sp.csr_matrix  # (2n, terms) TF-IDF rows of the endpoints
     fields: npt.NDArray[np.int64]  # (2n,) field masks of the endpoints
+    venues: npt.NDArray[np.int64]  # (2n,) venue codes of the endpoints (venue_codes)
 
     @classmethod
-    def build(cls, paths: npt.NDArray[np.int64], depth: int, space: TitleSpace, titles: pa.Array, masks: npt.NDArray[np.int64]) -> MatchIndex:
-        """``paths`` as vertex ids (n × (3k−2)); ``titles`` and ``masks`` indexed by vertex."""
+    def build(cls, paths: npt.NDArray[np.int64], depth: int, space: TitleSpace, titles: pa.Array, masks: npt.NDArray[np.int64],
+              venues: npt.NDArray[np.int64] | None = None) -> MatchIndex:
+        """``paths`` as vertex ids (n × (3k−2)); ``titles``, ``masks`` and ``venues`` (default: none
+        known) indexed by vertex."""
         ends = np.concatenate([paths[:, depth - 1], paths[:, 2 * depth - 2]])
-        return cls(space.vectors(titles.take(pa.array(ends))), masks[ends])
+        codes = venues[ends] if venues is not None else np.full(ends.size, NO_VENUE, dtype=np.int64)
+        return cls(space.vectors(titles.take(pa.array(ends))), masks[ends], codes)
 
     @property
     def n(self) -> int:
@@ -158,14 +199,18 @@ class MatchIndex:
         n = self.n
         return np.asarray(self.vectors[:n].multiply(self.vectors[n:]).sum(axis=1)).ravel()
 
-    def draw(self, conflict: npt.NDArray[np.bool_], k: int, rng: np.random.Generator) -> list[tuple[int, bool]] | None:
+    def draw(self, conflict: npt.NDArray[np.bool_], k: int, rng: np.random.Generator, *, match_venue: bool = False) -> list[tuple[int, bool]] | None:
         """``k`` pairwise compatible (path, reversed) pairs: the source's first, then the wrong answers'
-        components matched to it (module docstring); None when the tuple must be drawn again."""
+        components matched to it (module docstring); None when the tuple must be drawn again.
+        ``match_venue`` also keeps only candidates in the true target's venue relation to the source;
+        it narrows the candidates and draws nothing, so without it the draw is the same as before."""
         n = self.n
         first, rev = int(rng.integers(n)), bool(rng.random() < 0.5)
         src, tgt = (first + n, first) if rev else (first, first + n)
         cos = self.cosines_from(src)
         usable = field_relation(np.full(2 * n, self.fields[src]), self.fields) == field_relation(self.fields[[src]], self.fields[[tgt]])[0]
+        if match_venue:
+            usable &= venue_relation(np.full(2 * n, self.venues[src]), self.venues) == venue_relation(self.venues[[src]], self.venues[[tgt]])[0]
         # Candidates in cosine order, ties in random order; the true target at a random place among its ties.
         tie = rng.random(2 * n)
         below = (cos < cos[tgt]) | ((cos == cos[tgt]) & (tie < tie[tgt]))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from dataclasses import replace
 
 import networkx as nx
 import numpy as np
@@ -14,7 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.examples import Example, RecipeParams, parse_example
+from graphniah.formats.examples import Example, PaperMeta, RecipeParams, parse_example
+from graphniah.sampling.examples.render import printed_venue
 from graphniah.sampling.examples.sample import (
     ExampleSpec,
     SamplingContext,
@@ -26,12 +28,15 @@ from graphniah.sampling.examples.sample import (
 from graphniah.sampling.examples.similarity import (
     CALIPER,
     DIFFERENT,
+    NO_VENUE,
     SAME,
     UNKNOWN,
     MatchIndex,
     TitleSpace,
     field_masks,
     field_relation,
+    venue_codes,
+    venue_relation,
 )
 from graphniah.sampling.examples.textcheck import normalize, verify
 
@@ -78,8 +83,10 @@ def test_fields_of_study_relation() -> None:
 
 def _hand_made_pool(n_topics: int = 6, per_topic: int = 60, depth: int = 3, seed: int = 0) -> tuple[MatchIndex, np.ndarray]:
     """Paths whose true pairs share their topic's words while random pairs mostly do not: the setting
-    where unmatched sampling gives the answer away. Every fifth paper has no field of study. Returns
-    the index and a conflict matrix (paths in the same block of 4 conflict, to exercise compatibility)."""
+    where unmatched sampling gives the answer away. Every fifth paper has no field of study. Venues:
+    a path's papers mostly share its topic's venue (as citing papers often do), a quarter have none.
+    Returns the index and a conflict matrix (paths in the same block of 4 conflict, to exercise
+    compatibility)."""
     rng = np.random.default_rng(seed)
     vocab = [[f"t{t}w{w}" for w in range(8)] for t in range(n_topics)]
     common = [f"c{w}" for w in range(30)]
@@ -94,7 +101,10 @@ def _hand_made_pool(n_topics: int = 6, per_topic: int = 60, depth: int = 3, seed
             titles.append(" ".join(words))
     arr = pa.array(titles)
     fields = pa.array([[f"F{(v // length) // per_topic % 3}"] if v % 5 else [] for v in range(len(titles))], pa.list_(pa.string()))
-    index = MatchIndex.build(paths, depth, TitleSpace.fit(arr), arr, field_masks(fields, len(titles)))
+    topic_of = np.arange(len(titles)) // length // per_topic
+    venues = np.where(rng.random(len(titles)) < 0.7, topic_of, rng.integers(0, 10, len(titles)))
+    venues = np.where(rng.random(len(titles)) < 0.25, NO_VENUE, venues)
+    index = MatchIndex.build(paths, depth, TitleSpace.fit(arr), arr, field_masks(fields, len(titles)), venues)
     conflict = np.zeros((n_paths, n_paths), dtype=bool)
     block = np.arange(n_paths) // 4
     conflict[block[:, None] == block[None, :]] = True
@@ -138,6 +148,71 @@ def test_matched_targets_follow_the_true_target_s_distribution(k: int) -> None:
     # It is above a wrong target half the time (ties count half), the strict maximum at most 1/k.
     assert abs(np.mean(above) - 0.5) < 0.03 and strict_max / 1500 < 1 / k + 0.03
     assert redrawn < 1500  # most first draws are kept
+
+
+def _venue_relations(index: MatchIndex, drawn: list[tuple[int, bool]]) -> tuple[int, list[int]]:
+    """The venue relation to the source of the true target and of each wrong target of a draw."""
+    n = index.n
+    (first, rev), wrong = drawn[0], drawn[1:]
+    src, tgt = first + n * rev, first + n * (not rev)
+    rel = venue_relation(np.full(2 * n, index.venues[src]), index.venues)
+    return int(rel[tgt]), [int(rel[p + n * (not r)]) for p, r in wrong]
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_matched_venue_relation(k: int) -> None:
+    """With match_venue every wrong target stands to the source as the true target does (and field
+    and cosine still match); without it the pool's venues give the true target away."""
+    index, conflict = _hand_made_pool()
+    n = index.n
+    rng = np.random.default_rng(11)
+    seen: Counter[int] = Counter()
+    for _ in range(3000):
+        drawn = index.draw(conflict, k, rng, match_venue=True)
+        if drawn is None:
+            continue
+        true_rel, wrong_rel = _venue_relations(index, drawn)
+        assert wrong_rel == [true_rel] * (k - 1)
+        (first, rev), wrong = drawn[0], drawn[1:]
+        src, tgt = first + n * rev, first + n * (not rev)
+        cos, frel = index.cosines_from(src), field_relation(np.full(2 * n, index.fields[src]), index.fields)
+        assert all(frel[p + n * (not r)] == frel[tgt] and abs(cos[p + n * (not r)] - cos[tgt]) <= CALIPER + 1e-12 for p, r in wrong)
+        seen[true_rel] += 1
+    assert min(seen[r] for r in (UNKNOWN, SAME, DIFFERENT)) > 50  # every relation exercised
+    # The old rule ignores venues: there the wrong targets share the source's venue less often.
+    old = [_venue_relations(index, d) for d in (index.draw(conflict, k, rng) for _ in range(3000)) if d is not None]
+    assert any(w != [t] * (k - 1) for t, w in old)
+    assert np.mean([t == SAME for t, _ in old]) > np.mean([x == SAME for _, w in old for x in w]) + 0.1
+
+
+def test_venue_codes_are_the_printed_venue() -> None:
+    """Equal codes exactly when block and references print the same venue: whitespace cleaned, the
+    journal when the venue is empty, arXiv and nothing printed as no venue."""
+    venue = ["ICML", " ICML ", "icml", "", None, "arXiv.org", "ArXiv", None, "Nature\nMethods", "  "]
+    journal = [None, None, "Nature", "Nature", "Nature", "Nature", None, None, None, "Nature  Methods"]
+    codes = venue_codes(pa.array(venue), pa.array(journal), len(venue))
+    shown = [printed_venue(PaperMeta.from_row({"corpusid": i, "title": "t", "venue": v, "journal": j}).venue)
+             for i, (v, j) in enumerate(zip(venue, journal, strict=True))]
+    assert shown == ["ICML", "ICML", "icml", "Nature", "Nature", None, None, None, "Nature Methods", "Nature Methods"]
+    for a in range(len(venue)):
+        assert (codes[a] == NO_VENUE) == (shown[a] is None)
+        for b in range(len(venue)):
+            same = shown[a] is not None and shown[a] == shown[b]
+            assert (codes[a] == codes[b] and codes[a] != NO_VENUE) == same
+    rel = venue_relation(np.repeat(codes[0], len(venue)), codes)
+    assert rel.tolist() == [SAME, SAME, DIFFERENT, DIFFERENT, DIFFERENT, UNKNOWN, UNKNOWN, UNKNOWN, DIFFERENT, DIFFERENT]
+    assert venue_codes(None, None, 3).tolist() == [NO_VENUE] * 3
+
+
+def test_match_venue_only_with_a_matched_target() -> None:
+    ExampleSpec("mc", 4, 105, "A", match_similarity=True, match_venue=True)
+    with pytest.raises(GraphNIAHError, match="venue"):
+        ExampleSpec("mc", 4, 105, "A", match_venue=True)
+    with pytest.raises(GraphNIAHError, match="venue"):
+        ExampleSpec("count", 4, 105, match_similarity=True, match_venue=True)
+    specs = batch_specs("yesno", 4, 2, np.random.default_rng(0), match_similarity=True)
+    assert all(s.match_venue and s.params()["match_venue"] is True for s in specs)
+    assert not any(s.match_venue for s in batch_specs("count", 4, 2, np.random.default_rng(0), match_similarity=True))
 
 
 def test_matched_draw_is_a_function_of_the_generator() -> None:
@@ -222,12 +297,49 @@ def test_matched_examples_keep_every_invariant_and_regenerate_byte_for_byte(ctx,
             ex = build_example(ctx, spec, 21, i)
             _check_matched(ex, edges, titles)
             assert ex.recipe.params.match_similarity
+            assert ex.recipe.params.match_venue == (task != "count") == ('"match_venue":true' in ex.model_dump_json())
             line = ex.model_dump_json()
             again = regenerate(ctx, parse_example(line, f"example {i} of {task}"))
             assert again.model_dump_json() == line
             # the control is part of the recipe: the same seed and index without it is another example
             plain = build_example(ctx, ExampleSpec(spec.task, spec.depth, spec.component_size, spec.label), 21, i)
             assert plain.id != ex.id and "match_similarity" not in plain.model_dump_json()
+
+
+def test_matched_recipes_without_the_venue_rule_still_regenerate(ctx, graph_data) -> None:
+    """A matched example whose recipe predates the venue rule (no ``match_venue``) replays the old draw
+    byte for byte; the same seed and index under the new rule is another example."""
+    edges, titles = graph_data
+    rng = np.random.default_rng(9)
+    for task in ("yesno", "mc"):
+        for i, spec in enumerate(batch_specs(task, 8, 2, rng, match_similarity=True)):  # type: ignore[arg-type]
+            old = build_example(ctx, replace(spec, match_venue=False), 33, i)
+            _check_matched(old, edges, titles)
+            line = old.model_dump_json()
+            assert old.recipe.params.match_similarity and "match_venue" not in line
+            assert regenerate(ctx, parse_example(line, f"example {i} of {task}")).model_dump_json() == line
+            new = build_example(ctx, spec, 33, i)
+            assert new.recipe.params.match_venue and new.id != old.id
+
+
+def test_matched_draws_on_the_demo_match_the_venue_relation(ctx) -> None:
+    """On the demo pool (real venues): under the new rule every wrong target's venue relation to the
+    source is the true target's, on many draws of both tasks."""
+    index = ctx.pool_index(8)
+    match = ctx.match_index(8)
+    rng = np.random.default_rng(4)
+    relations: Counter[int] = Counter()
+    for k in (2, 4):
+        kept = 0
+        while kept < 300:
+            drawn = match.draw(index.conflict, k, rng, match_venue=True)
+            if drawn is None:
+                continue
+            kept += 1
+            true_rel, wrong_rel = _venue_relations(match, drawn)
+            assert wrong_rel == [true_rel] * (k - 1)
+            relations[true_rel] += 1
+    assert relations[SAME] > 0 and relations[DIFFERENT] > 0  # the demo has venues, shared and not
 
 
 def test_matched_counting_with_disjoint_components(ctx, graph_data) -> None:
