@@ -426,12 +426,13 @@ def size_rows(reads: Sequence[Read], task: str) -> list[Row]:
 # --------------------------------------------------------------------------- draw level
 
 
-def draw_rows(ctx: SamplingContext, draws: int, seed: int) -> list[Row]:
+def draw_rows(ctx: SamplingContext, draws: int, seed: int, match_venue: bool = True) -> list[Row]:
     """Two cues of the candidates themselves (title length, publication-date gap to the source) on
     ``draws`` matched draws per depth and task (``MatchIndex.draw``, what picks the YES/NO target and
     the MC candidates), without growing or rendering: thousands of draws cost seconds, so effects of a
     few points that a few hundred prompts cannot resolve show here. The question prints these titles
-    verbatim and a block prints the date, so each is a cue a reader of the prompt has."""
+    verbatim and a block prints the date, so each is a cue a reader of the prompt has. ``match_venue``:
+    the draw new matched examples make (venue relation matched too); False: the draw of older recipes."""
     rows = []
     for task, k in (("yesno", 2), ("mc", 4)):
         cues: dict[str, list[list[float]]] = {c: [] for c in DRAW_CUES}
@@ -440,7 +441,7 @@ def draw_rows(ctx: SamplingContext, draws: int, seed: int) -> list[Row]:
             index, match = ctx.pool_index(depth), ctx.match_index(depth)
             tuples: list[list[int]] = []
             while len(tuples) < draws:
-                drawn = match.draw(index.conflict, k, rng)
+                drawn = match.draw(index.conflict, k, rng, match_venue=match_venue)
                 if drawn is not None:  # the sampler draws again too
                     tuples.append([int((index.paths[i][::-1] if rev else index.paths[i])[j]) for i, rev in drawn
                                    for j in (depth - 1, 2 * depth - 2)])
