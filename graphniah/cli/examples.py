@@ -51,8 +51,8 @@ def sample_cmd(
         bool,
         typer.Option(
             "--match-similarity",
-            help="Matched sampling: NO targets and wrong candidates as similar to the source (title TF-IDF, fields of study) "
-            "as the true target; in counting the other component's size redrawn, never the source's.",
+            help="Matched sampling: NO targets and wrong candidates as similar to the source (title TF-IDF, fields of study, "
+            "venue) as the true target; in counting the other component's size redrawn, never the source's.",
         ),
     ] = False,
     prompts: PromptsOpt = None,

@@ -11,7 +11,11 @@ target's, per task and depth. This module holds the similarity and the choice.
 word tokens of two or more characters, raw term counts, smoothed IDF ``ln((1 + N) / (1 + df)) + 1``
 over the N eligible titles of the snapshot, rows L2-normalised), and — where the snapshot has S2
 fields of study (``papers.parquet`` column ``fields_of_study``) — whether the two share a field:
-``unknown`` (one of them has none), ``same`` or ``different``.
+``unknown`` (one of them has none), ``same`` or ``different``. With ``match_venue`` also their
+**venue relation**: ``unknown`` when either prints no venue, ``same`` when both print the same one,
+``different`` otherwise — on the venue exactly as blocks and reference entries print it
+(``venue_codes``: ``clean_text(venue) or clean_text(journal)`` as ``PaperMeta.from_row`` takes
+it, arXiv dropped as ``render.printed_venue`` drops it; equal codes are equal strings).
 
 **Candidates.** A depth-k pool path ``p`` offers two (path, direction) choices; the source of a
 component is ``p_k`` and its target ``p_{2k-1}``, and reversing a path of 3k−2 papers swaps the two.
@@ -21,7 +25,8 @@ path in one direction.
 **Choice: a uniform rank among nearest neighbours.** Path 0 (the source's component) and its
 direction are drawn uniformly; its target has cosine ``c0`` to the source and field relation ``f0``.
 The other components' targets are taken among the candidates compatible with the paths chosen so far
-(the pool's conflict matrix, :mod:`.backbones`) that have the same field relation ``f0``, ordered by
+(the pool's conflict matrix, :mod:`.backbones`) that have the same field relation ``f0`` (and with
+``match_venue`` the same venue relation ``v0``), ordered by
 cosine to the source (ties in a random order, the true target placed at a random position among its
 ties). A rank ``r`` is drawn uniformly from ``0 … m`` (m the number of wrong answers: 1 for YES/NO,
 3 for MC); the ``r`` candidates just below the true target and the ``m − r`` just above it are taken,
@@ -41,13 +46,35 @@ few close neighbours on either side (a title far more similar than any other can
 redrawn, so matched examples leave out the most similar true pairs of the pool;
 ``bench/matched.py`` prints the result on the demo.
 
+**Venue** (``match_venue``). Matching cosine and field alone left the venue as a cue: a true target
+shares the source's venue far more often than a wrong one (citing papers often come from the same
+venue), and the prompt prints every venue in the blocks and reference entries. On the demo
+(``bench/leaks.py --draws 4000``, seed 5, depths 16 and 32) "pick the candidate with the source's
+venue" scored 30.3% [29.3, 31.3] on multiple choice (chance 25%) and 53.5% [52.4, 54.6] on YES/NO
+without the rule; with it 25.0% [24.1, 26.0] and 49.5% [48.4, 50.6], AUC 0.500 and 0.498: chance, as
+it must be, since every wrong target has the true target's venue relation, so "shares the source's
+venue" is true of all candidates or of none. The rule narrows the candidates and draws nothing, so
+the draw without it is unchanged; it costs sources: 0.80-0.82 of first draws are kept for multiple
+choice at depths 8-32 (0.86-0.89 without it), 0.89-0.91 for YES/NO (0.93-0.95). New matched YES/NO
+and multiple-choice examples use it (``batch_specs``, matched suites) and the recipe records
+``match_venue: true``; a recipe without the key (matched examples built before the rule) replays the
+old draw byte for byte.
+
+**Known residuals** (the same ``[draws]`` rows, with the rule). Title length: "pick the shortest
+title" scores 27.7% [26.3, 29.1] on multiple choice (the leak audit, before the venue rule; 28.7%
+[27.8, 29.8] on 8,000 draws with it) — true targets' titles run a little shorter. It is left
+unmatched: requiring the exact word count cut the usable first draws from 0.87 to 0.58, and a ±1-word
+tolerance over-corrects. The publication-date gap to the source, at chance without the venue rule
+(YES/NO 50.5% [49.4, 51.6]), is a little beyond it with the rule (YES/NO 51.8% [50.7, 52.9], AUC
+0.507; multiple choice 26.2% [25.3, 27.2]): same-venue papers are closer in time.
+
 **Nothing else changes.** The chosen paths are pairwise compatible by the conflict matrix exactly as
 :meth:`PoolIndex.draw`'s are, and ``sample.draw_paths`` puts them through the same checks
 afterwards (room in the connected part, no mutual citation inside a path); growth, the forest
 invariant check, rendering, packing and the text verifier run unchanged on them. Only the
 distribution over path tuples differs. Every draw comes from the example's generator, and the
-recipe records ``match_similarity`` (absent means false, so older examples read and regenerate
-unchanged), so ``regenerate`` replays the same choice byte for byte.
+recipe records ``match_similarity`` and ``match_venue`` (each absent means false, so older examples
+read and regenerate unchanged), so ``regenerate`` replays the same choice byte for byte.
 
 Counting (and listing) has no target in the question; there the control acts on sizes instead
 (``other_sizes`` in :mod:`.sample`).
