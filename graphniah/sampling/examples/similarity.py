@@ -66,7 +66,7 @@ title" scores 27.7% [26.3, 29.1] on multiple choice (the leak audit, before the 
 unmatched: requiring the exact word count cut the usable first draws from 0.87 to 0.58, and a ±1-word
 tolerance over-corrects. The publication-date gap to the source, at chance without the venue rule
 (YES/NO 50.5% [49.4, 51.6]), is a little beyond it with the rule (YES/NO 51.8% [50.7, 52.9], AUC
-0.507; multiple choice 26.2% [25.3, 27.2]): same-venue papers are closer in time.
+0.507; multiple choice 26.2% [25.3, 27.2]), presumably because papers of one venue are closer in time.
 
 **Nothing else changes.** The chosen paths are pairwise compatible by the conflict matrix exactly as
 :meth:`PoolIndex.draw`'s are, and ``sample.draw_paths`` puts them through the same checks
