@@ -57,6 +57,11 @@ def _ngrams(text: str, n: int) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
 
 
+def _prompt_files() -> list[Path]:
+    """Every file of the template folder but compiled bytecode (importing graphniah.prompts writes it)."""
+    return [f for f in sorted(PROMPTS.rglob("*")) if f.is_file() and "__pycache__" not in f.parts]
+
+
 def test_templates_do_not_reuse_the_papers_sentences() -> None:
     if not PAPER.is_file():
         pytest.skip("paper text not available")
@@ -64,8 +69,8 @@ def test_templates_do_not_reuse_the_papers_sentences() -> None:
     # The relationship names are the task's vocabulary, not prose: the only 6-word run allowed in common.
     allowed = {("one", "or", "more", "cites", "or", "cited_by")}
     ngrams = _ngrams(paper, 6)
-    for f in sorted((PROMPTS).rglob("*")):
-        if f.is_file() and f.name != "README.md" and "__pycache__" not in f.parts:  # bytecode of prompts/__init__.py is no template
+    for f in _prompt_files():
+        if f.name != "README.md":
             shared = (_ngrams(f.read_text(encoding="utf-8"), 6) & ngrams) - allowed
             assert not shared, (f, sorted(shared)[:3])
     spot = [
@@ -77,7 +82,7 @@ def test_templates_do_not_reuse_the_papers_sentences() -> None:
         "You may give brief reasoning first",
         "Paper mentions with the same title",
     ]
-    every = "\n".join(f.read_text(encoding="utf-8") for f in (PROMPTS).rglob("*") if f.is_file() and "__pycache__" not in f.parts)
+    every = "\n".join(f.read_text(encoding="utf-8") for f in _prompt_files())
     for phrase in spot:
         assert phrase in paper  # the spot checks are real sentences of the paper...
         assert phrase.lower() not in every.lower()  # ...and none of them is in a template
