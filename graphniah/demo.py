@@ -99,7 +99,14 @@ def run_demo(
         f"local-{policy}": (lambda policy=policy: BaselineServer(policy, seed=seed, prompts=prompts)) for policy in BASELINES
     }
     scores: dict[str, RunScore] = {}
-    ids = {ex.id for ex in iter_examples(built.examples_path)}
+    # What the rest needs of the examples, read in one pass: ids, tasks, whether any has "none of these".
+    ids: set[str] = set()
+    present: set[str] = set()
+    none_option = False
+    for ex in iter_examples(built.examples_path):
+        ids.add(ex.id)
+        present.add(ex.task)
+        none_option |= ex.none_option
     for name, start in servers.items():
         with start() as server:
             entry = get_model(name, models).with_overrides(api_base=server.url)
@@ -124,7 +131,6 @@ def run_demo(
     for j in write_baselines(built.examples_path, suite.name, runs_root, seed=seed, prompts=load_prompts(prompts), progress=progress):
         scores[model_name(j.shortcut)] = journal_score(runs_root, suite.name, model_name(j.shortcut), j.settings_hash, ids)
 
-    none_option = any(ex.none_option for ex in iter_examples(built.examples_path))
     sizes = suite.draw.component_size
     baselines = {
         "yesno": float(random_baseline(YesNoAnswers())),
@@ -132,7 +138,6 @@ def run_demo(
         "count": float(random_baseline(CountingAnswers(sizes.min, sizes.max))),
         "list": float(random_baseline(ListAnswers(sizes.min - 1))),
     }
-    present = {ex.task for ex in iter_examples(built.examples_path)}
     baselines = {t: b for t, b in baselines.items() if t in present}  # the tasks the suite holds
     files = viewer = None
     from graphniah.report import ReportConfig, build_report, write_report
