@@ -38,7 +38,13 @@ from graphniah.report.effective import (
 from graphniah.report.load import Outcomes, RunInfo, SuiteData, load_suite
 from graphniah.report.matched import matched_table
 from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, ReportTable, cells_csv
-from graphniah.report.shortcuts import shortcut_level_table, shortcut_level_verdicts, shortcut_table, with_shortcut_notes
+from graphniah.report.shortcuts import (
+    level_table_name,
+    shortcut_level_table,
+    shortcut_level_verdicts,
+    shortcut_table,
+    with_shortcut_notes,
+)
 from graphniah.report.tables import AccuracyGrid, ReportContext, accuracy_grid, build_tables
 
 if TYPE_CHECKING:  # matplotlib is imported only when figures are drawn
@@ -150,7 +156,7 @@ def build_report(data: SuiteData, config: ReportConfig | None = None, twin: Suit
         by_level = shortcut_level_table(ctx, levels)
         if by_level is not None:  # where (which depths, lengths, ...) a shortcut beats random; the accuracy captions say so
             tables.insert(3, by_level)
-            tables = with_shortcut_notes(tables, levels)
+            tables = with_shortcut_notes(tables, levels, level_table_name(ctx))
     comparison = matched_table(data, twin) if twin is not None else None
     if comparison is not None:
         tables.append(comparison)

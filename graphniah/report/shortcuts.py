@@ -18,6 +18,7 @@ table is already per task) or the reasoning effort (a shortcut has none) get no 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -33,6 +34,7 @@ __all__ = [
     "ShortcutLevelVerdict",
     "ShortcutResult",
     "ShortcutVerdict",
+    "level_table_name",
     "shortcut_level_table",
     "shortcut_level_verdicts",
     "shortcut_results",
@@ -193,20 +195,20 @@ class ShortcutLevelVerdict:
         return f"{label}: {'; '.join(parts)}"
 
 
-def _breaks_down(ctx: ReportContext) -> np.ndarray | None:
-    """The shortcut runs' outcomes when the breakdown applies (several values among them), else None."""
+def _breaks_down(ctx: ReportContext) -> bool:
+    """Whether the breakdown applies: the shortcut runs' outcomes hold several values of the variable."""
     d = ctx.data
     if d.variable in _NO_BREAKDOWN or len(d.levels) < 2:
-        return None
+        return False
     is_shortcut = np.array([is_baseline_model(r.model) for r in d.runs], dtype=bool)
     mask = is_shortcut[d.outcomes.run] if len(d.outcomes) else np.zeros(0, dtype=bool)
-    return mask if np.unique(d.value[mask]).size >= 2 else None
+    return bool(np.unique(d.value[mask]).size >= 2)
 
 
 def shortcut_level_verdicts(ctx: ReportContext) -> list[ShortcutLevelVerdict]:
     """One verdict per task that some shortcut answered, by value of the varied variable (empty: no breakdown)."""
     d, o = ctx.data, ctx.data.outcomes
-    if _breaks_down(ctx) is None:
+    if not _breaks_down(ctx):
         return []
     noun = _LEVEL_NOUNS.get(d.variable, d.variable_title.lower())
     out = []
@@ -218,11 +220,21 @@ def shortcut_level_verdicts(ctx: ReportContext) -> list[ShortcutLevelVerdict]:
     return out
 
 
+def _examples_at(v: ShortcutLevelVerdict) -> dict[str, int]:
+    """Distinct examples the shortcuts answered at each value (the #Examples row)."""
+    return {lv: len({i for r in v.results if r.level == lv for i in (*r.correct_ids, *r.wrong_ids)}) for lv in v.levels}
+
+
+def _short(r: ShortcutResult, examples: Mapping[str, int]) -> bool:
+    """Whether ``r`` answered fewer examples than the shortcuts did at its value (its cell gets a †)."""
+    return r.accuracy.n < examples[str(r.level)]
+
+
 def _level_rows(key: str, title: str, v: ShortcutLevelVerdict) -> tuple[list[tuple[Cell, ...]], list[CellValue], list[ExampleList]]:
     """One task's rows: each shortcut's accuracy per value (bold: beats random), random guessing, #Examples, who beats."""
     label = TASK_LABELS.get(v.task, v.task)
     at = {(r.run, r.level): r for r in v.results}
-    examples = {lv: len({i for r in v.results if r.level == lv for i in (*r.correct_ids, *r.wrong_ids)}) for lv in v.levels}
+    examples = _examples_at(v)
     rows: list[tuple[Cell, ...]] = []
     values: list[CellValue] = []
     lists: list[ExampleList] = []
@@ -234,7 +246,7 @@ def _level_rows(key: str, title: str, v: ShortcutLevelVerdict) -> tuple[list[tup
                 cells.append(Cell(DASH))
                 continue
             p, anchor = r.accuracy, f"{key}-{v.task}-r{run}-c{c}"
-            dagger = "†" if p.n < examples[lv] else ""
+            dagger = "†" if _short(r, examples) else ""
             cells.append(Cell(f"{pct(p.estimate)}{dagger} [{pct(p.interval.low)}, {pct(p.interval.high)}]", bold=r.beats_random, link=anchor))
             values.append(CellValue(key, f"{label} | {shortcut}", lv, "accuracy", p.k, p.n, p.estimate, p.interval.low, p.interval.high, link=anchor))
             lists.append(ExampleList(anchor, f"{title} — {label}, {shortcut}, {lv}", (("correct", r.correct_ids), ("wrong", r.wrong_ids))))
@@ -248,6 +260,11 @@ def _level_rows(key: str, title: str, v: ShortcutLevelVerdict) -> tuple[list[tup
     return rows, values, lists
 
 
+def level_table_name(ctx: ReportContext) -> str:
+    """The name of the ``shortcuts_by_<variable>`` table as a reader sees it (its title's head)."""
+    return f"Shortcuts by {ctx.data.variable_title.lower()}"
+
+
 def shortcut_level_table(ctx: ReportContext, verdicts: list[ShortcutLevelVerdict] | None = None) -> ReportTable | None:
     """The Shortcuts table by value of the varied variable, ``shortcuts_by_<variable>`` (None: no breakdown)."""
     verdicts = shortcut_level_verdicts(ctx) if verdicts is None else verdicts
@@ -255,7 +272,7 @@ def shortcut_level_table(ctx: ReportContext, verdicts: list[ShortcutLevelVerdict
         return None
     d = ctx.data
     key = f"shortcuts_by_{d.variable}"
-    title = f"Shortcuts by {d.variable_title.lower()}: accuracy (%) without searching the graph, against random guessing"
+    title = f"{level_table_name(ctx)}: accuracy (%) without searching the graph, against random guessing"
     rows: list[tuple[Cell, ...]] = []
     values: list[CellValue] = []
     lists: list[ExampleList] = []
@@ -264,7 +281,7 @@ def shortcut_level_table(ctx: ReportContext, verdicts: list[ShortcutLevelVerdict
         rows += r
         values += cv
         lists += el
-    dagger = any("†" in c.text for row in rows for c in row[2:])
+    dagger = any(_short(r, _examples_at(v)) for v in verdicts for r in v.results)
     caption = (
         f"Accuracy (%) of the shortcut baselines of suite {d.suite} per task and {d.variable_title.lower()}, with the "
         f"{100 * ctx.cfg.confidence:g}% Wilson interval. Bold, and named in the Beats random row: the interval lies wholly above "
@@ -277,14 +294,13 @@ def shortcut_level_table(ctx: ReportContext, verdicts: list[ShortcutLevelVerdict
     return ReportTable(key, title, caption, header, tuple(rows), tuple(values), tuple(lists), label_columns=2)
 
 
-def with_shortcut_notes(tables: list[ReportTable], verdicts: list[ShortcutLevelVerdict]) -> list[ReportTable]:
+def with_shortcut_notes(tables: list[ReportTable], verdicts: list[ShortcutLevelVerdict], name: str) -> list[ReportTable]:
     """The accuracy tables with a closing caption sentence naming the values where a shortcut beats random
-    (the pooled table: every task's; ``accuracy_<task>``: its task's); other tables unchanged."""
+    (the pooled table: every task's; ``accuracy_<task>``: its task's), pointing to the table called ``name``;
+    other tables unchanged."""
     beaten = [v for v in verdicts if v.beaten_by]
-    by_level = next((t for t in tables if t.key.startswith("shortcuts_by_")), None)
-    if not beaten or by_level is None:
+    if not beaten:
         return tables
-    name = by_level.title.split(":")[0]  # "Shortcuts by question depth k"
     of_task = {f"accuracy_{v.task}": [v] for v in beaten}
     out = []
     for t in tables:

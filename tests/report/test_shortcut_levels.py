@@ -9,6 +9,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from graphniah.report import build_report, load_suite
 from graphniah.report.shortcuts import shortcut_level_verdicts, shortcut_verdicts
+from graphniah.report.tables import DASH
 
 from .synthetic import make_example, write_suite
 
@@ -139,3 +140,20 @@ def test_per_task_accuracy_tables_note_their_own_task(tmp_path) -> None:
     assert texts[1] in report.table("accuracy_mc").caption and texts[1] in report.table("accuracy").caption
     assert "Shortcuts:" not in report.table("accuracy_yesno").caption
     assert [row[0].text for row in report.table("shortcuts_by_depth").rows if row[1].text == "Beats random"] == ["YES/NO", "Multiple choice"]
+
+
+def test_a_shortcut_that_skipped_examples_gets_a_dagger_or_a_dash(tmp_path) -> None:
+    # title-similarity never saw depth 8 (a dash) and half of depth 16 (a dagger: fewer answers than #Examples).
+    examples = [make_example("mc", depth, 120, "ABCD"[i % 4], seed=0, index=j * 20 + i)
+                for j, depth in enumerate(DEPTHS) for i in range(20)]
+    skipped = {e.id for e in examples if e.depth == 8 or (e.depth == 16 and int(e.recipe.params["index"]) % 2)}
+    write_suite(tmp_path, "sd", examples, {"baseline-retrieval": {"answer": _right_at({4}, first=12)},
+                                           "baseline-title-similarity": {"answer": _right_at(set())}},
+                np.random.default_rng(0), skip={"baseline-title-similarity": skipped})
+    report = build_report(load_suite("sd", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="depth"))
+    table = report.table("shortcuts_by_depth")
+    row = next(r for r in table.rows if r[1].text == "title-similarity")
+    texts = [c.text for c in row[2:]]
+    assert texts[1] == DASH and "†" in texts[2] and "†" not in texts[0] + texts[3]
+    assert table.cell("Multiple choice | #Examples", "16").text == "20"  # retrieval answered all 20 there
+    assert "† marks a shortcut with fewer answers than #Examples." in table.caption
