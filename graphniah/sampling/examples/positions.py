@@ -37,8 +37,9 @@ of the text before that point.
   ``a(B) - count(X + "\\n\\n") + count(X)`` for its last line ``X`` (the start of ``X`` is a
   boundary by the rule above, and what lies before it is tokenised alike in both texts). Only
   short texts are tokenised: the question, the text around the context, glued runs and last lines.
-  The user message's count so obtained is checked against the packer's exact recount; if it or any
-  hypothesis fails (a block that is not a whole context block, a glued block start), the positions
+  The user message's count so obtained is checked against the packer's o200k_base total of the whole
+  chat (exact: a recount, or for the pinned o200k_base the running total that the theorem of
+  :func:`graphniah.sampling.tokenizers.joined_count` makes exact); if it or any hypothesis fails (a block that is not a whole context block, a glued block start), the positions
   are counted as the viewer would.
 
 ``tests/sampling/examples/test_positions.py`` checks both against counting every prefix whole.
@@ -130,7 +131,7 @@ def attached_positions(
     """The positions from the blocks' attached o200k_base counts (see the module docstring).
 
     ``context`` are the context's blocks in order and ``attached[i] = count(context[i] + S)``;
-    ``chat_tokens`` the exact o200k_base count of the whole chat (the packer's recount), checked
+    ``chat_tokens`` the exact o200k_base count of the whole chat (the packer's total), checked
     against. Falls back to :func:`count_positions` when a hypothesis does not hold.
     """
     text = messages[-1].content
@@ -142,7 +143,7 @@ def attached_positions(
     if got is not None and chat_tokens is not None:
         fixed = sum(o200k.count(m.content) for m in messages[:-1])
         if got.tokens != chat_tokens - o200k.chat_overhead([m.role for m in messages]) - fixed:
-            got = None  # the bookkeeping disagrees with the exact recount: count instead
+            got = None  # the bookkeeping disagrees with the packer's exact total: count instead
     return got if got is not None else count_positions(text, fields, blocks, o200k)
 
 
@@ -150,7 +151,8 @@ def _from_attached(text: str, fields: dict[str, Span], blocks: Sequence[Span], c
                    attached: Sequence[int], tok: Tokenizer) -> NeedlePositions | None:
     c0, c1 = fields["context"]
     head, tail = text[: c0 - len(S)], text[c1 + len(S) :]
-    if len(attached) != len(context) or min(attached, default=0) < 0 or text[c0:c1] != S.join(context) or not head:
+    framed = text[c0 - len(S) : c0] == S and text[c1 : c1 + len(S)] == S  # what head and tail leave out
+    if len(attached) != len(context) or min(attached, default=0) < 0 or text[c0:c1] != S.join(context) or not head or not framed:
         return None
     units = [head, *context, tail]
     att = [tok.count(head + S), *attached, tok.count(tail)]  # the tail is last: counted bare

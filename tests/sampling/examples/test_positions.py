@@ -100,3 +100,22 @@ def _prompts():
     from graphniah.sampling.examples.prompts import load_prompts
 
     return load_prompts()
+
+
+def test_bookkeeping_that_disagrees_with_the_packers_total_falls_back_to_counting(examples, o200k) -> None:
+    from graphniah.sampling.examples.positions import attached_positions
+
+    for ex in examples[:3]:
+        text = ex.messages[-1].content
+        fields = user_fields(ex.messages, _prompts())
+        assert fields is not None
+        c0, c1 = fields["context"]
+        context = text[c0:c1].split(BLOCK_SEPARATOR)
+        attached = [o200k.count(b + BLOCK_SEPARATOR) for b in context]
+        attached = [a + 1 for a in attached]  # every count one too many (a glued run is recounted, the rest is summed)
+        total = sum(o200k.count(m.content) for m in ex.messages) + o200k.chat_overhead([m.role for m in ex.messages])
+        edges = ex.recipe.params.render == "edges"
+        unchecked = attached_positions(ex.messages, context, attached, o200k, _prompts(), edges)
+        assert unchecked != ex.needle_positions  # the wrong count does reach the bookkeeping...
+        got = attached_positions(ex.messages, context, attached, o200k, _prompts(), edges, chat_tokens=total)
+        assert got == ex.needle_positions  # ...and the check against the total catches it
