@@ -558,9 +558,7 @@ def export_suite(
         progress.start(None, f"exporting {suite}")
         try:
             tally, failures = _write_task_rows(src, prompt_set, workers, writers, digests, progress, verified, hashing)
-            for w in writers.values():
-                w.finish()
-            hashing.drain()
+            # Refused before the files are finished and hashed: the folder is thrown away (finally stops the writers).
             if failures:
                 raise GraphNIAHError(
                     f"refusing to export {src}: {len(failures)} example(s) fail the text-only check "
@@ -568,6 +566,9 @@ def export_suite(
                 )
             if tally.n == 0:
                 raise GraphNIAHError(f"examples file {src} holds no examples")
+            for w in writers.values():
+                w.finish()
+            hashing.drain()
             manifest = _write_card_and_manifest(tmp, src, suite, snapshots_root, tally, digests, writers)
         finally:
             progress.done()
