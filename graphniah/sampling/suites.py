@@ -79,7 +79,7 @@ from graphniah.resources import resource_dir
 from graphniah.sampling.examples.distract import NONE
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 from graphniah.sampling.examples.sample import (
-    SIZE_TASKS,
+    MATCHED_TASKS,
     ExampleSpec,
     SamplingContext,
     balanced_labels,
@@ -215,7 +215,7 @@ def load_reused(suite: SuiteSpec, out_root: Path, snapshot_hash: str, seed: int,
 def matched(spec: ExampleSpec, suite: SuiteSpec) -> ExampleSpec:
     """``spec`` with matched sampling on; counting and listing draw the other components' sizes from
     the suite's size range (its values when it varies the component size)."""
-    if spec.task not in SIZE_TASKS:  # a target in the question: its venue relation is matched too
+    if spec.task in MATCHED_TASKS:  # a target in the question: its venue relation is matched too
         return replace(spec, match_similarity=True, match_venue=True)
     if suite.vary == "component_size":
         lo, hi = int(min(suite.values)), int(max(suite.values))

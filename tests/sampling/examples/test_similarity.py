@@ -331,7 +331,9 @@ def test_matched_draws_on_the_demo_match_the_venue_relation(ctx) -> None:
     relations: Counter[int] = Counter()
     for k in (2, 4):
         kept = 0
-        while kept < 300:
+        for _ in range(20_000):  # bounded: a draw that always came back empty fails here, not by the timeout
+            if kept == 300:
+                break
             drawn = match.draw(index.conflict, k, rng, match_venue=True)
             if drawn is None:
                 continue
@@ -339,6 +341,7 @@ def test_matched_draws_on_the_demo_match_the_venue_relation(ctx) -> None:
             true_rel, wrong_rel = _venue_relations(match, drawn)
             assert wrong_rel == [true_rel] * (k - 1)
             relations[true_rel] += 1
+        assert kept == 300, f"only {kept} of 20,000 draws kept at k={k}"
     assert relations[SAME] > 0 and relations[DIFFERENT] > 0  # the demo has venues, shared and not
 
 
