@@ -36,23 +36,21 @@ left, or ``max_attempts`` searches were made, the pool is returned short with th
 Notes
 -----
 *Same pools as the numpy walk.* The DFS keeps its state in Python lists: a step touches a few
-papers, where numpy's per-call cost dominated (3.6x less CPU at depth 16 on the demo). Candidates are still collected in CSR
+papers, where numpy's per-call cost dominated. Candidates are still collected in CSR
 order and ordered with ``rng.shuffle`` on the list where ``rng.permutation`` on the array was used:
 ``Generator.permutation(a)`` copies ``a`` and shuffles the copy, and ``shuffle`` runs the same
 Fisher–Yates loop (``j = random_interval(i)`` for ``i = n-1 .. 1``) for a 1-d array and for a list,
 so it draws the same numbers and yields the same order; lists of 0 or 1 candidates draw nothing
 either way (the loop is empty). Every other draw (the start index) is unchanged, so a pool is byte
-for byte the one the numpy walk sampled (checked on the demo snapshot for depths 4, 8, 16, 32 and
-by ``tests/graph/test_paths.py``, budget exhaustion included).
+for byte the one the numpy walk sampled (``tests/graph/test_paths.py`` compares the two walks,
+budget exhaustion included).
 
-*Where the time goes at depth 32* (demo snapshot, seed 0): 29 of 1,029 searches end by budget and
-take 2.9M of the 3.2M steps; all of them start in one of six small components (308-809 papers,
-one 2-connected core of 87-278 papers with pendant trees) whose longest path found was 57-68
-papers of the 94 needed. Their outcome is decided by budget exhaustion, and each consumes the
-generator for 100,000 steps, so any pruning that cuts them changes every later draw: it cannot keep
-pools identical. A region bound (papers reachable within the block over free papers plus the
-heaviest block-cut arm) proves some of those starts dead in a few hundred steps but not those in the
-larger cores (14 budget searches remained), so it is not used.
+*Why deep pools cost more than their length.* At depth 32 on the demo most steps go to the few
+searches that end by budget: they start in small components with a 2-connected core and pendant
+trees that hold no path of the needed length, and each consumes the generator for the whole
+budget. Any pruning that cuts them short changes every later draw, so it cannot keep pools
+identical; a sound bound that cuts them all would be a deliberate change of the pool format.
+``bench/graph.py`` prints the depth-32 / depth-16 time ratio.
 """
 
 from __future__ import annotations

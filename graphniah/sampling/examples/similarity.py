@@ -46,27 +46,20 @@ few close neighbours on either side (a title far more similar than any other can
 redrawn, so matched examples leave out the most similar true pairs of the pool;
 ``bench/matched.py`` prints the result on the demo.
 
-**Venue** (``match_venue``). Matching cosine and field alone left the venue as a cue: a true target
-shares the source's venue far more often than a wrong one (citing papers often come from the same
-venue), and the prompt prints every venue in the blocks and reference entries. On the demo
-(``bench/leaks.py --draws 4000``, seed 5, depths 16 and 32) "pick the candidate with the source's
-venue" scored 30.3% [29.3, 31.3] on multiple choice (chance 25%) and 53.5% [52.4, 54.6] on YES/NO
-without the rule; with it 25.0% [24.1, 26.0] and 49.5% [48.4, 50.6], AUC 0.500 and 0.498: chance, as
-it must be, since every wrong target has the true target's venue relation, so "shares the source's
-venue" is true of all candidates or of none. The rule narrows the candidates and draws nothing, so
-the draw without it is unchanged; it costs sources: 0.80-0.82 of first draws are kept for multiple
-choice at depths 8-32 (0.86-0.89 without it), 0.89-0.91 for YES/NO (0.93-0.95). New matched YES/NO
-and multiple-choice examples use it (``batch_specs``, matched suites) and the recipe records
-``match_venue: true``; a recipe without the key (matched examples built before the rule) replays the
-old draw byte for byte.
+**Venue** (``match_venue``). Matching cosine and field alone leaves the venue as a cue: a true
+target shares the source's venue more often than a wrong one (citing papers often come from the same
+venue), and the prompt prints every venue in the blocks and reference entries. With the rule every
+wrong target has the true target's venue relation to the source (unknown, same or different), so
+"shares the source's venue" is true of all candidates or of none and says nothing about the answer.
+The rule only narrows the candidates and draws nothing, so the draw without it is unchanged; its
+price is more redrawn sources. New matched YES/NO and multiple-choice examples use it
+(``batch_specs``, matched suites) and the recipe records ``match_venue: true``; a recipe without the
+key (matched examples built before the rule) replays the old draw byte for byte.
 
-**Known residuals** (the same ``[draws]`` rows, with the rule). Title length: "pick the shortest
-title" scores 27.7% [26.3, 29.1] on multiple choice (the leak audit, before the venue rule; 28.7%
-[27.8, 29.8] on 8,000 draws with it) — true targets' titles run a little shorter. It is left
-unmatched: requiring the exact word count cut the usable first draws from 0.87 to 0.58, and a ±1-word
-tolerance over-corrects. The publication-date gap to the source, at chance without the venue rule
-(YES/NO 50.5% [49.4, 51.6]), is a little beyond it with the rule (YES/NO 51.8% [50.7, 52.9], AUC
-0.507; multiple choice 26.2% [25.3, 27.2]), presumably because papers of one venue are closer in time.
+**Known residuals.** Title length is left unmatched: true targets' titles run a little shorter, so
+"pick the shortest title" beats chance slightly on multiple choice, but requiring the exact word
+count redraws a large share of sources and a one-word tolerance over-corrects. The publication-date
+gap is not matched either. ``bench/leaks.py`` (its ``[draws]`` rows) measures both, with the venue.
 
 **Nothing else changes.** The chosen paths are pairwise compatible by the conflict matrix exactly as
 :meth:`PoolIndex.draw`'s are, and ``sample.draw_paths`` puts them through the same checks
