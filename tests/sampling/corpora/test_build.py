@@ -6,11 +6,17 @@ package lists, so these tests ask no registry anything.
 
 from __future__ import annotations
 
+import io
+import lzma
+import shutil
+import tarfile
+
 import pytest
 
 from graphniah.errors import GraphNIAHError
 from graphniah.progress import ProgressLog
-from graphniah.sampling.corpora import CorpusFetchError, Kind, fetch, list_manifests, open_corpus
+from graphniah.sampling.corpora import CorpusFetchError, Kind, build, fetch, list_manifests, open_corpus
+from graphniah.sampling.corpora.assets import SourceUnavailable
 from graphniah.sampling.corpora.build import DOCUMENTS_FILE, BooksSpec, CodeSpec, corpora_root, read_manifest, verify_files
 
 ABSENT_CODE = CodeSpec(package="linux-source-graphniah-absent")
@@ -101,7 +107,6 @@ def _downgrade_to_rule_v1(folder):
 
 
 def test_a_corpus_cut_by_an_older_rule_is_re_split_without_downloading(tmp_path, monkeypatch):
-    from graphniah.sampling.corpora import build
     from graphniah.sampling.corpora.model import block_rule
 
     specs = {Kind.CODE: ABSENT_CODE}
@@ -126,3 +131,34 @@ def test_a_corpus_cut_by_an_older_rule_is_re_split_without_downloading(tmp_path,
     assert all(corpus.blocks(d) == rule.split(d.text) for d in corpus.documents[:50])
     (again,) = fetch([Kind.CODE], tmp_path, specs=specs, progress=notes)
     assert again == resplit and "up to date" in messages[-1]  # idempotent once re-split
+
+
+def _xz_tar(files: dict[str, bytes]) -> bytes:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return lzma.compress(raw.getvalue())
+
+
+@pytest.mark.parametrize("xz_installed", [True, False])
+def test_unxz_gives_the_tar_members_with_xz_in_its_own_process_or_without_it(xz_installed, monkeypatch):
+    files = {f"linux/kernel/f{i}.c": bytes(range(256)) * (i + 1) * 300 for i in range(5)}
+    if not xz_installed:
+        monkeypatch.setattr(build.shutil, "which", lambda _name: None)
+    elif shutil.which("xz") is None:
+        pytest.fail("this machine has no xz: Debian's xz-utils is part of its base system")
+    # the reader stops at the tar's end marker, before the padding: the rest is drained, xz exits 0
+    with build._unxz(io.BytesIO(_xz_tar(files))) as plain, tarfile.open(fileobj=plain, mode="r|") as tar:
+        got = {m.name: tar.extractfile(m).read() for m in tar}  # type: ignore[union-attr]
+    assert got == files
+
+
+def test_unxz_reports_a_corrupt_tarball_by_its_exit_status():
+    broken = bytearray(_xz_tar({"a.c": b"int x;\n" * 5000}))
+    broken[len(broken) // 2] ^= 0xFF
+    with pytest.raises(SourceUnavailable, match="xz -dc failed"):
+        with build._unxz(io.BytesIO(bytes(broken))) as plain:
+            plain.read()
