@@ -38,12 +38,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational
-from typing import SupportsIndex
+from typing import Any, SupportsIndex
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special as _sp_special
-from scipy import stats as _sp
 
 from graphniah.errors import GraphNIAHError
 
@@ -92,6 +90,22 @@ PAPER_Z = 1.96
 # Largest number of non-zero differences for which the Wilcoxon test uses the exact null
 # distribution (same cut-off as scipy's and R's automatic choice).
 _WILCOXON_EXACT_MAX_N = 50
+
+
+def _scipy_stats() -> Any:  # scipy has no type stubs
+    """scipy.stats, imported on first use: it costs most of a second of CPU, which every command that
+    merely imports this module (``verify`` through the dataset card, ``run`` through scoring) would
+    pay at start-up otherwise."""
+    from scipy import stats
+
+    return stats
+
+
+def _scipy_special() -> Any:
+    """scipy.special, imported on first use (as :func:`_scipy_stats`)."""
+    from scipy import special
+
+    return special
 
 
 def _count(name: str, value: object) -> int:
@@ -152,7 +166,7 @@ def _z_for(confidence: float, z: float | None) -> float:
         return float(z)
     if not (isinstance(confidence, int | float) and 0 < confidence < 1):
         raise GraphNIAHError(f"confidence must be a number strictly between 0 and 1, got {confidence!r}")
-    return float(_sp.norm.ppf(0.5 + confidence / 2))
+    return float(_scipy_stats().norm.ppf(0.5 + confidence / 2))
 
 
 def wilson_interval(k: int, n: int, confidence: float = 0.95, *, z: float | None = None) -> Interval:
@@ -392,7 +406,7 @@ def fisher_exact(a: int, b: int, c: int, d: int) -> TestResult:
     n = sum(cells)
     if n == 0:
         raise GraphNIAHError("Fisher's exact test needs a table with at least one observation, got all zeros")
-    res = _sp.fisher_exact([[cells[0], cells[1]], [cells[2], cells[3]]], alternative="two-sided")
+    res = _scipy_stats().fisher_exact([[cells[0], cells[1]], [cells[2], cells[3]]], alternative="two-sided")
     return TestResult("fisher_exact", float(res.statistic), float(min(1.0, res.pvalue)), n)
 
 
@@ -422,7 +436,7 @@ def chi2_test(table: Sequence[Sequence[int]] | npt.NDArray[np.integer], *, corre
             "χ² test is undefined when a row or column of the table sums to zero "
             f"(empty rows {empty_rows.tolist()}, empty columns {empty_cols.tolist()}) in {obs.tolist()}"
         )
-    res = _sp.chi2_contingency(obs, correction=correction)
+    res = _scipy_stats().chi2_contingency(obs, correction=correction)
     return TestResult("chi2", float(res.statistic), float(res.pvalue), int(obs.sum()), int(res.dof))
 
 
@@ -438,7 +452,7 @@ def mcnemar_exact(b: int, c: int) -> TestResult:
     b = _count("b (became correct)", b)
     c = _count("c (became wrong)", c)
     n = b + c
-    pvalue = 1.0 if n == 0 else float(_sp.binomtest(b, n, 0.5, alternative="two-sided").pvalue)
+    pvalue = 1.0 if n == 0 else float(_scipy_stats().binomtest(b, n, 0.5, alternative="two-sided").pvalue)
     return TestResult("mcnemar_exact", float(min(b, c)), min(1.0, pvalue), n)
 
 
@@ -469,7 +483,7 @@ def wilcoxon_signed_rank(x: Sequence[float] | npt.NDArray[np.number], y: Sequenc
     abs_d = np.abs(d)
     has_ties = np.unique(abs_d).size < n
     method = "exact" if n <= _WILCOXON_EXACT_MAX_N and not has_ties else "asymptotic"
-    res = _sp.wilcoxon(d, zero_method="wilcox", correction=False, alternative="two-sided", method=method)
+    res = _scipy_stats().wilcoxon(d, zero_method="wilcox", correction=False, alternative="two-sided", method=method)
     return TestResult("wilcoxon_signed_rank", float(res.statistic), float(min(1.0, res.pvalue)), n)
 
 
@@ -651,7 +665,7 @@ def _fisher_region(n1: int, n2: int, alpha: float) -> npt.NDArray[np.bool_]:
     probabilities of every x no more likely than it (as :func:`fisher_exact` does).
     """
     total = n1 + n2
-    lf = _sp_special.gammaln(np.arange(total + 2, dtype=float))  # lf[k] = log k!
+    lf = _scipy_special().gammaln(np.arange(total + 2, dtype=float))  # lf[k] = log k!
     region = np.zeros((n1 + 1, n2 + 1), dtype=bool)
     for m in range(total + 1):
         x = np.arange(max(0, m - n2), min(n1, m) + 1)
@@ -669,7 +683,7 @@ def _mcnemar_region(n: int, alpha: float) -> npt.NDArray[np.bool_]:
     """True at (k discordant pairs, b of them one way) where the exact McNemar test rejects at ``alpha``."""
     k = np.arange(n + 1)[:, None]
     b = np.arange(n + 1)[None, :]
-    tail = _sp.binom.cdf(np.minimum(b, k - b), k, 0.5)  # symmetric null: two-sided p = 2 · smaller tail
+    tail = _scipy_stats().binom.cdf(np.minimum(b, k - b), k, 0.5)  # symmetric null: two-sided p = 2 · smaller tail
     region: npt.NDArray[np.bool_] = (b <= k) & (np.minimum(1.0, 2 * tail) <= alpha)
     return region
 
@@ -696,8 +710,8 @@ def fisher_power(p1: float, p2: float, n1: int, n2: int | None = None, alpha: fl
     if a == 0 or b == 0:
         raise GraphNIAHError("each group needs at least one example")
     region = _fisher_region(a, b, _level(alpha))
-    b1 = _sp.binom.pmf(np.arange(a + 1), a, _rate("p1", p1))
-    b2 = _sp.binom.pmf(np.arange(b + 1), b, _rate("p2", p2))
+    b1 = _scipy_stats().binom.pmf(np.arange(a + 1), a, _rate("p1", p1))
+    b2 = _scipy_stats().binom.pmf(np.arange(b + 1), b, _rate("p2", p2))
     return float(b1 @ region @ b2)
 
 
@@ -727,14 +741,14 @@ def mcnemar_power(p1: float, p2: float, discordant: float, n: int, alpha: float 
     if n == 0 or d == 0:
         return 0.0
     k = np.arange(n + 1)
-    inner = _sp.binom.pmf(k[None, :], k[:, None], up / d) * _mcnemar_region(n, _level(alpha))
-    return float(_sp.binom.pmf(k, n, d) @ inner.sum(axis=1))
+    inner = _scipy_stats().binom.pmf(k[None, :], k[:, None], up / d) * _mcnemar_region(n, _level(alpha))
+    return float(_scipy_stats().binom.pmf(k, n, d) @ inner.sum(axis=1))
 
 
 def _quantiles(alpha: float, power: float) -> tuple[float, float]:
     if not (isinstance(power, int | float) and 0 < power < 1):
         raise GraphNIAHError(f"power must lie strictly between 0 and 1, got {power!r}")
-    return float(_sp.norm.ppf(1 - _level(alpha) / 2)), float(_sp.norm.ppf(power))
+    return float(_scipy_stats().norm.ppf(1 - _level(alpha) / 2)), float(_scipy_stats().norm.ppf(power))
 
 
 def fisher_normal_n(p1: float, p2: float, alpha: float = 0.05, power: float = 0.8) -> float:
