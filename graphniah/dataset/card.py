@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from graphniah.dataset.schema import CARD_FILE, COLUMN_DOCS, SCHEMA, hf_features_yaml
+from graphniah.dataset.schema import CARD_FILE, COLUMN_DOCS, SCHEMA, compression_note, hf_features_yaml
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.dataset import SnapshotInfo, SourceExamples
 from graphniah.resources import resource_dir
@@ -198,6 +198,7 @@ def _contents_fields(facts: CardFacts) -> dict[str, str]:
         "distractors": _counts(t.distractors),
         "tokens": ", ".join(f"{name} {lo:,}–{hi:,}" for name, (lo, hi) in t.tokens.items()) or "not packed (no distractor)",
         "column_table": _table(["column", "meaning"], [(f"`{f.name}`", COLUMN_DOCS[f.name]) for f in SCHEMA]),
+        "compression": compression_note(),
         "distractor_licences": "\n".join(["", "Distractor text keeps the licence of its source:", "", *licences, ""]) if licences else "",
     }
 

@@ -3,7 +3,7 @@
 Layout of ``DIR`` (see :mod:`graphniah.dataset.schema` for the columns)::
 
     README.md                  dataset card: YAML front matter (configs, license, features) + body
-    data/<task>-00000.parquet  one file per task present (zstd), rows in suite order
+    data/<task>-00000.parquet  one file per task present (zstd, levels in schema.py), rows in suite order
     graphniah-manifest.json    sha256 of every other file and of the source examples file
 
 One streamed pass reads the examples file (hashing its bytes as it goes), checks each example from
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import multiprocessing
 import os
 from collections import Counter, deque
@@ -48,7 +49,19 @@ import pyarrow.parquet as pq
 
 from graphniah.atomic import _umask, atomic_dir, sha256_file, write_in_staging
 from graphniah.dataset.card import CardFacts, render_card
-from graphniah.dataset.schema import CARD_FILE, DATA_DIR, MANIFEST_FILE, SCHEMA, design, example_to_row
+from graphniah.dataset.schema import (
+    CARD_FILE,
+    COMPRESSION_KEY,
+    DATA_DIR,
+    MANIFEST_FILE,
+    PROMPT_COLUMN,
+    PROMPT_ZSTD_LEVEL,
+    SCHEMA,
+    ZSTD_LEVEL,
+    compression_record,
+    design,
+    example_to_row,
+)
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASKS, Task
 from graphniah.formats.dataset import (
@@ -72,11 +85,6 @@ from graphniah.sampling.examples.textcheck import VerifyResult, checker_version,
 #: Measured on 100 examples at L = 922,000: peak RSS 0.38 GB at 8 MiB, 0.63 GB at 32 MiB, same time.
 ROW_GROUP_BYTES = 8 << 20
 ROW_GROUP_ROWS = 1000
-ZSTD_LEVEL = 3
-
-
-#: The Parquet leaf column of the prompt texts.
-PROMPT_COLUMN = "messages.list.element.content"
 
 _T = TypeVar("_T")
 
@@ -396,7 +404,10 @@ class _TaskWriter:
             # values are ~4 MB strings that never repeat, so a dictionary is abandoned after the
             # first page, and statistics over them are long enough to be dropped from the footer
             # anyway. Skipping both saves CPU on every example (bench/export.py) and changes no value.
-            self.writer = pq.ParquetWriter(self.path, SCHEMA, compression="zstd", compression_level=ZSTD_LEVEL,
+            # zstd at the levels schema.py gives (and says why), recorded in the file's metadata.
+            levels = {c: PROMPT_ZSTD_LEVEL if c == PROMPT_COLUMN else ZSTD_LEVEL for c in _leaf_columns()}
+            recorded = SCHEMA.with_metadata({COMPRESSION_KEY: json.dumps(compression_record(), sort_keys=True)})
+            self.writer = pq.ParquetWriter(self.path, recorded, compression="zstd", compression_level=levels,
                                            use_dictionary=others, write_statistics=others)
         # Column by column, each ~4 MB prompt string encoded once; ``Table.from_pylist`` walks the
         # rows as nested dicts and was many times slower on such rows.

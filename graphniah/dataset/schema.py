@@ -68,6 +68,32 @@ SCHEMA = pa.schema([
 #: The columns of datasets exported before examples recorded their needle positions (read as None).
 SCHEMA_WITHOUT_POSITIONS = SCHEMA.remove(SCHEMA.get_field_index("needle_positions"))
 
+#: The Parquet leaf column of the prompt texts: nearly all of a data file's bytes.
+PROMPT_COLUMN = "messages.list.element.content"
+#: zstd level of the prompt texts, and of every other column. The prompt texts are compressed at
+#: level 1: on ``bench/export.py``'s 100 examples at L = 922,000 (350 MB of JSON lines) level 3
+#: made 81 MB of files and level 1 makes 131 MB (+62%), but level 3 was about a second more CPU
+#: than level 1 in an export of about five seconds, where one read of the examples file takes
+#: about one (issue 19: an export at most 3 reads). The other columns are small; they stay at 3.
+#: Datasets exported before hold the same values at level 3 throughout (other bytes, same rows).
+PROMPT_ZSTD_LEVEL = 1
+ZSTD_LEVEL = 3
+#: The key of each data file's Parquet key-value metadata that records the compression: Parquet
+#: records the codec of every column chunk but not its level.
+COMPRESSION_KEY = "graphniah.compression"
+
+
+def compression_record() -> dict[str, object]:
+    """What :data:`COMPRESSION_KEY` holds (as JSON): the codec, the level of every column, and the
+    prompt column's own level."""
+    return {"codec": "zstd", "level": ZSTD_LEVEL, "levels": {PROMPT_COLUMN: PROMPT_ZSTD_LEVEL}}
+
+
+def compression_note() -> str:
+    """The data files' compression in one line of prose (the dataset card says it)."""
+    return (f"Parquet, zstd: level {PROMPT_ZSTD_LEVEL} for the prompt texts (`messages.content`), level {ZSTD_LEVEL} "
+            f"for the other columns (each file's key-value metadata `{COMPRESSION_KEY}` records it)")
+
 #: What each column holds, for the dataset card.
 COLUMN_DOCS: Mapping[str, str] = {
     "id": "example id (stable: derived from the recipe)",

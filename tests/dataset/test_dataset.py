@@ -26,7 +26,7 @@ from graphniah.dataset import (
     write_examples_file,
 )
 from graphniah.dataset import export as export_mod
-from graphniah.dataset.schema import SCHEMA, hf_features_yaml
+from graphniah.dataset.schema import COMPRESSION_KEY, PROMPT_COLUMN, SCHEMA, compression_record, hf_features_yaml
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import iter_examples, write_examples
 from graphniah.run import read_journal, run_suite
@@ -76,6 +76,10 @@ def test_rows_sit_in_one_file_per_task_with_the_design_columns(exported):
         assert table.num_rows == f.rows == sum(e.task == f.task for e in source)
         meta = pq.ParquetFile(exported.dataset / f.path).metadata
         assert meta.row_group(0).column(0).compression == "ZSTD"
+        # the prompt texts too, and the file records the levels (Parquet records only the codec)
+        prompt = next(i for i in range(meta.num_columns) if meta.schema.column(i).path == PROMPT_COLUMN)
+        assert {meta.row_group(g).column(prompt).compression for g in range(meta.num_row_groups)} == {"ZSTD"}
+        assert json.loads(meta.metadata[COMPRESSION_KEY.encode()]) == compression_record()
     rows = {r["id"]: r for f in m.data_files() for r in pq.read_table(exported.dataset / f.path).to_pylist()}
     packed = [e for e in source if e.token_counts]
     for e in packed:
