@@ -38,6 +38,7 @@ from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.formats import Format, Frozen, Render, Task, add_version
 
 _WS = re.compile(r"\s+")
+_UNCLEAN = re.compile(r"[^\S ]|  |^ | $")  # what clean_text changes: whitespace other than single inner spaces
 
 
 def clean_text(value: str | None) -> str | None:
@@ -49,6 +50,8 @@ def clean_text(value: str | None) -> str | None:
     """
     if value is None:
         return None
+    if _UNCLEAN.search(value) is None:  # the common case, already clean: one scan that finds nothing
+        return value or None
     text = _WS.sub(" ", value).strip()
     return text or None
 
@@ -318,6 +321,13 @@ def write_examples(path: str | os.PathLike[str], examples: Iterable[Example]) ->
 def enumerate_examples(path: str | os.PathLike[str]) -> Iterator[tuple[int, Example]]:
     """``(line number, example)`` of a JSONL file of examples, read lazily; a bad line raises
     ``GraphNIAHError`` naming file and line."""
+    for lineno, example, _ in example_lines(path):
+        yield lineno, example
+
+
+def example_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, Example, bytes]]:
+    """:func:`enumerate_examples`, each example with its line as read (without the line break), for a
+    reader that hashes the bytes (the viewer's page cache) rather than serialising the example again."""
     try:
         f = open(path, "rb")  # noqa: SIM115 - closed by the with below; only the open is guarded here
     except OSError as err:
@@ -326,7 +336,7 @@ def enumerate_examples(path: str | os.PathLike[str]) -> Iterator[tuple[int, Exam
         for lineno, line in enumerate(f, 1):
             if not line.strip():
                 continue
-            yield lineno, parse_example(line, f"{path}:{lineno}")
+            yield lineno, parse_example(line, f"{path}:{lineno}"), line.rstrip(b"\r\n")
 
 
 def parse_recipe(text: bytes | str, where: str) -> Recipe:

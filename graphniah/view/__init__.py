@@ -3,7 +3,7 @@
 ``build_viewer(examples, out, runs=..., snapshots=...)`` writes a folder that opens from disk
 (``out/index.html``): an index of every example, filterable and sortable, with each run's accuracy
 on the current selection and its Wilson interval; and one page per example with the question,
-the runs' answers, the sampled forest (laid out by igraph in :mod:`graphniah.view.forest`), the
+the runs' answers, the sampled forest (laid out in :mod:`graphniah.view.forest`), the
 needle map and the prompt (found and counted in o200k tokens by :mod:`graphniah.view.needles`).
 """
 

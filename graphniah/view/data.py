@@ -8,25 +8,28 @@ so the viewer shows exactly the answers every accuracy in the project is compute
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from graphniah.dataset.schema import design_fields
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.examples import Example, PaperMeta, papers_from_table
+from graphniah.formats.examples import Example, PaperMeta, clean_text, papers_from_table
 from graphniah.formats.journal import RunRecord, read_journal
 from graphniah.formats.snapshot import find_snapshot_by_hash
 from graphniah.layout import journals_in
 from graphniah.scoring import ListScore, counted_records, run_labels, score_record, split_runs
 
-__all__ = ["Answer", "Outcome", "PaperLookup", "RunView", "example_facts", "load_answers", "outcome_of"]
+__all__ = ["Answer", "Outcome", "PaperCard", "PaperLookup", "RunView", "ShownPaper", "example_facts", "load_answers", "outcome_of"]
 
 _ID = re.compile(r"^[A-Za-z0-9_.-]{1,200}$")
 
@@ -137,6 +140,46 @@ def example_facts(example: Example) -> dict[str, object]:
     return facts | {"label": label}
 
 
+class ShownPaper(Protocol):
+    """What a page shows of a paper (a :class:`PaperCard`, or a full ``PaperMeta``)."""
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def authors(self) -> tuple[str, ...]: ...
+
+    @property
+    def publication_date(self) -> dt.date | None: ...
+
+    @property
+    def year(self) -> int | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PaperCard:
+    """A paper's title, authors and date, cleaned as ``PaperMeta`` cleans them (``clean_text``)."""
+
+    title: str
+    authors: tuple[str, ...]
+    publication_date: dt.date | None
+    year: int | None
+
+
+# What clean_text would change in any of several strings joined by NUL: whitespace other than single
+# spaces inside one of them.
+_MESSY = re.compile(r"[^\S ]|  |\0 | \0|^ | $")
+
+
+def _cleaned(values: list[str | None]) -> list[str | None]:
+    """``clean_text`` of each value; when none needs it (one scan of them all says so: the common case),
+    each as it is (None for an empty one), without a scan per value."""
+    present = [v for v in values if v]
+    if _MESSY.search("\0".join(present)) is None:
+        return [v or None for v in values]
+    return [clean_text(v) for v in values]
+
+
 class PaperLookup:
     """Paper metadata of examples from the snapshots they were sampled from (found by the recipe's hash).
 
@@ -160,7 +203,7 @@ class PaperLookup:
                 except GraphNIAHError:
                     snap = None
                 if snap is not None:
-                    t = pq.read_table(snap.papers_path, columns=list(self._COLUMNS)).sort_by("corpusid")
+                    t = pq.read_table(snap.papers_path, columns=list(self._COLUMNS)).sort_by("corpusid").combine_chunks()
                     got = (np.asarray(t.column("corpusid"), dtype=np.int64), t)
             if got is None:
                 self.missing.add(snapshot_hash)
@@ -171,8 +214,8 @@ class PaperLookup:
         """Whether the snapshot with this hash is under ``root`` (its metadata can be shown)."""
         return self._table(snapshot_hash) is not None
 
-    def meta(self, example: Example, extra: Iterable[int] = ()) -> dict[int, PaperMeta] | None:
-        """``{corpusid: PaperMeta}`` of the example's papers, or None when its snapshot is not available."""
+    def _rows(self, example: Example, extra: Iterable[int] = ()) -> pa.Table | None:
+        """The rows of the example's papers in its snapshot (None when the snapshot is not available)."""
         found = self._table(example.recipe.snapshot_hash)
         if found is None:
             return None
@@ -183,4 +226,29 @@ class PaperLookup:
         if not ok.all():
             raise GraphNIAHError(f"example {example.id}: papers {want[~ok][:5].tolist()} are not in its snapshot "
                                  f"{example.recipe.snapshot_hash[:12]} under {self.root}")
-        return papers_from_table(table.take(pa.array(pos)))
+        return table.take(pa.array(pos))
+
+    def meta(self, example: Example, extra: Iterable[int] = ()) -> dict[int, PaperMeta] | None:
+        """``{corpusid: PaperMeta}`` of the example's papers, or None when its snapshot is not available."""
+        rows = self._rows(example, extra)
+        return None if rows is None else papers_from_table(rows)
+
+    def cards(self, example: Example) -> dict[int, PaperCard] | None:
+        """``{corpusid: PaperCard}`` of the example's papers (what its page shows), or None when its snapshot
+        is not available: :meth:`meta`'s titles, authors and dates, read column by column (a fifth of the time)."""
+        rows = self._rows(example)
+        if rows is None:
+            return None
+        authors = rows.column("authors")
+        # null author entries give null names; cleaning gives None for those and for empty ones, dropped below
+        names = _cleaned(pc.struct_field(pc.list_flatten(authors), "name").to_pylist())
+        counts = pc.list_value_length(authors).fill_null(0).to_pylist()
+        out: dict[int, PaperCard] = {}
+        at = 0
+        for cid, title, n, date, year in zip(rows.column("corpusid").to_pylist(), _cleaned(rows.column("title").to_pylist()), counts,
+                                             rows.column("publication_date").to_pylist(), rows.column("year").to_pylist(), strict=True):
+            if title is None:
+                raise GraphNIAHError(f"example {example.id}: paper {cid} has an empty title in snapshot {example.recipe.snapshot_hash[:12]}")
+            out[cid] = PaperCard(title, tuple(filter(None, names[at : at + n])), date, year)
+            at += n
+        return out

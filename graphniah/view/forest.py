@@ -1,32 +1,50 @@
-"""The sampled forest of an example, laid out with igraph and drawn as SVG.
+"""The sampled forest of an example, laid out here; the page draws it (``forestSvg`` in view.js).
 
-The layout is computed here, in Python, so the page only shows it: every component of the
-example's forest (``Example.papers``/``Example.edges``) is laid out on its own with igraph's
-Reingold–Tilford layout in its circular form (a component is a tree, so this is a true tree
-drawing), rooted at the source in the source's component and at a target or the best-connected
-paper elsewhere; the components are then placed side by side, each scaled with the square root of
-its size so that larger components get more room but a 250-paper component never dwarfs the rest.
+Every component of the example's forest (``Example.papers``/``Example.edges``) is a tree: a backbone
+path with trees grown off it by preferential attachment (``graphniah.sampling.examples.grow``), so a
+few hubs carry many leaves. Each component is drawn in one linear pass, without iteration or random
+start (so the same example always gets the same picture):
+
+- its longest path (found by two breadth-first searches; in a sampled component it runs along the
+  backbone, so the source, the target and the path between them lie on it) is laid on an arc of 300
+  degrees, the gap saying that it is a path and not a cycle;
+- every other paper hangs outwards off that arc: each one gets a part of its parent's wedge as wide
+  as its subtree needs and sits on the part's middle ray, far enough out that its cluster clears its
+  parent's and fits inside the part, so clusters of different subtrees never overlap;
+- a paper's leaf children sit around it on a sunflower spiral (Vogel's model: the i-th at radius
+  ∝ sqrt(i), turned by the golden angle), so a hub with 60 leaves is a round cluster instead of 60
+  points on one small arc.
+
+It replaced igraph's Kamada–Kawai (started from a radial Reingold–Tilford drawing), which drew a
+similar picture at about fifty times the cost, the largest part of a cold viewer build
+(``bench/view.py``). Each component is then scaled so that its longer side is ``2 (18 sqrt(n) + 10)``
+pixels (larger components get more room, but a 250-paper component never dwarfs the rest), and the
+components are placed side by side, centred on one line.
 """
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import igraph as ig
-
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.examples import Example, PaperMeta, option_letters
+from graphniah.formats.examples import Example, option_letters
+from graphniah.view.data import ShownPaper
 
-__all__ = ["PALETTE", "ForestLayout", "forest_layout", "forest_svg", "highlighted_path"]
+__all__ = ["PALETTE", "ForestLayout", "forest_data", "forest_layout", "highlighted_path"]
 
 #: Component colours (colour-blind safe, after Okabe & Ito), reused cyclically.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#7F7F7F")
 _NODE_R = 3.2
 _MARK_R = 7.0
 _GAP = 40.0
+_PAD = 14.0  # room around the drawing for the marks
+# Layout units: 1 is the distance between neighbouring leaves of a cluster.
+_SUN = 0.56  # sunflower step: Vogel's spiral r = c sqrt(i) spaces its points about 1.8 c apart
+_SUN_START = 3.0  # the first leaf at radius c sqrt(3) ≈ 1, not on top of its hub
+_GOLDEN = math.pi * (3.0 - math.sqrt(5.0))
+_CLEAR = 0.6  # empty room between two clusters
 
 
 @dataclass(frozen=True)
@@ -45,15 +63,31 @@ class ForestLayout:
     height: float
 
 
-def _graph(example: Example) -> tuple[ig.Graph, dict[int, int]]:
+def _neighbours(example: Example) -> tuple[list[list[int]], dict[int, int]]:
+    """Undirected adjacency lists by index into ``papers``, and the index of each paper."""
     index = {p: i for i, p in enumerate(example.papers)}
     if len(index) != len(example.papers):
         raise GraphNIAHError(f"example {example.id}: a paper is listed twice in papers")
-    try:
-        edges = [(index[a], index[b]) for a, b in example.edges]
-    except KeyError as err:
-        raise GraphNIAHError(f"example {example.id}: edge names paper {err.args[0]} that is not in papers") from None
-    return ig.Graph(n=len(index), edges=edges, directed=True), index
+    nbrs: list[list[int]] = [[] for _ in example.papers]
+    for a, b in example.edges:
+        ia, ib = index.get(a), index.get(b)
+        if ia is None or ib is None:
+            raise GraphNIAHError(f"example {example.id}: edge names paper {a if ia is None else b} that is not in papers")
+        nbrs[ia].append(ib)
+        nbrs[ib].append(ia)
+    return nbrs, index
+
+
+def _bfs(nbrs: Sequence[Sequence[int]], root: int, parent: list[int]) -> list[int]:
+    """The vertices reachable from ``root`` in breadth-first order; ``parent`` (-2: unseen) gets each one's parent (root: -1)."""
+    parent[root] = -1
+    order = [root]
+    for v in order:  # the list grows while it is read: a queue without pops
+        for u in nbrs[v]:
+            if parent[u] == -2:
+                parent[u] = v
+                order.append(u)
+    return order
 
 
 def _correct_target(example: Example) -> int | None:
@@ -71,59 +105,153 @@ def highlighted_path(example: Example) -> tuple[int, ...]:
     """The papers on the path from the source to the reachable target (corpus ids, source first).
 
     Empty when no target is reachable (NO, "none of these", counting). In a forest the path between
-    two papers of one component is unique, so the shortest undirected path is *the* path.
+    two papers of one component is unique, so the breadth-first (shortest undirected) path is *the* path.
     """
     t = _correct_target(example)
     if t is None:
         return ()
-    g, index = _graph(example)
+    nbrs, index = _neighbours(example)
     if example.source not in index or t not in index:
         raise GraphNIAHError(f"example {example.id}: source or target is not among its papers")
-    path = g.get_shortest_paths(index[example.source], to=index[t], mode="all", output="vpath")[0]
-    if not path:
+    parent = [-2] * len(nbrs)
+    _bfs(nbrs, index[t], parent)  # from the target, so that following parents from the source walks to it
+    if parent[index[example.source]] == -2:
         raise GraphNIAHError(f"example {example.id}: the answer says the target is reachable, but no path joins them")
+    path = [index[example.source]]
+    while parent[path[-1]] >= 0:
+        path.append(parent[path[-1]])
     return tuple(example.papers[i] for i in path)
 
 
-def forest_layout(example: Example) -> ForestLayout:
-    """Reingold–Tilford (circular) per component, components side by side (see the module docstring)."""
-    g, index = _graph(example)
-    comps = [list(c) for c in g.connected_components(mode="weak")]
-    src = index.get(example.source)
-    targets = [index[t] for t in example.targets if t in index]
+def _components(example: Example, nbrs: Sequence[Sequence[int]], index: Mapping[int, int]) -> list[list[int]]:
+    """The components (vertices in breadth-first order from the first), the source's first, then in
+    order of first appearance in ``papers``."""
+    seen = [-2] * len(nbrs)
+    comps = [_bfs(nbrs, v, seen) for v in range(len(nbrs)) if seen[v] == -2]
+    src = index.get(example.source, -1)
     comps.sort(key=lambda c: (src not in c, min(c)))
-    xs = [0.0] * g.vcount()
-    ys = [0.0] * g.vcount()
-    comp_of = [0] * g.vcount()
-    x0, height = 0.0, 0.0
-    for ci, members in enumerate(comps):
-        sub = g.subgraph(members).as_undirected()
-        local = {v: i for i, v in enumerate(members)}
-        if src in local:
-            root = local[src]
-        elif any(t in local for t in targets):
-            root = local[next(t for t in targets if t in local)]
-        else:
-            root = max(range(len(members)), key=lambda i: (sub.degree(i), -i))
-        if len(members) > 1:
-            # The radial tree puts a hub's many leaves on one small circle; Kamada–Kawai started from it
-            # keeps the tree's arrangement and spreads them out (deterministic: no random start).
-            tree = sub.layout_reingold_tilford_circular(mode="all", root=[root])
-            coords = sub.layout_kamada_kawai(seed=tree.coords, maxiter=50 * len(members)).coords
-        else:
-            coords = [(0.0, 0.0)]
-        reach = max((math.hypot(cx, cy) for cx, cy in coords), default=0.0) or 1.0
-        radius = 18.0 * math.sqrt(len(members)) + 10.0
-        for v, (cx, cy) in zip(members, coords, strict=True):
-            xs[v] = x0 + radius + cx / reach * radius
-            ys[v] = radius + cy / reach * radius
-            comp_of[v] = ci
-        x0 += 2 * radius + _GAP
-        height = max(height, 2 * radius)
+    return comps
+
+
+def _axis(nbrs: Sequence[Sequence[int]], members: Sequence[int], parent: list[int]) -> list[int]:
+    """A longest path of the tree (two breadth-first searches: the farthest vertex from any vertex is an
+    end of one), from the end found first. In a sampled component it runs along the backbone path."""
+    for v in members:
+        parent[v] = -2
+    end = _bfs(nbrs, members[0], parent)[-1]
+    for v in members:
+        parent[v] = -2
+    far = _bfs(nbrs, end, parent)[-1]
+    path = [far]
+    while parent[path[-1]] >= 0:
+        path.append(parent[path[-1]])
+    return path
+
+
+def _ring_tree(nbrs: Sequence[Sequence[int]], members: Sequence[int], parent: list[int]) -> dict[int, tuple[float, float]]:
+    """One tree drawn around its longest path (see the module docstring), in layout units."""
+    axis = _axis(nbrs, members, parent)
+    for v in members:
+        parent[v] = -2
+    for a in axis:
+        parent[a] = -1
+    order = list(axis)
+    for v in order:  # breadth-first from the whole axis at once: every other paper hangs off one axis paper
+        for u in nbrs[v]:
+            if parent[u] == -2:
+                parent[u] = v
+                order.append(u)
+    kids: dict[int, list[int]] = {v: [] for v in order}
+    for v in order[len(axis):]:
+        kids[parent[v]].append(v)
+    leaves = {v: [c for c in kids[v] if not kids[c]] for v in order}
+    inner = {v: [c for c in kids[v] if kids[c]] for v in order}
+    disk = {v: (_SUN * math.sqrt(len(leaves[v]) - 1 + _SUN_START) if leaves[v] else 0.0) + 0.5 for v in order}
+    width: dict[int, float] = {}
+    for v in reversed(order):  # children before parents
+        width[v] = max(2 * disk[v] + _CLEAR, sum(width[c] for c in inner[v]))
+    # The axis on an arc of 300 degrees (the gap says it is a path, not a cycle), each paper in a slot as wide as its subtree needs.
+    slots = sum(width[a] for a in axis)
+    radius = slots * 1.2 / (2 * math.pi)
+    pos: dict[int, tuple[float, float]] = {}
+    wedge: dict[int, tuple[float, float]] = {}
+    dist: dict[int, float] = {}
+    a0 = math.pi / 2 + slots * 0.1 / radius  # the gap at the top
+    for a in axis:
+        span = width[a] / radius
+        wedge[a], dist[a] = (a0, a0 + span), radius
+        pos[a] = (radius * math.cos(a0 + span / 2), radius * math.sin(a0 + span / 2))
+        a0 += span
+    for v in order:
+        if v in wedge:  # a leaf is placed with its parent's cluster
+            _place_children(v, inner[v], wedge, dist, pos, disk, width)
+            _place_leaves(pos, pos[v], sum(wedge[v]) / 2, leaves[v])
+    return pos
+
+
+def _place_children(v: int, inner: Sequence[int], wedge: dict[int, tuple[float, float]], dist: dict[int, float],
+                    pos: dict[int, tuple[float, float]], disk: Mapping[int, float], width: Mapping[int, float]) -> None:
+    """The inner children of ``v``: each in a part of ``v``'s wedge as wide as its subtree needs at their
+    radius, the parts side by side around ``v``'s own ray (the whole wedge, shared in proportion, when
+    they need more), each child on its part's middle ray, outside ``v``'s cluster and inside its part."""
+    if not inner:
+        return
+    a0, a1 = wedge[v]
+    r = dist[v] + disk[v] + max(disk[c] for c in inner) + _CLEAR
+    need = [min(width[c] / r, math.pi) for c in inner]
+    if sum(need) < a1 - a0:  # room to spare: keep the children near their parent's ray
+        spans = need
+        a0 = min(max((a0 + a1) / 2 - sum(need) / 2, a0), a1 - sum(need))
+    else:
+        total = sum(width[c] for c in inner)
+        spans = [(a1 - a0) * width[c] / total for c in inner]
+    for c, span in zip(inner, spans, strict=True):
+        wedge[c] = (a0, a0 + span)
+        mid = a0 + span / 2
+        a0 += span
+        out = dist[v] + disk[v] + disk[c] + _CLEAR  # clear of the parent's cluster, outwards
+        if span < math.pi:  # and the cluster inside its own part
+            out = max(out, (disk[c] + _CLEAR / 2) / math.sin(span / 2))
+        dist[c] = out
+        pos[c] = (out * math.cos(mid), out * math.sin(mid))
+
+
+def _place_leaves(pos: dict[int, tuple[float, float]], centre: tuple[float, float], turn: float, leaves: Sequence[int]) -> None:
+    """Leaves on a sunflower spiral around their parent, the first towards ``turn`` (away from the axis)."""
+    x, y = centre
+    for i, c in enumerate(leaves):
+        r, a = _SUN * math.sqrt(i + _SUN_START), turn + i * _GOLDEN
+        pos[c] = (x + r * math.cos(a), y + r * math.sin(a))
+
+
+def forest_layout(example: Example) -> ForestLayout:
+    """Radial trees with leaf clusters, components side by side (see the module docstring)."""
+    nbrs, index = _neighbours(example)
+    n = len(nbrs)
+    xs, ys, comp_of = [0.0] * n, [0.0] * n, [0] * n
+    parent = [-2] * n
+    boxes = []
+    for ci, members in enumerate(_components(example, nbrs, index)):
+        local = _ring_tree(nbrs, members, parent)
+        lx = [local[v][0] for v in members]
+        ly = [local[v][1] for v in members]
+        x_min, y_min = min(lx), min(ly)
+        extent = max(max(lx) - x_min, max(ly) - y_min)
+        scale = 2 * (18.0 * math.sqrt(len(members)) + 10.0) / extent if extent > 0 else 0.0
+        for v, cx, cy in zip(members, lx, ly, strict=True):
+            xs[v], ys[v], comp_of[v] = (cx - x_min) * scale, (cy - y_min) * scale, ci
+        boxes.append((members, (max(lx) - x_min) * scale, (max(ly) - y_min) * scale))
+    height = max((h for _, _, h in boxes), default=0.0)
+    x0 = 0.0
+    for members, w, h in boxes:  # side by side, each centred on the middle line
+        for v in members:
+            xs[v] += x0
+            ys[v] += (height - h) / 2
+        x0 += w + _GAP
     return ForestLayout(example.papers, tuple(xs), tuple(ys), tuple(comp_of), max(x0 - _GAP, 0.0), height)
 
 
-def _hover(cid: int, meta: PaperMeta | None) -> str:
+def _hover(cid: int, meta: ShownPaper | None) -> str:
     if meta is None:
         return f"paper {cid} (no metadata: snapshot not found)"
     date = meta.publication_date.isoformat() if meta.publication_date else (str(meta.year) if meta.year else "no date")
@@ -131,42 +259,30 @@ def _hover(cid: int, meta: PaperMeta | None) -> str:
     return f"{meta.title}\n{authors}\n{date} · corpus id {cid}"
 
 
-def forest_svg(example: Example, layout: ForestLayout, meta: Mapping[int, PaperMeta], path: Sequence[int]) -> str:
-    """The forest as an SVG element: coloured components, arrowheads citing → cited, s and t marked, path in red."""
-    e = html.escape
-    pad = 14.0
-    on_path = set(zip(path, path[1:], strict=False)) | set(zip(path[1:], path, strict=False))
-    path_set = set(path)
-    pos = {p: (x + pad, y + pad) for p, x, y in zip(layout.papers, layout.x, layout.y, strict=True)}
-    comp = dict(zip(layout.papers, layout.component, strict=True))
+def forest_data(example: Example, layout: ForestLayout, meta: Mapping[int, ShownPaper], path: Sequence[int]) -> dict[str, object]:
+    """What the page draws the forest from (``forestSvg`` in view.js builds the SVG): coloured components,
+    arrowheads citing → cited, s and t marked, the path in red, a paper's title, authors and date on hover.
+
+    Papers are numbered by their index in ``layout.papers``: ``x``/``y`` (padded, 0.1 px), ``component``,
+    ``ids`` (corpus ids), ``hover``; ``edges`` is flat ``[citing, cited, citing, cited, ...]``; ``path``
+    the papers of the highlighted path in order; ``marks`` ``[paper, label]`` pairs. The page draws it,
+    rather than receiving the SVG, because writing a thousand elements is a third of a page's build
+    in Python and nothing in a browser."""
+    index = {p: i for i, p in enumerate(layout.papers)}
     letters = option_letters(len(example.targets), False) if example.task == "mc" else "T"
     # A list example's targets are its whole answer (every reachable paper): only the source is marked.
     marks = {example.source: "S"} | ({} if example.task == "list" else {t: letters[i] for i, t in enumerate(example.targets)})
-    w, h = layout.width + 2 * pad, layout.height + 2 * pad
-    out = [f'<svg class="forest" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w:.1f} {h:.1f}" '
-           f'data-nodes="{len(layout.papers)}" data-edges="{len(example.edges)}" role="img" '
-           f'aria-label="citation forest of {len(layout.papers)} papers">',
-           '<defs><marker id="arr" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="5" markerHeight="5" orient="auto">'
-           '<path d="M0,0L10,5L0,10z" fill="#777"/></marker>'
-           '<marker id="arr-path" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="5" markerHeight="5" orient="auto">'
-           '<path d="M0,0L10,5L0,10z" fill="#d00"/></marker></defs><g class="edges">']
-    for a, b in example.edges:
-        (x1, y1), (x2, y2) = pos[a], pos[b]
-        d = math.hypot(x2 - x1, y2 - y1) or 1.0
-        r = (_MARK_R if b in marks else _NODE_R) + 1.0  # stop at the cited paper's rim so the arrowhead shows
-        x2e, y2e = x2 - (x2 - x1) / d * r, y2 - (y2 - y1) / d * r
-        hot = (a, b) in on_path
-        out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2e:.1f}" y2="{y2e:.1f}" class="{"e path" if hot else "e"}" '
-                   f'marker-end="url(#{"arr-path" if hot else "arr"})"/>')
-    out.append('</g><g class="nodes">')
-    for p in layout.papers:
-        x, y = pos[p]
-        colour = PALETTE[comp[p] % len(PALETTE)]
-        cls = "node" + (" path" if p in path_set else "") + (" mark" if p in marks else "")
-        r = _MARK_R if p in marks else _NODE_R
-        out.append(f'<circle class="{cls}" data-id="{p}" cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="{colour}">'
-                   f"<title>{e(_hover(p, meta.get(p)))}</title></circle>")
-        if p in marks:
-            out.append(f'<text class="mark" x="{x:.1f}" y="{y + 3.5:.1f}">{e(marks[p])}</text>')
-    out.append("</g></svg>")
-    return "".join(out)
+    return {
+        "width": round(layout.width + 2 * _PAD, 1),
+        "height": round(layout.height + 2 * _PAD, 1),
+        "node_r": _NODE_R,
+        "mark_r": _MARK_R,
+        "x": [round(x + _PAD, 1) for x in layout.x],
+        "y": [round(y + _PAD, 1) for y in layout.y],
+        "component": list(layout.component),
+        "ids": list(layout.papers),
+        "edges": [index[p] for edge in example.edges for p in edge],
+        "path": [index[p] for p in path],
+        "marks": [[index[p], label] for p, label in marks.items() if p in index],
+        "hover": [_hover(p, meta.get(p)) for p in layout.papers],
+    }

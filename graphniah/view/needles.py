@@ -5,13 +5,16 @@ distractor documents joined by blank lines) and the format reminder. This module
 text, the question and every paper block, and gives each its offset in **o200k_base tokens** of
 the user message, plus the prompt cut into fixed-width display rows for the windowed view.
 
-Which block is which paper: with the papers' metadata (from the snapshot the example was sampled
-from) every block of the task's components is rendered again with ``render_component`` and
-looked up by its first line among the context's runs (maximal sequences of non-blank lines);
-a run equal to a rendered block is that paper's block (a *needle*). Any other run that starts like
-a block and contains the references header is a paper block that is not one of the task's (a
-component added as a distractor). Without metadata, the needles cannot be told from distractor
-components, and every block-shaped run is marked as a paper block.
+Which block is which paper: the paper blocks are the context's runs (maximal sequences of
+non-blank lines) that start like a block and contain the references header. With the papers'
+titles (from the snapshot the example was sampled from), a block whose first line is the title
+line of one of the task's citing papers is that paper's block (a *needle*): no two papers of an
+example share a title, distractor components included (the sampler rejects a repeated title,
+``graphniah.sampling.examples.grow``), so the title line names the block, and the rest of it need
+not be rendered again. Any other block belongs to a component added as a distractor. Edge-list
+blocks carry no titles: the task's are rendered again (from the recipe's seed and index, no
+metadata needed) and must match whole. Without metadata, the needles cannot be told from
+distractor components, and every block-shaped run is marked as a paper block.
 
 Token offsets. The offset of a position is the number of tokens of the text before it. The blocks
 are found, and their offsets defined, by :mod:`graphniah.sampling.examples.positions`: an example
@@ -32,12 +35,13 @@ from typing import Literal
 
 import numpy as np
 
-from graphniah.formats.examples import Example, NeedlePositions, PaperMeta
+from graphniah.errors import GraphNIAHError
+from graphniah.formats.examples import Example, NeedlePositions
 from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
 from graphniah.sampling.examples.positions import block_runs, count_positions, user_fields
 from graphniah.sampling.examples.prompts import PromptSet
-from graphniah.sampling.examples.render import render_component
 from graphniah.sampling.tokenizers import Tokenizer, load_tokenizer
+from graphniah.view.data import ShownPaper
 
 __all__ = ["ROW_WIDTH", "NeedleMap", "PromptRows", "RowLayout", "Span", "needle_map", "prompt_rows", "row_layout"]
 
@@ -76,7 +80,7 @@ class NeedleMap:
         return tuple(s for s in self.spans if s.kind in ("needle", "paper"))
 
 
-def needle_map(example: Example, tokenizer: Tokenizer | None, prompts: PromptSet, meta: Mapping[int, PaperMeta] | None) -> NeedleMap:
+def needle_map(example: Example, tokenizer: Tokenizer | None, prompts: PromptSet, meta: Mapping[int, ShownPaper] | None) -> NeedleMap:
     """Find the question and the paper blocks in ``example``'s user message and give their token offsets.
 
     The offsets are the example's recorded needle positions when it has them for every block found
@@ -97,10 +101,10 @@ def needle_map(example: Example, tokenizer: Tokenizer | None, prompts: PromptSet
     spans: list[Span] = []
     seen: set[int] = set()
     for (s, e), (_, token, n) in zip(blocks, pos.blocks, strict=True):
-        run = text[s:e]
-        first = run.split("\n", 1)[0]
+        line_end = text.find("\n", s, e)
+        first = text[s : e if line_end < 0 else line_end]
         hit = expected.get(first)
-        if hit is not None and hit[1] == run:
+        if hit is not None and (hit[1] is None or hit[1] == text[s:e]):
             spans.append(Span("needle", s, e, token, n, hit[0], meta[hit[0]].title if meta else None))
             seen.add(hit[0])
         elif edge_list:  # a distractor component's edge list
@@ -132,20 +136,25 @@ def _recorded(pos: NeedlePositions | None, fields: Mapping[str, tuple[int, int]]
     return pos if [b[0] for b in pos.blocks] == [s for s, _ in blocks] else None
 
 
-def _expected_blocks(example: Example, prompts: PromptSet, meta: Mapping[int, PaperMeta] | None) -> dict[str, tuple[int, str]]:
-    """The task's blocks by first line, with their citing paper: APA blocks rendered again from the
-    metadata (none without it), or the edge-list blocks, which need none (the ids follow from the
-    recipe's seed and index, the task's papers taking theirs first, as when the example was built)."""
+def _expected_blocks(example: Example, prompts: PromptSet, meta: Mapping[int, ShownPaper] | None) -> dict[str, tuple[int, str | None]]:
+    """The task's blocks by first line, with their citing paper and the whole block to match (None:
+    the first line is enough). APA: each citing paper's title line, from the metadata (none without
+    it; titles are unique in an example, see the module docstring). Edge lists: the blocks rendered
+    again, which needs no metadata (the ids follow from the recipe's seed and index, the task's papers
+    taking theirs first, as when the example was built)."""
+    cites = {a for a, _ in example.edges}
+    citing = [p for p in example.papers if p in cites]  # the renderers' block order
     if example.recipe.params.render == "edges":
         ids = PaperIds(example.recipe.seed, example.recipe.params.index)
         blocks = render_edge_component(example.edges, example.papers, ids, prompts)
-    elif meta is not None:
-        blocks = render_component(meta, example.edges, example.papers, prompts)
-    else:
+        return {b.split("\n", 1)[0]: (p, b) for p, b in zip(citing, blocks, strict=True)}
+    if meta is None:
         return {}
-    cites = {a for a, _ in example.edges}
-    citing = [p for p in example.papers if p in cites]  # the renderers' block order
-    return {b.split("\n", 1)[0]: (p, b) for p, b in zip(citing, blocks, strict=True)}
+    title = prompts.block.title
+    try:
+        return {title.fill({"title": meta[p].title}): (p, None) for p in citing}
+    except KeyError as err:
+        raise GraphNIAHError(f"example {example.id}: paper {err.args[0]} has no metadata") from None
 
 
 @dataclass(frozen=True)
@@ -186,14 +195,23 @@ class RowLayout:
     span_rows: tuple[tuple[int, int], ...]
 
 
-def row_layout(text: str, spans: Sequence[Span], width: int = ROW_WIDTH) -> RowLayout:
+def row_layout(text: str, spans: Sequence[Span], width: int = ROW_WIDTH, encoded: bytes | None = None) -> RowLayout:
     """:func:`prompt_rows`'s row count and span rows, from the line lengths alone (the page cuts the rows
     itself): line ``i`` takes ``max(1, ceil(len / width))`` rows, and a character lies in its line's row
-    ``(offset in the line) // width`` (the newline ending a line, in the line's last row)."""
-    lengths = np.fromiter(map(len, text.split("\n")), dtype=np.int64)
+    ``(offset in the line) // width`` (the newline ending a line, in the line's last row).
+
+    The newlines are found in ``text``'s UTF-8 bytes (``encoded``, when the caller has them), where a
+    byte scan is a vector operation: the character offset of a byte is its offset less the
+    continuation bytes (``10xxxxxx``) before it, and those are few (prompts are nearly all ASCII)."""
+    raw = np.frombuffer(text.encode("utf-8", "surrogatepass") if encoded is None else encoded, dtype=np.uint8)
+    newlines = np.flatnonzero(raw == 10)
+    if raw.size != len(text):
+        newlines -= np.searchsorted(np.flatnonzero((raw & 0xC0) == 0x80), newlines)
+    line_start = np.concatenate(([0], newlines + 1))
+    lengths = np.append(newlines, len(text)) - line_start
     per_line = np.maximum(1, -(-lengths // width))
     first_row = np.concatenate(([0], np.cumsum(per_line)))
-    line_start = np.concatenate(([0], np.cumsum(lengths + 1)))
+    line_start = np.append(line_start, len(text) + 1)
     points = np.asarray([p for s in spans for p in (s.start, max(s.end - 1, s.start))], dtype=np.int64)
     line = np.searchsorted(line_start, points, side="right") - 1
     rows = first_row[line] + np.minimum((points - line_start[line]) // width, per_line[line] - 1)

@@ -6,13 +6,14 @@ Layout of the folder (replaced atomically as a whole)::
     static/view.css, view.js     the project's own style sheet and script
     data.js                      the index: one row per example (assigns a global: file:// forbids fetch())
     examples/<id>.js             one example's page data, loaded by example.html#id=<id> with a <script> tag
-                                 (the prompt and the SVGs gzip-compressed, see ``packed_text``)
+                                 (the prompt and the forest's and needle map's data gzip-compressed,
+                                 see ``packed_text``; the page draws the two SVGs from that data)
                                  (hard links to the page cache beside the site, see ``graphniah.layout.viewer_page_cache``)
     viewer.json                  what the site was built from
 
 The index holds only short facts per example (task, depth, size, length, distractor, label and
 each run's outcome), so 10,000 examples stay a few megabytes; everything heavy (the prompt, compressed,
-responses, the forest's SVG) lives in the example's own file and is loaded only when its page opens.
+responses, the forest's drawing data) lives in the example's own file and is loaded only when its page opens.
 """
 
 from __future__ import annotations
@@ -21,9 +22,7 @@ import ast
 import base64
 import datetime as dt
 import functools
-import gzip
 import hashlib
-import html
 import json
 import os
 import shutil
@@ -32,25 +31,29 @@ from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
 
+from isal import igzip
+
 from graphniah import __version__
-from graphniah.atomic import atomic_dir, atomic_write_text, canonical_json, sha256_bytes, sha256_file, write_in_staging
+from graphniah.atomic import atomic_dir, canonical_json, sha256_bytes, sha256_file, write_in_staging
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.examples import Example, PaperMeta, example_to_json, iter_examples, option_letters
+from graphniah.formats.examples import Example, example_lines, example_to_json, option_letters
 from graphniah.layout import SNAPSHOTS_ROOT, viewer_page_cache
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 from graphniah.sampling.tokenizers import Tokenizer
-from graphniah.view.data import Answer, PaperLookup, RunView, check_id, example_facts, load_answers, outcome_of
-from graphniah.view.forest import PALETTE, forest_layout, forest_svg, highlighted_path
-from graphniah.view.needles import ROW_WIDTH, NeedleMap, RowLayout, needle_map, row_layout
+from graphniah.view.data import Answer, PaperLookup, RunView, ShownPaper, check_id, example_facts, load_answers, outcome_of
+from graphniah.view.forest import PALETTE, forest_data, forest_layout, highlighted_path
+from graphniah.view.needles import ROW_WIDTH, NeedleMap, needle_map, row_layout
 
-__all__ = ["ViewerFiles", "build_viewer", "example_page_data", "needle_map_svg", "packed_text"]
+__all__ = ["ViewerFiles", "build_viewer", "example_page_data", "needle_map_data", "packed_text"]
 
 _STATIC = ("view.css", "view.js")
 _PAGES = ("index.html", "example.html")
 _KIND_CODE = {"context": 0, "question": 1, "needle": 2, "paper": 3}
 _OUTCOME_CODE = {"correct": "c", "wrong": "w", "failed": "f", "none": "-"}
 _ROW_PREFIX = "// row: "  # first line of a cached page: the example's row of the index
+_PAGE_END = b");\n"  # last bytes of a complete page (see _js)
+_PACKED = ("forest", "needle_map", "prompt")  # the page fields that are packed_text (base64: JSON strings as they are)
 
 
 @dataclass(frozen=True)
@@ -69,40 +72,22 @@ def _js(name: str, obj: object) -> str:
     return f"GraphNIAHView.{name}({json.dumps(obj, ensure_ascii=False, separators=(',', ':'))});\n"
 
 
-def needle_map_svg(nm: NeedleMap, rows: RowLayout, colour_of: Mapping[int, int]) -> str:
-    """The strip: the user message's length in tokens; the context (distractor text) grey, blocks and question marked."""
-    e = html.escape
-    total = max(nm.total_tokens, 1)
-    w, h = 1000.0, 30.0
+def _page_js(data: Mapping[str, object]) -> str:
+    """``_js("example", data)``, with the packed fields spliced in as they are: base64 needs no JSON
+    escaping, and the encoder would otherwise copy half a megabyte of it character by character."""
+    small = json.dumps({k: v for k, v in data.items() if k not in _PACKED}, ensure_ascii=False, separators=(",", ":"))
+    packed = "".join(f',"{k}":"{data[k]}"' for k in _PACKED)
+    return f"GraphNIAHView.example({small[:-1]}{packed}}});\n"
 
-    def x(tok: int) -> float:
-        return tok / total * w
 
-    out = [f'<svg class="needles" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w:.0f} {h:.0f}" preserveAspectRatio="none" '
-           f'data-total="{nm.total_tokens}" data-blocks="{len(nm.blocks())}">',
-           f'<rect class="whole" x="0" y="8" width="{w:.0f}" height="14"><title>user message: {nm.total_tokens:,} o200k tokens</title></rect>']
-    for s, (r0, _) in zip(nm.spans, rows.span_rows, strict=True):
-        if s.kind == "context":
-            out.append(f'<rect class="context" x="{x(s.token):.2f}" y="8" width="{max(x(s.tokens), 0.5):.2f}" height="14" data-row="{r0}">'
-                       f"<title>context (distractor text between the blocks): tokens {s.token:,}–{s.token + s.tokens:,}</title></rect>")
-    for s, (r0, _) in zip(nm.spans, rows.span_rows, strict=True):
-        if s.kind == "context":
-            continue
-        width = max(x(s.tokens), 1.2)  # a 300-token block in 900k tokens is still visible
-        what = {"question": "question", "needle": "needle", "paper": "paper block (distractor component)"}[s.kind]
-        label = f"{what}: {s.title}" if s.title else what
-        tip = f"{label} — tokens {s.token:,}–{s.token + s.tokens:,} of {nm.total_tokens:,}"
-        if s.kind == "needle":
-            fill = f' fill="{PALETTE[colour_of.get(s.paper or -1, 0) % len(PALETTE)]}"'
-            y, hh = 2.0, 26.0
-        elif s.kind == "question":
-            fill, y, hh = "", 0.0, 30.0
-        else:
-            fill, y, hh = "", 8.0, 14.0
-        out.append(f'<rect class="{s.kind}" x="{x(s.token):.2f}" y="{y}" width="{width:.2f}" height="{hh}"{fill} data-row="{r0}">'
-                   f"<title>{e(tip)}</title></rect>")
-    out.append("</svg>")
-    return "".join(out)
+def needle_map_data(nm: NeedleMap) -> dict[str, object]:
+    """What the page draws the needle map from (``needleSvg`` in view.js): the user message's length in
+    o200k tokens, and for each span of ``nm.spans`` (in the order of the page's ``spans``) its first
+    token, its length in tokens and the title of its paper block (None for the question, the context,
+    and blocks without one). The strip shows the context (distractor text) grey and the blocks and
+    the question marked, each with a tooltip and a link to its rows."""
+    return {"total": nm.total_tokens, "tokens": [t for s in nm.spans for t in (s.token, s.tokens)],
+            "titles": [s.title for s in nm.spans], "blocks": len(nm.blocks())}
 
 
 def _answer_json(a: Answer | None, run: RunView) -> dict[str, object]:
@@ -124,7 +109,7 @@ def _answer_json(a: Answer | None, run: RunView) -> dict[str, object]:
 
 def example_page_data(
     example: Example,
-    meta: Mapping[int, PaperMeta] | None,
+    meta: Mapping[int, ShownPaper] | None,
     runs: Sequence[RunView],
     answers: Mapping[tuple[str, int], Answer],
     tokenizer: Tokenizer | None,
@@ -135,7 +120,8 @@ def example_page_data(
     path = highlighted_path(example)
     nm = needle_map(example, tokenizer, prompts, meta)
     text = example.messages[-1].content
-    rows = row_layout(text, nm.spans)
+    raw = text.encode("utf-8", "surrogatepass")
+    rows = row_layout(text, nm.spans, encoded=raw)
     colour_of = dict(zip(layout.papers, layout.component, strict=True))
     q = next((s for s in nm.spans if s.kind == "question"), None)
     letters = option_letters(len(example.options), example.none_option) if example.task == "mc" else ""
@@ -153,11 +139,11 @@ def example_page_data(
         "metadata": meta is not None,
         "missing_blocks": len(nm.missing),
         "token_counts": example.token_counts,
-        "forest": packed_text(forest_svg(example, layout, meta or {}, path)),
-        "needle_map": packed_text(needle_map_svg(nm, rows, colour_of)),
+        "forest": _packed_json(forest_data(example, layout, meta or {}, path)),
+        "needle_map": _packed_json(needle_map_data(nm)),
         "total_tokens": nm.total_tokens,
         "blocks": {"needle": sum(s.kind == "needle" for s in nm.spans), "paper": sum(s.kind == "paper" for s in nm.spans)},
-        "prompt": packed_text(text),  # the page cuts it into the rows of prompt_rows (view.js promptRows)
+        "prompt": _packed(raw),  # the page cuts it into the rows of prompt_rows (view.js promptRows)
         "row_width": ROW_WIDTH,
         "row_count": rows.count,
         "spans": [[r0, r1, _KIND_CODE[s.kind], colour_of.get(s.paper, -1) if s.paper is not None else -1]
@@ -168,30 +154,45 @@ def example_page_data(
 
 
 def packed_text(text: str) -> str:
-    """``text`` as the page receives it: UTF-8, gzip-compressed (level 1: fast, and still a third to a
-    half of the size of prose, code and SVG), base64-encoded. The prompt is most of a page, and sent as
-    plain JSON it would make the site as large as the examples file again; the page unpacks it (and the
-    two SVGs) with the browser's own ``DecompressionStream``. ``mtime=0`` keeps a page's bytes a function
-    of its inputs."""
-    return base64.b64encode(gzip.compress(text.encode("utf-8", "surrogatepass"), compresslevel=1, mtime=0)).decode("ascii")
+    """``text`` as the page receives it: UTF-8, gzip-compressed, base64-encoded. The prompt is most of a
+    page, and sent as plain JSON it would make the site as large as the examples file again; the page
+    unpacks it (and the two SVGs) with the browser's own ``DecompressionStream``.
+
+    Compressed by ISA-L (``isal.igzip``, already a dependency for reading S2AG's gzip files) at its level
+    2: standard gzip, a little smaller than zlib's level 1 on prompts, in a fraction of its time.
+    ``mtime=0`` keeps a page's bytes a function of its inputs."""
+    return _packed(text.encode("utf-8", "surrogatepass"))
+
+
+def _packed(raw: bytes) -> str:
+    return base64.b64encode(igzip.compress(raw, 2, mtime=0)).decode("ascii")
+
+
+def _packed_json(obj: object) -> str:
+    """``obj`` as JSON, packed (the page unpacks it, then parses it)."""
+    return _packed(json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
 
 
 def _static(name: str) -> str:
     return resources.files("graphniah.view").joinpath("static", name).read_text(encoding="utf-8")
 
 
-def _examples_of(examples: Path | None, dataset: Path | None) -> tuple[Iterator[Example], dict[str, object], str]:
-    """The examples to show, what they are (for ``viewer.json``) and a short name for the page title."""
+def _examples_of(examples: Path | None, dataset: Path | None) -> tuple[Iterator[tuple[Example, bytes]], dict[str, object], str]:
+    """The examples to show, each with the bytes its page's cache key is taken over (its line of the
+    examples file as it is; for a dataset's rows, the line they rebuild), what they are (for
+    ``viewer.json``) and a short name for the page title."""
     if (examples is None) == (dataset is None):
         raise GraphNIAHError("give exactly one of an examples file or a dataset folder")
     if examples is not None:
-        return iter_examples(examples), {"path": str(examples), "sha256": sha256_file(examples)}, examples.name
+        lines = ((ex, line) for _, ex, line in example_lines(examples))  # the line as read: hashing it is cheaper than serialising again
+        return lines, {"path": str(examples), "sha256": sha256_file(examples)}, examples.name
     from graphniah.dataset.read import iter_dataset_examples, open_dataset  # the dataset stage, only when asked for
 
     assert dataset is not None
 
     ds = open_dataset(dataset)  # checks every file against the manifest's hashes
-    return iter_dataset_examples(ds), {"dataset": str(dataset), "suite": ds.suite}, f"dataset {ds.suite}"
+    rows = ((ex, example_to_json(ex).encode()) for ex in iter_dataset_examples(ds))
+    return rows, {"dataset": str(dataset), "suite": ds.suite}, f"dataset {ds.suite}"
 
 
 def build_viewer(
@@ -229,7 +230,7 @@ def build_viewer(
     with atomic_dir(out, replace=True) as tmp:
         (tmp / "examples").mkdir()
         progress.start(None, "viewer pages")
-        for ex in source_iter:
+        for ex, line in source_iter:
             check_id(ex.id, where)
             if ex.id in seen:
                 raise GraphNIAHError(f"{where}: example id {ex.id} appears twice")
@@ -237,20 +238,17 @@ def build_viewer(
             has_meta = lookup.available(ex.recipe.snapshot_hash)
             without += not has_meta
             mine = [answers.get((ex.id, i)) for i in range(len(run_views))]
-            # The example's JSON is hashed as it is, not wrapped in another JSON string (escaping 1 MB again).
+            # The example's line is hashed as it is, not wrapped in another JSON string (escaping 1 MB again).
             key = sha256_bytes(canonical_json([code, prompt_set.hash, has_meta, [r.label for r in run_views],
-                                               [None if a is None else asdict(a) for a in mine]]).encode()
-                               + b"\0" + example_to_json(ex).encode())[:20]
+                                               [None if a is None else asdict(a) for a in mine]]).encode() + b"\0" + line)[:20]
             page = pages / f"{ex.id}.{key}.js"
-            try:
-                with open(page, encoding="utf-8") as f:  # built by an earlier (perhaps interrupted) run from the same inputs
-                    row = json.loads(f.readline()[len(_ROW_PREFIX):])
-            except FileNotFoundError:
-                data = example_page_data(ex, lookup.meta(ex), run_views, answers, tokenizer, prompt_set)
+            row = _cached_row(page)  # built by an earlier (perhaps interrupted) run from the same inputs
+            if row is None:
+                data = example_page_data(ex, lookup.cards(ex), run_views, answers, tokenizer, prompt_set)
                 row = [ex.id, data["task"], data["depth"], data["component_size"], data["context_length"], data["distractor"], data["label"],
                        data["total_tokens"], "".join(_OUTCOME_CODE[outcome_of(a)] for a in mine),
                        [a.shown if a is not None else None for a in mine]]
-                atomic_write_text(page, _ROW_PREFIX + json.dumps(row, ensure_ascii=False) + "\n" + _js("example", data))
+                _write_page(page, _ROW_PREFIX + json.dumps(row, ensure_ascii=False) + "\n" + _page_js(data))
             used.add(page.name)
             _link(page, tmp / "examples" / f"{ex.id}.js")
             rows.append(row)
@@ -340,6 +338,37 @@ def _code_hash(root: Path | None = None) -> str:
     for path in page_code_files(root):
         h.update(path.relative_to(base).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
+
+
+def _cached_row(page: Path) -> list[object] | None:
+    """The index row a cached page starts with, or None when there is no such page or it is not whole."""
+    try:
+        with open(page, "rb") as f:
+            first = f.readline()
+            f.seek(-len(_PAGE_END), os.SEEK_END)
+            whole = f.read() == _PAGE_END
+    except (FileNotFoundError, OSError):
+        return None
+    if not whole or not first.startswith(_ROW_PREFIX.encode()):
+        return None
+    try:
+        row = json.loads(first[len(_ROW_PREFIX):])
+    except ValueError:
+        return None
+    return row if isinstance(row, list) else None
+
+
+def _write_page(page: Path, text: str) -> None:
+    """A page into the cache: written beside it, then renamed into place, so no reader sees half a page.
+
+    Not fsynced here: the page is hard-linked into the site, and ``atomic_dir`` fsyncs every file of the
+    site before putting it in place, so each page reaches the disk once (an fsync per page here as well
+    made the cold build wait on the disk twice per page). A page torn by a power cut before that has
+    no ending (``_cached_row`` refuses it) and is built again; leftovers of a killed run are removed
+    with the other pages the site does not use."""
+    tmp = page.with_name(f".{page.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(text.encode("utf-8"))
+    os.replace(tmp, page)
 
 
 def _link(src: Path, dst: Path) -> None:

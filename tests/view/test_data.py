@@ -8,6 +8,7 @@ import json
 import math
 
 import networkx as nx
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -22,7 +23,7 @@ from graphniah.sampling.examples.render import render_component
 from graphniah.sampling.tokenizers import load_tokenizer
 from graphniah.view import build_viewer
 from graphniah.view.data import PaperLookup, example_facts, load_answers
-from graphniah.view.forest import forest_layout, forest_svg, highlighted_path
+from graphniah.view.forest import forest_data, forest_layout, highlighted_path
 from graphniah.view.needles import needle_map, prompt_rows, row_layout
 from tests.view.conftest import SPECS
 
@@ -59,9 +60,28 @@ def test_layout_gives_every_paper_a_point_and_colours_components_apart(viewer_su
         colour = dict(zip(lay.papers, lay.component, strict=True))
         assert {frozenset(c) for c in comps} == {frozenset(p for p in ex.papers if colour[p] == k) for k in set(lay.component)}
         assert colour[ex.source] == 0  # the source's component comes first
-        svg = forest_svg(ex, lay, viewer_suite.ctx.meta(viewer_suite.ctx.graph.vertex_of(list(ex.papers))), highlighted_path(ex))
-        assert svg.count('<circle class="node') == len(ex.papers)
-        assert svg.count("<line ") == len(ex.edges) and svg.count('marker-end="url(#arr') == len(ex.edges)
+        meta = viewer_suite.ctx.meta(viewer_suite.ctx.graph.vertex_of(list(ex.papers)))
+        path = highlighted_path(ex)
+        data = forest_data(ex, lay, meta, path)
+        assert data["ids"] == list(ex.papers) and len(data["x"]) == len(data["y"]) == len(data["hover"]) == len(ex.papers)
+        assert [(data["ids"][a], data["ids"][b]) for a, b in zip(data["edges"][::2], data["edges"][1::2], strict=True)] == list(ex.edges)
+        assert [data["ids"][i] for i in data["path"]] == list(path)
+        assert all(meta[p].title in h for p, h in zip(ex.papers, data["hover"], strict=True))
+        # everything, marks included, inside the drawing
+        assert all(data["mark_r"] <= x <= data["width"] - data["mark_r"] for x in data["x"])
+        assert all(data["mark_r"] <= y <= data["height"] - data["mark_r"] for y in data["y"])
+
+
+def test_layout_is_deterministic_and_keeps_leaf_clusters_apart(viewer_suite) -> None:
+    """The layout is a function of the example: the same coordinates every time, whatever the order of
+    other work; and no two papers closer than a node's diameter (the clusters and subtrees keep apart)."""
+    for ex in viewer_suite.examples:
+        lay = forest_layout(ex)
+        assert forest_layout(ex.model_copy()) == lay
+        xy = np.column_stack([lay.x, lay.y])
+        gaps = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
+        np.fill_diagonal(gaps, np.inf)
+        assert gaps.min() > 2 * 3.2, ex.id  # two node radii (forest._NODE_R) at the page's scale
 
 
 def test_highlighted_path_is_the_true_source_target_path(viewer_suite) -> None:
@@ -163,7 +183,7 @@ def test_view_cli_writes_a_site_that_matches_its_inputs(viewer_suite, tmp_path) 
         assert row[9] == [viewer_suite.expected[label][row[0]][1] for label in labels]
     for ex in viewer_suite.examples:
         page = _js_payload(out / "examples" / f"{ex.id}.js")
-        assert page["papers"] == len(ex.papers) and _unpack(page["forest"]).count('<circle class="node') == len(ex.papers)
+        assert page["papers"] == len(ex.papers) and json.loads(_unpack(page["forest"]))["ids"] == list(ex.papers)
         assert page["answer"] == ex.answer and page["metadata"] and page["missing_blocks"] == 0
         # the prompt travels compressed, whole: the user message itself, and the row count its spans refer to
         text = _unpack(page["prompt"])
@@ -268,8 +288,6 @@ def test_example_facts_are_the_design_the_examples_were_sampled_with(viewer_suit
 
 
 def test_list_examples_show_their_size_f1_and_only_the_source_mark() -> None:
-    import numpy as np
-
     from graphniah.scoring import score_response
     from graphniah.view.data import Answer
     from tests.report.test_listing import list_example
@@ -280,8 +298,8 @@ def test_list_examples_show_their_size_f1_and_only_the_source_mark() -> None:
     s = score_response("list", ex.answer, f"\\answer{{{half}}}")
     a = Answer("ok", s.extracted, s.correct, None, None, None, None, None, None, None, 1, None, s.listing)
     assert a.shown == f"F1 {s.listing.f1:.2f} (precision 1.00, recall {s.listing.recall:.2f})"
-    svg = forest_svg(ex, forest_layout(ex), {}, highlighted_path(ex))
-    assert svg.count(">S<") == 1 and ">T<" not in svg  # every reachable paper is an answer: none is marked
+    data = forest_data(ex, forest_layout(ex), {}, highlighted_path(ex))
+    assert data["marks"] == [[ex.papers.index(ex.source), "S"]]  # every reachable paper is an answer: none is marked
 
 
 def test_pages_read_the_recorded_positions_and_older_examples_still_view_alike(viewer_suite, tmp_path, monkeypatch) -> None:

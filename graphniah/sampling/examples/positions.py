@@ -86,6 +86,8 @@ def block_runs(text: str, context: Span, prompts: PromptSet, edge_list: bool) ->
     """The paper blocks in ``text[context[0]:context[1]]``, by shape (see the module docstring), in text order."""
     title_prefix = prompts.block.title.literals[0]
     header = f"\n{prompts.block.references.fill({})}\n"
+    if not edge_list and title_prefix and "\n" not in title_prefix:
+        return _titled_runs(text, context, title_prefix, header)
     edge_line = edge_line_pattern(prompts)
     out = []
     for m in _RUN.finditer(text, *context):
@@ -95,6 +97,27 @@ def block_runs(text: str, context: Span, prompts: PromptSet, edge_list: bool) ->
                 out.append(m.span())
         elif run.startswith(title_prefix) and header in run:
             out.append(m.span())
+    return out
+
+
+def _titled_runs(text: str, context: Span, title_prefix: str, header: str) -> list[Span]:
+    """:func:`block_runs` for blocks that start with ``title_prefix`` (non-empty, one line): the same runs,
+    found by looking only where that prefix occurs (rare outside the blocks) instead of visiting
+    every run of the distractor text. A run starts at the context's start or after a blank line
+    (``\n\n``, or one newline at the context's start), and ends before the next blank line, before
+    a newline that ends the context, or at the context's end."""
+    c0, c1 = context
+    out = []
+    p = text.find(title_prefix, c0, c1)
+    while p >= 0:
+        if p == c0 or (text[p - 1] == "\n" and (p - 1 == c0 or text[p - 2] == "\n")):
+            blank = text.find("\n\n", p, c1)
+            end = blank if blank >= 0 else (c1 - 1 if text[c1 - 1] == "\n" else c1)
+            if text.find(header, p, end) >= 0:
+                out.append((p, end))
+            p = text.find(title_prefix, end, c1)
+        else:
+            p = text.find(title_prefix, p + 1, c1)
     return out
 
 

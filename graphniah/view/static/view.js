@@ -271,8 +271,9 @@
   // ---------------------------------------------------------------------------------------- example page
   var ROW_H = 16;
   var KIND_CLASS = ['', 'q', 'nb', 'pb'];
+  var KIND_NAME = ['context', 'question', 'needle', 'paper'];  // graphniah.view.site._KIND_CODE
 
-  /* The user message and the two SVGs arrive gzip-compressed and base64-encoded (graphniah.view.site.packed_text),
+  /* The user message and the data of the forest and the needle map arrive gzip-compressed and base64-encoded (graphniah.view.site.packed_text),
      so the site weighs less than the examples file; the browser's own DecompressionStream unpacks them. */
   function unpackText(b64) {
     var bin = atob(b64), bytes = new Uint8Array(bin.length);
@@ -292,6 +293,76 @@
     return rows;
   }
   V.promptRows = promptRows;
+
+  function esc(s) {
+    return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#x27;');
+  }
+  var ARROWS = '<defs><marker id="arr" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="5" markerHeight="5" orient="auto">' +
+    '<path d="M0,0L10,5L0,10z" fill="#777"/></marker>' +
+    '<marker id="arr-path" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="5" markerHeight="5" orient="auto">' +
+    '<path d="M0,0L10,5L0,10z" fill="#d00"/></marker></defs>';
+
+  /* The forest as SVG, from graphniah.view.forest.forest_data (papers by index): coloured components, arrowheads
+     citing -> cited stopping at the cited paper's rim, marks (S, T or the options' letters), the path in red. */
+  function forestSvg(f, palette) {
+    var n = f.x.length, mark = {}, inPath = {}, onPath = {}, i;
+    f.marks.forEach(function (m) { mark[m[0]] = m[1]; });
+    f.path.forEach(function (v, k) {
+      inPath[v] = true;
+      if (k) { onPath[f.path[k - 1] + ',' + v] = true; onPath[v + ',' + f.path[k - 1]] = true; }
+    });
+    var out = ['<svg class="forest" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ' + f.width.toFixed(1) + ' ' + f.height.toFixed(1) +
+      '" data-nodes="' + n + '" data-edges="' + (f.edges.length / 2) + '" role="img" aria-label="citation forest of ' + n + ' papers">',
+      ARROWS, '<g class="edges">'];
+    for (i = 0; i < f.edges.length; i += 2) {
+      var a = f.edges[i], b = f.edges[i + 1];
+      var x1 = f.x[a], y1 = f.y[a], x2 = f.x[b], y2 = f.y[b];
+      var d = Math.hypot(x2 - x1, y2 - y1) || 1;
+      var r = (mark[b] !== undefined ? f.mark_r : f.node_r) + 1;
+      var hot = onPath[a + ',' + b] === true;
+      out.push('<line x1="' + x1.toFixed(1) + '" y1="' + y1.toFixed(1) + '" x2="' + (x2 - (x2 - x1) / d * r).toFixed(1) + '" y2="' +
+        (y2 - (y2 - y1) / d * r).toFixed(1) + '" class="' + (hot ? 'e path' : 'e') + '" marker-end="url(#' + (hot ? 'arr-path' : 'arr') + ')"/>');
+    }
+    out.push('</g><g class="nodes">');
+    for (i = 0; i < n; i++) {
+      var m = mark[i];
+      out.push('<circle class="node' + (inPath[i] ? ' path' : '') + (m !== undefined ? ' mark' : '') + '" data-id="' + f.ids[i] +
+        '" cx="' + f.x[i].toFixed(1) + '" cy="' + f.y[i].toFixed(1) + '" r="' + (m !== undefined ? f.mark_r : f.node_r) +
+        '" fill="' + palette[f.component[i] % palette.length] + '"><title>' + esc(f.hover[i]) + '</title></circle>');
+      if (m !== undefined) { out.push('<text class="mark" x="' + f.x[i].toFixed(1) + '" y="' + (f.y[i] + 3.5).toFixed(1) + '">' + esc(m) + '</text>'); }
+    }
+    out.push('</g></svg>');
+    return out.join('');
+  }
+  V.forestSvg = forestSvg;
+
+  /* The needle map as SVG, from graphniah.view.site.needle_map_data and the page's spans ([first row, last row,
+     kind, colour]): the user message's tokens left to right, the context grey, then the question and the
+     blocks over it (needles tall, in their component's colour); each mark names its row for the click. */
+  function needleSvg(m, spans, palette) {
+    var total = Math.max(m.total, 1), W = 1000;
+    function x(t) { return t / total * W; }
+    var out = ['<svg class="needles" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1000 30" preserveAspectRatio="none" data-total="' +
+      m.total + '" data-blocks="' + m.blocks + '">',
+      '<rect class="whole" x="0" y="8" width="1000" height="14"><title>user message: ' + fmtInt(m.total) + ' o200k tokens</title></rect>'];
+    var rest = [];
+    spans.forEach(function (s, i) {
+      var t = m.tokens[2 * i], n = m.tokens[2 * i + 1], range = 'tokens ' + fmtInt(t) + '–' + fmtInt(t + n);
+      if (s[2] === 0) {
+        out.push('<rect class="context" x="' + x(t).toFixed(2) + '" y="8" width="' + Math.max(x(n), 0.5).toFixed(2) + '" height="14" data-row="' + s[0] +
+          '"><title>context (distractor text between the blocks): ' + range + '</title></rect>');
+        return;
+      }
+      var kind = KIND_NAME[s[2]], what = { question: 'question', needle: 'needle', paper: 'paper block (distractor component)' }[kind];
+      var label = m.titles[i] ? what + ': ' + m.titles[i] : what;
+      var fill = '', y = 8, h = 14;
+      if (kind === 'needle') { fill = ' fill="' + palette[(s[3] >= 0 ? s[3] : 0) % palette.length] + '"'; y = 2; h = 26; } else if (kind === 'question') { y = 0; h = 30; }
+      rest.push('<rect class="' + kind + '" x="' + x(t).toFixed(2) + '" y="' + y + '" width="' + Math.max(x(n), 1.2).toFixed(2) + '" height="' + h + '"' + fill +
+        ' data-row="' + s[0] + '"><title>' + esc(label + ' — ' + range + ' of ' + fmtInt(m.total)) + '</title></rect>');
+    });
+    return out.concat(rest, ['</svg>']).join('');
+  }
+  V.needleSvg = needleSvg;
 
   function prompt(d) {
     var box = $('prompt'), spacer = $('prompt-spacer'), win = $('prompt-window');
@@ -390,9 +461,9 @@
     $('system').textContent = d.system;
     // The forest, the needle map and the prompt arrive packed (graphniah.view.site.packed_text).
     Promise.all([unpackText(d.forest), unpackText(d.needle_map), unpackText(d.prompt)]).then(function (parts) {
-      d.forest = parts[0]; d.needle_map = parts[1];
-      $('forest').innerHTML = d.forest;  // SVG built by graphniah.view.forest (all text escaped there)
-      $('needle-map').innerHTML = d.needle_map;  // SVG built by graphniah.view.site.needle_map_svg
+      d.forest = JSON.parse(parts[0]); d.needle_map = JSON.parse(parts[1]);
+      $('forest').innerHTML = forestSvg(d.forest, d.palette);  // every text in it escaped by esc
+      $('needle-map').innerHTML = needleSvg(d.needle_map, d.spans, d.palette);
       Array.prototype.forEach.call(document.querySelectorAll('#needle-map rect[data-row]'), function (r) {
         r.addEventListener('click', function () { if (V.scrollToRow) { V.scrollToRow(Number(r.getAttribute('data-row'))); } });
       });
