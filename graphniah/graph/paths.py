@@ -46,11 +46,20 @@ for byte the one the numpy walk sampled (``tests/graph/test_paths.py`` compares 
 budget exhaustion included).
 
 *Why deep pools cost more than their length.* At depth 32 on the demo most steps go to the few
-searches that end by budget: they start in small components with a 2-connected core and pendant
-trees that hold no path of the needed length, and each consumes the generator for the whole
-budget. Any pruning that cuts them short changes every later draw, so it cannot keep pools
-identical; a sound bound that cuts them all would be a deliberate change of the pool format.
-``bench/graph.py`` prints the depth-32 / depth-16 time ratio.
+searches that end by budget. They start in small components (a few hundred papers: a 2-connected
+core of chains between a few dozen branching papers, with pendant trees). Not all of them are
+dead ends: some hold induced paths of the needed length that a search from most of their starts
+does not reach within the budget (a larger budget finds them). A sound bound can only end a
+search that provably cannot complete, so it cannot take that cost away. Two sound bounds were
+tried and not adopted: the *region* bound (free papers reachable inside the block entered, plus
+the heaviest block-cut arm leaving it) costs far more per step than it saves; the static
+*directional* block bound (the block entered, less the path's end, plus its heaviest arm through
+another cut vertex; O(1) per candidate) removes a large share of the steps at depth 16 as well
+as at 32, so the ratio stays, and its per-edge block table costs more to build on the large
+bench demo than a whole pool. Even with no wasted search the ratio is about 2, since a found path
+costs about ``L`` steps (94 against 46). Any pruning changes later draws, hence the pools: adopting
+one is a deliberate change of the pool format. ``bench/graph.py`` prints the depth-32 / depth-16
+time ratio.
 """
 
 from __future__ import annotations
