@@ -15,7 +15,9 @@ checker, which the export then takes instead of redoing it. The check alone (rea
 the printout says how much of the export it is. In every mode the Parquet files are compressed and
 the bytes hashed by threads beside the parsing one (zstd and sha256 release the GIL), so CPU time can
 exceed wall time; on a machine whose cores are all busy with other work the wall ratio tends to the
-CPU ratio. Read and export each run in a fresh process, so the
+CPU ratio (where Linux shares the CPUs between sessions rather than threads, ``sched_autogroup``,
+the export's threads together can get no more time than the read's one thread while other
+sessions keep the cores busy). Read and export each run in a fresh process, so the
 peak resident memory (VmHWM) printed for the export is its own, and the read and the export are
 timed in the same run of this script.
 
@@ -216,9 +218,12 @@ def main() -> None:
         recorded.append(measure("export", built, out, snapshots))
     read = min(r["seconds"] for r in reads)
     read_cpu = min(r["cpu_seconds"] for r in reads)
+    from graphniah.dataset.schema import PROMPT_ZSTD_LEVEL, ZSTD_LEVEL
+
     folder_mb = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 1e6
     print(f"one read of the examples file: {read:.2f}s wall, {read_cpu:.2f}s CPU (peak {max(r['peak_gb'] for r in reads):.2f} GB); "
-          f"exported folder {folder_mb:,.0f} MB")
+          f"exported folder {folder_mb:,.0f} MB ({folder_mb / size_mb:.0%} of the examples file; zstd level {PROMPT_ZSTD_LEVEL} "
+          f"for the prompt texts, {ZSTD_LEVEL} for the other columns)")
     if not args.recorded_only:
         print_checked_exports(read, read_cpu, checks, singles, exports)
     rec = min(e["seconds"] for e in recorded)

@@ -174,6 +174,18 @@ def _arrow_array(values: list[Any], t: pa.DataType, what: str) -> pa.Array:
                                  null_count=null_count)
 
 
+def _compression_json() -> str:
+    """The data files' :data:`COMPRESSION_KEY` metadata: the levels this exporter writes at."""
+    return json.dumps(compression_record(PROMPT_ZSTD_LEVEL, ZSTD_LEVEL), sort_keys=True)
+
+
+def _compressed_as_today(out: Path, manifest: DatasetManifest) -> bool:
+    """Every data file of ``out`` records the compression this exporter uses (a footer read each)."""
+    want = _compression_json().encode()
+    return all((pq.read_metadata(out / f.path).metadata or {}).get(COMPRESSION_KEY.encode()) == want
+               for f in manifest.data_files())
+
+
 def data_file_name(task: str) -> str:
     """``data/<task>-00000.parquet``: the one file of a task (the numbering leaves room for shards)."""
     return f"{DATA_DIR}/{task}-00000.parquet"
@@ -406,7 +418,7 @@ class _TaskWriter:
             # anyway. Skipping both saves CPU on every example (bench/export.py) and changes no value.
             # zstd at the levels schema.py gives (and says why), recorded in the file's metadata.
             levels = {c: PROMPT_ZSTD_LEVEL if c == PROMPT_COLUMN else ZSTD_LEVEL for c in _leaf_columns()}
-            recorded = SCHEMA.with_metadata({COMPRESSION_KEY: json.dumps(compression_record(), sort_keys=True)})
+            recorded = SCHEMA.with_metadata({COMPRESSION_KEY: _compression_json()})
             self.writer = pq.ParquetWriter(self.path, recorded, compression="zstd", compression_level=levels,
                                            use_dictionary=others, write_statistics=others)
         # Column by column, each ~4 MB prompt string encoded once; ``Table.from_pylist`` walks the
@@ -671,8 +683,10 @@ def export_if_changed(
     """:func:`export_suite`, unless ``out`` already holds an intact export of these very examples.
 
     "These very examples" means the manifest's source sha256 equals the file's and the suite name
-    matches; "intact" means :func:`~graphniah.formats.dataset.check_files` finds nothing. Then the
-    folder is exactly what exporting again would write (export is deterministic), so it is kept.
+    matches; "intact" means :func:`~graphniah.formats.dataset.check_files` finds nothing. A folder
+    whose data files were compressed at other levels (exported before the prompt texts went to zstd
+    level 1) is exported again. Then the folder is exactly what exporting again would write (export
+    is deterministic), so it is kept.
     """
     out = Path(out)
     if (out / MANIFEST_FILE).is_file():
@@ -681,6 +695,6 @@ def export_if_changed(
         except GraphNIAHError:
             m = None
         if (m is not None and m.suite == (suite or Path(examples_path).stem) and m.examples.sha256 == sha256_file(examples_path)
-                and not check_files(out, m)):
+                and not check_files(out, m) and _compressed_as_today(out, m)):
             return ExportResult(out, m, m.examples.count)
     return export_suite(examples_path, out, suite=suite, snapshots_root=snapshots_root, prompts=prompts)

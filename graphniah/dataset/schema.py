@@ -83,10 +83,10 @@ ZSTD_LEVEL = 3
 COMPRESSION_KEY = "graphniah.compression"
 
 
-def compression_record() -> dict[str, object]:
+def compression_record(prompt_level: int = PROMPT_ZSTD_LEVEL, level: int = ZSTD_LEVEL) -> dict[str, object]:
     """What :data:`COMPRESSION_KEY` holds (as JSON): the codec, the level of every column, and the
     prompt column's own level."""
-    return {"codec": "zstd", "level": ZSTD_LEVEL, "levels": {PROMPT_COLUMN: PROMPT_ZSTD_LEVEL}}
+    return {"codec": "zstd", "level": level, "levels": {PROMPT_COLUMN: prompt_level}}
 
 
 def compression_note() -> str:

@@ -26,7 +26,7 @@ from graphniah.dataset import (
     write_examples_file,
 )
 from graphniah.dataset import export as export_mod
-from graphniah.dataset.schema import COMPRESSION_KEY, PROMPT_COLUMN, SCHEMA, compression_record, hf_features_yaml
+from graphniah.dataset.schema import COMPRESSION_KEY, PROMPT_COLUMN, PROMPT_ZSTD_LEVEL, SCHEMA, compression_record, hf_features_yaml
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import iter_examples, write_examples
 from graphniah.run import read_journal, run_suite
@@ -274,6 +274,24 @@ def test_export_if_changed_keeps_an_intact_export_of_the_same_examples(exported,
     write_examples(fewer, list(iter_examples(exported.examples))[:5])
     third = export_if_changed(fewer, out, snapshots_root=exported.suite.snapshots)
     assert third.examples == 5 and [e.id for e in iter_dataset_examples(open_dataset(out))] == [e.id for e in iter_examples(fewer)]
+
+
+def test_export_if_changed_exports_again_a_folder_compressed_at_other_levels(exported, tmp_path, monkeypatch):
+    from graphniah.dataset import export_if_changed
+
+    def prompt_levels(folder: Path) -> set[int]:
+        return {json.loads(pq.read_metadata(folder / f.path).metadata[COMPRESSION_KEY.encode()])["levels"][PROMPT_COLUMN]
+                for f in read_manifest(folder).data_files()}
+
+    out = tmp_path / "levels"
+    monkeypatch.setattr(export_mod, "PROMPT_ZSTD_LEVEL", 3)  # as exports were before the prompt texts went to level 1
+    older = files_of(export_if_changed(exported.examples, out, snapshots_root=exported.suite.snapshots).out)
+    assert prompt_levels(out) == {3}
+    monkeypatch.undo()
+    newer = files_of(export_if_changed(exported.examples, out, snapshots_root=exported.suite.snapshots).out)
+    assert prompt_levels(out) == {PROMPT_ZSTD_LEVEL} != {3}
+    fresh = export_suite(exported.examples, tmp_path / "fresh", snapshots_root=exported.suite.snapshots).out
+    assert newer == files_of(fresh) and newer != older
 
 
 def test_show_regenerates_an_example_found_in_a_dataset_folder(exported):
