@@ -43,6 +43,7 @@ import numpy as np
 CUTOFF = "2026-04-01"
 SUITE = "faults"
 MODEL = "local-oracle"
+PAPERS = 1500  # the fault tests' demo release (tests/faults/conftest.py prepares it once per run)
 # A suite small enough that one build takes seconds: one depth, small components, short contexts.
 SUITE_YAML = """\
 name: faults
@@ -82,6 +83,20 @@ def freeze_code(work: Path) -> None:
     shutil.copytree(_REPO / "graphniah", dest, ignore=ignore)
     shutil.copytree(_REPO / "prompts", dest / "prompts", ignore=ignore)
     shutil.copytree(_REPO / "pipelines", dest / "pipelines", ignore=ignore)
+
+
+def copy_work(src: Path, dst: Path, omit: Sequence[str] = ()) -> list[str]:
+    """Copy the work folder ``src`` (and the code frozen beside it) to ``dst``, leaving out the top-level
+    entries named in ``omit``; return its release ids.
+
+    The stages address everything in a work folder relative to it (they run with it as their
+    working folder), so the copy is what running the same commands at ``dst`` would leave there:
+    the tests share one prepared folder this way instead of building it once per test module.
+    """
+    shutil.copytree(src, dst, symlinks=True, ignore=lambda folder, names: [n for n in names if Path(folder) == src and n in omit])
+    if code_dir(src).is_dir():
+        shutil.copytree(code_dir(src), code_dir(dst), symlinks=True)
+    return sorted(p.name for p in (dst / "rel" / "releases").iterdir())
 
 
 def stage_env(work: Path) -> dict[str, str]:

@@ -12,32 +12,27 @@ from pathlib import Path
 import pytest
 
 from tests.faults.harness import (
+    PAPERS,
     OracleServer,
     Stage,
-    freeze_code,
+    copy_work,
     graphniah_bin,
     output_files,
     reference,
     reset,
-    setup,
     stage_env,
     stages,
 )
 
-PAPERS = 1500
-
 
 @pytest.fixture(scope="module")
-def pipeline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, Stage]]]:
+def pipeline(prepared, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, Stage]]]:
     work = tmp_path_factory.mktemp("two-at-once") / "work"
-    freeze_code(work)
-    ids = setup(work, PAPERS, 0)
+    # the inputs of the stages under test: the outputs of prune, paths, build and run (tests/faults/conftest.py)
+    ids = copy_work(prepared.pipeline, work, omit=("dataset",))
     server = OracleServer(work)
     try:
-        by_name = {s.name: s for s in stages(ids, PAPERS, server.url)}
-        for name in ("prune", "paths", "build", "run"):  # the inputs of the stages under test
-            reference(work, by_name[name])
-        yield work, by_name
+        yield work, {s.name: s for s in stages(ids, PAPERS, server.url)}
     finally:
         server.close()
 

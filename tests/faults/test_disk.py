@@ -17,15 +17,10 @@ from tests.faults.harness import (
     MODEL,
     SUITE,
     OracleServer,
-    freeze_code,
+    copy_work,
     graphniah_bin,
-    reference,
-    setup,
     stage_env,
-    stages,
 )
-
-PAPERS = 1500
 
 
 def _mount(point: Path, options: str) -> None:
@@ -40,15 +35,12 @@ def _remount(point: Path, options: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def pipeline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str, list[str]]]:
+def pipeline(prepared, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str, list[str]]]:
     work = tmp_path_factory.mktemp("disk") / "work"
-    freeze_code(work)
-    ids = setup(work, PAPERS, 0)
+    # the inputs of the commands under test: the outputs of prune, paths and build (tests/faults/conftest.py)
+    ids = copy_work(prepared.pipeline, work, omit=("runs", "dataset"))
     server = OracleServer(work)
     try:
-        by_name = {s.name: s for s in stages(ids, PAPERS, server.url)}
-        for name in ("prune", "paths", "build"):  # the inputs of the commands under test
-            reference(work, by_name[name])
         yield work, server.url, ids
     finally:
         server.close()

@@ -8,23 +8,14 @@ from __future__ import annotations
 import pytest
 
 from tests.faults.fuzz import fuzz, fuzz_table
-from tests.faults.harness import OracleServer, freeze_code, reference, setup, stages
-
-PAPERS = 1500
+from tests.faults.harness import copy_work
 
 
 @pytest.mark.slow
-def test_fifty_corrupted_inputs_are_each_handled(tmp_path):
+def test_fifty_corrupted_inputs_are_each_handled(prepared, tmp_path):
+    # the inputs: the outputs of prune, paths, build, run and export (tests/faults/conftest.py)
     work = tmp_path / "work"
-    freeze_code(work)
-    ids = setup(work, PAPERS, 0)
-    server = OracleServer(work)
-    try:
-        for s in stages(ids, PAPERS, server.url):
-            if s.name in ("prune", "paths", "build", "run", "export"):
-                reference(work, s)
-    finally:
-        server.close()
+    ids = copy_work(prepared.pipeline, work)
     tallies = fuzz(work, 50, 0, ids[-1], timeout=120.0)
     failures = [f for t in tallies for f in t.failures]
     assert not failures, fuzz_table(tallies) + "\n" + "\n".join(failures)
