@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import mmap
 import multiprocessing
 import os
 from collections import Counter, deque
@@ -307,8 +308,25 @@ READ_BLOCK = 8 << 20
 
 def _lines(f: BinaryIO) -> Iterator[bytes]:
     """The lines of ``f``, each with its newline (a last one may lack it), as ``for line in f`` gives
-    them, but split out of :data:`READ_BLOCK` reads: each 4 MB line is then copied once, where the
-    file object's own line reading took twice the CPU (``bench/export.py``)."""
+    them, but cut from a memory map of the file: each 4 MB line is copied once, straight from the
+    page cache (half the CPU of reading blocks and cutting them, a quarter of the file object's own
+    line reading: 0.08 s, 0.19 s and 0.44 s for the 350 MB of ``bench/export.py``). A file that
+    cannot be mapped (empty, or not a regular file) is read in :data:`READ_BLOCK` blocks."""
+    try:
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (ValueError, OSError):
+        yield from _block_lines(f)
+        return
+    with mapped:
+        start, size = 0, len(mapped)
+        while start < size:
+            end = mapped.find(b"\n", start) + 1 or size  # after the newline, or the end of a last line without one
+            yield mapped[start:end]
+            start = end
+
+
+def _block_lines(f: BinaryIO) -> Iterator[bytes]:
+    """:func:`_lines` of a file read in :data:`READ_BLOCK` blocks, each line copied out once."""
     head: list[bytes] = []  # the start of a line that goes on in the next block
     while block := f.read(READ_BLOCK):
         start = 0

@@ -72,10 +72,10 @@ SCHEMA_WITHOUT_POSITIONS = SCHEMA.remove(SCHEMA.get_field_index("needle_position
 PROMPT_COLUMN = "messages.list.element.content"
 #: zstd level of the prompt texts, and of every other column. The prompt texts are compressed at
 #: level 1: on ``bench/export.py``'s 100 examples at L = 922,000 (350 MB of JSON lines) level 3
-#: made 81 MB of files and level 1 makes 131 MB (+62%), but level 3 was about a second more CPU
-#: than level 1 in an export of about five seconds, where one read of the examples file takes
-#: about one (issue 19: an export at most 3 reads). The other columns are small; they stay at 3.
-#: Datasets exported before hold the same values at level 3 throughout (other bytes, same rows).
+#: made 81 MB of files and level 1 makes 131 MB (+62%), but level 3 cost 0.5 to 1 s more CPU than
+#: level 1 in an export of 4 to 5 s, where one read of the examples file takes 1 s (issue 19: an
+#: export at most 3 reads). The other columns are small; they stay at 3. Datasets exported before
+#: hold the same values at level 3 throughout (other bytes, same rows).
 PROMPT_ZSTD_LEVEL = 1
 ZSTD_LEVEL = 3
 #: The key of each data file's Parquet key-value metadata that records the compression: Parquet

@@ -111,13 +111,17 @@ def test_the_arrays_built_from_buffers_are_those_of_pa_array(exported) -> None:
     assert parquet(built) == parquet(pa.Table.from_pylist(rows, schema=SCHEMA))
 
 
-def test_lines_split_from_blocks_are_the_file_s_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lines_cut_from_the_map_or_from_blocks_are_the_file_s_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import io
 
-    for data in (b"", b"a", b"a\n", b"\n\n", b"abc\ndef", b"abcdefgh\n\nxy\n", b"ab\ncd\n" * 5 + b"tail", b"x" * 10):
+    path = tmp_path / "lines.jsonl"
+    for data in (b"", b"a", b"a\n", b"\n\n", b"abc\ndef", b"abcdefgh\n\nxy\n", b"ab\r\ncd\n" * 5 + b"tail", b"x" * 10):
+        path.write_bytes(data)
+        with open(path, "rb", buffering=0) as f:  # mapped (an empty file cannot be: read in blocks)
+            assert list(export_mod._lines(f)) == list(io.BytesIO(data)), data
         for block in (1, 2, 3, 7, 64):
             monkeypatch.setattr(export_mod, "READ_BLOCK", block)
-            assert list(export_mod._lines(io.BytesIO(data))) == list(io.BytesIO(data)), (data, block)
+            assert list(export_mod._lines(io.BytesIO(data))) == list(io.BytesIO(data)), (data, block)  # no file: blocks
 
 
 def test_export_loads_neither_pandas_nor_datasets(exported, tmp_path: Path) -> None:
@@ -135,3 +139,4 @@ def test_export_loads_neither_pandas_nor_datasets(exported, tmp_path: Path) -> N
     assert res.stdout.strip() == "[]"
     assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == \
         {p.relative_to(exported.dataset): p.read_bytes() for p in exported.dataset.rglob("*") if p.is_file()}
+
