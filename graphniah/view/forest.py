@@ -28,6 +28,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, option_letters
 from graphniah.view.data import ShownPaper
@@ -277,8 +279,8 @@ def forest_data(example: Example, layout: ForestLayout, meta: Mapping[int, Shown
         "height": round(layout.height + 2 * _PAD, 1),
         "node_r": _NODE_R,
         "mark_r": _MARK_R,
-        "x": [round(x + _PAD, 1) for x in layout.x],
-        "y": [round(y + _PAD, 1) for y in layout.y],
+        "x": np.round(np.asarray(layout.x) + _PAD, 1).tolist(),
+        "y": np.round(np.asarray(layout.y) + _PAD, 1).tolist(),
         "component": list(layout.component),
         "ids": list(layout.papers),
         "edges": [index[p] for edge in example.edges for p in edge],

@@ -26,7 +26,9 @@ import hashlib
 import json
 import os
 import shutil
+from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
@@ -114,8 +116,12 @@ def example_page_data(
     answers: Mapping[tuple[str, int], Answer],
     tokenizer: Tokenizer | None,
     prompts: PromptSet,
+    *,
+    pack_prompt: bool = True,
 ) -> dict[str, object]:
-    """Everything the example page shows, as plain JSON-able data (the forest and the strip as SVG)."""
+    """Everything the example page shows, as plain JSON-able data (the forest's and the needle map's
+    packed, for the page to draw). ``pack_prompt=False`` leaves the prompt as its UTF-8 bytes, for the
+    caller to pack (``build_viewer`` does it in a worker thread, beside the next example's work)."""
     layout = forest_layout(example)
     path = highlighted_path(example)
     nm = needle_map(example, tokenizer, prompts, meta)
@@ -143,7 +149,7 @@ def example_page_data(
         "needle_map": _packed_json(needle_map_data(nm)),
         "total_tokens": nm.total_tokens,
         "blocks": {"needle": sum(s.kind == "needle" for s in nm.spans), "paper": sum(s.kind == "paper" for s in nm.spans)},
-        "prompt": _packed(raw),  # the page cuts it into the rows of prompt_rows (view.js promptRows)
+        "prompt": _packed(raw) if pack_prompt else raw,  # the page cuts it into the rows of prompt_rows (view.js promptRows)
         "row_width": ROW_WIDTH,
         "row_count": rows.count,
         "spans": [[r0, r1, _KIND_CODE[s.kind], colour_of.get(s.paper, -1) if s.paper is not None else -1]
@@ -227,7 +233,7 @@ def build_viewer(
     pages.mkdir(parents=True, exist_ok=True)
     code = _code_hash()
     used: set[str] = set()
-    with atomic_dir(out, replace=True) as tmp:
+    with atomic_dir(out, replace=True) as tmp, _PageWriter() as writer:
         (tmp / "examples").mkdir()
         progress.start(None, "viewer pages")
         for ex, line in source_iter:
@@ -244,15 +250,17 @@ def build_viewer(
             page = pages / f"{ex.id}.{key}.js"
             row = _cached_row(page)  # built by an earlier (perhaps interrupted) run from the same inputs
             if row is None:
-                data = example_page_data(ex, lookup.cards(ex), run_views, answers, tokenizer, prompt_set)
+                data = example_page_data(ex, lookup.cards(ex), run_views, answers, tokenizer, prompt_set, pack_prompt=False)
                 row = [ex.id, data["task"], data["depth"], data["component_size"], data["context_length"], data["distractor"], data["label"],
                        data["total_tokens"], "".join(_OUTCOME_CODE[outcome_of(a)] for a in mine),
                        [a.shown if a is not None else None for a in mine]]
-                _write_page(page, _ROW_PREFIX + json.dumps(row, ensure_ascii=False) + "\n" + _page_js(data))
+                writer.put(page, row, data, tmp / "examples" / f"{ex.id}.js")
+            else:
+                _link(page, tmp / "examples" / f"{ex.id}.js")
             used.add(page.name)
-            _link(page, tmp / "examples" / f"{ex.id}.js")
             rows.append(row)
             progress.advance()
+        writer.finish()
         progress.done()
         if not rows:
             raise GraphNIAHError(f"{where} holds no examples")
@@ -338,6 +346,42 @@ def _code_hash(root: Path | None = None) -> str:
     for path in page_code_files(root):
         h.update(path.relative_to(base).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
+
+
+class _PageWriter:
+    """Packs each new page's prompt, writes the page to the cache and links it into the site, in one
+    worker thread: ISA-L compression, hashing and file writes release the GIL, so on two cores this
+    runs beside the next example's layout and needle map. At most a few pages wait (each holds its
+    prompt); an error in the worker is raised by the next ``put`` or by ``finish``."""
+
+    _PENDING = 4
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="viewer-pages")
+        self._pending: deque[Future[None]] = deque()
+
+    def __enter__(self) -> _PageWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def put(self, page: Path, row: list[object], data: dict[str, object], link: Path) -> None:
+        while len(self._pending) >= self._PENDING:
+            self._pending.popleft().result()
+        self._pending.append(self._pool.submit(_finish_page, page, row, data, link))
+
+    def finish(self) -> None:
+        while self._pending:
+            self._pending.popleft().result()
+
+
+def _finish_page(page: Path, row: list[object], data: dict[str, object], link: Path) -> None:
+    raw = data["prompt"]
+    assert isinstance(raw, bytes)  # example_page_data(..., pack_prompt=False)
+    data["prompt"] = _packed(raw)
+    _write_page(page, _ROW_PREFIX + json.dumps(row, ensure_ascii=False) + "\n" + _page_js(data))
+    _link(page, link)
 
 
 def _cached_row(page: Path) -> list[object] | None:

@@ -6,6 +6,7 @@ import base64
 import gzip
 import json
 import math
+import os
 
 import networkx as nx
 import numpy as np
@@ -324,3 +325,29 @@ def test_pages_read_the_recorded_positions_and_older_examples_still_view_alike(v
     assert _js_payload(old.out / "data.js")["rows"] == _js_payload(new.out / "data.js")["rows"]
     for ex in viewer_suite.examples:
         assert (old.out / "examples" / f"{ex.id}.js").read_bytes() == (new.out / "examples" / f"{ex.id}.js").read_bytes()
+
+
+def test_paper_cards_are_the_metadata_the_pages_show(viewer_suite) -> None:
+    """The cards read column by column hold exactly PaperMeta's cleaned title, authors and dates."""
+    lookup = PaperLookup(viewer_suite.snapshots)
+    for ex in viewer_suite.examples:
+        meta, cards = lookup.meta(ex), lookup.cards(ex)
+        assert meta is not None and cards is not None and set(cards) == set(meta) == set(ex.papers)
+        for p, m in meta.items():
+            assert tuple(cards[p]) == (m.title, m.authors, m.publication_date, m.year)
+    assert PaperLookup(None).cards(viewer_suite.examples[0]) is None
+
+
+def test_a_torn_cached_page_is_built_again(viewer_suite, tmp_path) -> None:
+    """Cached pages are not fsynced one by one (the site is, as a whole): one cut short, as a power
+    cut could leave it, is not reused but built again, and the site's copy is whole."""
+    out = tmp_path / "site"
+    build_viewer(viewer_suite.examples_path, out, runs=viewer_suite.runs_dir, snapshots=viewer_suite.snapshots)
+    first = {p.name: p.read_bytes() for p in (out / "examples").iterdir()}
+    ex = viewer_suite.examples[2]
+    (cached,) = [p for p in viewer_page_cache(out).iterdir() if p.name.startswith(ex.id + ".")]
+    os.unlink(cached)  # the site's hard link keeps the old bytes; the cache gets a torn copy
+    cached.write_bytes(first[f"{ex.id}.js"][:1000])
+    build_viewer(viewer_suite.examples_path, out, runs=viewer_suite.runs_dir, snapshots=viewer_suite.snapshots)
+    assert {p.name: p.read_bytes() for p in (out / "examples").iterdir()} == first
+    assert cached.read_bytes() == first[f"{ex.id}.js"]

@@ -119,3 +119,39 @@ def test_bookkeeping_that_disagrees_with_the_packers_total_falls_back_to_countin
         assert unchecked != ex.needle_positions  # the wrong count does reach the bookkeeping...
         got = attached_positions(ex.messages, context, attached, o200k, _prompts(), edges, chat_tokens=total)
         assert got == ex.needle_positions  # ...and the check against the total catches it
+
+
+def _runs_by_regex(text: str, context: tuple[int, int], title_prefix: str, header: str) -> list[tuple[int, int]]:
+    """The definition block_runs implements: every maximal run of non-blank lines in the context that
+    starts with the title prefix and contains the references header (visiting every run)."""
+    return [m.span() for m in positions_mod._RUN.finditer(text, *context) if m.group().startswith(title_prefix) and header in m.group()]
+
+
+def test_block_runs_found_by_their_title_prefix_are_every_block_shaped_run(examples) -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from graphniah.sampling.examples.prompts import load_prompts
+
+    prompts = load_prompts()
+    title_prefix = prompts.block.title.literals[0]
+    header = f"\n{prompts.block.references.fill({})}\n"
+    for ex in examples:  # real prompts
+        if ex.recipe.params.render == "edges":
+            continue
+        text = ex.messages[-1].content
+        ctx = user_fields(ex.messages, prompts)["context"]
+        assert block_runs(text, ctx, prompts, False) == _runs_by_regex(text, ctx, title_prefix, header)
+
+    # Texts made of the pieces that matter (blank lines, a prefix mid-line, a header, a context edge inside a run)
+    pieces = st.sampled_from(["\n", "\n\n", title_prefix, title_prefix + "A title.", header, header.strip("\n"), "- ref", "text", " "])
+
+    @settings(max_examples=3000, deadline=None)
+    @given(st.lists(pieces, max_size=14), st.integers(0, 400), st.integers(0, 400))
+    def same(parts: list[str], a: int, b: int) -> None:
+        text = "".join(parts)
+        c0, c1 = sorted((min(a, len(text)), min(b, len(text))))
+        if c0 < c1:
+            assert block_runs(text, (c0, c1), prompts, False) == _runs_by_regex(text, (c0, c1), title_prefix, header)
+
+    same()
