@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-import igraph as ig
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
@@ -27,6 +27,9 @@ import pyarrow.parquet as pq
 
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    import igraph as ig
 
 # A title with MathML in it (``<math ...>``, ``<mml:math ...>``, ``</mml:mi>``) cannot be rendered
 # as plain text, so the paper is not usable in a prompt.
@@ -192,5 +195,7 @@ class CitationGraph:
     @cached_property
     def graph(self) -> ig.Graph:
         """The undirected simple graph as igraph (vertex ids equal ours)."""
+        import igraph as ig  # here, not with the module: it imports matplotlib.pyplot, and most callers use the CSR arrays only
+
         a, b = self.undirected_edges
         return ig.Graph(n=self.n, edges=np.ascontiguousarray(np.column_stack([a, b]), dtype=np.int64).data)

@@ -37,11 +37,9 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import igraph as ig
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
-from igraph._igraph import GraphBase
 from scipy.sparse import csgraph
 
 from graphniah.graph.citation_graph import CitationGraph
@@ -237,6 +235,11 @@ def graph_blocks(n: int, a: npt.ArrayLike, b: npt.ArrayLike) -> tuple[npt.NDArra
     C routine reports each block as the edge ids of a spanning tree of it; the vertex sets are the
     endpoints of those edges, taken here with numpy (igraph's Python wrapper does it with sets).
     """
+    # igraph is imported here, not with the module: importing it imports matplotlib.pyplot (most of a
+    # second), which the commands that only read the stored pools and pruned sets (build) never use.
+    import igraph as ig
+    from igraph._igraph import GraphBase
+
     ea = np.asarray(a, dtype=np.int64)
     eb = np.asarray(b, dtype=np.int64)
     g = ig.Graph(n=n, edges=np.ascontiguousarray(np.column_stack([ea, eb])).data)
