@@ -318,11 +318,16 @@ def _lines(f: BinaryIO) -> Iterator[bytes]:
         yield from _block_lines(f)
         return
     with mapped:
-        start, size = 0, len(mapped)
+        start, size, dropped = 0, len(mapped), 0
         while start < size:
             end = mapped.find(b"\n", start) + 1 or size  # after the newline, or the end of a last line without one
             yield mapped[start:end]
             start = end
+            # The pages read so far leave this process (the page cache keeps them): touched pages of
+            # a map count in its resident memory, which would otherwise grow to the file's size.
+            if (upto := start - start % mmap.PAGESIZE) > dropped and hasattr(mmap, "MADV_DONTNEED"):
+                mapped.madvise(mmap.MADV_DONTNEED, dropped, upto - dropped)
+                dropped = upto
 
 
 def _block_lines(f: BinaryIO) -> Iterator[bytes]:
