@@ -179,6 +179,18 @@ def _cleaned(values: list[str | None]) -> list[str | None]:
     return [clean_text(v) for v in values]
 
 
+def _int64s(table: pa.Table) -> np.ndarray:
+    """The ``corpusid`` column of a one-chunk table as an int64 array, read from its buffer (not through
+    ``np.asarray``, which imports pandas)."""
+    col = table.column("corpusid").cast(pa.int64())
+    if col.num_chunks == 0:
+        return np.zeros(0, dtype=np.int64)
+    chunk = col.chunk(0)
+    if chunk.null_count:
+        raise GraphNIAHError("a papers table has a paper without a corpus id")
+    return np.frombuffer(chunk.buffers()[1], dtype=np.int64, count=len(chunk), offset=chunk.offset * 8)
+
+
 class PaperLookup:
     """Paper metadata of examples from the snapshots they were sampled from (found by the recipe's hash).
 
@@ -214,12 +226,12 @@ class PaperLookup:
         if path is None:
             return None
         if (snapshot_hash, columns) not in self._tables:
-            t = pq.ParquetFile(path).read(columns=list(columns))  # one file: no dataset machinery
-            ids = np.asarray(t.column("corpusid"), dtype=np.int64)
+            t = pq.ParquetFile(path).read(columns=list(columns)).combine_chunks()  # one file: no dataset machinery
+            ids = _int64s(t)
             if ids.size > 1 and not bool((np.diff(ids) > 0).all()):  # snapshots write papers sorted; sort if not
-                t = t.sort_by("corpusid")
-                ids = np.asarray(t.column("corpusid"), dtype=np.int64)
-            self._tables[snapshot_hash, columns] = (ids, t.combine_chunks())
+                t = t.sort_by("corpusid").combine_chunks()
+                ids = _int64s(t)
+            self._tables[snapshot_hash, columns] = (ids, t)
         return self._tables[snapshot_hash, columns]
 
     def available(self, snapshot_hash: str) -> bool:
@@ -238,7 +250,9 @@ class PaperLookup:
         if not ok.all():
             raise GraphNIAHError(f"example {example.id}: papers {want[~ok][:5].tolist()} are not in its snapshot "
                                  f"{example.recipe.snapshot_hash[:12]} under {self.root}")
-        return table.take(pa.array(pos))
+        # The indices wrap the numpy buffer: pa.array() would first import pandas (pyarrow's check for
+        # pandas input; also behind np.asarray of an Arrow column), a third of a second of a build for nothing.
+        return table.take(pa.Array.from_buffers(pa.int64(), len(pos), [None, pa.py_buffer(pos.astype(np.int64))]))
 
     def meta(self, example: Example, extra: Iterable[int] = ()) -> dict[int, PaperMeta] | None:
         """``{corpusid: PaperMeta}`` of the example's papers, or None when its snapshot is not available."""
@@ -254,7 +268,7 @@ class PaperLookup:
         authors = rows.column("authors")
         # null author entries give null names; cleaning gives None for those and for empty ones, dropped below
         names = _cleaned(pc.struct_field(pc.list_flatten(authors), "name").to_pylist())
-        counts = pc.list_value_length(authors).fill_null(0).to_pylist()
+        counts = [n or 0 for n in pc.list_value_length(authors).to_pylist()]  # a null list has no authors (fill_null would import pandas)
         out: dict[int, PaperCard] = {}
         at = 0
         for cid, title, n, date, year in zip(rows.column("corpusid").to_pylist(), _cleaned(rows.column("title").to_pylist()), counts,
