@@ -339,6 +339,9 @@ def example_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, Example, 
                 yield lineno, parse_example(line, f"{path}:{lineno}"), line
 
 
+_GIVE_BACK = 64 << 20  # bytes of a mapped examples file read before their pages are given back
+
+
 def _lines(f: BinaryIO) -> Iterator[bytes]:
     """The lines of an open file without their line breaks, cut from a memory map: a line is copied
     once, where ``readline`` grows and copies its buffer many times over for a line of a megabyte (an
@@ -349,13 +352,19 @@ def _lines(f: BinaryIO) -> Iterator[bytes]:
         yield from (line.rstrip(b"\r\n") for line in f)
         return
     with mm:
-        pos, n = 0, len(mm)
+        pos, n, given_back = 0, len(mm), 0
         while pos < n:
             end = mm.find(b"\n", pos)
             end = n if end < 0 else end
             line = mm[pos:end]
             yield line[:-1] if line.endswith(b"\r") else line
             pos = end + 1
+            done = pos // mmap.PAGESIZE * mmap.PAGESIZE
+            if done - given_back >= _GIVE_BACK and hasattr(mm, "madvise"):
+                # The pages read so far leave this process (the page cache keeps them), so its resident
+                # memory stays bounded instead of growing to the size of the file.
+                mm.madvise(mmap.MADV_DONTNEED, given_back, done - given_back)
+                given_back = done
 
 
 def parse_recipe(text: bytes | str, where: str) -> Recipe:

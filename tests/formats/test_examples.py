@@ -213,3 +213,31 @@ def test_a_recipe_read_on_its_own_names_where_it_came_from():
         parse_recipe('{"seed": "not a number"}', "data/yesno-00000.parquet (row 3)")
     with pytest.raises(GraphNIAHError, match=r"^here: not a valid recipe \(.*(JSON|json)"):
         parse_recipe("{not json", "here")
+
+
+def test_lines_cut_from_the_memory_map_are_the_file_objects_lines(tmp_path, monkeypatch) -> None:
+    """example_lines reads a mapped file; its lines are those of reading line by line (CRLF, blank and
+    whitespace lines, a last line without newline), also when the pages read are given back after
+    every line, and a file that cannot be mapped (no descriptor, or empty) is read by lines alike."""
+    import io
+
+    import graphniah.formats.examples as examples_mod
+    from graphniah.formats.examples import example_lines
+
+    body = b"\n".join(json.dumps({"n": i, "text": "x" * (i * 997)}).encode() for i in range(40))
+    raw = b"\n" + body.replace(b"}\n{", b"}\r\n\n  \n{", 3) + b"\n\n" + b'{"last": true}'
+    path = tmp_path / "e.jsonl"
+    path.write_bytes(raw)
+    want = [line.rstrip(b"\r\n") for line in io.BytesIO(raw)]
+
+    def mapped() -> list[bytes]:
+        with open(path, "rb") as f:
+            return list(examples_mod._lines(f))
+
+    assert mapped() == want
+    monkeypatch.setattr(examples_mod, "_GIVE_BACK", 1)  # give the pages back after every line
+    assert mapped() == want
+    assert list(examples_mod._lines(io.BytesIO(raw))) == want  # no file descriptor: read by lines
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert list(example_lines(empty)) == []
