@@ -16,7 +16,7 @@ start (so the same example always gets the same picture):
   points on one small arc.
 
 It replaced igraph's Kamada–Kawai (started from a radial Reingold–Tilford drawing), which drew a
-similar picture at about fifty times the cost, the largest part of a cold viewer build
+similar picture at some forty times the cost, the largest part of a cold viewer build
 (``bench/view.py``). Each component is then scaled so that its longer side is ``2 (18 sqrt(n) + 10)``
 pixels (larger components get more room, but a 250-paper component never dwarfs the rest), and the
 components are placed side by side, centred on one line.
