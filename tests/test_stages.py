@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,3 +53,41 @@ def test_file_models_are_imported_from_formats():
             if node.module in moved or (node.module.startswith("graphniah.") and {a.name for a in node.names} & names):
                 bad.append(f"{path.relative_to(PACKAGE.parent)}: from {node.module} import …")
     assert bad == []
+
+
+def test_formats_import_no_stage():
+    """File formats sit under every stage: a stage's package importing its formats, and the formats
+    importing the stage back, is an import cycle (``import graphniah.formats.dataset`` first once failed so)."""
+    bad = sorted(
+        f"{path.relative_to(PACKAGE.parent)} imports {m}"
+        for path in (PACKAGE / "formats").rglob("*.py")
+        for m in _imports(path)
+        if any(m == f"graphniah.{s}" or m.startswith(f"graphniah.{s}.") for s in ORDER)
+    )
+    assert bad == []
+
+
+def test_every_module_imports_first():
+    """Each module of the package can be the first of the package a process imports (no cycle that
+    only a lucky import order hides). One interpreter: the package's modules are dropped from
+    ``sys.modules`` before each import, the third-party ones stay loaded."""
+    modules = sorted(
+        ".".join(("graphniah", *p.relative_to(PACKAGE).with_suffix("").parts)).removesuffix(".__init__")
+        for p in PACKAGE.rglob("*.py")
+    )
+    script = (
+        "import importlib, sys, traceback\n"
+        "failed = []\n"
+        f"for name in {modules!r}:\n"
+        "    for loaded in [m for m in sys.modules if m == 'graphniah' or m.startswith('graphniah.')]:\n"
+        "        del sys.modules[loaded]\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except Exception as e:\n"
+        "        failed.append(f'{name}: {type(e).__name__}: {e}')\n"
+        "print('\\n'.join(failed))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == ""
+    assert len(modules) > 100

@@ -70,13 +70,12 @@ SCHEMA_WITHOUT_POSITIONS = SCHEMA.remove(SCHEMA.get_field_index("needle_position
 
 #: The Parquet leaf column of the prompt texts: nearly all of a data file's bytes.
 PROMPT_COLUMN = "messages.list.element.content"
-#: zstd level of the prompt texts, and of every other column. The prompt texts are compressed at
-#: level 1: on ``bench/export.py``'s 100 examples at L = 922,000 (350 MB of JSON lines) level 3
-#: made 81 MB of files and level 1 makes 131 MB (+62%), but level 3 cost 0.5 to 1 s more CPU than
-#: level 1 in an export of 4 to 5 s, where one read of the examples file takes 1 s (issue 19: an
-#: export at most 3 reads). The other columns are small; they stay at 3. Datasets exported before
-#: hold the same values at level 3 throughout (other bytes, same rows).
-PROMPT_ZSTD_LEVEL = 1
+#: zstd level of the prompt texts, and of every other column. Level 1 for the prompt texts was
+#: measured (``bench/export.py``, 100 examples at L = 922,000, 350 MB of JSON lines): it spares 0.5
+#: to 1 s of an export's 4 to 5 s of CPU but makes 131 MB of files instead of 81 MB (+62%). An export
+#: is written once and downloaded many times, so the prompt texts stay at level 3; the constant and
+#: the recorded levels let that choice change without an old folder passing for a new export.
+PROMPT_ZSTD_LEVEL = 3
 ZSTD_LEVEL = 3
 #: The key of each data file's Parquet key-value metadata that records the compression: Parquet
 #: records the codec of every column chunk but not its level.

@@ -24,9 +24,11 @@ from typing import Any, Literal
 from pydantic import Field
 
 from graphniah.atomic import sha256_file
-from graphniah.dataset.schema import CARD_FILE, DATA_DIR, MANIFEST_FILE
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Format, Frozen
+from graphniah.layout import DATASET_CARD as CARD_FILE
+from graphniah.layout import DATASET_DATA_DIR as DATA_DIR
+from graphniah.layout import DATASET_MANIFEST as MANIFEST_FILE
 
 
 class FileEntry(Frozen):
