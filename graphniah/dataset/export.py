@@ -33,16 +33,15 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import mmap
 import multiprocessing
 import os
 from collections import Counter, deque
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -75,7 +74,7 @@ from graphniah.formats.dataset import (
     manifest_json,
     read_manifest,
 )
-from graphniah.formats.examples import Example, parse_example
+from graphniah.formats.examples import Example, file_lines, parse_example
 from graphniah.layout import SNAPSHOTS_ROOT
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
@@ -302,50 +301,6 @@ class _Digests:
         return (self.source if self.canonical is None else self.canonical).hexdigest()
 
 
-#: The examples file is read in blocks of this size and split into lines here.
-READ_BLOCK = 8 << 20
-
-
-def _lines(f: BinaryIO) -> Iterator[bytes]:
-    """The lines of ``f``, each with its newline (a last one may lack it), as ``for line in f`` gives
-    them, but cut from a memory map of the file: each 4 MB line is copied once, straight from the
-    page cache (half the CPU of reading blocks and cutting them, a quarter of the file object's own
-    line reading: 0.08 s, 0.19 s and 0.44 s for the 350 MB of ``bench/export.py``). A file that
-    cannot be mapped (empty, or not a regular file) is read in :data:`READ_BLOCK` blocks."""
-    try:
-        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    except (ValueError, OSError):
-        yield from _block_lines(f)
-        return
-    with mapped:
-        start, size, dropped = 0, len(mapped), 0
-        while start < size:
-            end = mapped.find(b"\n", start) + 1 or size  # after the newline, or the end of a last line without one
-            yield mapped[start:end]
-            start = end
-            # The pages read so far leave this process (the page cache keeps them): touched pages of
-            # a map count in its resident memory, which would otherwise grow to the file's size.
-            if (upto := start - start % mmap.PAGESIZE) > dropped and hasattr(mmap, "MADV_DONTNEED"):
-                mapped.madvise(mmap.MADV_DONTNEED, dropped, upto - dropped)
-                dropped = upto
-
-
-def _block_lines(f: BinaryIO) -> Iterator[bytes]:
-    """:func:`_lines` of a file read in :data:`READ_BLOCK` blocks, each line copied out once."""
-    head: list[bytes] = []  # the start of a line that goes on in the next block
-    while block := f.read(READ_BLOCK):
-        start = 0
-        while end := block.find(b"\n", start) + 1:
-            piece = block[start:end]
-            yield b"".join((*head, piece)) if head else piece
-            head = []
-            start = end
-        if start < len(block):
-            head.append(block[start:])
-    if head:
-        yield b"".join(head)
-
-
 def _checked_lines(
     src: Path, prompt_set: PromptSet, workers: int, verified: frozenset[str] = frozenset(), hashes: _InOrder | None = None
 ) -> Generator[tuple[int, bytes, _Checked | None], None, None]:
@@ -383,7 +338,7 @@ def _checked_lines(
     try:
         with f:
             index = 0
-            for lineno, line in enumerate(_lines(f), 1):
+            for lineno, line in enumerate(file_lines(f, ends=True), 1):
                 if line.isspace():  # what ``not line.strip()`` says, without copying a 4 MB line
                     pending.append((-1, line, None))
                 else:

@@ -334,37 +334,68 @@ def example_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, Example, 
     except OSError as err:
         raise GraphNIAHError(f"cannot read examples file {path}: {err.strerror}") from None
     with f:
-        for lineno, line in enumerate(_lines(f), 1):
+        for lineno, line in enumerate(file_lines(f), 1):
             if line and not line.isspace():  # not a blank line (isspace, unlike strip, copies nothing of a megabyte line)
                 yield lineno, parse_example(line, f"{path}:{lineno}"), line
 
 
-_GIVE_BACK = 64 << 20  # bytes of a mapped examples file read before their pages are given back
+_GIVE_BACK = 64 << 20  # bytes of a mapped file read before their pages are given back
+#: A file that cannot be mapped is read in blocks of this size and split into lines here.
+READ_BLOCK = 8 << 20
 
 
-def _lines(f: BinaryIO) -> Iterator[bytes]:
-    """The lines of an open file without their line breaks, cut from a memory map: a line is copied
-    once, where ``readline`` grows and copies its buffer many times over for a line of a megabyte (an
-    example of 200k tokens). A file that cannot be mapped (empty, or not a regular file) is read by lines."""
+def file_lines(f: BinaryIO, *, ends: bool = False) -> Iterator[bytes]:
+    """The lines of an open examples file, cut from a memory map of it.
+
+    Why a map: a line is copied once, straight from the page cache, where ``readline`` grows and
+    copies its buffer many times over for a line of a megabyte (one example of 200k tokens), and
+    reading blocks and cutting them copies each line twice. With ``ends`` every line keeps its line
+    break, exactly as ``for line in f`` gives them (their concatenation is the file, so hashing them
+    hashes it: the export does); without, a line loses its ``\n`` and one ``\r`` before it. A file
+    that cannot be mapped (empty, or not a regular file) is read in :data:`READ_BLOCK` blocks.
+    """
     try:
         mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     except (ValueError, OSError):
-        yield from (line.rstrip(b"\r\n") for line in f)
+        yield from (_block_lines(f) if ends else map(_without_end, _block_lines(f)))
         return
     with mm:
         pos, n, given_back = 0, len(mm), 0
         while pos < n:
-            end = mm.find(b"\n", pos)
-            end = n if end < 0 else end
-            line = mm[pos:end]
-            yield line[:-1] if line.endswith(b"\r") else line
-            pos = end + 1
-            done = pos // mmap.PAGESIZE * mmap.PAGESIZE
+            end = mm.find(b"\n", pos) + 1 or n  # after the newline, or the end of a last line without one
+            if ends:
+                yield mm[pos:end]
+            else:
+                stop = end - 1 if mm[end - 1] == 0x0A else end
+                yield mm[pos : stop - 1 if stop > pos and mm[stop - 1] == 0x0D else stop]
+            pos = end
+            done = pos - pos % mmap.PAGESIZE
             if done - given_back >= _GIVE_BACK and hasattr(mm, "madvise"):
                 # The pages read so far leave this process (the page cache keeps them), so its resident
                 # memory stays bounded instead of growing to the size of the file.
                 mm.madvise(mmap.MADV_DONTNEED, given_back, done - given_back)
                 given_back = done
+
+
+def _without_end(line: bytes) -> bytes:
+    line = line[:-1] if line.endswith(b"\n") else line
+    return line[:-1] if line.endswith(b"\r") else line
+
+
+def _block_lines(f: BinaryIO) -> Iterator[bytes]:
+    """:func:`file_lines` (with ends) of a file read in :data:`READ_BLOCK` blocks, each line copied out once."""
+    head: list[bytes] = []  # the start of a line that goes on in the next block
+    while block := f.read(READ_BLOCK):
+        start = 0
+        while end := block.find(b"\n", start) + 1:
+            piece = block[start:end]
+            yield b"".join((*head, piece)) if head else piece
+            head = []
+            start = end
+        if start < len(block):
+            head.append(block[start:])
+    if head:
+        yield b"".join(head)
 
 
 def parse_recipe(text: bytes | str, where: str) -> Recipe:

@@ -111,19 +111,6 @@ def test_the_arrays_built_from_buffers_are_those_of_pa_array(exported) -> None:
     assert parquet(built) == parquet(pa.Table.from_pylist(rows, schema=SCHEMA))
 
 
-def test_lines_cut_from_the_map_or_from_blocks_are_the_file_s_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import io
-
-    path = tmp_path / "lines.jsonl"
-    for data in (b"", b"a", b"a\n", b"\n\n", b"abc\ndef", b"abcdefgh\n\nxy\n", b"ab\r\ncd\n" * 5 + b"tail", b"x" * 10):
-        path.write_bytes(data)
-        with open(path, "rb", buffering=0) as f:  # mapped (an empty file cannot be: read in blocks)
-            assert list(export_mod._lines(f)) == list(io.BytesIO(data)), data
-        for block in (1, 2, 3, 7, 64):
-            monkeypatch.setattr(export_mod, "READ_BLOCK", block)
-            assert list(export_mod._lines(io.BytesIO(data))) == list(io.BytesIO(data)), (data, block)  # no file: blocks
-
-
 def test_export_loads_neither_pandas_nor_datasets(exported, tmp_path: Path) -> None:
     """Importing pandas (which ``pa.array`` and ``Schema.empty_table`` do) cost the export about as much
     CPU as reading the whole bench file; the folder is written with pyarrow alone."""

@@ -216,28 +216,37 @@ def test_a_recipe_read_on_its_own_names_where_it_came_from():
 
 
 def test_lines_cut_from_the_memory_map_are_the_file_objects_lines(tmp_path, monkeypatch) -> None:
-    """example_lines reads a mapped file; its lines are those of reading line by line (CRLF, blank and
-    whitespace lines, a last line without newline), also when the pages read are given back after
-    every line, and a file that cannot be mapped (no descriptor, or empty) is read by lines alike."""
+    """file_lines reads a mapped file; its lines are those of reading line by line, with their breaks
+    (``ends``, what the export hashes) or without (CRLF, blank and whitespace lines, a last line
+    without newline), also when the pages read are given back after every line, and a file that
+    cannot be mapped (no descriptor, or empty) is read in blocks of any size alike."""
     import io
 
     import graphniah.formats.examples as examples_mod
-    from graphniah.formats.examples import example_lines
+    from graphniah.formats.examples import example_lines, file_lines
 
     body = b"\n".join(json.dumps({"n": i, "text": "x" * (i * 997)}).encode() for i in range(40))
     raw = b"\n" + body.replace(b"}\n{", b"}\r\n\n  \n{", 3) + b"\n\n" + b'{"last": true}'
-    path = tmp_path / "e.jsonl"
-    path.write_bytes(raw)
-    want = [line.rstrip(b"\r\n") for line in io.BytesIO(raw)]
+    cases = (raw, raw + b"\r\n", b"", b"a", b"a\n", b"\n\n", b"\r\n", b"abc\ndef", b"ab\r\ncd\n" * 5 + b"tail\r")
+    for data in cases:
+        path = tmp_path / "e.jsonl"
+        path.write_bytes(data)
+        with_ends = list(io.BytesIO(data))
+        bare = [line.removesuffix(b"\n").removesuffix(b"\r") for line in with_ends]
 
-    def mapped() -> list[bytes]:
-        with open(path, "rb") as f:
-            return list(examples_mod._lines(f))
+        def mapped(ends: bool, path: Path = path) -> list[bytes]:
+            with open(path, "rb", buffering=0) as f:
+                return list(file_lines(f, ends=ends))
 
-    assert mapped() == want
-    monkeypatch.setattr(examples_mod, "_GIVE_BACK", 1)  # give the pages back after every line
-    assert mapped() == want
-    assert list(examples_mod._lines(io.BytesIO(raw))) == want  # no file descriptor: read by lines
+        assert (mapped(True), mapped(False)) == (with_ends, bare), data
+        with monkeypatch.context() as m:
+            m.setattr(examples_mod, "_GIVE_BACK", 1)  # give the pages back after every line
+            assert (mapped(True), mapped(False)) == (with_ends, bare), data
+        for block in (1, 2, 3, 7, 64, 1 << 20):
+            with monkeypatch.context() as m:
+                m.setattr(examples_mod, "READ_BLOCK", block)
+                got = (list(file_lines(io.BytesIO(data), ends=True)), list(file_lines(io.BytesIO(data))))
+            assert got == (with_ends, bare), (data, block)  # no file descriptor: read in blocks
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
     assert list(example_lines(empty)) == []
