@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 
@@ -30,6 +30,8 @@ T = TypeVar("T")
 # Packages whose package-scoped fixtures (real examples sampled and packed from the demo snapshot)
 # would be built again on every worker that ran one of their modules: each runs as one unit.
 PACKAGE_GROUPS = ("tests/baselines/", "tests/view/", "tests/ingest/demo_release/")
+# Modules that must run on one worker together: they open the session's demo store (DuckDB, one writer).
+MODULE_GROUPS = {"tests/test_demo.py": "demo-store", "tests/test_install.py": "demo-store"}
 
 # Work units that take longest, handed out first and in this order (the rest keep collection order).
 # Measured with -n 2 (CPU seconds of the unit): the kill and fuzz tests spend about two minutes each
@@ -77,13 +79,26 @@ def shared_build(tmp_path_factory: pytest.TempPathFactory, name: str, build: Cal
         return value
 
 
+def _unit_of(nodeid: str) -> str:
+    """The work unit of a test id: its module's group (MODULE_GROUPS), else its package (PACKAGE_GROUPS),
+    else its module. A test id that xdist suffixed with ``@<group>`` is in that group."""
+    if "@" in nodeid and nodeid.rfind("@") > nodeid.rfind("]"):
+        return nodeid.rsplit("@", 1)[1]
+    path = nodeid.split("::", 1)[0]
+    return MODULE_GROUPS.get(path) or next((p for p in PACKAGE_GROUPS if path.startswith(p)), path)
+
+
 def _unit(item: pytest.Item) -> str:
-    """The work unit of a test: its explicit xdist group, else its package (PACKAGE_GROUPS) or module."""
+    """The work unit of a test (:func:`_unit_of`); an explicit ``xdist_group`` mark must name that same
+    unit, since the scheduler sees only the test ids (:func:`pytest_xdist_make_scheduler`)."""
+    unit = _unit_of(item.nodeid)
     marker = item.get_closest_marker("xdist_group")
     if marker is not None:
-        return str(marker.args[0] if marker.args else marker.kwargs.get("name", "default"))
-    path = item.nodeid.split("::", 1)[0]
-    return next((p for p in PACKAGE_GROUPS if path.startswith(p)), path)
+        group = str(marker.args[0] if marker.args else marker.kwargs.get("name", "default"))
+        if group != unit:
+            raise pytest.UsageError(f"{item.nodeid}: xdist_group {group!r} is not its work unit {unit!r}; "
+                                    "list its module in MODULE_GROUPS (tests/conftest.py)")
+    return unit
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups into the test ids
@@ -95,6 +110,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(_unit(item)))
     items.sort(key=lambda item: rank.get(_unit(item), len(FIRST)))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` that hands out whole work units (:func:`_unit_of`).
+
+    xdist's own loadgroup scheduler reads a test's group from a suffix its worker hook writes into the
+    test id (``Item._nodeid``); pytest 9 keeps the id elsewhere, so no id carries the suffix, every
+    test became a unit of its own, and each worker set up the module and package fixtures of the
+    modules it got a test of (a module's 60k-paper release was built on both workers). This
+    scheduler (xdist's documented hook) takes the unit from the test id's path instead.
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class WorkUnits(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit_of(nodeid)
+
+    return WorkUnits(config, log)
 
 
 @pytest.fixture(scope="session")
