@@ -35,15 +35,13 @@ left, or ``max_attempts`` searches were made, the pool is returned short with th
 
 Notes
 -----
-*Same pools as the numpy walk.* The DFS keeps its state in Python lists: a step touches a few
-papers, where numpy's per-call cost dominated. Candidates are still collected in CSR
-order and ordered with ``rng.shuffle`` on the list where ``rng.permutation`` on the array was used:
-``Generator.permutation(a)`` copies ``a`` and shuffles the copy, and ``shuffle`` runs the same
-Fisher–Yates loop (``j = random_interval(i)`` for ``i = n-1 .. 1``) for a 1-d array and for a list,
-so it draws the same numbers and yields the same order; lists of 0 or 1 candidates draw nothing
-either way (the loop is empty). Every other draw (the start index) is unchanged, so a pool is byte
-for byte the one the numpy walk sampled (``tests/graph/test_paths.py`` compares the two walks,
-budget exhaustion included).
+*Same pools as the plain Python walk.* Each search runs compiled
+(:mod:`graphniah.graph.path_search`, numba): a step touches a few papers, and in Python even
+plain lists cost about a microsecond per step, most of the time of a deep pool. The compiled search
+collects candidates in CSR order and orders them with the very loop and draws of
+``Generator.shuffle`` on the caller's generator (proof in that module), so a pool is byte for byte
+the one the Python walk (candidates ordered by ``Generator.permutation``, as before) samples:
+``tests/graph/test_paths.py`` compares the two, budget exhaustion and four bit generators included.
 
 *Why deep pools cost more than their length.* At depth 32 on the demo most steps go to the few
 searches that end by budget. They start in small components (a few hundred papers: a 2-connected
@@ -58,8 +56,9 @@ another cut vertex; O(1) per candidate) removes a large share of the steps at de
 as at 32, so the ratio stays, and its per-edge block table costs more to build on the large
 bench demo than a whole pool. Even with no wasted search the ratio is about 2, since a found path
 costs about ``L`` steps (94 against 46). Any pruning changes later draws, hence the pools: adopting
-one is a deliberate change of the pool format. ``bench/graph.py`` prints the depth-32 / depth-16
-time ratio.
+one is a deliberate change of the pool format. What was changed instead is the cost of a step
+(compiled, above): the steps stay, and the time of a pool is then mostly the fixed cost of setting
+it up, the same at every depth. ``bench/graph.py`` prints the depth-32 / depth-16 time ratio.
 """
 
 from __future__ import annotations
@@ -229,7 +228,7 @@ def sample_path_pool(
         steps=search.steps,
         rejects=Rejects(duplicate=search.dup, cap=search.capped, budget=search.over_budget, exhausted=search.exhausted),
         start_candidates=search.start_candidates,
-        papers_at_cap=sum(u >= cap for u in search.uses),
+        papers_at_cap=int((search.uses >= cap).sum()),
         stop_reason=stop_reason,
         seconds=time.perf_counter() - t0,
     )
@@ -240,30 +239,40 @@ def sample_path_pool(
 class _PoolSearch:
     """The randomized DFS searches of one pool (see the module doc), and what they found and counted.
 
-    ``ptr``/``idx`` is the CSR of the pruned graph, ``end`` its ``end_bound`` (0 off it). The DFS
-    walks plain Python lists: its steps touch a handful of papers each, where numpy's per-call cost
-    would dominate.
+    ``ptr``/``idx`` is the CSR of the pruned graph, ``end`` its ``end_bound`` (0 off it). Each search
+    runs compiled (:func:`graphniah.graph.path_search.search`, drawing from ``rng`` itself); this
+    loop draws the starts, keeps the pool and retires starts.
     """
 
     def __init__(
         self, ptr: npt.NDArray[np.int64], idx: npt.NDArray[np.int64], end: npt.NDArray[np.int64],
         length: int, cap: int, step_budget: int, rng: np.random.Generator,
     ) -> None:
+        from graphniah.graph import path_search
+
         n = end.size
-        self.ptr, self.idx, self.end = ptr.tolist(), idx.tolist(), end.tolist()
+        # Papers as int32 in the arrays the search reads at every step: half the memory traffic.
+        vertex = np.int32 if n < 2**31 else np.int64
+        self.ptr, self.idx, self.end = ptr, idx.astype(vertex), end.astype(vertex)
         self.length, self.cap, self.step_budget, self.rng = length, cap, step_budget, rng
         self.starts = np.flatnonzero(end >= length)
         self.start_candidates = int(self.starts.size)
         self.n_starts = self.start_candidates  # starts[:n_starts] are the live ones (retired ones swapped out)
-        self.uses = [0] * n
-        self.on_path = bytearray(n)
+        self.uses = np.zeros(n, dtype=np.int64)
+        self.on_path = np.zeros(n, dtype=np.uint8)
         # touch[v] = number of papers on the current path adjacent to v. A neighbour w of the path's end
         # keeps the path induced iff touch[w] == 1 (its only path neighbour is the end itself).
-        self.touch = [0] * n
+        self.touch = np.zeros(n, dtype=vertex)
         self.seen: set[bytes] = set()
         self.found: list[list[int]] = []
         self.attempts = self.steps = 0
         self.dup = self.capped = self.over_budget = self.exhausted = 0
+        self._kernel = path_search
+        self._path = np.zeros(max(length, 1), dtype=np.int64)
+        self._cand = np.zeros(path_search.candidate_capacity(ptr, length), dtype=vertex)
+        self._stack = np.zeros((3, max(length, 1)), dtype=np.int64)  # cstart, clen, pos of each level
+        bits = rng.bit_generator.ctypes
+        self._next32, self._state = bits.next_uint32, bits.state_address
 
     def fill(self, pool_size: int, max_attempts: int) -> str | None:
         """Search from random starts until the pool holds ``pool_size`` paths; returns why it is short (or None)."""
@@ -288,8 +297,7 @@ class _PoolSearch:
                 continue
             self.seen.add(key)
             self.found.append(result)
-            for v in result:
-                self.uses[v] += 1
+            self.uses[result] += 1  # a path's papers are distinct
         return None
 
     def _retire(self, j: int) -> None:
@@ -298,66 +306,21 @@ class _PoolSearch:
         starts, n = self.starts, self.n_starts
         starts[j], starts[n] = starts[n], starts[j]
 
-    def _admissible(self, u: int, missing: int) -> list[int]:
-        """The neighbours of the path's end ``u`` that pass every completion test, in random order."""
-        on_path, touch, uses, end, cap, idx = self.on_path, self.touch, self.uses, self.end, self.cap, self.idx
-        out = []
-        for e in range(self.ptr[u], self.ptr[u + 1]):
-            w = idx[e]
-            if not on_path[w] and touch[w] == 1 and uses[w] < cap and end[w] >= missing:
-                out.append(w)
-        if len(out) > 1:
-            self.rng.shuffle(out)
-        return out
-
     def _search(self, s: int, j: int) -> list[int] | None:
         """Randomized DFS with backtracking from ``s`` (= ``starts[j]``): a path of ``length`` papers, or None."""
-        length, idx, ptr, on_path, touch = self.length, self.idx, self.ptr, self.on_path, self.touch
-        path = [s]
-        on_path[s] = 1
-        for e in range(ptr[s], ptr[s + 1]):
-            touch[idx[e]] += 1
-        cands = [self._admissible(s, length - 1)] if length > 1 else []
-        pos = [0]
-        budget = self.step_budget
-        result: list[int] | None = None
-        while True:
-            if len(path) == length:
-                result = list(path)
-                break
-            if budget == 0:
-                self.over_budget += 1
-                break
-            top = cands[-1]
-            i = pos[-1]
-            budget -= 1
-            if i < len(top):
-                pos[-1] = i + 1
-                w = top[i]
-                path.append(w)
-                on_path[w] = 1
-                for e in range(ptr[w], ptr[w + 1]):
-                    touch[idx[e]] += 1
-                if len(path) < length:
-                    cands.append(self._admissible(w, length - len(path)))
-                    pos.append(0)
-            else:
-                if len(path) == 1:
-                    self.exhausted += 1
-                    self._retire(j)
-                    break
-                v = path.pop()
-                on_path[v] = 0
-                for e in range(ptr[v], ptr[v + 1]):
-                    touch[idx[e]] -= 1
-                cands.pop()
-                pos.pop()
-        self.steps += self.step_budget - budget
-        for v in path:
-            on_path[v] = 0
-            for e in range(ptr[v], ptr[v + 1]):
-                touch[idx[e]] -= 1
-        return result
+        k = self._kernel
+        cstart, clen, pos = self._stack
+        status, steps = k.search(s, self.length, self.step_budget, self.ptr, self.idx, self.end, self.uses, self.cap,
+                                 self.on_path, self.touch, self._path, self._cand, cstart, clen, pos, self._next32, self._state)
+        self.steps += int(steps)
+        if status == k.FOUND:
+            return self._path[: self.length].tolist()  # type: ignore[no-any-return]
+        if status == k.OVER_BUDGET:
+            self.over_budget += 1
+        else:
+            self.exhausted += 1
+            self._retire(j)
+        return None
 
 
 def explain_short(pool: PathPool, pruned: PruneResult | None = None) -> str:

@@ -14,6 +14,7 @@ from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.snapshot import Snapshot
 from graphniah.graph import CitationGraph, build_path_pools, load_pool, load_pruned, prune_snapshot, sample_path_pool
+from graphniah.graph import paths as paths_mod
 from graphniah.graph.store import pool_file, pruned_file
 from tests.graph.synthetic import edge_arrays, preferential_attachment, write_snapshot
 
@@ -195,26 +196,100 @@ def test_paths_with_chords_are_never_pooled() -> None:
     assert found == expected and len(expected) > 0
 
 
-def test_list_walk_draws_the_same_pools_as_numpy_permutations(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The DFS shuffles Python lists; drawing each candidate order with ``Generator.permutation`` of a
-    numpy array instead (how pools were sampled before) gives the same paths and counters, so the
-    generator is consumed identically — also through backtracking and budget exhaustion."""
-    from graphniah.graph import paths as paths_mod
+class _PlainSearch(paths_mod._PoolSearch):
+    """The search written plainly in Python (how pools were sampled before it was compiled): lists,
+    and each candidate order drawn with ``Generator.permutation`` of a numpy array."""
 
-    class NumpyOrder(paths_mod._PoolSearch):
-        def _admissible(self, u: int, missing: int) -> list[int]:
-            nb = np.asarray(self.idx[self.ptr[u] : self.ptr[u + 1]], dtype=np.int64)
-            ok = [not self.on_path[w] and self.touch[w] == 1 and self.uses[w] < self.cap and self.end[w] >= missing for w in nb.tolist()]
-            return [int(w) for w in self.rng.permutation(nb[np.asarray(ok, dtype=bool)])]
+    def _admissible(self, u: int, missing: int) -> list[int]:
+        nb = self.idx[self.ptr[u] : self.ptr[u + 1]]
+        ok = [not self.on_path[w] and self.touch[w] == 1 and self.uses[w] < self.cap and self.end[w] >= missing for w in nb.tolist()]
+        return [int(w) for w in self.rng.permutation(nb[np.asarray(ok, dtype=bool)])]
 
+    def _step(self, v: int, delta: int) -> None:
+        self.on_path[v] = delta > 0
+        self.touch[self.idx[self.ptr[v] : self.ptr[v + 1]]] += delta
+
+    def _search(self, s: int, j: int) -> list[int] | None:
+        length = self.length
+        path = [s]
+        self._step(s, 1)
+        cands = [self._admissible(s, length - 1)] if length > 1 else []
+        pos = [0]
+        budget = self.step_budget
+        result = None
+        while True:
+            if len(path) == length:
+                result = list(path)
+                break
+            if budget == 0:
+                self.over_budget += 1
+                break
+            budget -= 1
+            if pos[-1] < len(cands[-1]):
+                w = cands[-1][pos[-1]]
+                pos[-1] += 1
+                path.append(w)
+                self._step(w, 1)
+                if len(path) < length:
+                    cands.append(self._admissible(w, length - len(path)))
+                    pos.append(0)
+            else:
+                if len(path) == 1:
+                    self.exhausted += 1
+                    self._retire(j)
+                    break
+                self._step(path.pop(), -1)
+                cands.pop()
+                pos.pop()
+        self.steps += self.step_budget - budget
+        for v in path:
+            self._step(v, -1)
+        return result
+
+
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.MT19937, np.random.Philox, np.random.SFC64])
+def test_compiled_search_draws_the_same_pools_as_the_plain_one(monkeypatch: pytest.MonkeyPatch, bit_generator: type) -> None:
+    """The compiled DFS gives the same paths and counters as the plain Python one above, and leaves
+    the generator in the same state (the next draw agrees), through backtracking and budget
+    exhaustion, whatever the bit generator."""
     g, _ = _pa_graph(1500, seed=9)
     runs = [(4, 200, 100_000), (8, 150, 40), (16, 40, 2_000)]  # small budgets force budget rejects
     over_budget = 0
     for depth, size, budget in runs:
-        ours = sample_path_pool(g, depth, size, np.random.default_rng(depth), step_budget=budget, cap=30)
+        rng_ours, rng_ref = (np.random.Generator(bit_generator(depth)) for _ in range(2))
+        ours = sample_path_pool(g, depth, size, rng_ours, step_budget=budget, cap=30)
         with monkeypatch.context() as m:
-            m.setattr(paths_mod, "_PoolSearch", NumpyOrder)
-            ref = sample_path_pool(g, depth, size, np.random.default_rng(depth), step_budget=budget, cap=30)
+            m.setattr(paths_mod, "_PoolSearch", _PlainSearch)
+            ref = sample_path_pool(g, depth, size, rng_ref, step_budget=budget, cap=30)
         assert np.array_equal(ours.paths, ref.paths) and ours.stats == ref.stats and ours.size > 0
+        assert rng_ours.integers(2**62) == rng_ref.integers(2**62)
         over_budget += ours.stats.rejects.budget
     assert over_budget > 0
+
+
+def _next32(rng: np.random.Generator) -> int:
+    bits = rng.bit_generator.ctypes
+    return int(bits.next_uint32(bits.state_address))
+
+
+def test_compiled_shuffle_is_generator_shuffle() -> None:
+    """The compiled candidate shuffle puts lists of every length in ``Generator.shuffle``'s order and
+    consumes the same draws, also when the generator holds half of a 64-bit draw."""
+    from graphniah.graph import path_search
+
+    for seed in range(6):
+        ours, ref = np.random.default_rng(seed), np.random.default_rng(seed)
+        for n in [*range(40), 255, 256, 257, 1000]:
+            if n % 7 == 3:  # one 32-bit draw, outside the shuffles: PCG64 keeps the other half of its 64 bits
+                assert _next32(ours) == _next32(ref)
+            want = list(range(100, 100 + n))
+            ref.shuffle(want)
+            bits = ours.bit_generator.ctypes
+            ptr = np.array([0, n], dtype=np.int64)
+            idx = np.arange(100, 100 + n, dtype=np.int64)
+            zeros, ones = np.zeros(100 + n, dtype=np.int64), np.ones(100 + n, dtype=np.int64)
+            cand = np.zeros(n + 3, dtype=np.int64)
+            got = path_search._admissible(0, 1, ptr, idx, ones, zeros, 1, zeros.astype(np.uint8), zeros.copy(), cand, 3,
+                                          bits.next_uint32, bits.state_address)
+            assert got == n and cand[3 : 3 + n].tolist() == want
+        assert ours.integers(2**62) == ref.integers(2**62)

@@ -1,0 +1,148 @@
+"""One randomized DFS of a path pool, compiled (numba): the inner loop of :mod:`graphniah.graph.paths`.
+
+:func:`search` is the search that module's docstring specifies, step for step, on flat arrays:
+the path, its ``on_path`` flags and ``touch`` counts, and a stack of candidate lists laid end to
+end in one buffer (``cand``; level ``k`` holds ``clen[k]`` candidates from ``cstart[k]``, and
+``pos[k]`` of them were tried). It draws its random numbers from the caller's
+``numpy.random.Generator`` itself, through the bit generator's C interface (``next_uint32`` on its
+state), so a pool sampled with it consumes the generator exactly as the same search written in
+Python with ``Generator.shuffle`` does, and the Python code around it (start draws with
+``Generator.integers``) continues the same stream.
+
+Notes
+-----
+*Same draws as ``Generator.shuffle``.* ``shuffle`` of a list of ``n`` items swaps item ``i`` with
+item ``random_interval(i)`` for ``i = n-1 .. 1``. numpy's ``random_interval(max)`` for
+``max < 2**32`` draws ``next_uint32() & mask``, ``mask`` the smallest all-ones number ``>= max``,
+until the value is ``<= max``. :func:`_interval` is that loop, on the same bit generator state, so
+the same values are drawn and the state is left the same (a buffered half of a 64-bit draw
+included: it lives in that state). A candidate list holds at most a paper's degree, far below
+``2**32``.
+
+*The candidate buffer is large enough.* At any time the stack holds one list per paper of the path
+but the last, each no longer than that paper's degree, and the path's papers are distinct; so the
+sum of the ``length`` largest degrees bounds what the stack holds (:func:`candidate_capacity`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+FOUND, OVER_BUDGET, EXHAUSTED = 0, 1, 2
+
+_jit = numba.njit(cache=True, nogil=True)
+
+
+def candidate_capacity(ptr: npt.NDArray[np.int64], length: int) -> int:
+    """Room for the candidate stack of a search of ``length`` papers in the CSR graph ``ptr``."""
+    deg = np.diff(ptr)
+    if deg.size > length:
+        deg = np.partition(deg, deg.size - length)[deg.size - length :]
+    return int(deg.sum()) + 1
+
+
+@_jit
+def _interval(mx: int, next32: Any, state: int) -> np.int64:
+    """numpy's ``random_interval(mx)`` for ``mx < 2**32``: uniform on ``0 .. mx``."""
+    if mx == 0:
+        return np.int64(0)
+    top = np.uint64(mx)
+    mask = top
+    mask |= mask >> np.uint64(1)
+    mask |= mask >> np.uint64(2)
+    mask |= mask >> np.uint64(4)
+    mask |= mask >> np.uint64(8)
+    mask |= mask >> np.uint64(16)
+    while True:
+        v = np.uint64(next32(state)) & mask
+        if v <= top:
+            return np.int64(v)
+
+
+@_jit
+def _admissible(u: int, missing: int, ptr: Any, idx: Any, end: Any, uses: Any, cap: int, on_path: Any, touch: Any,
+                cand: Any, base: int, next32: Any, state: int) -> int:
+    """Put ``u`` on the path; when ``missing`` > 0 papers are still to come, write its neighbours
+    that can complete the path (CSR order) at ``cand[base:]``, shuffle them as
+    ``Generator.shuffle`` would, and return how many there are.
+
+    One pass over the neighbours both counts ``u`` in their ``touch`` and tests them: the graph is
+    simple, so a neighbour's count is final once ``u``'s edge to it is counted.
+    """
+    on_path[u] = 1
+    n = 0
+    for e in range(ptr[u], ptr[u + 1]):
+        w = idx[e]
+        t = touch[w] + 1
+        touch[w] = t
+        if missing > 0 and t == 1 and on_path[w] == 0 and uses[w] < cap and end[w] >= missing:
+            cand[base + n] = w
+            n += 1
+    for i in range(n - 1, 0, -1):
+        j = _interval(i, next32, state)
+        t = cand[base + i]
+        cand[base + i] = cand[base + j]
+        cand[base + j] = t
+    return n
+
+
+@_jit
+def _leave(v: int, ptr: Any, idx: Any, on_path: Any, touch: Any) -> None:
+    """Take ``v`` off the path."""
+    on_path[v] = 0
+    for e in range(ptr[v], ptr[v + 1]):
+        touch[idx[e]] -= 1
+
+
+@_jit
+def search(s: int, length: int, budget: int, ptr: Any, idx: Any, end: Any, uses: Any, cap: int, on_path: Any, touch: Any,
+           path: Any, cand: Any, cstart: Any, clen: Any, pos: Any, next32: Any, state: int) -> tuple[int, int]:
+    """A DFS from ``s`` for a path of ``length`` papers within ``budget`` steps.
+
+    Returns ``(status, steps)``: :data:`FOUND` (the path is ``path[:length]``), :data:`OVER_BUDGET`
+    or :data:`EXHAUSTED` (every continuation from ``s`` tried), and the moves made. ``on_path`` and
+    ``touch`` are all zero before and after.
+    """
+    path[0] = s
+    depth = 1
+    cstart[0] = 0
+    clen[0] = _admissible(s, length - 1, ptr, idx, end, uses, cap, on_path, touch, cand, 0, next32, state)
+    pos[0] = 0
+    top = 1 if length > 1 else 0  # levels on the candidate stack: depth, until the path is complete
+    left = budget
+    status = FOUND
+    while True:
+        if depth == length:
+            status = FOUND
+            break
+        if left == 0:
+            status = OVER_BUDGET
+            break
+        lv = top - 1
+        i = pos[lv]
+        left -= 1
+        if i < clen[lv]:  # forward to the next untried candidate
+            pos[lv] = i + 1
+            w = cand[cstart[lv] + i]
+            path[depth] = w
+            depth += 1
+            b = cstart[lv] + clen[lv]
+            cstart[top] = b
+            clen[top] = _admissible(w, length - depth, ptr, idx, end, uses, cap, on_path, touch, cand, b, next32, state)
+            pos[top] = 0
+            if depth < length:
+                top += 1
+        else:  # back
+            if depth == 1:
+                status = EXHAUSTED
+                break
+            depth -= 1
+            _leave(path[depth], ptr, idx, on_path, touch)
+            top -= 1
+    for k in range(depth):
+        _leave(path[k], ptr, idx, on_path, touch)
+    return status, budget - left
