@@ -1,9 +1,13 @@
 """One randomized DFS of a path pool, compiled (numba): the inner loop of :mod:`graphniah.graph.paths`.
 
 :func:`search` is the search that module's docstring specifies, step for step, on flat arrays:
-the path, its ``on_path`` flags and ``touch`` counts, and a stack of candidate lists laid end to
-end in one buffer (``cand``; level ``k`` holds ``clen[k]`` candidates from ``cstart[k]``, and
-``pos[k]`` of them were tried). It draws its random numbers from the caller's
+the path; per paper, ``touch`` (how many papers of the path it is adjacent to, plus
+:data:`ON_PATH` while it is on the path) and ``limit`` (its ``end_bound`` while it is in fewer than
+``cap`` pooled papers, else 0); and a stack of candidate lists laid end to end in one buffer
+(``cand``; level ``k`` holds ``clen[k]`` candidates from ``cstart[k]``, and ``pos[k]`` of them
+were tried). A neighbour ``w`` of the path's end can complete a path still missing ``r >= 1``
+papers iff ``touch[w] == 1`` (off the path, and adjacent to the end only: the path stays induced)
+and ``limit[w] >= r``: the module doc's four tests in two reads. It draws its random numbers from the caller's
 ``numpy.random.Generator`` itself, through the bit generator's C interface (``next_uint32`` on its
 state), so a pool sampled with it consumes the generator exactly as the same search written in
 Python with ``Generator.shuffle`` does, and the Python code around it (start draws with
@@ -33,6 +37,8 @@ import numpy as np
 import numpy.typing as npt
 
 FOUND, OVER_BUDGET, EXHAUSTED = 0, 1, 2
+#: Added to ``touch`` of a paper on the path: its count can then never be 1 (a count is at most a degree).
+ON_PATH = 1 << 30
 
 _jit = numba.njit(cache=True, nogil=True)
 
@@ -64,8 +70,8 @@ def _interval(mx: int, next32: Any, state: int) -> np.int64:
 
 
 @_jit
-def _admissible(u: int, missing: int, ptr: Any, idx: Any, end: Any, uses: Any, cap: int, on_path: Any, touch: Any,
-                cand: Any, base: int, next32: Any, state: int) -> int:
+def _admissible(u: int, missing: int, ptr: Any, idx: Any, limit: Any, touch: Any, cand: Any, base: int, next32: Any,
+                state: int) -> int:
     """Put ``u`` on the path; when ``missing`` > 0 papers are still to come, write its neighbours
     that can complete the path (CSR order) at ``cand[base:]``, shuffle them as
     ``Generator.shuffle`` would, and return how many there are.
@@ -73,13 +79,13 @@ def _admissible(u: int, missing: int, ptr: Any, idx: Any, end: Any, uses: Any, c
     One pass over the neighbours both counts ``u`` in their ``touch`` and tests them: the graph is
     simple, so a neighbour's count is final once ``u``'s edge to it is counted.
     """
-    on_path[u] = 1
+    touch[u] += ON_PATH
     n = 0
     for e in range(ptr[u], ptr[u + 1]):
         w = idx[e]
         t = touch[w] + 1
         touch[w] = t
-        if missing > 0 and t == 1 and on_path[w] == 0 and uses[w] < cap and end[w] >= missing:
+        if t == 1 and limit[w] >= missing > 0:
             cand[base + n] = w
             n += 1
     for i in range(n - 1, 0, -1):
@@ -91,26 +97,26 @@ def _admissible(u: int, missing: int, ptr: Any, idx: Any, end: Any, uses: Any, c
 
 
 @_jit
-def _leave(v: int, ptr: Any, idx: Any, on_path: Any, touch: Any) -> None:
+def _leave(v: int, ptr: Any, idx: Any, touch: Any) -> None:
     """Take ``v`` off the path."""
-    on_path[v] = 0
+    touch[v] -= ON_PATH
     for e in range(ptr[v], ptr[v + 1]):
         touch[idx[e]] -= 1
 
 
 @_jit
-def search(s: int, length: int, budget: int, ptr: Any, idx: Any, end: Any, uses: Any, cap: int, on_path: Any, touch: Any,
-           path: Any, cand: Any, cstart: Any, clen: Any, pos: Any, next32: Any, state: int) -> tuple[int, int]:
+def search(s: int, length: int, budget: int, ptr: Any, idx: Any, limit: Any, touch: Any, path: Any, cand: Any, cstart: Any,
+           clen: Any, pos: Any, next32: Any, state: int) -> tuple[int, int]:
     """A DFS from ``s`` for a path of ``length`` papers within ``budget`` steps.
 
     Returns ``(status, steps)``: :data:`FOUND` (the path is ``path[:length]``), :data:`OVER_BUDGET`
-    or :data:`EXHAUSTED` (every continuation from ``s`` tried), and the moves made. ``on_path`` and
-    ``touch`` are all zero before and after.
+    or :data:`EXHAUSTED` (every continuation from ``s`` tried), and the moves made. ``touch`` is all
+    zero before and after.
     """
     path[0] = s
     depth = 1
     cstart[0] = 0
-    clen[0] = _admissible(s, length - 1, ptr, idx, end, uses, cap, on_path, touch, cand, 0, next32, state)
+    clen[0] = _admissible(s, length - 1, ptr, idx, limit, touch, cand, 0, next32, state)
     pos[0] = 0
     top = 1 if length > 1 else 0  # levels on the candidate stack: depth, until the path is complete
     left = budget
@@ -132,7 +138,7 @@ def search(s: int, length: int, budget: int, ptr: Any, idx: Any, end: Any, uses:
             depth += 1
             b = cstart[lv] + clen[lv]
             cstart[top] = b
-            clen[top] = _admissible(w, length - depth, ptr, idx, end, uses, cap, on_path, touch, cand, b, next32, state)
+            clen[top] = _admissible(w, length - depth, ptr, idx, limit, touch, cand, b, next32, state)
             pos[top] = 0
             if depth < length:
                 top += 1
@@ -141,8 +147,8 @@ def search(s: int, length: int, budget: int, ptr: Any, idx: Any, end: Any, uses:
                 status = EXHAUSTED
                 break
             depth -= 1
-            _leave(path[depth], ptr, idx, on_path, touch)
+            _leave(path[depth], ptr, idx, touch)
             top -= 1
     for k in range(depth):
-        _leave(path[k], ptr, idx, on_path, touch)
+        _leave(path[k], ptr, idx, touch)
     return status, budget - left

@@ -251,22 +251,20 @@ class _PoolSearch:
         from graphniah.graph import path_search
 
         n = end.size
-        # Papers as int32 in the arrays the search reads at every step: half the memory traffic.
-        vertex = np.int32 if n < 2**31 else np.int64
-        self.ptr, self.idx, self.end = ptr, idx.astype(vertex), end.astype(vertex)
         self.length, self.cap, self.step_budget, self.rng = length, cap, step_budget, rng
         self.starts = np.flatnonzero(end >= length)
         self.start_candidates = int(self.starts.size)
         self.n_starts = self.start_candidates  # starts[:n_starts] are the live ones (retired ones swapped out)
         self.uses = np.zeros(n, dtype=np.int64)
-        self.on_path = np.zeros(n, dtype=np.uint8)
-        # touch[v] = number of papers on the current path adjacent to v. A neighbour w of the path's end
-        # keeps the path induced iff touch[w] == 1 (its only path neighbour is the end itself).
-        self.touch = np.zeros(n, dtype=vertex)
         self.seen: set[bytes] = set()
         self.found: list[list[int]] = []
         self.attempts = self.steps = 0
         self.dup = self.capped = self.over_budget = self.exhausted = 0
+        # The search's arrays (path_search's doc): papers as int32, half the memory traffic per step.
+        vertex = np.int32 if n < 2**30 else np.int64
+        self.ptr, self.idx, self.end = ptr, idx.astype(vertex), end
+        self._limit = end.astype(vertex)  # end_bound, set to 0 once a paper is in ``cap`` pooled paths
+        self._touch = np.zeros(n, dtype=vertex)
         self._kernel = path_search
         self._path = np.zeros(max(length, 1), dtype=np.int64)
         self._cand = np.zeros(path_search.candidate_capacity(ptr, length), dtype=vertex)
@@ -297,8 +295,13 @@ class _PoolSearch:
                 continue
             self.seen.add(key)
             self.found.append(result)
-            self.uses[result] += 1  # a path's papers are distinct
+            self._use(np.asarray(result, dtype=np.int64))
         return None
+
+    def _use(self, path: npt.NDArray[np.int64]) -> None:
+        """Count a pooled path's papers (distinct) as used; those now at the cap can no longer be entered."""
+        self.uses[path] += 1
+        self._limit[path[self.uses[path] >= self.cap]] = 0
 
     def _retire(self, j: int) -> None:
         """Swap start ``starts[j]`` out of the live ones."""
@@ -310,8 +313,8 @@ class _PoolSearch:
         """Randomized DFS with backtracking from ``s`` (= ``starts[j]``): a path of ``length`` papers, or None."""
         k = self._kernel
         cstart, clen, pos = self._stack
-        status, steps = k.search(s, self.length, self.step_budget, self.ptr, self.idx, self.end, self.uses, self.cap,
-                                 self.on_path, self.touch, self._path, self._cand, cstart, clen, pos, self._next32, self._state)
+        status, steps = k.search(s, self.length, self.step_budget, self.ptr, self.idx, self._limit, self._touch, self._path,
+                                 self._cand, cstart, clen, pos, self._next32, self._state)
         self.steps += int(steps)
         if status == k.FOUND:
             return self._path[: self.length].tolist()  # type: ignore[no-any-return]

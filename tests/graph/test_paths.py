@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -200,13 +201,21 @@ class _PlainSearch(paths_mod._PoolSearch):
     """The search written plainly in Python (how pools were sampled before it was compiled): lists,
     and each candidate order drawn with ``Generator.permutation`` of a numpy array."""
 
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.on_path: set[int] = set()
+        self.touch = np.zeros(self.end.size, dtype=np.int64)  # papers of the path adjacent to each paper
+
     def _admissible(self, u: int, missing: int) -> list[int]:
         nb = self.idx[self.ptr[u] : self.ptr[u + 1]]
-        ok = [not self.on_path[w] and self.touch[w] == 1 and self.uses[w] < self.cap and self.end[w] >= missing for w in nb.tolist()]
+        ok = [w not in self.on_path and self.touch[w] == 1 and self.uses[w] < self.cap and self.end[w] >= missing for w in nb.tolist()]
         return [int(w) for w in self.rng.permutation(nb[np.asarray(ok, dtype=bool)])]
 
     def _step(self, v: int, delta: int) -> None:
-        self.on_path[v] = delta > 0
+        if delta > 0:
+            self.on_path.add(v)
+        else:
+            self.on_path.discard(v)
         self.touch[self.idx[self.ptr[v] : self.ptr[v + 1]]] += delta
 
     def _search(self, s: int, j: int) -> list[int] | None:
@@ -287,9 +296,8 @@ def test_compiled_shuffle_is_generator_shuffle() -> None:
             bits = ours.bit_generator.ctypes
             ptr = np.array([0, n], dtype=np.int64)
             idx = np.arange(100, 100 + n, dtype=np.int64)
-            zeros, ones = np.zeros(100 + n, dtype=np.int64), np.ones(100 + n, dtype=np.int64)
+            limit, touch = np.ones(100 + n, dtype=np.int64), np.zeros(100 + n, dtype=np.int64)
             cand = np.zeros(n + 3, dtype=np.int64)
-            got = path_search._admissible(0, 1, ptr, idx, ones, zeros, 1, zeros.astype(np.uint8), zeros.copy(), cand, 3,
-                                          bits.next_uint32, bits.state_address)
+            got = path_search._admissible(0, 1, ptr, idx, limit, touch, cand, 3, bits.next_uint32, bits.state_address)
             assert got == n and cand[3 : 3 + n].tolist() == want
         assert ours.integers(2**62) == ref.integers(2**62)
