@@ -662,9 +662,9 @@ def export_if_changed(
 
     "These very examples" means the manifest's source sha256 equals the file's and the suite name
     matches; "intact" means :func:`~graphniah.formats.dataset.check_files` finds nothing. A folder
-    whose data files were compressed at other levels (exported before the prompt texts went to zstd
-    level 1) is exported again. Then the folder is exactly what exporting again would write (export
-    is deterministic), so it is kept.
+    whose data files do not record the zstd levels this exporter writes at (other levels, or none:
+    exported before the levels were recorded) is exported again. Then the folder is exactly what
+    exporting again would write (export is deterministic), so it is kept.
     """
     out = Path(out)
     if (out / MANIFEST_FILE).is_file():
