@@ -20,7 +20,7 @@ import pytest
 from tests.report.synthetic import make_example, write_suite
 from tests.run.helpers import demo_suite
 
-HEAVY = ("duckdb", "igraph", "scipy", "pyarrow", "litellm", "tokenizers")
+HEAVY = ("duckdb", "igraph", "scipy", "pyarrow", "litellm", "tokenizers", "numba")
 
 # Runs ``graphniah ARGV`` through the entry point and prints the top-level modules it loaded.
 _PROBE = """
