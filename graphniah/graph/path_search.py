@@ -40,7 +40,15 @@ FOUND, OVER_BUDGET, EXHAUSTED = 0, 1, 2
 #: Added to ``touch`` of a paper on the path: its count can then never be 1 (a count is at most a degree).
 ON_PATH = 1 << 30
 
-_jit = numba.njit(cache=True, nogil=True)
+
+def _jit(fn: Any) -> Any:
+    """``fn`` compiled on first use, the machine code cached on disk (``__pycache__`` beside this file,
+    else numba's folder in the user's cache) so a later process only loads it. Where neither can be
+    written (a read-only install and no writable home) it is compiled in memory by every process."""
+    try:
+        return numba.njit(cache=True, nogil=True)(fn)
+    except RuntimeError:  # numba: "cannot cache function ...: no locator available"
+        return numba.njit(nogil=True)(fn)
 
 
 def candidate_capacity(ptr: npt.NDArray[np.int64], length: int) -> int:

@@ -274,30 +274,3 @@ def test_compiled_search_draws_the_same_pools_as_the_plain_one(monkeypatch: pyte
         assert rng_ours.integers(2**62) == rng_ref.integers(2**62)
         over_budget += ours.stats.rejects.budget
     assert over_budget > 0
-
-
-def _next32(rng: np.random.Generator) -> int:
-    bits = rng.bit_generator.ctypes
-    return int(bits.next_uint32(bits.state_address))
-
-
-def test_compiled_shuffle_is_generator_shuffle() -> None:
-    """The compiled candidate shuffle puts lists of every length in ``Generator.shuffle``'s order and
-    consumes the same draws, also when the generator holds half of a 64-bit draw."""
-    from graphniah.graph import path_search
-
-    for seed in range(6):
-        ours, ref = np.random.default_rng(seed), np.random.default_rng(seed)
-        for n in [*range(40), 255, 256, 257, 1000]:
-            if n % 7 == 3:  # one 32-bit draw, outside the shuffles: PCG64 keeps the other half of its 64 bits
-                assert _next32(ours) == _next32(ref)
-            want = list(range(100, 100 + n))
-            ref.shuffle(want)
-            bits = ours.bit_generator.ctypes
-            ptr = np.array([0, n], dtype=np.int64)
-            idx = np.arange(100, 100 + n, dtype=np.int64)
-            limit, touch = np.ones(100 + n, dtype=np.int64), np.zeros(100 + n, dtype=np.int64)
-            cand = np.zeros(n + 3, dtype=np.int64)
-            got = path_search._admissible(0, 1, ptr, idx, limit, touch, cand, 3, bits.next_uint32, bits.state_address)
-            assert got == n and cand[3 : 3 + n].tolist() == want
-        assert ours.integers(2**62) == ref.integers(2**62)
