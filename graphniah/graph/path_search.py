@@ -30,11 +30,15 @@ sum of the ``length`` largest degrees bounds what the stack holds (:func:`candid
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any
 
 import numba
 import numpy as np
 import numpy.typing as npt
+from llvmlite import ir
+from numba.core import types
+from numba.core.extending import intrinsic
 
 FOUND, OVER_BUDGET, EXHAUSTED = 0, 1, 2
 #: Added to ``touch`` of a paper on the path: its count can then never be 1 (a count is at most a degree).
@@ -51,6 +55,30 @@ def _jit(fn: Any) -> Any:
         return numba.njit(nogil=True)(fn)
 
 
+def _call_next32(typingctx: Any, fn: Any, state: Any) -> Any:
+    """``_next32(fn, state)``: a call of the bit generator's ``next_uint32`` (C function at address ``fn``)
+    on its state (address ``state``), both plain integers. A direct call: passing the ctypes
+    function object instead costs numba a wrapper on every draw (about a tenth of a deep pool's time)."""
+    sig = types.uint32(types.uintp, types.uintp)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        void_p = ir.IntType(8).as_pointer()
+        target = builder.inttoptr(args[0], ir.FunctionType(ir.IntType(32), [void_p]).as_pointer())
+        return builder.call(target, [builder.inttoptr(args[1], void_p)])
+
+    return sig, codegen
+
+
+_next32: Any = intrinsic(_call_next32)
+
+
+def next32_address(rng: np.random.Generator) -> tuple[int, int]:
+    """The addresses :func:`search` draws ``rng``'s numbers with: its bit generator's ``next_uint32``
+    and its state (valid while ``rng`` lives)."""
+    bits = rng.bit_generator.ctypes
+    return int(ctypes.cast(bits.next_uint32, ctypes.c_void_p).value or 0), int(bits.state_address)
+
+
 def candidate_capacity(ptr: npt.NDArray[np.int64], length: int) -> int:
     """Room for the candidate stack of a search of ``length`` papers in the CSR graph ``ptr``."""
     deg = np.diff(ptr)
@@ -60,7 +88,7 @@ def candidate_capacity(ptr: npt.NDArray[np.int64], length: int) -> int:
 
 
 @_jit
-def _interval(mx: int, next32: Any, state: int) -> np.int64:
+def _interval(mx: int, next32: int, state: int) -> np.int64:
     """numpy's ``random_interval(mx)`` for ``mx < 2**32``: uniform on ``0 .. mx``."""
     if mx == 0:
         return np.int64(0)
@@ -72,13 +100,13 @@ def _interval(mx: int, next32: Any, state: int) -> np.int64:
     mask |= mask >> np.uint64(8)
     mask |= mask >> np.uint64(16)
     while True:
-        v = np.uint64(next32(state)) & mask
+        v = np.uint64(_next32(next32, state)) & mask
         if v <= top:
             return np.int64(v)
 
 
 @_jit
-def _admissible(u: int, missing: int, ptr: Any, idx: Any, limit: Any, touch: Any, cand: Any, base: int, next32: Any,
+def _admissible(u: int, missing: int, ptr: Any, idx: Any, limit: Any, touch: Any, cand: Any, base: int, next32: int,
                 state: int) -> int:
     """Put ``u`` on the path; when ``missing`` > 0 papers are still to come, write its neighbours
     that can complete the path (CSR order) at ``cand[base:]``, shuffle them as
@@ -114,7 +142,7 @@ def _leave(v: int, ptr: Any, idx: Any, touch: Any) -> None:
 
 @_jit
 def search(s: int, length: int, budget: int, ptr: Any, idx: Any, limit: Any, touch: Any, path: Any, cand: Any, cstart: Any,
-           clen: Any, pos: Any, next32: Any, state: int) -> tuple[int, int]:
+           clen: Any, pos: Any, next32: int, state: int) -> tuple[int, int]:
     """A DFS from ``s`` for a path of ``length`` papers within ``budget`` steps.
 
     Returns ``(status, steps)``: :data:`FOUND` (the path is ``path[:length]``), :data:`OVER_BUDGET`

@@ -269,8 +269,7 @@ class _PoolSearch:
         self._path = np.zeros(max(length, 1), dtype=np.int64)
         self._cand = np.zeros(path_search.candidate_capacity(ptr, length), dtype=vertex)
         self._stack = np.zeros((3, max(length, 1)), dtype=np.int64)  # cstart, clen, pos of each level
-        bits = rng.bit_generator.ctypes
-        self._next32, self._state = bits.next_uint32, bits.state_address
+        self._next32, self._state = path_search.next32_address(rng)
 
     def fill(self, pool_size: int, max_attempts: int) -> str | None:
         """Search from random starts until the pool holds ``pool_size`` paths; returns why it is short (or None)."""

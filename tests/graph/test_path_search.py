@@ -28,12 +28,11 @@ def test_compiled_shuffle_is_generator_shuffle() -> None:
                 assert _next32(ours) == _next32(ref)
             want = list(range(100, 100 + n))
             ref.shuffle(want)
-            bits = ours.bit_generator.ctypes
             ptr = np.array([0, n], dtype=np.int64)
             idx = np.arange(100, 100 + n, dtype=np.int64)
             limit, touch = np.ones(100 + n, dtype=np.int64), np.zeros(100 + n, dtype=np.int64)
             cand = np.zeros(n + 3, dtype=np.int64)
-            got = path_search._admissible(0, 1, ptr, idx, limit, touch, cand, 3, bits.next_uint32, bits.state_address)
+            got = path_search._admissible(0, 1, ptr, idx, limit, touch, cand, 3, *path_search.next32_address(ours))
             assert got == n and cand[3 : 3 + n].tolist() == want
         assert ours.integers(2**62) == ref.integers(2**62)
 
@@ -45,10 +44,10 @@ def test_without_a_writable_cache_the_search_is_compiled_in_memory(tmp_path: Pat
     (tmp_path / "__pycache__").write_text("")  # a file where numba would make its cache folder
     probe = (
         "import numpy as np, path_search as k\n"
-        "rng = np.random.default_rng(0); b = rng.bit_generator.ctypes\n"
+        "rng = np.random.default_rng(0)\n"
         "ptr = np.array([0, 2, 4, 6]); idx = np.array([1, 2, 0, 2, 0, 1]); limit = np.full(3, 3); st = np.zeros((3, 3), np.int64)\n"
         "out = k.search(0, 3, 100, ptr, idx, limit, np.zeros(3, np.int64), np.zeros(3, np.int64), np.zeros(8, np.int64), *st,"
-        " b.next_uint32, b.state_address)\n"
+        " *k.next32_address(rng))\n"
         "print(type(k.search._cache).__name__, out)\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} | {"HOME": "/dev/null", "XDG_CACHE_HOME": "/dev/null/cache"}
