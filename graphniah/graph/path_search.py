@@ -3,15 +3,16 @@
 :func:`search` is the search that module's docstring specifies, step for step, on flat arrays:
 the path; per paper, ``touch`` (how many papers of the path it is adjacent to, plus
 :data:`ON_PATH` while it is on the path) and ``limit`` (its ``end_bound`` while it is in fewer than
-``cap`` pooled papers, else 0); and a stack of candidate lists laid end to end in one buffer
+``cap`` pooled paths, else 0); and a stack of candidate lists laid end to end in one buffer
 (``cand``; level ``k`` holds ``clen[k]`` candidates from ``cstart[k]``, and ``pos[k]`` of them
 were tried). A neighbour ``w`` of the path's end can complete a path still missing ``r >= 1``
 papers iff ``touch[w] == 1`` (off the path, and adjacent to the end only: the path stays induced)
-and ``limit[w] >= r``: the module doc's four tests in two reads. It draws its random numbers from the caller's
-``numpy.random.Generator`` itself, through the bit generator's C interface (``next_uint32`` on its
-state), so a pool sampled with it consumes the generator exactly as the same search written in
-Python with ``Generator.shuffle`` does, and the Python code around it (start draws with
-``Generator.integers``) continues the same stream.
+and ``limit[w] >= r``: the four tests of :mod:`graphniah.graph.paths` in two reads.
+
+It draws its random numbers from the caller's ``numpy.random.Generator`` itself, through the bit
+generator's C interface (``next_uint32`` on its state), so a pool sampled with it consumes the
+generator exactly as the same search written in Python with ``Generator.shuffle`` does, and the
+Python code around it (start draws with ``Generator.integers``) continues the same stream.
 
 Notes
 -----
