@@ -24,9 +24,9 @@ the same values are drawn and the state is left the same (a buffered half of a 6
 included: it lives in that state). A candidate list holds at most a paper's degree, far below
 ``2**32``.
 
-*The candidate buffer is large enough.* At any time the stack holds one list per paper of the path
-but the last, each no longer than that paper's degree, and the path's papers are distinct; so the
-sum of the ``length`` largest degrees bounds what the stack holds (:func:`candidate_capacity`).
+*The candidate buffer is large enough.* At any time the stack holds at most one list per paper of
+the path, each no longer than that paper's degree, and the path's papers are distinct; so the sum
+of the ``length`` largest degrees bounds what the stack holds (:func:`candidate_capacity`).
 """
 
 from __future__ import annotations
@@ -77,7 +77,10 @@ def next32_address(rng: np.random.Generator) -> tuple[int, int]:
     """The addresses :func:`search` draws ``rng``'s numbers with: its bit generator's ``next_uint32``
     and its state (valid while ``rng`` lives)."""
     bits = rng.bit_generator.ctypes
-    return int(ctypes.cast(bits.next_uint32, ctypes.c_void_p).value or 0), int(bits.state_address)
+    fn = ctypes.cast(bits.next_uint32, ctypes.c_void_p).value
+    if not fn:  # numpy's bit generators all have one; a call through address 0 would crash the process
+        raise ValueError(f"{type(rng.bit_generator).__name__} has no next_uint32 to draw from")
+    return int(fn), int(bits.state_address)
 
 
 def candidate_capacity(ptr: npt.NDArray[np.int64], length: int) -> int:

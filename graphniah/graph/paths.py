@@ -57,8 +57,8 @@ as at 32, so the ratio stays, and its per-edge block table costs more to build o
 bench demo than a whole pool. Even with no wasted search the ratio is about 2, since a found path
 costs about ``L`` steps (94 against 46). Any pruning changes later draws, hence the pools: adopting
 one is a deliberate change of the pool format. What was changed instead is the cost of a step
-(compiled, above): the steps stay, and the time of a pool is then mostly the fixed cost of setting
-it up, the same at every depth. ``bench/graph.py`` prints the depth-32 / depth-16 time ratio.
+(compiled, above): the steps stay, each a small fraction of its cost in Python.
+``bench/graph.py`` prints the depth-32 / depth-16 time ratio.
 """
 
 from __future__ import annotations
@@ -262,7 +262,7 @@ class _PoolSearch:
         self.dup = self.capped = self.over_budget = self.exhausted = 0
         # The search's arrays (path_search's doc): papers as int32, half the memory traffic per step.
         vertex = np.int32 if n < 2**30 else np.int64
-        self.ptr, self.idx, self.end = ptr, idx.astype(vertex), end
+        self.ptr, self.idx = ptr, idx.astype(vertex)
         self._limit = end.astype(vertex)  # end_bound, set to 0 once a paper is in ``cap`` pooled paths
         self._touch = np.zeros(n, dtype=vertex)
         self._kernel = path_search

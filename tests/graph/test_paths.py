@@ -201,10 +201,11 @@ class _PlainSearch(paths_mod._PoolSearch):
     """The search written plainly in Python (how pools were sampled before it was compiled): lists,
     and each candidate order drawn with ``Generator.permutation`` of a numpy array."""
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, ptr: np.ndarray, idx: np.ndarray, end: np.ndarray, *args: Any) -> None:
+        super().__init__(ptr, idx, end, *args)
+        self.end = end
         self.on_path: set[int] = set()
-        self.touch = np.zeros(self.end.size, dtype=np.int64)  # papers of the path adjacent to each paper
+        self.touch = np.zeros(end.size, dtype=np.int64)  # papers of the path adjacent to each paper
 
     def _admissible(self, u: int, missing: int) -> list[int]:
         nb = self.idx[self.ptr[u] : self.ptr[u + 1]]
@@ -263,7 +264,7 @@ def test_compiled_search_draws_the_same_pools_as_the_plain_one(monkeypatch: pyte
     exhaustion, whatever the bit generator."""
     g, _ = _pa_graph(1500, seed=9)
     runs = [(4, 200, 100_000), (8, 150, 40), (16, 40, 2_000)]  # small budgets force budget rejects
-    over_budget = 0
+    over_budget = at_cap = 0
     for depth, size, budget in runs:
         rng_ours, rng_ref = (np.random.Generator(bit_generator(depth)) for _ in range(2))
         ours = sample_path_pool(g, depth, size, rng_ours, step_budget=budget, cap=30)
@@ -273,4 +274,5 @@ def test_compiled_search_draws_the_same_pools_as_the_plain_one(monkeypatch: pyte
         assert np.array_equal(ours.paths, ref.paths) and ours.stats == ref.stats and ours.size > 0
         assert rng_ours.integers(2**62) == rng_ref.integers(2**62)
         over_budget += ours.stats.rejects.budget
-    assert over_budget > 0
+        at_cap += ours.stats.papers_at_cap
+    assert over_budget > 0 and at_cap > 0  # budget exhaustion and the cap both happened
