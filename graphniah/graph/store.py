@@ -10,6 +10,7 @@ depth depends only on (snapshot, seed, K, parameters), not on which other depths
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import time
 from collections.abc import Mapping, Sequence
@@ -154,15 +155,34 @@ def rng_for(seed: int, depth: int) -> np.random.Generator:
 # ---- drivers (CLI, refresh) ---------------------------------------------------------------------
 
 
-def _allowed_from_file(snapshot: Snapshot, g: CitationGraph, depth: int) -> npt.NDArray[np.bool_] | None:
-    """Start pruning from a stored fixed point when there is a valid one (pruning it removes nothing)."""
+def _prune_resuming(snapshot: Snapshot, g: CitationGraph, depth: int, *, reuse: bool = True) -> tuple[PruneResult, bool]:
+    """``prune(g, depth)``, started from the stored fixed point ``pruned/depth=K`` when there is a
+    valid one (``reuse``); and whether that stored pruning stands (pruning it removed nothing).
+
+    A stored fixed point that stands is what pruning the whole snapshot gives, and its manifest
+    holds that pruning's removal counts: the result carries those counts rather than the trivial
+    ones of re-pruning the fixed point. So the result, and every manifest that records its
+    summary (the pool's ``pruning``), is the same whether or not an earlier run stopped after
+    writing the pruned set.
+    """
+    stored = _stored_pruning(snapshot, g, depth) if reuse else None
+    result = prune(g, depth, allowed=None if stored is None else stored[0])
+    if stored is None or result.n_kept != int(np.count_nonzero(stored[0])):
+        return result, False
+    m = stored[1]
+    return dataclasses.replace(result, papers_allowed=m.papers_in, removed_small_components=m.removed_small_components,
+                               removed_by_bound=m.removed_by_bound), True
+
+
+def _stored_pruning(snapshot: Snapshot, g: CitationGraph, depth: int) -> tuple[npt.NDArray[np.bool_], PrunedManifest] | None:
+    """The papers a valid stored ``pruned/depth=K`` keeps (those with usable metadata), and its manifest."""
     try:
         kept = load_pruned(snapshot, depth)
     except GraphNIAHError:
         return None
     allowed = np.zeros(g.n, dtype=bool)
     allowed[g.vertex_of(kept, source=str(pruned_file(snapshot, depth)))] = True
-    return allowed & g.has_usable_metadata
+    return allowed & g.has_usable_metadata, read_graph_manifest(PrunedManifest, layout.graph_manifest(pruned_file(snapshot, depth)))
 
 
 def prune_snapshot(
@@ -179,10 +199,9 @@ def prune_snapshot(
 def _prune_one(snapshot: Snapshot, g: CitationGraph, depth: int, reuse: bool, progress: Progress) -> PruneResult:
     """One depth of :func:`prune_snapshot`."""
     t0 = time.perf_counter()
-    allowed = _allowed_from_file(snapshot, g, depth) if reuse else None
-    result = prune(g, depth, allowed=allowed)
+    result, stands = _prune_resuming(snapshot, g, depth, reuse=reuse)
     secs = time.perf_counter() - t0
-    if allowed is None or result.n_kept != int(allowed.sum()):
+    if not stands:
         write_pruned(snapshot, g, result, seconds=secs)
     progress.note(
         f"depth {depth}: kept {result.n_kept:,} of {result.papers_allowed:,} papers (removed {result.removed_small_components:,} "
@@ -255,7 +274,7 @@ def build_path_pools(
                 continue
             if g is None:
                 g = CitationGraph.load(snapshot)
-            kept = pruned[depth] if pruned is not None and depth in pruned else prune(g, depth, allowed=_allowed_from_file(snapshot, g, depth))
+            kept = pruned[depth] if pruned is not None and depth in pruned else _prune_resuming(snapshot, g, depth)[0]
             pool = sample_path_pool(g, depth, pool_size, rng_for(seed, depth), pruned=kept, cap=cap, step_budget=step_budget, max_attempts=attempts_for)
             written = None
             if pool.complete or allow_short:

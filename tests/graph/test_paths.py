@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -132,6 +133,31 @@ def test_store_round_trip_and_manifest(tmp_path) -> None:
     pool_file(snap, 4).write_bytes(b"garbage")
     with pytest.raises(GraphNIAHError, match="sha256"):
         load_pool(snap, 4)
+
+
+def test_a_pool_built_on_a_stored_pruning_records_the_same_manifest(tmp_path) -> None:
+    """A run stopped after writing ``pruned/depth=K`` and before the pool (kill -9, as the refresh
+    fault test does) resumes from the stored fixed point; the pool's manifest still records the
+    whole snapshot's pruning, as an uninterrupted run writes it (times and dates aside)."""
+    n = 2000
+    citing, cited = preferential_attachment(n, 3, np.random.default_rng(11))
+    snap = Snapshot.open(write_snapshot(tmp_path / "snap", n, citing, cited, unusable={3, 4, 5}, snapshot_hash="abc"))
+
+    def untimed(path: Path) -> dict[str, object]:
+        m = read_json(path)
+        m["stats"].pop("seconds")
+        return {k: v for k, v in m.items() if k not in ("created_at", "seconds")}
+
+    build_path_pools(snap, [4], 100, seed=42, pruned=prune_snapshot(snap, [4]))
+    whole = untimed(pool_file(snap, 4).with_suffix(".json"))
+    assert whole["pruning"]["removed_small_components"] + whole["pruning"]["removed_by_bound"] > 0  # pruning removed papers
+    pruned_manifest = pruned_file(snap, 4).with_suffix(".json").read_bytes()
+    for resume in ("refresh", "paths"):  # pruning results handed over (refresh), or pruned again by the pool build
+        pool_file(snap, 4).unlink()
+        pool_file(snap, 4).with_suffix(".json").unlink()
+        build_path_pools(snap, [4], 100, seed=42, pruned=prune_snapshot(snap, [4]) if resume == "refresh" else None)
+        assert untimed(pool_file(snap, 4).with_suffix(".json")) == whole, resume
+        assert pruned_file(snap, 4).with_suffix(".json").read_bytes() == pruned_manifest  # the stored pruning stands
 
 
 def test_too_small_or_sparse_graph_gives_a_clear_error(tmp_path) -> None:
