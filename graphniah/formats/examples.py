@@ -181,8 +181,12 @@ class RecipeParams(Frozen):
     # other components' sizes were drawn from (matched counting and listing only). ``match_venue``:
     # the wrong answers were matched on their venue relation to the source too (matched YES/NO and
     # multiple choice built since that rule; absent, as in older matched examples, means without it).
+    # ``match_components``: the other components' backbones were matched in subject to the source's
+    # (graphniah.sampling.examples.components), and in YES/NO and multiple choice the wrong answers'
+    # title lengths to the true answer's; absent (every example built before the rule) means without.
     match_similarity: bool = False
     match_venue: bool = False
+    match_components: bool = False
     size_range: tuple[int, int] | None = None
     index: int = Field(ge=0)
     corpus: str | None = None
@@ -197,6 +201,8 @@ class RecipeParams(Frozen):
             del out["match_similarity"]
         if not self.match_venue:
             del out["match_venue"]
+        if not self.match_components:
+            del out["match_components"]
         if self.size_range is None:
             del out["size_range"]
         if self.render == "apa":
@@ -225,7 +231,8 @@ class RecipeParams(Frozen):
             return default
 
 
-_OPTIONAL_PARAMS = frozenset({"reserve_none_option", "corpus", "tokenizers", "match_similarity", "match_venue", "size_range"})
+_OPTIONAL_PARAMS = frozenset({"reserve_none_option", "corpus", "tokenizers", "match_similarity", "match_venue", "match_components",
+                             "size_range"})
 
 
 class Recipe(Frozen):

@@ -216,12 +216,12 @@ def matched(spec: ExampleSpec, suite: SuiteSpec) -> ExampleSpec:
     """``spec`` with matched sampling on; counting and listing draw the other components' sizes from
     the suite's size range (its values when it varies the component size)."""
     if spec.task in MATCHED_TASKS:  # a target in the question: its venue relation is matched too
-        return replace(spec, match_similarity=True, match_venue=True)
+        return replace(spec, match_similarity=True, match_venue=True, match_components=True)
     if suite.vary == "component_size":
         lo, hi = int(min(suite.values)), int(max(suite.values))
     else:
         lo, hi = suite.draw.component_size.min, suite.draw.component_size.max
-    return replace(spec, match_similarity=True, size_range=(lo, hi))
+    return replace(spec, match_similarity=True, size_range=(lo, hi), match_components=True)
 
 
 def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused: ReusedSuite | None = None) -> list[SuiteItem]:

@@ -67,6 +67,7 @@ from graphniah.layout import pool_file
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.sampling.corpora import Corpus
 from graphniah.sampling.examples.backbones import PoolIndex
+from graphniah.sampling.examples.components import ComponentIndex
 from graphniah.sampling.examples.distract import (
     NONE,
     ComponentSource,
@@ -114,6 +115,8 @@ def check_matching(spec: ExampleSpec) -> None:
     """``size_range`` only with matched counting or listing, and one that leaves a size besides the source's."""
     if spec.match_venue and not (spec.match_similarity and spec.task in MATCHED_TASKS):
         raise GraphNIAHError("matching the venue applies to matched YES/NO and multiple choice only")
+    if spec.match_components and not spec.match_similarity:
+        raise GraphNIAHError("matching the components applies to matched sampling only (match_similarity)")
     if spec.size_range is None:
         return
     lo, hi = spec.size_range
@@ -167,6 +170,10 @@ class ExampleSpec:
     # Matched YES/NO and MC: the wrong answers' venue relation to the source is the true target's too
     # (similarity.py). Off in recipes written before the rule, which replay without it.
     match_venue: bool = False
+    # Matched sampling: the other components' backbones as close in subject to the source's as it is
+    # to itself, and the wrong targets' title lengths the true one's (components.py). Off in recipes
+    # written before the rule, which replay without it.
+    match_components: bool = False
 
     def __post_init__(self) -> None:
         check_packing(self.distractor, self.context_length)
@@ -213,6 +220,7 @@ class ExampleSpec:
         if not self.match_similarity:
             return {}
         return ({"match_similarity": True} | ({"match_venue": True} if self.match_venue else {})
+                | ({"match_components": True} if self.match_components else {})
                 | ({"size_range": list(self.sizes_range)} if self.task in SIZE_TASKS else {}))
 
     def other_sizes(self, count: int, rng: np.random.Generator) -> list[int]:
@@ -343,6 +351,16 @@ class SamplingContext:
         return self._match_indexes[depth]
 
     @functools.cached_property
+    def _component_indexes(self) -> dict[int, ComponentIndex]:
+        return {}
+
+    def component_index(self, depth: int) -> ComponentIndex:
+        """The depth's pool paths by subject, for component matching (built once per context)."""
+        if depth not in self._component_indexes:
+            self._component_indexes[depth] = ComponentIndex.build(self.pool(depth)[0], self.title_space, self._titles)
+        return self._component_indexes[depth]
+
+    @functools.cached_property
     def venue_codes(self) -> np.ndarray:
         """Vertex -> id of the venue its block and references print (similarity.venue_codes; -1: none)."""
         cols = [self._papers.column(c) if c in self._papers.column_names else None for c in ("venue", "journal")]
@@ -371,10 +389,16 @@ def example_rng(seed: int, index: int) -> np.random.Generator:
 
 def _draw_tuple(ctx: SamplingContext, spec: ExampleSpec, k: int, rng: np.random.Generator) -> list[np.ndarray] | None:
     """``k`` compatible pool paths, oriented: uniform (each direction uniform), or with the control on
-    for a task with targets, the source's uniform and the others similarity-matched (similarity.py)."""
+    for a task with targets, the source's uniform and the others similarity-matched (similarity.py),
+    and with component matching the others' backbones partners of the source's (components.py)."""
     index = ctx.pool_index(spec.depth)
+    drawn: list[tuple[int, bool]] | None
     if spec.match_similarity and spec.task in MATCHED_TASKS:
-        drawn = ctx.match_index(spec.depth).draw(index.conflict, k, rng, match_venue=spec.match_venue)
+        partners = ctx.component_index(spec.depth).partners if spec.match_components else None
+        drawn = ctx.match_index(spec.depth).draw(index.conflict, k, rng, match_venue=spec.match_venue, partners=partners)
+        return None if drawn is None else [index.paths[i][::-1] if rev else index.paths[i] for i, rev in drawn]
+    if spec.match_components:
+        drawn = ctx.component_index(spec.depth).draw(index.conflict, k, rng)
         return None if drawn is None else [index.paths[i][::-1] if rev else index.paths[i] for i, rev in drawn]
     chosen = index.draw(k, rng)
     return [index.paths[i] if rng.random() < 0.5 else index.paths[i][::-1] for i in chosen]
@@ -396,7 +420,7 @@ def draw_paths(
     for _ in range(MAX_PATH_DRAWS):
         paths = _draw_tuple(ctx, spec, k, rng)
         if paths is None:
-            stats.rejects["paths_no_similarity_match"] += 1
+            stats.rejects["paths_no_match"] += 1
             continue
         # Components grow inside the snapshot's connected part of their backbone: it must hold them all.
         need: Counter[int] = Counter()
@@ -753,7 +777,7 @@ def batch_specs(
         raise GraphNIAHError("--label applies to yesno (YES/NO) and mc (A-D) only")
     labels = [label] * n if label else balanced_labels([task] * n, rng)
     return [ExampleSpec(task, depth, s, lab, none_option, alpha, distractor, context_length, match_similarity=match_similarity,
-                         render=render, match_venue=match_similarity and task in MATCHED_TASKS)
+                         render=render, match_venue=match_similarity and task in MATCHED_TASKS, match_components=match_similarity)
             for s, lab in zip(sizes, labels, strict=True)]
 
 
@@ -780,7 +804,8 @@ def spec_of(example: Example) -> tuple[ExampleSpec, int, int]:
                        p.context_length, p.reserve_none_option, render=p.render)
     if p.match_similarity:
         size_range = (p.size_range[0], p.size_range[1]) if p.size_range is not None else None
-        spec = replace(spec, match_similarity=True, size_range=size_range, match_venue=p.match_venue)
+        spec = replace(spec, match_similarity=True, size_range=size_range, match_venue=p.match_venue,
+                       match_components=p.match_components)
     return spec, example.recipe.seed, p.index
 
 

@@ -75,6 +75,7 @@ Counting (and listing) has no target in the question; there the control acts on 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,6 +133,11 @@ class TitleSpace:
         scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
         out: sp.csr_matrix = sp.csr_matrix(sp.diags(scale) @ m)
         return out
+
+
+def title_words(titles: pa.Array | pa.ChunkedArray) -> npt.NDArray[np.int64]:
+    """Number of words (``\\w+`` runs) of each title, as the question prints it."""
+    return np.asarray(pc.count_substring_regex(titles, r"\w+").fill_null(0), dtype=np.int64)
 
 
 def field_masks(fields: pa.Array | pa.ChunkedArray | None, n: int) -> npt.NDArray[np.int64]:
@@ -196,6 +202,7 @@ class MatchIndex:
     vectors: sp.csr_matrix  # (2n, terms) TF-IDF rows of the endpoints
     fields: npt.NDArray[np.int64]  # (2n,) field masks of the endpoints
     venues: npt.NDArray[np.int64]  # (2n,) venue codes of the endpoints (venue_codes)
+    words: npt.NDArray[np.int64]  # (2n,) words in the endpoints' titles (title_words)
 
     @classmethod
     def build(cls, paths: npt.NDArray[np.int64], depth: int, space: TitleSpace, titles: pa.Array, masks: npt.NDArray[np.int64],
@@ -204,7 +211,8 @@ class MatchIndex:
         known) indexed by vertex."""
         ends = np.concatenate([paths[:, depth - 1], paths[:, 2 * depth - 2]])
         codes = venues[ends] if venues is not None else np.full(ends.size, NO_VENUE, dtype=np.int64)
-        return cls(space.vectors(titles.take(pa.array(ends))), masks[ends], codes)
+        chosen = titles.take(pa.array(ends))
+        return cls(space.vectors(chosen), masks[ends], codes, title_words(chosen))
 
     @property
     def n(self) -> int:
@@ -219,11 +227,16 @@ class MatchIndex:
         n = self.n
         return np.asarray(self.vectors[:n].multiply(self.vectors[n:]).sum(axis=1)).ravel()
 
-    def draw(self, conflict: npt.NDArray[np.bool_], k: int, rng: np.random.Generator, *, match_venue: bool = False) -> list[tuple[int, bool]] | None:
+    def draw(self, conflict: npt.NDArray[np.bool_], k: int, rng: np.random.Generator, *, match_venue: bool = False,
+             partners: Callable[[int], npt.NDArray[np.bool_]] | None = None) -> list[tuple[int, bool]] | None:
         """``k`` pairwise compatible (path, reversed) pairs: the source's first, then the wrong answers'
         components matched to it (module docstring); None when the tuple must be drawn again.
-        ``match_venue`` also keeps only candidates in the true target's venue relation to the source;
-        it narrows the candidates and draws nothing, so without it the draw is the same as before."""
+
+        ``match_venue`` also keeps only candidates in the true target's venue relation to the source.
+        ``partners`` (component matching, :mod:`.components`) maps the source's path to the paths its
+        other components may come from, and also keeps only candidates whose title has the true
+        target's number of words. Both narrow the candidates and draw nothing, so without them the
+        draw is the same as before."""
         n = self.n
         first, rev = int(rng.integers(n)), bool(rng.random() < 0.5)
         src, tgt = (first + n, first) if rev else (first, first + n)
@@ -231,6 +244,9 @@ class MatchIndex:
         usable = field_relation(np.full(2 * n, self.fields[src]), self.fields) == field_relation(self.fields[[src]], self.fields[[tgt]])[0]
         if match_venue:
             usable &= venue_relation(np.full(2 * n, self.venues[src]), self.venues) == venue_relation(self.venues[[src]], self.venues[[tgt]])[0]
+        if partners is not None:
+            allowed = partners(first)
+            usable &= np.concatenate([allowed, allowed]) & (self.words == self.words[tgt])
         # Candidates in cosine order, ties in random order; the true target at a random place among its ties.
         tie = rng.random(2 * n)
         below = (cos < cos[tgt]) | ((cos == cos[tgt]) & (tie < tie[tgt]))

@@ -1,0 +1,121 @@
+"""Matching whole components: the other components of an example as close in subject to the source's
+component as that component is to itself.
+
+Target matching (:mod:`.similarity`) makes a wrong answer's *title* as similar to the source as the
+true answer's. One level up a shortcut remains: a component grows along citations, citations mostly
+stay inside a subject, so each component is a cluster of titles about one subject, and independently
+drawn components are clusters about *different* subjects. Grouping the context's titles by subject
+(the ``topic-cluster`` shortcut, :mod:`graphniah.baselines.topics`) then answers by group membership
+without reading a citation. With ``match_components`` the backbones of the other components are
+chosen so that no such grouping can tell them from the source's.
+
+**Subject of a backbone.** A component is its backbone path (3k − 2 papers) plus leaves grown from
+the path's papers along their citations, so its subject is the backbone's. Split the path into its
+two contiguous halves and take the centroid of each half's TF-IDF title rows (the sampler's space,
+:class:`.similarity.TitleSpace`), set to unit length: ``h₁(p)``, ``h₂(p)``.
+
+* Its **cohesion** is ``self(p) = h₁(p) · h₂(p)``: how alike two parts of *one* component are.
+* The **affinity** of paths ``p`` and ``q`` is the mean similarity of a half of one with a half of the
+  other, ``cross(p, q) = (h₁(p) + h₂(p)) · (h₁(q) + h₂(q)) / 4``: how alike a part of ``p`` is to a part
+  of ``q``, measured on parts of the same size as the cohesion's.
+
+A path ``q`` is a **partner** of ``p`` when ``|cross(p, q) − self(p)| ≤`` :data:`COMPONENT_CALIPER`:
+a half of ``q`` is as close to a half of ``p`` as ``p``'s two halves are to each other, so a title of
+the other component is, to a reader grouping titles, no farther from the source's component than
+the source component's own titles are. Partners are neither much *less* similar (the cue the
+shortcut reads) nor much *more* similar than the component itself (which would turn the cue around:
+"the other group is the source's").
+
+**The draw.** The source's path and its direction are uniform, as without the control. Every other
+component's path is a partner of the source's, compatible with the paths chosen so far (the
+conflict matrix of :mod:`.backbones`), and uniform among such paths (counting and listing: each
+with a uniform direction). Where targets are matched too (YES/NO, multiple choice), the partner set
+is one more filter on the target candidates of :meth:`.similarity.MatchIndex.draw`, which draws
+nothing from it, so the true target's rank among the options stays uniform. A source without enough
+partners is drawn again; matched examples thus leave out the sources of the most unusual subjects.
+
+**Title length.** With the same key the wrong targets of YES/NO and multiple choice have exactly the
+true target's number of words (``\\w+`` runs of the title as printed), so picking the shortest or the
+longest title is a tie among all options, broken by the reader, never by the answer.
+
+The recipe records ``match_components: true``; recipes without it replay the draw without it.
+Growth, the forest invariant, rendering, packing and the text verifier are unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import scipy.sparse as sp
+
+from graphniah.sampling.examples.similarity import TitleSpace, title_words
+
+__all__ = ["COMPONENT_CALIPER", "ComponentIndex", "title_words"]
+
+#: Largest gap between a partner's affinity to the source's backbone and that backbone's cohesion.
+COMPONENT_CALIPER = 0.05
+
+
+def _unit_rows(m: sp.csr_matrix) -> sp.csr_matrix:
+    norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1)).ravel())
+    scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+    out: sp.csr_matrix = sp.csr_matrix(sp.diags(scale) @ m)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class ComponentIndex:
+    """A depth's pool paths by subject: each path's cohesion and every pair's affinity (module docstring)."""
+
+    cohesion: npt.NDArray[np.float64]  # (n,) self(p)
+    affinity: npt.NDArray[np.float64]  # (n, n) cross(p, q)
+
+    @classmethod
+    def build(cls, paths: npt.NDArray[np.int64], space: TitleSpace, titles: pa.Array) -> ComponentIndex:
+        """``paths`` as vertex ids (n × (3k − 2)); ``titles`` indexed by vertex."""
+        n, length = paths.shape
+        rows = space.vectors(titles.take(pa.array(paths.reshape(-1))))  # unit rows, path after path
+        half = length // 2
+        position = np.tile(np.arange(length), n)
+        owner = np.repeat(np.arange(n), length)
+        # Row i of a half's aggregation matrix sums the TF-IDF rows of that half of path i.
+        halves = []
+        for sel in (position < half, position >= half):
+            agg = sp.csr_matrix((np.ones(int(sel.sum())), (owner[sel], np.flatnonzero(sel))), shape=(n, n * length))
+            halves.append(_unit_rows(sp.csr_matrix(agg @ rows)))
+        h1, h2 = halves
+        cohesion = np.asarray(h1.multiply(h2).sum(axis=1)).ravel()
+        both = h1 + h2
+        affinity = np.asarray((both @ both.T).toarray()) / 4.0
+        return cls(cohesion, affinity)
+
+    @property
+    def n(self) -> int:
+        return int(self.cohesion.size)
+
+    def partners(self, path: int) -> npt.NDArray[np.bool_]:
+        """The paths whose affinity to ``path`` is within the caliper of its cohesion (never itself)."""
+        out: npt.NDArray[np.bool_] = np.abs(self.affinity[path] - self.cohesion[path]) <= COMPONENT_CALIPER
+        out[path] = False
+        return out
+
+    def draw(self, conflict: npt.NDArray[np.bool_], k: int, rng: np.random.Generator) -> list[tuple[int, bool]] | None:
+        """``k`` pairwise compatible (path, reversed) pairs: the source's uniform, the others uniform
+        among its compatible partners, each in a uniform direction; None when too few partners are
+        left (the tuple is drawn again)."""
+        first = int(rng.integers(self.n))
+        out = [(first, bool(rng.random() < 0.5))]
+        free = self.partners(first) & ~conflict[first]
+        for _ in range(k - 1):
+            choices = np.flatnonzero(free)
+            if choices.size == 0:
+                return None
+            j = int(choices[rng.integers(choices.size)])
+            out.append((j, bool(rng.random() < 0.5)))
+            free &= ~conflict[j]
+        return out
+
+
