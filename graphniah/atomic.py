@@ -14,11 +14,12 @@ import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from graphniah.errors import GraphNIAHError
 
@@ -42,6 +43,189 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+# ---- artifacts checked before they are trusted ----------------------------------------------------
+
+# The files this process found intact, by identity and stat: a file is hashed once per process
+# however many readers open it, and a file replaced or rewritten since (new inode, size or mtime)
+# is hashed again.
+_INTACT: set[tuple[int, int, int, int, str]] = set()
+_PARQUET_MAGIC = b"PAR1"
+
+
+def damaged(path: str | os.PathLike[str], rebuild: str, detail: str = "") -> GraphNIAHError:
+    """The one-line error for an artifact whose bytes are not those its writer recorded."""
+    return GraphNIAHError(f"{path} was changed or damaged after it was written{f' ({detail})' if detail else ''}; "
+                          f"rebuild it with `{rebuild}`")
+
+
+def check_artifact(path: str | os.PathLike[str], sha256: str | None, size: int | None, rebuild: str, *,
+                   parquet: bool = False) -> Path:
+    """Check that ``path`` holds the bytes its manifest records before anything trusts it.
+
+    Parameters
+    ----------
+    path : path-like
+        The artifact (a Parquet table, an examples file, a pool...).
+    sha256, size : str or None, int or None
+        What the manifest beside it records; None for a manifest written before it recorded them.
+    rebuild : str
+        The command that writes the artifact again, named in the error.
+    parquet : bool
+        The file is Parquet: without a recorded hash, its magic bytes at both ends are checked, so
+        a file cut short is one line here instead of pyarrow's traceback.
+
+    Returns
+    -------
+    Path
+        ``path``, intact.
+
+    Notes
+    -----
+    The hash is taken once per process per file (kept by device, inode, size and modification
+    time), so every reader may call this before each read at the cost of a ``stat``.
+    A mismatch or a missing file raises :class:`GraphNIAHError`, one line naming the file,
+    "changed or damaged after it was written" and ``rebuild``.
+    """
+    p = Path(path)
+    try:
+        st = p.stat()
+    except OSError as e:
+        raise GraphNIAHError(f"{p} cannot be read ({e.strerror}); rebuild it with `{rebuild}`") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise damaged(p, rebuild, "not a regular file")
+    if size is not None and st.st_size != size:
+        raise damaged(p, rebuild, f"{st.st_size:,} bytes, {size:,} recorded")
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, sha256 or "")
+    if key in _INTACT:
+        return p
+    if sha256 is not None:
+        try:
+            found = sha256_file(p)
+        except OSError as e:
+            raise GraphNIAHError(f"{p} cannot be read ({e.strerror}); rebuild it with `{rebuild}`") from None
+        if found != sha256:
+            raise damaged(p, rebuild, "its sha256 differs from the one recorded")
+    elif parquet:
+        _check_parquet_ends(p, st.st_size, rebuild)
+    _INTACT.add(key)
+    return p
+
+
+def _check_parquet_ends(p: Path, size: int, rebuild: str) -> None:
+    """A Parquet file starts and ends with ``PAR1``, and its footer length fits in the file."""
+    if size < 12:
+        raise damaged(p, rebuild, f"{size} bytes: not a Parquet file")
+    with open(p, "rb") as f:
+        head = f.read(4)
+        f.seek(size - 8)
+        tail = f.read(8)
+    footer = int.from_bytes(tail[:4], "little")
+    if head != _PARQUET_MAGIC or tail[4:] != _PARQUET_MAGIC or footer + 12 > size:
+        raise damaged(p, rebuild, "not a complete Parquet file")
+
+
+# ---- output paths checked before any work ---------------------------------------------------------
+
+# File systems that hold no ordinary files (kernel views, devices, control groups).
+_SPECIAL_FS = frozenset({"proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "debugfs", "tracefs", "securityfs",
+                         "pstore", "bpf", "configfs", "fusectl", "mqueue", "binfmt_misc", "efivarfs", "nsfs", "autofs",
+                         "rpc_pipefs", "hugetlbfs"})
+
+
+def _unescape_mount(field: str) -> str:
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
+
+
+def _file_system(folder: Path) -> str | None:
+    """The type of the file system ``folder`` lies on, from ``/proc/self/mountinfo`` (None elsewhere)."""
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    where = os.path.realpath(folder)
+    best, kind = "", None
+    for line in lines:
+        fields = line.split()
+        if "-" not in fields or len(fields) < 5:
+            continue
+        mount = _unescape_mount(fields[4])
+        under = where == mount or where.startswith(mount.rstrip("/") + "/")
+        if under and len(mount) >= len(best):  # the last of equal mounts is the one on top
+            best, kind = mount, fields[fields.index("-") + 1]
+    return kind
+
+
+def check_output(path: str | os.PathLike[str], kind: Literal["file", "folder"], option: str = "--out") -> Path:
+    """Check that ``path`` can be written as a ``kind`` before a command does any work.
+
+    Parameters
+    ----------
+    path : path-like
+        Where the command will write (missing folders on the way are created by the writer).
+    kind : {"file", "folder"}
+        What it writes there.
+    option : str
+        The option that named ``path``, for the error.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Notes
+    -----
+    Refused, each with one :class:`GraphNIAHError` line naming the path and the reason: a path
+    under a regular file, a name that exists as the other kind (or as a device, socket, pipe), a
+    nearest existing folder that this process may not write in, or one on a read-only or special
+    file system (``/proc``, ``/sys``...). Nothing is created, so a refused command leaves no
+    temporary or lock file behind.
+    """
+    p = Path(path)
+    where = f"{option} {p}" if option else str(p)
+    _check_existing(p, kind, where)
+    parent = p.parent  # named as the user gave it ("F", not "/home/.../F")
+    while not os.path.lexists(parent) and parent != parent.parent:
+        parent = parent.parent
+    _check_writable_folder(parent, where)
+    return p
+
+
+def _check_existing(path: Path, kind: Literal["file", "folder"], where: str) -> None:
+    """What is at ``path`` already, if anything, can be replaced by a ``kind``."""
+    try:
+        st = path.stat()
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (or a file on the way: see the parent)
+        if os.path.islink(path):
+            raise GraphNIAHError(f"{where}: is a broken symbolic link") from None
+        return
+    except OSError as e:
+        raise GraphNIAHError(f"{where}: cannot be written ({e.strerror})") from None
+    if kind == "folder" and not stat.S_ISDIR(st.st_mode):
+        raise GraphNIAHError(f"{where}: exists and is not a folder")
+    if kind == "file" and stat.S_ISDIR(st.st_mode):
+        raise GraphNIAHError(f"{where}: is a folder, not a file")
+    if kind == "file" and not stat.S_ISREG(st.st_mode):
+        raise GraphNIAHError(f"{where}: exists and is not a regular file")
+
+
+def _check_writable_folder(parent: Path, where: str) -> None:
+    """``parent``, the nearest existing folder on the way to an output, takes new files."""
+    if not parent.is_dir():
+        raise GraphNIAHError(f"{where}: {parent} is a file, not a folder")
+    fs = _file_system(parent)
+    if fs in _SPECIAL_FS:
+        raise GraphNIAHError(f"{where}: {parent} is on a {fs} file system, which cannot hold ordinary files")
+    try:
+        read_only = bool(os.statvfs(parent).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    if read_only:
+        raise GraphNIAHError(f"{where}: {parent} is on a read-only file system")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise GraphNIAHError(f"{where}: no permission to write in {parent}")
 
 
 # Writes the disk refuses: full, over quota, read-only, not permitted.

@@ -246,6 +246,9 @@ def resolve_examples(
         return ExampleSource(None, None, folder)
     if examples is not None:
         file = Path(examples)
+        if file.is_dir():
+            raise GraphNIAHError(f"--examples {file}: is a folder, not an examples file"
+                                 + (" (a dataset folder is given with --dataset)" if "dataset" in accepts else ""))
         if not file.is_file():
             raise GraphNIAHError(f"--examples {file}: no such file")
         return ExampleSource(suite, file, None)

@@ -4,12 +4,15 @@ dead processes (a SIGKILL leaves them behind) while keeping a live writer's."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
-from graphniah.atomic import atomic_dir, atomic_write_text, output_lock, remove_stale_temps, temp_prefix
+from graphniah.atomic import atomic_dir, atomic_write_text, check_artifact, check_output, output_lock, remove_stale_temps, temp_prefix
 from graphniah.errors import GraphNIAHError
 
 
@@ -66,3 +69,114 @@ def test_a_second_writer_of_one_output_fails_naming_the_holders_pid(tmp_path):
         holder.wait()
     with output_lock(tmp_path / "site") as lock:  # the kernel dropped the dead holder's lock
         assert lock.read_text() == f"{os.getpid()}\n"
+
+
+# ---- check_output: a destination is checked before any work --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "kind", "error"),
+    [
+        ("F/x", "folder", "--out F/x: F is a file, not a folder"),
+        ("F/x/y/z.jsonl", "file", "--out F/x/y/z.jsonl: F is a file, not a folder"),
+        ("F", "folder", "--out F: exists and is not a folder"),
+        ("D", "file", "--out D: is a folder, not a file"),
+        ("/dev/null", "file", "--out /dev/null: exists and is not a regular file"),
+        ("/proc/x", "folder", "--out /proc/x: /proc is on a proc file system, which cannot hold ordinary files"),
+        ("/sys/x/y", "file", "--out /sys/x/y: /sys is on a sysfs file system, which cannot hold ordinary files"),
+        ("dangling", "file", "--out dangling: is a broken symbolic link"),
+    ],
+)
+def test_check_output_refuses_each_bad_destination_in_one_line(tmp_path, monkeypatch, given, kind, error):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "F").write_text("a file")
+    (tmp_path / "D").mkdir()
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(GraphNIAHError) as err:
+        check_output(given, kind)
+    assert str(err.value) == error
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing created
+
+
+def test_check_output_accepts_new_and_existing_destinations_and_creates_nothing(tmp_path):
+    (tmp_path / "D").mkdir()
+    (tmp_path / "f.jsonl").write_text("x")
+    for given, kind in ((tmp_path / "new" / "deep" / "out", "folder"), (tmp_path / "D", "folder"),
+                        (tmp_path / "f.jsonl", "file"), (tmp_path / "new.jsonl", "file")):
+        assert check_output(given, kind) == given
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["D", "f.jsonl"]
+
+
+def test_check_output_names_a_folder_it_may_not_write_in(tmp_path):
+    if shutil.which("setpriv") is None or os.geteuid() != 0:
+        pytest.skip("needs root and setpriv to run as another user (root may write anywhere)")
+    # pytest's temporary folders are private to root: this one lies where the other user can look
+    top = Path(tempfile.mkdtemp(prefix="graphniah-locked-"))
+    top.chmod(0o755)
+    locked = top / "locked"
+    locked.mkdir(mode=0o555)
+    code = f"from graphniah.atomic import check_output\ncheck_output({str(locked / 'out')!r}, 'folder')"
+    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", code],
+                       capture_output=True, text=True, check=False)
+    shutil.rmtree(top)
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines()[-1] == (
+        f"graphniah.errors.GraphNIAHError: --out {locked / 'out'}: no permission to write in {locked}")
+
+
+# ---- check_artifact: an artifact's bytes are those its manifest records ----------------------------
+
+
+def test_check_artifact_takes_the_recorded_bytes_and_refuses_any_other(tmp_path):
+    f = tmp_path / "a.bin"
+    f.write_bytes(b"hello")
+    good = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"  # sha256("hello"), `sha256sum`
+    assert check_artifact(f, good, 5, "graphniah rebuild") == f
+    f.write_bytes(b"hellO")  # same size, other bytes
+    with pytest.raises(GraphNIAHError) as err:
+        check_artifact(f, good, 5, "graphniah rebuild")
+    assert str(err.value) == (f"{f} was changed or damaged after it was written (its sha256 differs from the one "
+                              "recorded); rebuild it with `graphniah rebuild`")
+    f.write_bytes(b"hell")
+    with pytest.raises(GraphNIAHError, match=r"changed or damaged after it was written \(4 bytes, 5 recorded\)"):
+        check_artifact(f, good, 5, "graphniah rebuild")
+    f.unlink()
+    with pytest.raises(GraphNIAHError, match=r"cannot be read \(No such file or directory\); rebuild it with"):
+        check_artifact(f, good, 5, "graphniah rebuild")
+
+
+def test_check_artifact_hashes_a_file_once_per_process_until_it_changes(tmp_path, monkeypatch):
+    import graphniah.atomic as atomic
+
+    f = tmp_path / "a.bin"
+    f.write_bytes(b"hello")
+    good = atomic.sha256_file(f)
+    calls = []
+    real = atomic.sha256_file
+    monkeypatch.setattr(atomic, "sha256_file", lambda p: calls.append(p) or real(p))
+    for _ in range(3):
+        check_artifact(f, good, None, "x")
+    assert len(calls) == 1
+    f.write_bytes(b"jello")  # rewritten: a new modification time, hashed again (and refused)
+    os.utime(f, ns=(1, 1))
+    with pytest.raises(GraphNIAHError):
+        check_artifact(f, good, None, "x")
+    assert len(calls) == 2
+
+
+@pytest.mark.parametrize("cut", [0, 3, 11, -1, -5])
+def test_a_parquet_file_without_a_recorded_hash_is_checked_for_its_ends(tmp_path, cut):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    f = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"x": list(range(100))}), f)
+    check_artifact(f, None, None, "graphniah refresh", parquet=True)
+    data = f.read_bytes()
+    f.write_bytes(data[:cut])
+    os.utime(f, ns=(2, 2))
+    with pytest.raises(GraphNIAHError) as err:
+        check_artifact(f, None, None, "graphniah refresh", parquet=True)
+    assert str(err.value).startswith(f"{f} was changed or damaged after it was written (")
+    assert str(err.value).endswith("; rebuild it with `graphniah refresh`")

@@ -71,6 +71,17 @@ def test_the_resolver_names_what_is_missing(tmp_path):
         layout.resolve_examples(dataset=tmp_path / "nodir")
 
 
+@pytest.mark.parametrize(("accepts", "hint"), [(("examples", "dataset"), " (a dataset folder is given with --dataset)"),
+                                               (("suite", "examples"), "")])
+def test_examples_naming_a_folder_is_refused(tmp_path, accepts, hint):
+    """A folder given as --examples (a dataset folder, say) is refused by name, never read as a file."""
+    folder = tmp_path / "ds"
+    folder.mkdir()
+    with pytest.raises(GraphNIAHError) as err:
+        layout.resolve_examples(examples=folder, accepts=accepts)
+    assert str(err.value) == f"--examples {folder}: is a folder, not an examples file{hint}"
+
+
 def test_a_suite_name_with_another_examples_file(tmp_path):
     """``report``/``export``: --suite names the suite, --examples replaces its file."""
     (tmp_path / "mine.jsonl").write_text("")

@@ -43,11 +43,14 @@ def baselines_cmd(
     from rich.console import Console
     from rich.table import Table
 
+    from graphniah.atomic import check_output
     from graphniah.baselines import SHORTCUT_TASKS, SHORTCUTS, ShortcutName
     from graphniah.baselines.journals import write_baselines
     from graphniah.baselines.shortcuts import accuracy
     from graphniah.formats.examples import read_examples
     from graphniah.sampling.examples.prompts import load_prompts
+
+    check_output(runs, "folder", "--runs")
 
     chosen: list[ShortcutName] = []
     for name in shortcut or SHORTCUTS:

@@ -29,10 +29,12 @@ def build_cmd(
     """Build a suite's examples (resumable; the manifest lists every example's recipe)."""
     from rich.console import Console
 
-    from graphniah.atomic import output_lock
+    from graphniah.atomic import check_output, output_lock
     from graphniah.cli.progress import RichProgress
     from graphniah.formats.snapshot import Snapshot, newest_snapshot
     from graphniah.sampling.suites import build_suite, load_suite
+
+    check_output(out, "folder")
 
     if n is not None and n < 1:
         raise GraphNIAHError(f"-n must be at least 1, got {n}")

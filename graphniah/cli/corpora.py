@@ -59,9 +59,12 @@ def corpora_fetch(
     """Build the distractor corpora (idempotent: an up-to-date corpus is kept)."""
     from rich.console import Console
 
+    from graphniah.atomic import check_output
     from graphniah.cli.progress import RichProgress
     from graphniah.sampling.corpora import CorpusFetchError, data_dir, fetch
     from graphniah.sampling.corpora.model import parse_kind
+
+    check_output(data_dir(data), "folder", "--data")
 
     console = Console()
     try:
@@ -104,8 +107,11 @@ def tokenize_fetch(data: DataOpt = None) -> None:
     """Fetch the pinned tokenizer assets (o200k_base file, Gemma tokenizer.json); idempotent."""
     from rich.console import Console
 
+    from graphniah.atomic import check_output
     from graphniah.sampling.corpora import data_dir
     from graphniah.sampling.tokenizers import fetch_assets
+
+    check_output(data_dir(data), "folder", "--data")
 
     t0 = time.perf_counter()
     assets = fetch_assets(data)

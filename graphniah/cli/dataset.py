@@ -25,9 +25,11 @@ def export_cmd(
     """Write the suite as a datasets folder: data/<task>-00000.parquet, README.md (card), graphniah-manifest.json."""
     from rich.console import Console
 
-    from graphniah.atomic import output_lock
+    from graphniah.atomic import check_output, output_lock
     from graphniah.cli.progress import RichProgress
     from graphniah.dataset import export_suite
+
+    check_output(out, "folder")
 
     src = resolve_examples(suite=suite, examples=examples, examples_root=examples_root, accepts=("suite",), names_suite=True).examples
     assert src is not None  # a suite's examples file

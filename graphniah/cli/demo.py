@@ -26,8 +26,11 @@ def demo_release(
     from rich.console import Console
     from rich.table import Table
 
+    from graphniah.atomic import check_output
     from graphniah.ingest.demo_release import DATASETS
     from graphniah.ingest.demo_release.generate import generation_summary, timed_write
+
+    check_output(out, "folder")
 
     rs, seconds = timed_write(
         out, papers=papers, seed=seed, releases=releases, legacy_format=legacy_format,
@@ -60,12 +63,16 @@ def demo_cmd(
     """The whole pipeline on the synthetic demo release: refresh, build, run local endpoints, score."""
     from rich.console import Console
 
+    from graphniah.atomic import check_output
     from graphniah.cli.ingest import preprint_line
     from graphniah.cli.progress import RichProgress
     from graphniah.demo import accuracy_table, preview, run_demo
     from graphniah.formats.examples import iter_examples
     from graphniah.formats.snapshot import parse_cutoff
     from graphniah.sampling.examples.prompts import load_prompts
+
+    for option, folder in (("--root", root), ("--examples", examples), ("--runs", runs), ("--reports", reports)):
+        check_output(folder, "folder", option)
 
     console = Console()
     console.width = max(console.width, 120)  # the accuracy table needs room for its intervals

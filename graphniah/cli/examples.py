@@ -60,6 +60,7 @@ def sample_cmd(
     """Sample, check, pack and render examples (each verified from its text alone before it is written)."""
     from rich.console import Console
 
+    from graphniah.atomic import check_output
     from graphniah.cli.progress import RichProgress
     from graphniah.formats import Render
     from graphniah.formats.examples import write_examples
@@ -67,6 +68,9 @@ def sample_cmd(
     from graphniah.sampling.examples.prompts import TASKS, load_prompts
     from graphniah.sampling.examples.sample import SampleStats, SamplingContext, batch_specs, check_packing, sample_examples
     from graphniah.seeds import Stream, generator
+
+    if out is not None:
+        check_output(out, "file")
 
     if task not in TASKS:
         raise GraphNIAHError(f"--task must be one of {', '.join(TASKS)}, got {task!r}")

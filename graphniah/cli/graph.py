@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from graphniah import layout
 from graphniah.cli.app import app
 from graphniah.cli.options import DEFAULT_CAP, DEFAULT_STEP_BUDGET
 from graphniah.errors import GraphNIAHError
@@ -51,6 +52,13 @@ def _snapshot(snapshot: Path | None, root: Path) -> Snapshot:
     return Snapshot.open(snapshot) if snapshot is not None else newest_snapshot(root)
 
 
+def _check_writable(folder: Path) -> None:
+    """The snapshot's ``pruned/`` or ``paths/`` folder can be written (before the graph is loaded)."""
+    from graphniah.atomic import check_output
+
+    check_output(folder, "folder", "")
+
+
 def _load(snap: Snapshot, console: Console) -> CitationGraph:
     from graphniah.graph.citation_graph import CitationGraph
 
@@ -77,6 +85,7 @@ def prune_cmd(
     depths = _depths(ctx, depth)
     console = Console()
     snap = _snapshot(snapshot, root)
+    _check_writable(layout.pruned_file(snap.path, depths[0]).parent)
     g = _load(snap, console)
     with RichProgress(console) as bar:
         results = prune_snapshot(snap, depths, graph=g, progress=bar)
@@ -112,6 +121,8 @@ def paths_cmd(
         raise GraphNIAHError(f"--pool must be >= 1, got {pool}")
     console = Console()
     snap = _snapshot(snapshot, root)
+    _check_writable(layout.pool_file(snap.path, depths[0]).parent)
+    _check_writable(layout.pruned_file(snap.path, depths[0]).parent)
     with RichProgress(console) as bar:
         outcomes = build_path_pools(
             snap, depths, pool, seed, allow_short=allow_short, cap=cap, step_budget=steps, reuse=not rebuild, progress=bar,

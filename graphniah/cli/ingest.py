@@ -90,9 +90,12 @@ def ingest_cmd(
     threads: Annotated[int | None, _THREADS] = None,
 ) -> None:
     """Read an S2AG release folder with DuckDB and write the snapshot (papers, edges, manifest)."""
+    from graphniah.atomic import check_output
     from graphniah.formats.snapshot import parse_cutoff
     from graphniah.ingest.build import ingest_release
     from graphniah.ingest.s2ag.limits import Limits
+
+    check_output(out, "folder")
 
     t0 = time.perf_counter()
     limits = Limits.resolve(memory_limit, threads)
@@ -112,8 +115,11 @@ def store_load(
     threads: Annotated[int | None, _THREADS] = None,
 ) -> None:
     """Replace the store's contents with a full release."""
+    from graphniah.atomic import check_output
     from graphniah.ingest.s2ag.limits import Limits
     from graphniah.ingest.s2ag.store import ReleaseStore
+
+    check_output(store, "file", "--store")
 
     t0 = time.perf_counter()
     with ReleaseStore.open(store, Limits.resolve(memory_limit, threads)) as s:
@@ -133,8 +139,11 @@ def store_apply_diff(
     threads: Annotated[int | None, _THREADS] = None,
 ) -> None:
     """Apply diffs in order; each one is atomic and must start at the store's current release."""
+    from graphniah.atomic import check_output
     from graphniah.ingest.s2ag.limits import Limits
     from graphniah.ingest.s2ag.store import ReleaseStore
+
+    check_output(store, "file", "--store")
 
     if (from_release is not None or to_release is not None) and len(diff) != 1:
         raise GraphNIAHError(f"--from-release/--to-release name the releases of one diff folder; got {len(diff)} --diff folders (apply them one at a time)")
@@ -160,10 +169,13 @@ def store_snapshot(
     threads: Annotated[int | None, _THREADS] = None,
 ) -> None:
     """Write the snapshot of the release the store holds."""
+    from graphniah.atomic import check_output
     from graphniah.formats.snapshot import parse_cutoff
     from graphniah.ingest.build import snapshot_from_store
     from graphniah.ingest.s2ag.limits import Limits
     from graphniah.ingest.s2ag.store import ReleaseStore
+
+    check_output(out, "folder")
 
     t0 = time.perf_counter()
     c = parse_cutoff(cutoff)

@@ -28,11 +28,13 @@ def refresh_cmd(
     from rich.console import Console
     from rich.table import Table
 
-    from graphniah.atomic import output_lock
+    from graphniah.atomic import check_output, output_lock
     from graphniah.cli.ingest import preprint_line
     from graphniah.cli.progress import RichProgress
     from graphniah.formats.snapshot import parse_cutoff
     from graphniah.refresh import DEFAULT_DEPTHS, api_key_from_env, refresh
+
+    check_output(root, "folder", "--root")
 
     console = Console()
     # One refresh per root: the store, snapshots and pools under it are written by one process at a time.

