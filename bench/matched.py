@@ -1,8 +1,8 @@
-"""Benchmark of matched sampling (issue 21): do titles or paper counts give the answer away?
+"""Benchmark of matched sampling (issues 21 and 27): do titles, subjects or paper counts give the answer away?
 
-On the demo snapshot, for each depth (8 and 32) it samples ``--per-task`` examples of each task
-(yesno, mc, count; no distractors, as the issue's measurement) once without and once with
-``match_similarity``, and prints side by side:
+On the demo snapshot, for each depth (16 and 32) it samples ``--per-task`` examples of each task
+(yesno, mc, count, list; no distractors, as the issues' measurement) once without and once with
+``match_similarity`` (which now includes component matching, ``match_components``), and prints side by side:
 
 - YES/NO: accuracy of the median rule (YES when the TF-IDF cosine of source and target titles is
   above the median over the batch) and the AUC of that cosine for YES against NO;
@@ -10,6 +10,10 @@ On the demo snapshot, for each depth (8 and 32) it samples ``--per-task`` exampl
 - counting: accuracy of the paper-count rule (distinct papers / 2 − 1), against guessing a size
   uniformly from the size range, and the expected accuracy of the best possible function of the
   paper count (exact, from the size distribution);
+- the topic-cluster shortcut (the context's titles grouped by subject, ``graphniah.baselines.topics``):
+  YES/NO and MC accuracy against the Wilson interval of chance, counting exact answers against a
+  uniform guess of the size and within 5% of the truth, and list F1 against listing every paper;
+- MC: picking the candidate with the shortest or the longest title (characters; ties shared);
 - the sampling time per example with and without the control, the two batches built alternately
   (the control's one-off index — TF-IDF over all titles, pool endpoints — is printed apart).
 
@@ -42,8 +46,8 @@ from graphniah.sampling.examples.sample import MAX_SIZE, MIN_SIZE, SampleStats, 
 from graphniah.seeds import Stream, generator
 from graphniah.stats import wilson_interval
 
-DEPTHS = (8, 32)
-TASKS = ("yesno", "mc", "count")
+DEPTHS = (16, 32)
+TASKS = ("yesno", "mc", "count", "list")
 
 
 def demo_snapshot(root: Path) -> Snapshot:
@@ -142,7 +146,7 @@ def count_lines(ex: list[Example], matched: bool) -> list[str]:
             f"(uniform size guess {100 / sizes:.2f}%)"]
 
 
-LIBRARY_SHORTCUTS = ("title-similarity", "paper-count")
+LIBRARY_SHORTCUTS = ("title-similarity", "paper-count")  # topic-cluster: topic_lines
 
 
 def library_lines(examples: list[Example], names: Sequence[str] = LIBRARY_SHORTCUTS) -> list[str]:
@@ -161,17 +165,61 @@ def library_lines(examples: list[Example], names: Sequence[str] = LIBRARY_SHORTC
     return out
 
 
+def length_lines(ex: list[Example]) -> list[str]:
+    """MC: the chance that picking the shortest (longest) candidate title, ties at random, is right."""
+    truth = np.asarray(["ABCD".index(e.answer) for e in ex])
+    out = []
+    for name, sign in (("shortest", -1), ("longest", 1)):
+        got = 0.0
+        for e, t in zip(ex, truth, strict=True):
+            lengths = sign * np.asarray([len(o) for o in e.options])
+            best = lengths == lengths.max()
+            got += best[t] / best.sum()
+        out.append(f"  mc {name} title     {within_chance(round(got), len(ex), 0.25)}")
+    return out
+
+
+def topic_lines(batches: dict[str, list[Example]]) -> list[str]:
+    """The topic-cluster shortcut on each task, against the task's chance level (module docstring)."""
+    from graphniah.baselines.shortcuts import response_text
+    from graphniah.baselines.topics import topic_cluster
+    from graphniah.report.listing import trivial_f1
+    from graphniah.scoring import score_response
+
+    out = []
+    for task, ex in batches.items():
+        answers = topic_cluster(ex)
+        scored = [score_response(e.task, e.answer, response_text(answers.get(e.id))) for e in ex]
+        k, n = sum(s.correct for s in scored), len(ex)
+        if task in ("yesno", "mc"):
+            out.append(f"  topic-cluster {task:5s} {within_chance(k, n, 0.5 if task == 'yesno' else 0.25)}")
+        elif task == "count":
+            p = 1 / (MAX_SIZE - MIN_SIZE + 1)
+            iv = wilson_interval(k, n)
+            near = sum(answers.get(e.id) is not None and abs(int(answers[e.id] or 0) - int(e.answer)) <= 0.05 * int(e.answer) for e in ex)
+            out.append(f"  topic-cluster count exact {k}/{n} = {100 * k / n:.1f}% [{100 * iv.low:.1f}, {100 * iv.high:.1f}] against a "
+                       f"uniform size guess {100 * p:.2f}% ({'ok' if iv.low <= p else 'ABOVE'}); within 5%: {100 * near / n:.1f}%")
+        else:
+            f1 = float(np.mean([s.listing.f1 for s in scored if s.listing is not None] or [0.0]))
+            every = float(np.mean([trivial_f1(e.component_size, len(e.papers)) for e in ex]))
+            out.append(f"  topic-cluster list  F1 {100 * f1:.1f}% against listing every paper {100 * every:.1f}% "
+                       f"({'ok' if f1 <= every else 'ABOVE'}); exact sets {k}/{n}")
+    return out
+
+
 def run_depth(ctx: SamplingContext, depth: int, n: int, seed: int, names: Sequence[str] = LIBRARY_SHORTCUTS) -> None:
     """Print the measurements at one depth, without and with the control."""
     t0 = time.perf_counter()
     ctx.match_index(depth)
+    ctx.component_index(depth)
     print(f"\ndepth {depth}: match index {time.perf_counter() - t0:.2f}s once; {n} examples per task, no distractors")
     pairs = {task: sample_pair(ctx, task, depth, n, seed) for task in TASKS}
     for matched in (False, True):
         batches = {task: pairs[task][matched] for task in TASKS}
         print(f" match_similarity {'on' if matched else 'off'}:")
         print(*yesno_lines(ctx, batches["yesno"].examples), mc_line(ctx, batches["mc"].examples),
-              *count_lines(batches["count"].examples, matched), sep="\n")
+              *length_lines(batches["mc"].examples), *count_lines(batches["count"].examples, matched), sep="\n")
+        print(*topic_lines({t: b.examples for t, b in batches.items()}), sep="\n")
         print(*library_lines([e for b in batches.values() for e in b.examples], names), sep="\n")
         print("  seconds per example (mean): " + ", ".join(f"{t} {np.mean(b.seconds):.3f}" for t, b in batches.items()))
     ratio = {t: float(np.sum(pairs[t][True].seconds) / np.sum(pairs[t][False].seconds)) for t in TASKS}

@@ -13,6 +13,10 @@ shortcut                    tasks        rule
                                          answer from the citations those blocks state
 ``paper-count``             count        distinct papers named in the context / components per
                                          counting example − 1 (no citation read)
+``topic-cluster``           every task   the context's titles grouped by subject (TF-IDF, 10
+                                         nearest titles, spectral split into the design's number
+                                         of components); answers by the source's group
+                                         (:mod:`graphniah.baselines.topics`)
 ==========================  ===========  =========================================================
 
 The library API (used by ``graphniah baselines`` and by anyone measuring how a change to the
@@ -21,8 +25,9 @@ sampler moves the shortcuts):
 * :func:`graphniah.baselines.shortcuts.answer` ``(name, examples) -> {example id: answer}`` runs one
   shortcut on a sequence of :class:`~graphniah.formats.examples.Example`; the answer is the string
   the shortcut gives (``"YES"``, a letter, a count) or ``None`` when it gives none. Examples of a
-  task the shortcut does not answer are absent from the mapping. The three shortcuts are also
-  functions of their own (``title_similarity``, ``retrieval``, ``paper_count``), and
+  task the shortcut does not answer are absent from the mapping. The shortcuts are also
+  functions of their own (``title_similarity``, ``retrieval``, ``paper_count``,
+  ``topics.topic_cluster``), and
   :func:`~graphniah.baselines.shortcuts.accuracy` scores a mapping through :mod:`graphniah.scoring`.
 * :func:`graphniah.baselines.journals.write_baselines` writes each shortcut's answers as a journal
   ``runs/<suite>/baseline-<name>.jsonl`` (with its settings file) in the models' record format, so
@@ -38,13 +43,14 @@ from typing import Literal, get_args
 
 __all__ = ["BUDGET_TOKENS", "JOURNAL_PREFIX", "SHORTCUTS", "SHORTCUT_TASKS", "ShortcutName", "is_baseline_model", "model_name"]
 
-ShortcutName = Literal["title-similarity", "retrieval", "paper-count"]
+ShortcutName = Literal["title-similarity", "retrieval", "paper-count", "topic-cluster"]
 SHORTCUTS: tuple[ShortcutName, ...] = get_args(ShortcutName)
 #: The tasks each shortcut answers (``None``: every task).
 SHORTCUT_TASKS: dict[ShortcutName, tuple[str, ...] | None] = {
     "title-similarity": ("yesno", "mc"),
     "retrieval": None,
     "paper-count": ("count",),
+    "topic-cluster": None,
 }
 #: What the retrieval shortcut may read: its top blocks up to this many o200k_base tokens.
 BUDGET_TOKENS = 8000

@@ -52,6 +52,12 @@ def settings_of(shortcut: ShortcutName, seed: int) -> dict[str, object]:
     if shortcut == "retrieval":
         settings |= {"ranking": "bm25s lucene k1=1.5 b=0.75, English stop words", "budget_tokens": BUDGET_TOKENS,
                      "tokenizer": "o200k_base", "seed": seed}
+    if shortcut == "topic-cluster":
+        from graphniah.baselines.topics import KMEANS_RUNS, NEIGHBOURS
+
+        settings |= {"grouping": "TF-IDF of the context's titles, symmetrised nearest-title graph, normalised spectral "
+                                 "embedding, k-means++ (best of runs)", "neighbours": NEIGHBOURS, "kmeans_runs": KMEANS_RUNS,
+                     "seed": seed}
     return settings
 
 

@@ -1,4 +1,5 @@
-"""The three shortcuts, each a function ``examples -> {example id: answer or None}``.
+"""The title-similarity, retrieval and paper-count shortcuts, each a function ``examples -> {example id: answer or None}``
+(the fourth, topic-cluster, is :mod:`graphniah.baselines.topics`).
 
 Every shortcut reads the messages through the text checker's parser
 (:mod:`graphniah.sampling.examples.textcheck`): the question and its titles, the paper blocks, the
@@ -284,6 +285,10 @@ def answer(name: ShortcutName, examples: Sequence[Example], prompts: PromptSet |
         return retrieval(examples, prompts, seed=seed, data=data)
     if name == "paper-count":
         return paper_count(examples, prompts)
+    if name == "topic-cluster":
+        from graphniah.baselines.topics import topic_cluster
+
+        return topic_cluster(examples, prompts, seed=seed)
     raise GraphNIAHError(f"unknown shortcut {name!r}; known: {', '.join(SHORTCUT_TASKS)}")
 
 

@@ -1,0 +1,145 @@
+"""The topic-cluster shortcut: grouping titles by subject, answering by group membership, and its journal."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graphniah.baselines import SHORTCUT_TASKS, SHORTCUTS, is_baseline_model
+from graphniah.baselines.journals import settings_of, write_baselines
+from graphniah.baselines.shortcuts import TitleSpace, answer
+from graphniah.baselines.topics import TitleGroups, _answer, group_titles, topic_cluster
+from graphniah.formats.journal import read_journal
+from graphniah.sampling.examples.textcheck import ParsedQuestion, normalize, parse_context, split_messages
+
+# Four subjects with disjoint vocabularies; each title uses three of its subject's words and a number.
+SUBJECTS = (
+    ("protein", "folding", "kinase", "enzyme", "ligand", "binding"),
+    ("galaxy", "redshift", "stellar", "cosmic", "quasar", "nebula"),
+    ("tensor", "gradient", "neural", "training", "transformer", "attention"),
+    ("tariff", "inflation", "monetary", "fiscal", "labour", "wages"),
+)
+
+
+def _titles(subjects: int, per: int, rng: np.random.Generator) -> tuple[list[str], list[int]]:
+    titles, truth = [], []
+    for s in range(subjects):
+        for i in range(per):
+            words = rng.choice(SUBJECTS[s], size=3, replace=False)
+            titles.append(f"{' '.join(words).capitalize()} study number {s * per + i}")
+            truth.append(s)
+    order = rng.permutation(len(titles))  # subjects interleaved, as blocks are in a context
+    return [titles[i] for i in order], [truth[i] for i in order]
+
+
+def _same_partition(a: np.ndarray | list[int], b: np.ndarray | list[int]) -> bool:
+    pairs = set(zip(np.asarray(a).tolist(), np.asarray(b).tolist(), strict=True))
+    return len(pairs) == len(set(np.asarray(a).tolist())) == len(set(np.asarray(b).tolist()))
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_disjoint_vocabularies_are_split_by_subject(k: int) -> None:
+    titles, truth = _titles(k, 30, np.random.default_rng(k))
+    groups = group_titles(titles, k, np.random.default_rng(0))
+    assert groups.titles == tuple(titles)
+    assert _same_partition(groups.labels, truth)
+
+
+def test_the_grouping_is_a_function_of_the_generator() -> None:
+    titles, _ = _titles(4, 25, np.random.default_rng(3))
+    # mix the subjects so the split is not forced: the draws decide it
+    mixed = [f"{t} {SUBJECTS[(i * 7) % 4][i % 6]}" for i, t in enumerate(titles)]
+    a = group_titles(mixed, 4, np.random.default_rng(12)).labels
+    b = group_titles(mixed, 4, np.random.default_rng(12)).labels
+    assert np.array_equal(a, b)
+
+
+def test_titles_with_one_normal_form_count_once_and_tiny_contexts() -> None:
+    groups = group_titles(["A study of X-rays.", "a study of x rays", "Quasar nebula"], 2, np.random.default_rng(0))
+    assert groups.titles == ("A study of X-rays.", "Quasar nebula")
+    assert sorted(groups.labels.tolist()) == [0, 1]  # two titles, two groups: each its own
+    assert groups.group_of("A STUDY OF X RAYS") == groups.labels[0]
+    assert groups.group_of("Not in the context") is None
+
+
+def _groups(titles: list[str], labels: list[int]) -> TitleGroups:
+    space = TitleSpace.fit(titles)
+    return TitleGroups(tuple(titles), dict(space.row), space.vectors, np.asarray(labels, dtype=np.int64))
+
+
+# Source S in group 0 with P, Q; R and T in group 1. Q shares more words with S than P does.
+TITLES = ["Kinase folding in enzymes", "Kinase binding", "Kinase folding in proteins", "Galaxy redshift", "Quasar nebula"]
+S, P, Q, R, T = TITLES
+LABELS = [0, 0, 0, 1, 1]
+
+
+def _q(task: str, targets: tuple[str, ...] = (), none_option: bool = False) -> ParsedQuestion:
+    return ParsedQuestion(task, S, targets, none_option)  # type: ignore[arg-type]
+
+
+def test_yes_no_by_the_source_s_group() -> None:
+    g = _groups(TITLES, LABELS)
+    assert _answer(_q("yesno", (P,)), g) == "YES"
+    assert _answer(_q("yesno", (R,)), g) == "NO"
+    assert _answer(_q("yesno", ("A title the context lacks",)), g) is None
+
+
+def test_multiple_choice_picks_the_most_similar_option_in_the_source_s_group() -> None:
+    g = _groups(TITLES, LABELS)
+    assert g.similarity(S, Q) > g.similarity(S, P)  # the premise: Q is the nearer of the two in the group
+    assert _answer(_q("mc", (R, P, T, Q)), g) == "D"  # two options in the group: the more similar one
+    assert _answer(_q("mc", (R, T, P, "Quasar nebula")), g) == "C"  # one option in the group
+    # none in the group: the "none of these" option when there is one, else the most similar option
+    assert _answer(_q("mc", (R, T, R, T), none_option=True), g) == "E"
+    far = _groups(TITLES, [0, 1, 1, 1, 1])
+    assert far.similarity(S, Q) > max(far.similarity(S, t) for t in (P, R, T))
+    assert _answer(_q("mc", (P, Q, R, T)), far) == "B"
+
+
+def test_counting_and_listing_read_the_source_s_group() -> None:
+    g = _groups(TITLES, LABELS)
+    assert _answer(_q("count"), g) == "2"
+    assert _answer(_q("list"), g) == "Kinase binding\nKinase folding in proteins"  # by title, case-blind
+    lonely = _groups(TITLES, [1, 0, 0, 0, 0])
+    assert _answer(_q("count"), lonely) == "0"
+    assert _answer(_q("list"), lonely) == ""
+
+
+def test_a_registered_shortcut_of_every_task() -> None:
+    assert "topic-cluster" in SHORTCUTS and SHORTCUT_TASKS["topic-cluster"] is None
+    assert is_baseline_model("baseline-topic-cluster")
+    settings = settings_of("topic-cluster", 7)
+    assert settings["neighbours"] == 10 and settings["kmeans_runs"] == 10 and settings["seed"] == 7
+
+
+def test_on_real_examples_it_reads_titles_only(shortcut_suite) -> None:
+    examples = shortcut_suite.examples
+    got = topic_cluster(examples, seed=5)
+    assert got == answer("topic-cluster", examples, seed=5)  # the one entry point
+    assert got == topic_cluster(examples, seed=5)  # deterministic
+    for ex in examples:
+        rendered_edges = ex.recipe.params.render == "edges"
+        assert (ex.id in got) != rendered_edges  # abstains on edge lists (ids say nothing of a subject)
+        if rendered_edges:
+            continue
+        a = got[ex.id]
+        assert a is not None
+        if ex.task == "yesno":
+            assert a in ("YES", "NO")
+        elif ex.task == "mc":
+            assert a in ("ABCDE" if ex.none_option else "ABCD")
+        else:
+            _, _, context = split_messages(ex.messages)
+            named = {normalize(n.title) for n in parse_context(context).nodes}
+            assert 0 <= int(a) < len(named)
+    # a stored answer, papers or edges never matter: the same messages with other truths give the same answers
+    blind = [ex.model_copy(update={"answer": "X", "papers": (), "edges": (), "targets": ()}) for ex in examples]
+    assert topic_cluster(blind, seed=5) == got
+
+
+def test_journal_of_the_topic_cluster_shortcut(shortcut_suite, tmp_path) -> None:
+    [journal] = write_baselines(shortcut_suite.path, "shortcuts", tmp_path, shortcuts=["topic-cluster"], seed=5)
+    assert journal.path == tmp_path / "shortcuts" / "baseline-topic-cluster.jsonl"
+    records = read_journal(journal.path)
+    assert {r.example_id for r in records} == set(topic_cluster(shortcut_suite.examples, seed=5))
+    assert all(r.model == "baseline-topic-cluster" for r in records)
