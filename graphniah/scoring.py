@@ -367,3 +367,130 @@ def score_records(records: Iterable[ScoredRecord], *, z: float | None = None, se
         no_share=no_share,
         f1=f1,
     )
+
+
+# ------------------------------------------------------------------------------------------------
+# Where a list answer's search stopped (the report's recall_by_distance and the viewer's overlay)
+# ------------------------------------------------------------------------------------------------
+
+
+def target_distances(edges: Iterable[tuple[int, int]], source: int, targets: Sequence[int]) -> tuple[int, ...]:
+    """Hops from ``source`` of each truth paper of a list example, in the truth's order.
+
+    Parameters
+    ----------
+    edges : iterable of (citing, cited)
+        The example's citations (``Example.edges``); distances ignore their direction.
+    source : int
+        The source paper.
+    targets : sequence of int
+        The truth's papers (``Example.targets``), each reachable from ``source``.
+
+    Returns
+    -------
+    tuple of int
+        The shortest undirected distance of each target, 1 or more.
+    """
+    from graphniah.sampling.examples.evidence import distances  # the one breadth-first search of the evidence
+
+    dist = distances(edges, source)
+    return tuple(dist[t] for t in targets)
+
+
+def recall_by_distance(hits: Sequence[bool], distances: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    """``(named, all)`` truth papers at each distance 1, 2, …, the largest, from the source.
+
+    Parameters
+    ----------
+    hits : sequence of bool
+        Per truth line, whether the answer named it (:attr:`ListScore.hits`).
+    distances : sequence of int
+        Per truth line, its paper's hops from the source (:func:`target_distances`).
+
+    Returns
+    -------
+    tuple of (int, int)
+        Entry ``h - 1`` counts the papers at distance ``h``: how many the answer named, out of how many.
+
+    Notes
+    -----
+    The report's ``recall_by_distance`` table pools these counts over examples; the viewer shows
+    them for one example and one run, so both read where a search stopped the same way.
+    """
+    if len(hits) != len(distances):
+        raise ValueError(f"{len(hits)} hits for {len(distances)} distances")
+    top = max(distances, default=0)
+    named = [0] * (top + 1)
+    total = [0] * (top + 1)
+    for h, d in zip(hits, distances, strict=True):
+        total[d] += 1
+        named[d] += bool(h)
+    return tuple(zip(named[1:], total[1:], strict=True))
+
+
+@dataclass(frozen=True, slots=True)
+class ListPapers:
+    """Which papers of the context a list answer named, by place.
+
+    ``found``/``missed`` index the truth's lines (named or not, as :func:`match_list` decides),
+    ``extra`` indexes ``others`` (papers of the context outside the truth that a line names, each
+    once, in the order named), ``unknown`` holds the lines, as written, that name no paper of the
+    context, and ``repeated`` counts the lines that name a paper an earlier line named.
+    """
+
+    found: tuple[int, ...]
+    missed: tuple[int, ...]
+    extra: tuple[int, ...]
+    unknown: tuple[str, ...]
+    repeated: int
+
+
+def list_papers(truth: str, raw: str | None, others: Sequence[str]) -> ListPapers:
+    r"""Classify the lines of a list answer against the truth and the context's other papers.
+
+    Parameters
+    ----------
+    truth : str
+        The truth's titles, one a line (``Example.answer``).
+    raw : str or None
+        The content of the answer block (:attr:`Scored.raw`); None when there is none.
+    others : sequence of str
+        Titles of the context's papers that are not in the truth (the source, other components).
+
+    Returns
+    -------
+    ListPapers
+        Truth lines found and missed, named other papers, and lines naming no paper of the context.
+
+    Notes
+    -----
+    Found and missed are :func:`match_list`'s hits on :func:`normalize_answer`'s lines, so they are
+    what F1, recall and ``recall_by_distance`` count; a line names another paper when its
+    :func:`title_key` is that paper's (the first of equal titles).
+    """
+    hits = match_list(truth, normalize_answer("list", raw)).hits
+    truth_keys = {title_key(t) for t in truth.split("\n")}
+    other_of: dict[str, int] = {}
+    for i, title in enumerate(others):
+        other_of.setdefault(title_key(title), i)
+    extra: list[int] = []
+    unknown: list[str] = []
+    named: set[str] = set()
+    repeated = 0
+    for line in _unwrap(raw).split("\n") if raw is not None else ():
+        key = title_key(line)
+        if not key:
+            continue
+        if key in named:
+            repeated += 1
+            continue
+        named.add(key)
+        if key in truth_keys:
+            continue
+        other = other_of.get(key)
+        if other is None:
+            unknown.append(line.strip())
+        else:
+            extra.append(other)
+    return ListPapers(tuple(i for i, h in enumerate(hits) if h), tuple(i for i, h in enumerate(hits) if not h), tuple(extra),
+                      tuple(unknown), repeated)

@@ -38,6 +38,7 @@ import numpy as np
 from graphniah.formats import TASK_LABELS, TASKS
 from graphniah.report.model import Cell, CellValue, ReportTable, pct
 from graphniah.report.tables import DASH, AccuracyGrid, ReportContext, _examples_row, _grid, _grid_rows
+from graphniah.scoring import recall_by_distance
 from graphniah.seeds import DEFAULT_SEED, Stream, generator
 from graphniah.stats import Mean, bootstrap_mean
 
@@ -100,9 +101,9 @@ def recall_grid(ctx: ReportContext) -> AccuracyGrid | None:
     idx = [i for i in np.flatnonzero(o.task == "list").tolist() if o.hits[i] is not None]
     if not idx:
         return None
-    dist = [np.asarray(d.examples[o.example_id[i]].distances, dtype=np.int64) for i in idx]
-    hit = [np.asarray(o.hits[i], dtype=bool) for i in idx]
-    D = int(max(x.max() for x in dist))
+    dist = [d.examples[o.example_id[i]].distances for i in idx]
+    hit = [o.hits[i] for i in idx]
+    D = max(max(x) for x in dist)
     R = len(d.row_labels) + 1
     k = np.zeros((R, D + 1), dtype=np.int64)
     n = np.zeros((R, D + 1), dtype=np.int64)
@@ -113,15 +114,17 @@ def recall_grid(ctx: ReportContext) -> AccuracyGrid | None:
         r, ex = int(d.row[i]), str(o.example_id[i])
         rows = [r] if ex in seen else [r, R - 1]  # the trivial baseline counts each example once
         seen.add(ex)
+        per_hop = recall_by_distance(h, x)  # (named, all) at 1, 2, ... hops: the viewer's strip too
         for row in rows:
-            found = h if row == r else np.ones_like(h)
-            for c, m in [*((c, x == c + 1) for c in range(D)), (D, np.ones_like(h))]:
-                if not m.any():
+            counts = per_hop if row == r else tuple((a, a) for _, a in per_hop)  # the trivial baseline names them all
+            overall = (sum(c for c, _ in counts), sum(a for _, a in counts))
+            for c, (named, every) in [*enumerate(counts), (D, overall)]:
+                if not every:
                     continue
-                k[row, c] += int(found[m].sum())
-                n[row, c] += int(m.sum())
+                k[row, c] += named
+                n[row, c] += every
                 good, bad = groups.setdefault((row, c), ([], []))
-                (good if found[m].all() else bad).append(ex)
+                (good if named == every else bad).append(ex)
     for key, (good, bad) in groups.items():
         ids[key] = (tuple(sorted(good)), tuple(sorted(bad)))
     # #Examples: list examples with a paper at that distance (the trivial row sees each example once)

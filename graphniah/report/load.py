@@ -43,8 +43,7 @@ from graphniah.formats.examples import Example, enumerate_examples
 from graphniah.formats.journal import RunRecord, read_journal, read_run_settings
 from graphniah.formats.suites import SuiteManifest, read_suite_manifest
 from graphniah.layout import EXAMPLES_ROOT, RUNS_ROOT, journals_dir, journals_in, suite_examples, suite_manifest_of
-from graphniah.sampling.examples.evidence import distances
-from graphniah.scoring import Scored, counted_records, run_labels, score_record, split_runs
+from graphniah.scoring import Scored, counted_records, run_labels, score_record, split_runs, target_distances
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -145,8 +144,7 @@ def _target_distances(ex: Example) -> tuple[int, ...]:
     """For a list example: the shortest distance from the source of each answer line's paper."""
     if ex.task != "list":
         return ()
-    dist = distances(ex.edges, ex.source)
-    return tuple(dist[t] for t in ex.targets)
+    return target_distances(ex.edges, ex.source, ex.targets)
 
 
 def read_example_infos(path: str | os.PathLike[str]) -> dict[str, ExampleInfo]:
