@@ -41,19 +41,19 @@ from graphniah.sampling.examples.similarity import (
 from graphniah.sampling.examples.textcheck import normalize, verify
 
 
-def _reference_cosine(corpus: list[str], a: str, b: str) -> float:
-    """TF-IDF cosine written out by hand: counts x smoothed idf over ``corpus``, unit length."""
-    docs = [[w for w in re.split(r"\W+", t.lower()) if len(w) >= 2] for t in corpus]
+def reference_vector(corpus: list[str], t: str) -> dict[str, float]:
+    """A title's TF-IDF vector written out by hand: counts x smoothed idf over ``corpus``, unit length."""
+    docs = [[w for w in re.split(r"\W+", x.lower()) if len(w) >= 2] for x in corpus]
     n = len(docs)
     df = Counter(w for d in docs for w in set(d))
+    words = [w for w in re.split(r"\W+", t.lower()) if len(w) >= 2 and w in df]
+    v = {w: c * (math.log((1 + n) / (1 + df[w])) + 1) for w, c in Counter(words).items()}
+    norm = math.sqrt(sum(x * x for x in v.values()))
+    return {w: x / norm for w, x in v.items()} if norm else {}
 
-    def vec(t: str) -> dict[str, float]:
-        words = [w for w in re.split(r"\W+", t.lower()) if len(w) >= 2 and w in df]
-        v = {w: c * (math.log((1 + n) / (1 + df[w])) + 1) for w, c in Counter(words).items()}
-        norm = math.sqrt(sum(x * x for x in v.values()))
-        return {w: x / norm for w, x in v.items()} if norm else {}
 
-    va, vb = vec(a), vec(b)
+def _reference_cosine(corpus: list[str], a: str, b: str) -> float:
+    va, vb = reference_vector(corpus, a), reference_vector(corpus, b)
     return sum(x * vb.get(w, 0.0) for w, x in va.items())
 
 

@@ -1,0 +1,74 @@
+"""The list task's shortcut verdict: mean F1 against listing every paper, not exact sets against 0%."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graphniah.formats.examples import Example
+from graphniah.report import build_report, load_suite
+from graphniah.report.shortcuts import shortcut_results, shortcut_verdicts
+from tests.report.synthetic import write_suite
+from tests.report.test_listing import _title, list_example
+
+
+def _share(ex: Example, share: float) -> str:
+    """The first ``share`` of the truth's titles (never all of them: no answer is an exact set)."""
+    n = min(max(1, int(share * len(ex.targets))), len(ex.targets) - 1)
+    return "\n".join(_title(t) for t in sorted(ex.targets)[:n])
+
+
+def _f1(ex: Example, share: float) -> float:
+    """F1 written out: every listed title is right (precision 1), recall = listed / reachable."""
+    listed = min(max(1, int(share * len(ex.targets))), len(ex.targets) - 1)
+    recall = listed / len(ex.targets)
+    return 2 * recall / (1 + recall)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    rng = np.random.default_rng(8)
+    root = tmp_path_factory.mktemp("shortcut-list")
+    examples = [list_example(rng, i, int(rng.integers(12, 30)), 4 if i % 2 else 8) for i in range(40)]
+    models = {
+        "baseline-topic-cluster": {"answer": lambda ex: _share(ex, 0.8)},  # F1 ~0.89, never exact
+        "baseline-retrieval": {"answer": lambda ex: _share(ex, 0.25)},  # F1 ~0.4, below listing everything
+    }
+    write_suite(root, "lists", examples, models, rng)
+    data = load_suite("lists", runs_root=root / "runs", examples_root=root / "examples", by="depth")
+    return examples, build_report(data)
+
+
+def test_list_shortcuts_are_judged_by_f1_against_listing_every_paper(report) -> None:
+    examples, rep = report
+    # listing every paper but the source: precision (size - 1) / (papers in the context - 1), recall 1;
+    # the synthetic examples hold three times their component's papers
+    every = float(np.mean([2 * ((e.component_size - 1) / (3 * e.component_size - 1))
+                           / (1 + (e.component_size - 1) / (3 * e.component_size - 1)) for e in examples]))
+    results = {r.shortcut: r for r in shortcut_results(rep.context) if r.task == "list"}
+    assert set(results) == {"topic-cluster", "retrieval"}
+    for name, share in (("topic-cluster", 0.8), ("retrieval", 0.25)):
+        r = results[name]
+        assert r.accuracy.k == 0  # no exact set: the accuracy rule alone would never call it a shortcut
+        assert r.f1 is not None and r.list_all == pytest.approx(every)
+        assert r.f1.estimate == pytest.approx(np.mean([_f1(e, share) for e in examples]))
+        assert r.f1.interval.low <= r.f1.estimate <= r.f1.interval.high
+    assert results["topic-cluster"].beats_random and results["topic-cluster"].f1.interval.low > every  # type: ignore[union-attr]
+    assert not results["retrieval"].beats_random and results["retrieval"].f1.interval.high < every  # type: ignore[union-attr]
+    [verdict] = [v for v in shortcut_verdicts(rep.context) if v.task == "list"]
+    assert [r.shortcut for r in verdict.beaten_by] == ["topic-cluster"]
+    assert "listing every paper (F1 " in verdict.text and "topic-cluster F1 " in verdict.text
+    assert verdict.list_all == pytest.approx(every)
+
+
+def test_the_table_shows_f1_beside_listing_every_paper(report) -> None:
+    _, rep = report
+    table = rep.table("shortcuts")
+    rows = {(row[0].text, row[1].text): row for row in table.rows}
+    row = rows[("List", "topic-cluster")]
+    assert row[2].text.startswith("F1 ") and row[4].text.startswith("List every paper F1 ") and row[5].text == "yes"
+    assert rows[("List", "retrieval")][5].text == "no"
+    assert table.value("List | topic-cluster", "f1", "f1").value > table.value("List | topic-cluster", "list_all", "baseline").value
+    by_depth = rep.table("shortcuts_by_depth")
+    labels = [row[1].text for row in by_depth.rows]
+    assert "List every paper (F1)" in labels and "Random guessing" not in labels

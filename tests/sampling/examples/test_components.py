@@ -1,0 +1,178 @@
+"""Component matching: cohesion and affinity of backbones, the partner caliper, the draws, and on the
+demo snapshot matched examples of every task that keep their invariants and replay from their recipe."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import replace
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from scipy import stats as sps
+
+from graphniah.errors import GraphNIAHError
+from graphniah.formats.examples import parse_example
+from graphniah.sampling.examples.components import ComponentIndex
+from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, batch_specs, build_example, regenerate
+from graphniah.sampling.examples.similarity import TitleSpace, title_words
+from graphniah.sampling.examples.textcheck import verify
+from tests.sampling.examples.test_similarity import _hand_made_pool, reference_vector
+
+WORDS = ["graph", "citation", "protein", "folding", "galaxy", "survey", "neural", "kinase", "quasar", "tensor"]
+
+
+def _add(vs: list[dict[str, float]]) -> dict[str, float]:
+    out: dict[str, float] = Counter()
+    for v in vs:
+        for w, x in v.items():
+            out[w] += x
+    return dict(out)
+
+
+def _unit(v: dict[str, float]) -> dict[str, float]:
+    norm = math.sqrt(sum(x * x for x in v.values()))
+    return {w: x / norm for w, x in v.items()} if norm else {}
+
+
+def _dot(a: dict[str, float], b: dict[str, float]) -> float:
+    return sum(x * b.get(w, 0.0) for w, x in a.items())
+
+
+def test_cohesion_and_affinity_written_out_by_hand() -> None:
+    rng = np.random.default_rng(0)
+    n_paths, length = 7, 10  # depth 4: 3k - 2 = 10 papers, halves of 5
+    titles = [" ".join(rng.choice(WORDS, size=int(rng.integers(1, 4)))) for _ in range(n_paths * length)]
+    titles[3] = "??"  # a title without a word: a zero row, which adds nothing to its half
+    paths = rng.permutation(n_paths * length).reshape(n_paths, length).astype(np.int64)
+    index = ComponentIndex.build(paths, TitleSpace.fit(pa.array(titles)), pa.array(titles))
+    vec = [reference_vector(titles, t) for t in titles]
+    halves = [(_unit(_add([vec[v] for v in p[:5]])), _unit(_add([vec[v] for v in p[5:]]))) for p in paths.tolist()]
+    for i, (a1, a2) in enumerate(halves):
+        assert index.cohesion[i] == pytest.approx(_dot(a1, a2), abs=1e-12)
+        for j, (b1, b2) in enumerate(halves):
+            cross = (_dot(a1, b1) + _dot(a1, b2) + _dot(a2, b1) + _dot(a2, b2)) / 4
+            assert index.affinity[i, j] == pytest.approx(cross, abs=1e-12)
+
+
+def test_partners_lie_within_five_hundredths_of_the_cohesion() -> None:
+    # 0.05 itself is in (|0.05 - 0.0| is exactly 0.05); the next values out are not
+    index = ComponentIndex(np.array([0.0, 0.3, 0.3, 0.3, 0.3]),
+                           np.array([[1.0, 0.05, 0.0500001, -0.05, -0.0500001],
+                                     [0.26, 1.0, 0.36, 0.24, 0.3],
+                                     [0.0, 0.0, 1.0, 0.0, 0.0],
+                                     [0.0, 0.0, 0.0, 1.0, 0.0],
+                                     [0.0, 0.0, 0.0, 0.0, 1.0]]))
+    assert index.partners(0).tolist() == [False, True, False, True, False]
+    assert index.partners(1).tolist() == [True, False, False, False, True]  # never itself, 0.06 out, 0.04 in
+
+
+def test_draws_are_compatible_partners_uniformly() -> None:
+    # path 0's partners: 1, 2, 3 (4 and 5 too far in subject); 2 and 3 conflict
+    aff = np.full((6, 6), 0.9)
+    aff[0] = [1.0, 0.5, 0.52, 0.48, 0.7, 0.2]
+    index = ComponentIndex(np.array([0.5, 0.9, 0.9, 0.9, 0.9, 0.9]), aff)
+    conflict = np.eye(6, dtype=bool)
+    conflict[2, 3] = conflict[3, 2] = True
+    rng = np.random.default_rng(2)
+    seconds: Counter[int] = Counter()
+    directions: Counter[bool] = Counter()
+    for _ in range(6000):
+        drawn = index.draw(conflict, 2, rng)
+        assert drawn is not None  # every path has a compatible partner here
+        (first, _), (second, rev) = drawn
+        assert index.partners(first)[second] and not conflict[first, second]
+        if first == 0:
+            seconds[second] += 1
+            directions[rev] += 1
+    assert set(seconds) == {1, 2, 3}
+    assert sps.chisquare(list(seconds.values())).pvalue > 0.001  # uniform among the partners
+    assert sps.binomtest(directions[True], sum(directions.values())).pvalue > 0.001
+    # three components: 2 and 3 cannot both join 0, so the third is always 1
+    for _ in range(200):
+        drawn = index.draw(conflict, 3, rng)
+        if drawn is not None and drawn[0][0] == 0:
+            assert sorted(p for p, _ in drawn[1:]) in ([1, 2], [1, 3])
+    # no partner left: the tuple is drawn again
+    lonely = ComponentIndex(np.array([0.5, 0.5]), np.array([[1.0, 0.0], [0.0, 1.0]]))
+    assert lonely.draw(np.eye(2, dtype=bool), 2, rng) is None
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_matched_targets_with_partners_and_equal_title_lengths(k: int) -> None:
+    index, conflict = _hand_made_pool()
+    n = index.n
+    parity = np.arange(n) % 2
+
+    def partners(path: int) -> np.ndarray:
+        return parity != parity[path]  # a rule of our own: paths of the other parity
+
+    rng = np.random.default_rng(3)
+    kept = above = 0.0
+    for _ in range(20_000):  # bounded
+        if kept == 600:
+            break
+        drawn = index.draw(conflict, k, rng, partners=partners)
+        if drawn is None:
+            continue
+        kept += 1
+        (first, rev), wrong = drawn[0], drawn[1:]
+        src, tgt = first + n * rev, first + n * (not rev)
+        rows = [p + n * (not r) for p, r in wrong]
+        assert all(parity[p] != parity[first] for p, _ in wrong)
+        assert [int(index.words[x]) for x in rows] == [int(index.words[tgt])] * (k - 1)
+        cos = index.cosines_from(src)
+        above += np.mean([(cos[tgt] > cos[x]) + 0.5 * (cos[tgt] == cos[x]) for x in rows])
+    assert kept == 600
+    assert abs(above / kept - 0.5) < 0.04  # the true target's rank by similarity stays uniform
+
+
+def test_title_words_count_word_runs() -> None:
+    got = title_words(pa.array(["Graph neural networks: a survey", "COVID-19 in 2020", "", None, "  x  "]))
+    assert got.tolist() == [5, 4, 0, 0, 1]
+
+
+def test_component_matching_only_with_matched_sampling() -> None:
+    ExampleSpec("count", 4, 105, match_similarity=True, match_components=True)
+    with pytest.raises(GraphNIAHError, match="match_similarity"):
+        ExampleSpec("count", 4, 105, match_components=True)
+    specs = batch_specs("list", 4, 2, np.random.default_rng(0), match_similarity=True)
+    assert all(s.match_components and s.params()["match_components"] is True for s in specs)
+    assert not any(s.match_components for s in batch_specs("yesno", 4, 2, np.random.default_rng(0)))
+
+
+@pytest.fixture(scope="module")
+def ctx(demo_snapshot, demo_graph) -> SamplingContext:
+    return SamplingContext(demo_snapshot, demo_graph)
+
+
+def test_draws_on_the_demo_pool_are_compatible_partners(ctx) -> None:
+    pool = ctx.pool_index(8)
+    comps = ctx.component_index(8)
+    rng = np.random.default_rng(6)
+    kept = 0
+    for _ in range(5000):
+        drawn = comps.draw(pool.conflict, 2, rng)
+        if drawn is None:
+            continue
+        kept += 1
+        (a, _), (b, _) = drawn
+        assert not pool.conflict[a, b] and abs(comps.affinity[a, b] - comps.cohesion[a]) <= 0.05
+    assert kept > 1000  # most sources of the demo pool have a partner
+
+
+@pytest.mark.parametrize("task", ["yesno", "mc", "count", "list"])
+def test_matched_examples_record_component_matching_and_replay(ctx, task) -> None:
+    rng = np.random.default_rng(7)
+    for i, spec in enumerate(batch_specs(task, 8, 2, rng, match_similarity=True)):  # type: ignore[arg-type]
+        ex = build_example(ctx, spec, 41, i)
+        line = ex.model_dump_json()
+        assert ex.recipe.params.match_components and '"match_components":true' in line
+        assert verify(ex).ok
+        assert regenerate(ctx, parse_example(line, f"example {i}")).model_dump_json() == line
+        # a recipe written before the rule (no key) replays the draw without it, byte for byte
+        old = build_example(ctx, replace(spec, match_components=False), 41, i)
+        old_line = old.model_dump_json()
+        assert "match_components" not in old_line and old.id != ex.id
+        assert regenerate(ctx, parse_example(old_line, f"old example {i}")).model_dump_json() == old_line
