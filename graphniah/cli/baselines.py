@@ -33,7 +33,7 @@ def baselines_cmd(
     suite: Annotated[str | None, typer.Option(help="Suite name: reads <examples-root>/<suite>.jsonl.")] = None,
     examples: Annotated[Path | None, typer.Option(help="An examples JSONL file instead of a suite (suite name: the file's stem).")] = None,
     dataset: Annotated[Path | None, typer.Option(help="An exported dataset folder instead of a suite.")] = None,
-    shortcut: Annotated[list[str] | None, typer.Option(help="Only this shortcut (repeatable): title-similarity, retrieval, paper-count.")] = None,
+    shortcut: Annotated[list[str] | None, typer.Option(help="Only this shortcut (repeatable): title-similarity, retrieval, paper-count, topic-cluster.")] = None,
     runs: Annotated[Path, typer.Option(help="Root of the run journals: writes <runs>/<suite>/baseline-<shortcut>.jsonl.")] = RUNS_ROOT,
     examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = EXAMPLES_ROOT,
     seed: Annotated[int, typer.Option(help="Seed of the retrieval shortcut's guesses on examples its blocks leave open.")] = DEFAULT_SEED,
@@ -73,7 +73,8 @@ def baselines_cmd(
         tasks = SHORTCUT_TASKS[j.shortcut]
         left_out = sum(1 for ex in exs if (tasks is None or ex.task in tasks) and ex.id not in j.answers)
         if left_out:
-            why = "edge-list examples name ids, not titles" if j.shortcut == "title-similarity" else "their messages follow other templates"
+            reads_titles = j.shortcut in ("title-similarity", "topic-cluster")
+            why = "edge-list examples name ids, not titles" if reads_titles else "their messages follow other templates"
             Console(stderr=True).print(f"note: {j.shortcut} left out {left_out} example(s) it cannot read ({why})", highlight=False)
 
 
