@@ -27,11 +27,15 @@ Rows marked ``[draws]`` score cues of the candidates themselves (title length, v
 count, each as the prompt prints it) on thousands of matched draws (``MatchIndex.draw``) without
 rendering, to resolve effects of a few points that a few hundred prompts cannot (``draw_rows``).
 
+Rows ``topic-cluster`` score that shortcut (``graphniah.baselines.topics``: the context's titles grouped
+by subject, answers by the source's group) on the same examples; ``--unmatched`` samples with the
+control off instead, to print the same table without it.
+
 About 10 minutes at the defaults on an idle 2-core machine (mostly ``build_example``; ``--workers 2``
 halves it). ``--save FILE`` keeps the examples as they are built and ``--load FILE`` scores them again.
 
     python bench/leaks.py [--snapshot DIR | --root /tmp/graphniah-bench-leaks] [--per-task 48] [--seed 5] [--workers 1]
-                          [--draws 2000] [--save FILE | --load FILE]
+                          [--draws 2000] [--save FILE | --load FILE] [--unmatched]
 """
 
 from __future__ import annotations
@@ -75,17 +79,17 @@ _DATE_FIELD = re.compile(rf"(?:{'|'.join(MONTHS)}) [1-9]\d?, \d+")
 # --------------------------------------------------------------------------- sampling
 
 
-def draw_specs(task: str, n: int, seed: int) -> list[ExampleSpec]:
+def draw_specs(task: str, n: int, seed: int, matched: bool = True) -> list[ExampleSpec]:
     """``n`` specs as the demo suite draws them: balanced labels from ``batch_specs``, then depth, size and
     distractor drawn per example, matched sampling on (counting and listing: other sizes from 100-120)."""
     rng = generator(Stream.SUITE, seed, suite_key("bench-leaks"), TASKS.index(task))  # a suite-like stream per task
     specs = batch_specs(task, DEPTHS[0], n, rng, component_size=SIZES[0], distractor=DISTRACTORS[0],  # type: ignore[arg-type]
-                        context_length=CONTEXT_LENGTH, match_similarity=True)
+                        context_length=CONTEXT_LENGTH, match_similarity=matched)
     out = []
     for s in specs:
         drawn = replace(s, depth=int(rng.choice(DEPTHS)), component_size=int(rng.integers(SIZES[0], SIZES[1] + 1)),
                         distractor=str(rng.choice(DISTRACTORS)))
-        out.append(replace(drawn, size_range=SIZES) if task in SIZE_TASKS else drawn)
+        out.append(replace(drawn, size_range=SIZES) if task in SIZE_TASKS and matched else drawn)
     return out
 
 
@@ -102,10 +106,11 @@ def _build(spec: ExampleSpec, seed: int, index: int) -> str:
     return build_example(_WORKER, spec, seed, index).model_dump_json()
 
 
-def sample(snapshot: Path, data: Path | None, per_task: int, seed: int, workers: int, save: Path | None) -> list[Example]:
+def sample(snapshot: Path, data: Path | None, per_task: int, seed: int, workers: int, save: Path | None,
+           matched: bool = True) -> list[Example]:
     """Build the examples, tasks interleaved (so an interrupted run still holds every task), each appended
     to ``save`` as one JSON line as soon as it is built (a shared machine may not finish the run)."""
-    specs = {t: draw_specs(t, per_task, seed) for t in TASKS}
+    specs = {t: draw_specs(t, per_task, seed, matched) for t in TASKS}
     jobs = [(specs[t][i], seed, TASKS.index(t) * 100_000 + i) for i in range(per_task) for t in TASKS]
     init = (str(snapshot), str(data) if data else None)
     out: list[Example] = []
@@ -423,16 +428,44 @@ def size_rows(reads: Sequence[Read], task: str) -> list[Row]:
     return [size_row(name, task, np.asarray([fn(r) for r in reads], dtype=float), y) for name, fn in feats.items()]
 
 
+def topic_rows(examples: Sequence[Example]) -> list[Row]:
+    """The topic-cluster shortcut per task: YES/NO, MC and exact counts against chance; the list task's
+    mean F1 against listing every paper, in the note (its row counts examples where it does better)."""
+    from graphniah.baselines.shortcuts import response_text
+    from graphniah.baselines.topics import topic_cluster
+    from graphniah.report.listing import trivial_f1
+    from graphniah.scoring import score_response
+
+    answers = topic_cluster(examples)
+    chance = {"yesno": 0.5, "mc": 0.25, "count": 1 / (SIZES[1] - SIZES[0] + 1)}
+    rows = []
+    for task in TASKS:
+        ex = [e for e in examples if e.task == task and e.id in answers]
+        if not ex:
+            continue
+        scored = [score_response(task, e.answer, response_text(answers[e.id])) for e in ex]
+        if task != "list":
+            rows.append(Row("topic-cluster shortcut", task, float(sum(s.correct for s in scored)), len(ex), chance[task]))
+            continue
+        f1 = np.asarray([s.listing.f1 if s.listing is not None else 0.0 for s in scored])
+        every = np.asarray([trivial_f1(e.component_size, e.stats.nodes) for e in ex])
+        rows.append(Row("topic-cluster shortcut: F1 above listing every paper", task, float((f1 > every).sum()), len(ex), 0.5,
+                        note=f"mean F1 {100 * f1.mean():.1f}% against listing every paper {100 * every.mean():.1f}%"))
+    return rows
+
+
 # --------------------------------------------------------------------------- draw level
 
 
-def draw_rows(ctx: SamplingContext, draws: int, seed: int, match_venue: bool = True) -> list[Row]:
+def draw_rows(ctx: SamplingContext, draws: int, seed: int, match_venue: bool = True, match_components: bool = True) -> list[Row]:
     """Two cues of the candidates themselves (title length, publication-date gap to the source) on
     ``draws`` matched draws per depth and task (``MatchIndex.draw``, what picks the YES/NO target and
     the MC candidates), without growing or rendering: thousands of draws cost seconds, so effects of a
     few points that a few hundred prompts cannot resolve show here. The question prints these titles
     verbatim and a block prints the date, so each is a cue a reader of the prompt has. ``match_venue``:
-    the draw new matched examples make (venue relation matched too); False: the draw of older recipes."""
+    the draw new matched examples make (venue relation matched too); False: the draw of older recipes.
+    ``match_components``: the other components' backbones partners of the source's, and the wrong
+    titles of the true one's length (``components.py``, new matched examples)."""
     rows = []
     for task, k in (("yesno", 2), ("mc", 4)):
         cues: dict[str, list[list[float]]] = {c: [] for c in DRAW_CUES}
@@ -441,7 +474,8 @@ def draw_rows(ctx: SamplingContext, draws: int, seed: int, match_venue: bool = T
             index, match = ctx.pool_index(depth), ctx.match_index(depth)
             tuples: list[list[int]] = []
             while len(tuples) < draws:
-                drawn = match.draw(index.conflict, k, rng, match_venue=match_venue)
+                partners = ctx.component_index(depth).partners if match_components else None
+                drawn = match.draw(index.conflict, k, rng, match_venue=match_venue, partners=partners)
                 if drawn is not None:  # the sampler draws again too
                     tuples.append([int((index.paths[i][::-1] if rev else index.paths[i])[j]) for i, rev in drawn
                                    for j in (depth - 1, 2 * depth - 2)])
@@ -520,6 +554,7 @@ def main() -> None:
     ap.add_argument("--draws", type=int, default=2000, help="matched draws per depth and task for the draw-level rows (0: none)")
     ap.add_argument("--save", type=Path, help="append each built example to this JSON-lines file as it is built")
     ap.add_argument("--load", type=Path, help="score the examples of this JSON-lines file (from --save) instead of sampling")
+    ap.add_argument("--unmatched", action="store_true", help="sample with the control off (match_similarity false)")
     args = ap.parse_args()
     snap = args.snapshot or (DEMO_SNAPSHOT if DEMO_SNAPSHOT.is_dir() else None)
     if snap is None:
@@ -527,17 +562,20 @@ def main() -> None:
 
         snap = refresh(dt.date(2026, 4, 1), args.root, demo=True).snapshot.path
     t0 = time.perf_counter()
-    examples = load(args.load) if args.load else sample(Path(snap), args.data, args.per_task, args.seed, args.workers, args.save)
+    examples = (load(args.load) if args.load
+                else sample(Path(snap), args.data, args.per_task, args.seed, args.workers, args.save, not args.unmatched))
     t1 = time.perf_counter()
     by_task: dict[str, list[Read]] = {t: [] for t in TASKS}
     for e in examples:
         by_task[e.task].append(read(e))
     n = Counter(e.task for e in examples)
     print(f"snapshot {snap}: {len(examples)} examples ({', '.join(f'{t} {n[t]}' for t in TASKS)}; depth {'/'.join(map(str, DEPTHS))}, "
-          f"sizes {SIZES[0]}-{SIZES[1]}, L={CONTEXT_LENGTH:,}, distractors {', '.join(DISTRACTORS)}, matched); "
+          f"sizes {SIZES[0]}-{SIZES[1]}, L={CONTEXT_LENGTH:,}, distractors {', '.join(DISTRACTORS)}, "
+          f"{'unmatched' if args.unmatched else 'matched'}); "
           f"sampled in {t1 - t0:.0f}s, read from their text in {time.perf_counter() - t1:.0f}s\n")
-    rows = [*yesno_rows(by_task["yesno"]), *mc_rows(by_task["mc"]), *size_rows(by_task["count"], "count"), *size_rows(by_task["list"], "list")]
-    if args.draws:
+    rows = [*yesno_rows(by_task["yesno"]), *mc_rows(by_task["mc"]), *size_rows(by_task["count"], "count"), *size_rows(by_task["list"], "list"),
+            *topic_rows(examples)]
+    if args.draws and not args.unmatched:
         t2 = time.perf_counter()
         rows += draw_rows(SamplingContext(Snapshot.open(Path(snap))), args.draws, args.seed)
         print(f"{args.draws:,} matched draws per depth and task (no rendering) in {time.perf_counter() - t2:.0f}s\n")
