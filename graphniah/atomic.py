@@ -83,47 +83,57 @@ def check_artifact(path: str | os.PathLike[str], sha256: str | None, size: int |
 
     Notes
     -----
-    The hash is taken once per process per file (kept by device, inode, size and modification
-    time), so every reader may call this before each read at the cost of a ``stat``.
-    A mismatch or a missing file raises :class:`GraphNIAHError`, one line naming the file,
+    A problem (:func:`artifact_problem`) raises :class:`GraphNIAHError`, one line naming the file,
     "changed or damaged after it was written" and ``rebuild``.
+    """
+    problem = artifact_problem(path, sha256, size, parquet=parquet)
+    if problem is not None:
+        raise damaged(path, rebuild, problem)
+    return Path(path)
+
+
+def artifact_problem(path: str | os.PathLike[str], sha256: str | None, size: int | None, *, parquet: bool = False) -> str | None:
+    """What is wrong with ``path`` against the ``sha256`` and ``size`` recorded of it, or None.
+
+    Notes
+    -----
+    The hash is taken once per process per file (kept by device, inode, size and modification
+    time), so every reader may ask before each read at the cost of a ``stat``; a file replaced or
+    rewritten since is hashed again. With no hash recorded, a ``parquet`` file is checked for its
+    magic bytes at both ends and a footer that fits.
     """
     p = Path(path)
     try:
         st = p.stat()
     except OSError as e:
-        raise GraphNIAHError(f"{p} cannot be read ({e.strerror}); rebuild it with `{rebuild}`") from None
+        return e.strerror or "cannot be read"
     if not stat.S_ISREG(st.st_mode):
-        raise damaged(p, rebuild, "not a regular file")
+        return "not a regular file"
     if size is not None and st.st_size != size:
-        raise damaged(p, rebuild, f"{st.st_size:,} bytes, {size:,} recorded")
+        return f"{st.st_size:,} bytes, {size:,} recorded"
     key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, sha256 or "")
     if key in _INTACT:
-        return p
-    if sha256 is not None:
-        try:
-            found = sha256_file(p)
-        except OSError as e:
-            raise GraphNIAHError(f"{p} cannot be read ({e.strerror}); rebuild it with `{rebuild}`") from None
-        if found != sha256:
-            raise damaged(p, rebuild, "its sha256 differs from the one recorded")
-    elif parquet:
-        _check_parquet_ends(p, st.st_size, rebuild)
+        return None
+    try:
+        if sha256 is not None and sha256_file(p) != sha256:
+            return "its sha256 differs from the one recorded"
+        if sha256 is None and parquet and not _parquet_ends_fit(p, st.st_size):
+            return "not a complete Parquet file"
+    except OSError as e:
+        return e.strerror or "cannot be read"
     _INTACT.add(key)
-    return p
+    return None
 
 
-def _check_parquet_ends(p: Path, size: int, rebuild: str) -> None:
+def _parquet_ends_fit(p: Path, size: int) -> bool:
     """A Parquet file starts and ends with ``PAR1``, and its footer length fits in the file."""
     if size < 12:
-        raise damaged(p, rebuild, f"{size} bytes: not a Parquet file")
+        return False
     with open(p, "rb") as f:
         head = f.read(4)
         f.seek(size - 8)
         tail = f.read(8)
-    footer = int.from_bytes(tail[:4], "little")
-    if head != _PARQUET_MAGIC or tail[4:] != _PARQUET_MAGIC or footer + 12 > size:
-        raise damaged(p, rebuild, "not a complete Parquet file")
+    return head == _PARQUET_MAGIC and tail[4:] == _PARQUET_MAGIC and int.from_bytes(tail[:4], "little") + 12 <= size
 
 
 # ---- output paths checked before any work ---------------------------------------------------------

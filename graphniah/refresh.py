@@ -164,7 +164,13 @@ def _snapshot_current(out: Path, store: ReleaseStore) -> bool:
         return False
     if m.earliest_public_date is None:  # built before the preprint guard (format 1 or 2): the runner refuses it
         return False
-    return m.release_id == state.release_id and m.inputs == state.all_inputs()
+    if not (m.release_id == state.release_id and m.inputs == state.all_inputs()):
+        return False
+    try:  # its tables as they were written (a damaged one is rebuilt: the command its error names is this one)
+        Snapshot(out).check_tables()
+    except GraphNIAHError:
+        return False
+    return True
 
 
 def build_graph_artifacts(snap: Snapshot, depths: Sequence[int], pool_size: int, seed: int, progress: Progress) -> tuple[dict[int, int], dict[int, int]]:

@@ -142,7 +142,7 @@ def test_check_artifact_takes_the_recorded_bytes_and_refuses_any_other(tmp_path)
     with pytest.raises(GraphNIAHError, match=r"changed or damaged after it was written \(4 bytes, 5 recorded\)"):
         check_artifact(f, good, 5, "graphniah rebuild")
     f.unlink()
-    with pytest.raises(GraphNIAHError, match=r"cannot be read \(No such file or directory\); rebuild it with"):
+    with pytest.raises(GraphNIAHError, match=r"after it was written \(No such file or directory\); rebuild it with"):
         check_artifact(f, good, 5, "graphniah rebuild")
 
 

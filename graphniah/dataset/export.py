@@ -74,7 +74,7 @@ from graphniah.formats.dataset import (
     manifest_json,
     read_manifest,
 )
-from graphniah.formats.examples import Example, file_lines, parse_example
+from graphniah.formats.examples import Example, file_lines, open_examples, parse_example
 from graphniah.layout import SNAPSHOTS_ROOT
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
@@ -331,10 +331,7 @@ def _checked_lines(
         done.set_result(_check_line(line, where, prompt_set, verified, hashes))
         return done
 
-    try:
-        f = open(src, "rb", buffering=0)  # noqa: SIM115 - closed by the with below; only the open is guarded here
-    except OSError as err:
-        raise GraphNIAHError(f"cannot read examples file {src}: {err.strerror}") from None
+    f = open_examples(src, buffering=0)
     try:
         with f:
             index = 0

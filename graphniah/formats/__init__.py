@@ -40,6 +40,7 @@ __all__ = [
     "RENDERS",
     "TASKS",
     "TASK_LABELS",
+    "ArtifactHash",
     "Format",
     "Frozen",
     "ReasoningEffort",
@@ -73,6 +74,14 @@ class Frozen(BaseModel):
     def to_json(self) -> dict[str, Any]:
         """The record as plain JSON values (dates as ISO strings, tuples as lists)."""
         return self.model_dump(mode="json")
+
+
+class ArtifactHash(Frozen):
+    """What a manifest records of a file beside it, so a reader can check it before trusting it
+    (:func:`graphniah.atomic.check_artifact`): its sha256 and its size in bytes."""
+
+    sha256: str
+    bytes: int
 
 
 Upgrade = Callable[[dict[str, Any]], dict[str, Any]]

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from graphniah.atomic import sha256_file
+from graphniah.atomic import artifact_problem, sha256_file
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Format, Frozen
 from graphniah.layout import DATASET_CARD as CARD_FILE
@@ -121,12 +121,8 @@ def check_files(folder: str | os.PathLike[str], manifest: DatasetManifest | None
         p = root / f.path
         if not p.is_file():
             problems.append(f"{f.path}: missing")
-            continue
-        size = p.stat().st_size
-        if size != f.bytes:
-            problems.append(f"{f.path}: {size:,} bytes, the manifest says {f.bytes:,}")
-        elif sha256_file(p) != f.sha256:
-            problems.append(f"{f.path}: contents changed (sha256 differs from the manifest)")
+        elif (problem := artifact_problem(p, f.sha256, f.bytes)) is not None:
+            problems.append(f"{f.path}: changed or damaged after it was written ({problem})")
     for p in sorted(root.rglob("*")):
         rel = p.relative_to(root)
         if p.is_file() and not any(part.startswith(".") for part in rel.parts) and rel.as_posix() not in listed:
@@ -139,7 +135,8 @@ def require_intact(folder: str | os.PathLike[str], manifest: DatasetManifest | N
     manifest = manifest or read_manifest(folder)
     problems = check_files(folder, manifest)
     if problems:
-        raise GraphNIAHError(f"dataset {folder} does not match its manifest: " + "; ".join(problems))
+        raise GraphNIAHError(f"dataset {folder} does not match its manifest: " + "; ".join(problems)
+                             + f"; export it again with `graphniah export --suite {manifest.suite} --out {folder}`")
     return manifest
 
 

@@ -29,12 +29,14 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
 import pyarrow as pa
 from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, model_serializer, model_validator
 
-from graphniah.atomic import atomic_path
+from graphniah import layout
+from graphniah.atomic import atomic_path, check_artifact
 from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.formats import Format, Frozen, Render, Task, add_version
 
@@ -336,14 +338,30 @@ def enumerate_examples(path: str | os.PathLike[str]) -> Iterator[tuple[int, Exam
 def example_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, Example, bytes]]:
     """:func:`enumerate_examples`, each example with its line as read (without the line break), for a
     reader that hashes the bytes (the viewer's page cache) rather than serialising the example again."""
-    try:
-        f = open(path, "rb")  # noqa: SIM115 - closed by the with below; only the open is guarded here
-    except OSError as err:
-        raise GraphNIAHError(f"cannot read examples file {path}: {err.strerror}") from None
-    with f:
+    with open_examples(path) as f:
         for lineno, line in enumerate(file_lines(f), 1):
             if line and not line.isspace():  # not a blank line (isspace, unlike strip, copies nothing of a megabyte line)
                 yield lineno, parse_example(line, f"{path}:{lineno}"), line
+
+
+def open_examples(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
+    """Open an examples file for reading, after checking it against the suite manifest beside it.
+
+    A suite's examples file ``<suite>.jsonl`` has its sha256 and size in ``<suite>.json``
+    (:func:`graphniah.formats.suites.recorded_examples_file`, format 4 on): a file changed or damaged
+    since it was written is one error line naming it and the command that builds it again
+    (:func:`graphniah.atomic.check_artifact`, once per process). A file without such a manifest
+    is read as it is. A file that cannot be opened is an error naming it.
+    """
+    from graphniah.formats.suites import recorded_examples_file  # suites imports this module
+
+    recorded = recorded_examples_file(layout.suite_manifest_of(Path(path)))
+    if recorded is not None:
+        check_artifact(path, recorded[0].sha256, recorded[0].bytes, recorded[1])
+    try:
+        return open(path, "rb", buffering=buffering)
+    except OSError as err:
+        raise GraphNIAHError(f"cannot read examples file {path}: {err.strerror}") from None
 
 
 _GIVE_BACK = 64 << 20  # bytes of a mapped file read before their pages are given back

@@ -7,8 +7,10 @@ Under a snapshot folder (paths: :func:`graphniah.layout.pruned_file`, :func:`~gr
     paths/depth=K.parquet    column ``path``: list<int64> of 3K-2 corpus ids per row
     paths/depth=K.json       :class:`PoolManifest`: snapshot hash, seed, parameters, attempts, rejects
 
-**Format.** Both manifests carry ``format_version`` 2. Version 1 (written before versions existed)
-is the same object without the field and is upgraded on reading; any other version is an error
+**Format.** Both manifests carry ``format_version`` 3: version 3 added ``bytes``, the size of the
+Parquet file beside the ``sha256`` both versions record. Version 2 is upgraded on reading (the size
+unknown: the hash alone is checked), and so is version 1 (written before versions existed, the same
+object as 2 without the field); any other version is an error
 that says to rebuild (``graphniah prune``/``graphniah paths``, or ``make refresh``). The graph stage
 (:mod:`graphniah.graph.store`) writes these files; the sampling stage reads them.
 """
@@ -24,7 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphniah import layout
-from graphniah.atomic import sha256_file, write_json
+from graphniah.atomic import check_artifact, write_json
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Format, Frozen, add_version
 from graphniah.formats.snapshot import Snapshot
@@ -50,13 +52,14 @@ class GraphManifest(Frozen):
     """What the manifests of pruned sets and path pools share: the snapshot they were made from,
     the file they describe (by sha256), the package that wrote them."""
 
-    format_version: Literal[2] = 2
+    format_version: Literal[3] = 3
     snapshot: str
     snapshot_hash: str
     synthetic: bool
     package_version: str
     created_at: str
     sha256: str
+    bytes: int | None = None  # None in version 2 manifests (written before sizes were recorded)
 
 
 class PrunedManifest(GraphManifest):
@@ -94,7 +97,7 @@ class PoolManifest(GraphManifest):
 M = TypeVar("M", bound=GraphManifest)
 
 _FORMATS: dict[type[GraphManifest], Format] = {
-    model: Format(what, 2, {1: add_version(2)}, hint=f"rebuild it with graphniah {cmd} (or make refresh)")
+    model: Format(what, 3, {1: add_version(2), 2: add_version(3)}, hint=f"rebuild it with graphniah {cmd} (or make refresh)")
     for model, what, cmd in ((PrunedManifest, "pruned-set manifest", "prune"), (PoolManifest, "path pool manifest", "paths"))
 }
 
@@ -117,8 +120,7 @@ def read_checked_manifest(snapshot: Snapshot, parquet: Path, what: str, model: t
     m = read_graph_manifest(model, man)
     if m.snapshot_hash != snapshot.content_hash:
         raise GraphNIAHError(f"{parquet} was made from another snapshot (hash {m.snapshot_hash!r}); rebuild it with `graphniah {what}`")
-    if m.sha256 != sha256_file(parquet):
-        raise GraphNIAHError(f"{parquet} does not match the sha256 in {man}: it was changed after it was written; rebuild it")
+    check_artifact(parquet, m.sha256, m.bytes, f"graphniah {what} --snapshot {snapshot.path}")
     return m
 
 

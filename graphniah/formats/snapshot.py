@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
-from graphniah.atomic import write_json
+from graphniah.atomic import check_artifact, write_json
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Format, Frozen, add_version
 from graphniah.layout import SNAPSHOT_MANIFEST, SNAPSHOTS_ROOT, snapshot_manifests
@@ -153,11 +153,35 @@ class Snapshot:
 
     @property
     def papers_path(self) -> Path:
-        return self.path / PAPERS_FILE
+        """``papers.parquet``, checked against the manifest's sha256 and size before it is trusted."""
+        return self._checked(PAPERS_FILE)
 
     @property
     def edges_path(self) -> Path:
-        return self.path / EDGES_FILE
+        """``edges.parquet``, checked against the manifest's sha256 and size before it is trusted."""
+        return self._checked(EDGES_FILE)
+
+    def check_tables(self) -> None:
+        """Check both tables against the manifest (:meth:`papers_path`, :meth:`edges_path`)."""
+        for name in (PAPERS_FILE, EDGES_FILE):
+            self._checked(name)
+
+    def _checked(self, name: str) -> Path:
+        """``<snapshot>/<name>`` through :func:`graphniah.atomic.check_artifact` (hashed once per process);
+        a manifest that records no hash gets the Parquet check of the file's ends."""
+        entry = self.manifest.files.get(name)
+        entry = entry if isinstance(entry, dict) else {}
+        sha, size = entry.get("sha256"), entry.get("bytes")
+        return check_artifact(self.path / name, sha if isinstance(sha, str) else None, size if type(size) is int else None,
+                              self.rebuild_command, parquet=True)
+
+    @property
+    def rebuild_command(self) -> str:
+        """The command that writes this snapshot again: the ingest of its release folder, else the refresh."""
+        m = self.manifest
+        if m.source.get("type") == "release" and m.source.get("release_dir"):
+            return f"graphniah ingest --release {m.source['release_dir']} --cutoff {m.cutoff.isoformat()} --out {self.path} --replace"
+        return f"graphniah refresh --cutoff {m.cutoff.isoformat()} --root {self.path.parent.parent}"
 
     @functools.cached_property
     def manifest(self) -> SnapshotManifest:

@@ -6,10 +6,13 @@ builds suites). A built suite leaves two files beside its examples (paths:
 :func:`graphniah.layout.suite_files`):
 
 - ``<suite>.json``, the suite manifest (:class:`SuiteManifest`): the spec, seed, snapshot and every
-  example's recipe. ``format_version`` 3; version 2 is the same without ``checker`` and the
-  examples' ``sha256`` (the verification ``graphniah build`` records), and version 1 (written before
-  versions existed) is version 2 without the field; both are upgraded on reading (nothing recorded
-  as verified); any other version is an error naming the file;
+  example's recipe. ``format_version`` 4; version 4 added ``examples_file``, the sha256 and size of
+  the examples file, which every reader of that file checks first (:func:`recorded_examples_file`);
+  version 3 is upgraded with none recorded (its examples file is read unchecked, as before);
+  version 2 is version 3 without ``checker`` and the examples' ``sha256`` (the verification
+  ``graphniah build`` records), and version 1 (written before versions existed) is version 2
+  without the field; both are upgraded on reading (nothing recorded as verified); any other
+  version is an error naming the file;
 - ``.<suite>.jsonl.partial`` while it is being built: one :class:`PartialLine` a line, each a finished
   example keyed by what it was built from (``format_version`` 1, not written: the file never
   outlives the build that wrote it).
@@ -18,6 +21,7 @@ builds suites). A built suite leaves two files beside its examples (paths:
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,7 +30,7 @@ from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, mode
 
 from graphniah.atomic import canonical_json, write_json
 from graphniah.errors import GraphNIAHError, validation_detail, yaml_detail
-from graphniah.formats import PAPER_TASKS, Format, Frozen, Task, add_version
+from graphniah.formats import PAPER_TASKS, ArtifactHash, Format, Frozen, Task, add_version
 from graphniah.formats.examples import DEFAULT_ALPHA, Recipe
 
 __all__ = [
@@ -47,6 +51,7 @@ __all__ = [
     "read_partial_lines",
     "read_suite_manifest",
     "read_suite_spec",
+    "recorded_examples_file",
     "same_value",
     "write_suite_manifest",
 ]
@@ -252,7 +257,7 @@ class SuiteManifest(Frozen):
     """``examples/<suite>.json``: how a suite's examples file was built (written by
     :func:`graphniah.sampling.suites.build_suite`)."""
 
-    format_version: Literal[3] = 3
+    format_version: Literal[4] = 4
     kind: Literal["graphniah.suite"] = "graphniah.suite"
     suite: SuiteSpec
     seed: int
@@ -265,6 +270,7 @@ class SuiteManifest(Frozen):
     examples: tuple[SuiteManifestExample, ...]
     reuse: ReuseRecord | None = None
     checker: str | None = None  # textcheck.checker_version of the examples' recorded ``sha256`` verifications
+    examples_file: ArtifactHash | None = None  # the examples file as written (None before version 4)
 
     @model_validator(mode="before")
     @classmethod
@@ -279,7 +285,8 @@ class SuiteManifest(Frozen):
         return data
 
 
-SUITE_MANIFEST_FORMAT = Format("suite manifest", 3, {1: add_version(2), 2: add_version(3)}, hint="build the suite again with graphniah build")
+SUITE_MANIFEST_FORMAT = Format("suite manifest", 4, {1: add_version(2), 2: add_version(3), 3: add_version(4)},
+                               hint="build the suite again with graphniah build")
 
 
 def read_suite_manifest(path: str | Path) -> SuiteManifest:
@@ -289,6 +296,37 @@ def read_suite_manifest(path: str | Path) -> SuiteManifest:
 
 def write_suite_manifest(path: str | Path, manifest: SuiteManifest) -> None:
     write_json(path, manifest.model_dump(mode="json"))
+
+
+# The examples-file records of the suite manifests this process has read, by the manifest's stat.
+_RECORDED: dict[tuple[str, int, int, int, int], tuple[ArtifactHash, str] | None] = {}
+
+
+def recorded_examples_file(manifest: Path) -> tuple[ArtifactHash, str] | None:
+    """What the suite manifest ``manifest`` records of its examples file, and the command that builds
+    it again; None when there is no manifest or it records nothing (format 3 and older).
+
+    Only the fields needed are taken from the JSON (a suite manifest holds every example's recipe,
+    which a reader of the examples file does not need validated); a manifest is read once per process
+    while it is unchanged. One that is not JSON, or records a malformed hash, is an error naming it.
+    """
+    try:
+        st = os.stat(manifest)
+    except OSError:
+        return None
+    key = (str(manifest), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    if key not in _RECORDED:
+        obj = SUITE_MANIFEST_FORMAT.parse_json(Path(manifest).read_bytes(), str(manifest))
+        rec, spec = obj.get("examples_file"), obj.get("suite")
+        name = spec.get("name") if isinstance(spec, dict) else None
+        try:
+            recorded = None if rec is None else ArtifactHash.model_validate(rec)
+        except ValidationError as err:
+            raise GraphNIAHError(f"{manifest}: not a valid suite manifest (examples_file: {validation_detail(err)}); "
+                                 f"{SUITE_MANIFEST_FORMAT.hint}") from None
+        rebuild = f"graphniah build --suite {name} --seed {obj.get('seed')} --out {Path(manifest).parent}"
+        _RECORDED[key] = None if recorded is None else (recorded, rebuild)
+    return _RECORDED[key]
 
 
 class PartialLine(Frozen):

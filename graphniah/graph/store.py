@@ -67,10 +67,11 @@ def pool_file(snapshot: Snapshot, depth: int) -> Path:
     return layout.pool_file(snapshot.path, depth)
 
 
-def _write_parquet(table: pa.Table, target: Path) -> str:
+def _write_parquet(table: pa.Table, target: Path) -> dict[str, Any]:
+    """Write ``table`` to ``target`` atomically; its ``sha256`` and ``bytes`` for the manifest."""
     with atomic_path(target) as tmp:
         pq.write_table(table, tmp)
-    return sha256_file(target)
+    return {"sha256": sha256_file(target), "bytes": target.stat().st_size}
 
 
 def _base_manifest(snapshot: Snapshot) -> dict[str, Any]:
@@ -99,9 +100,9 @@ def write_pruned(snapshot: Snapshot, g: CitationGraph, result: PruneResult, *, s
     """Write ``pruned/depth=K.parquet`` (kept corpus ids, ascending) and its manifest."""
     target = pruned_file(snapshot, result.depth)
     table = pa.table({"corpusid": pa.array(g.corpusids[result.kept], pa.int64())}, schema=PRUNED_SCHEMA)
-    sha = _write_parquet(table, target)
+    written = _write_parquet(table, target)
     manifest = PrunedManifest.model_validate(
-        {**_base_manifest(snapshot), **result.summary(), "sha256": sha, "seconds": None if seconds is None else round(seconds, 3)}
+        {**_base_manifest(snapshot), **result.summary(), **written, "seconds": None if seconds is None else round(seconds, 3)}
     )
     write_graph_manifest(layout.graph_manifest(target), manifest)
     return target
@@ -121,7 +122,7 @@ def write_pool(snapshot: Snapshot, pool: PathPool, *, seed: int, pruned: PruneRe
     flat = pa.array(pool.paths.reshape(-1), pa.int64())
     offsets = pa.array(np.arange(pool.size + 1, dtype=np.int32) * pool.length, pa.int32())
     table = pa.table({"path": pa.ListArray.from_arrays(offsets, flat)}, schema=POOL_SCHEMA)
-    sha = _write_parquet(table, target)
+    written = _write_parquet(table, target)
     manifest = PoolManifest(
         **_base_manifest(snapshot),
         depth=pool.depth,
@@ -134,7 +135,8 @@ def write_pool(snapshot: Snapshot, pool: PathPool, *, seed: int, pruned: PruneRe
         complete=pool.complete,
         parameters=pool.params.as_dict(),
         stats=pool.stats.as_dict(),
-        sha256=sha,
+        sha256=written["sha256"],
+        bytes=written["bytes"],
         pruning=None if pruned is None else pruned.summary(),
     )
     write_graph_manifest(layout.graph_manifest(target), manifest)

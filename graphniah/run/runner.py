@@ -47,7 +47,7 @@ import numpy as np
 from graphniah.atomic import sha256_bytes, sha256_file
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Task
-from graphniah.formats.examples import Example, example_to_json, parse_example
+from graphniah.formats.examples import Example, example_to_json, open_examples, parse_example
 from graphniah.formats.journal import (
     CallError,
     Journal,
@@ -181,11 +181,7 @@ def index_examples(path: str | os.PathLike[str]) -> list[ExampleRef]:
     p = Path(path)
     refs: list[ExampleRef] = []
     seen: dict[str, int] = {}
-    try:
-        f = open(p, "rb")  # noqa: SIM115 - closed by the with below; only the open is guarded here
-    except OSError as err:
-        raise GraphNIAHError(f"cannot read examples file {p}: {err.strerror}") from None
-    with f:
+    with open_examples(p) as f:
         offset = 0
         for lineno, line in enumerate(f, 1):
             n = len(line)

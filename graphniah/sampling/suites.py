@@ -54,9 +54,10 @@ from typing import Any
 import numpy as np
 
 from graphniah import __version__
-from graphniah.atomic import atomic_write_text, canonical_json, disk_error, sha256_bytes
+from graphniah.atomic import atomic_write_bytes, canonical_json, disk_error, sha256_bytes
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.examples import parse_example
+from graphniah.formats import ArtifactHash
+from graphniah.formats.examples import open_examples, parse_example
 from graphniah.formats.snapshot import Snapshot
 from graphniah.formats.suites import (
     EXAMPLE_VARIABLES,
@@ -172,7 +173,8 @@ def load_reused(suite: SuiteSpec, out_root: Path, snapshot_hash: str, seed: int,
     hint = f"run 'graphniah build --suite {reuse.suite} --seed {seed} --out {out_root}' first"
     if not (examples_path.is_file() and manifest_path.is_file()):
         raise GraphNIAHError(f"suite {suite.name} reuses the examples of suite {reuse.suite}, which is not built under {out_root}: {hint}")
-    manifest_bytes, examples_bytes = manifest_path.read_bytes(), examples_path.read_bytes()
+    with open_examples(examples_path) as f:  # checked against the manifest's hash of it
+        manifest_bytes, examples_bytes = manifest_path.read_bytes(), f.read()
     manifest = read_suite_manifest(manifest_path)
     entries = manifest.examples
     built_seed, built_snapshot = manifest.seed, manifest.snapshot_hash
@@ -466,7 +468,8 @@ def build_suite(
     lines = [copied[it.reused] if it.reused is not None else done[k] for k, it in zip(keys, items, strict=True)]
     examples = [parse_example(line, f"{examples_path} (line {i})") for i, line in enumerate(lines, 1)]
     # The lines as they are: a reused example is the other suite's line byte for byte.
-    atomic_write_text(examples_path, "".join(line + "\n" for line in lines))
+    data = "".join(line + "\n" for line in lines).encode()
+    atomic_write_bytes(examples_path, data)
     bases: list[str | None] = list(base_ids(items, [ex.id for ex in examples])) if suite.base else [None] * len(items)
     # Recorded as verified: the examples built in this call (the sampler verified each from its text)
     # and those resumed from .partial, checked again here (an earlier call built them, perhaps under
@@ -491,6 +494,7 @@ def build_suite(
         ),
         reuse=taken.record(suite.reuse) if taken is not None and suite.reuse is not None else None,
         checker=checker_version(prompt_set),
+        examples_file=ArtifactHash(sha256=sha256_bytes(data), bytes=len(data)),
     )
     write_suite_manifest(manifest_path, manifest)
     partial.unlink(missing_ok=True)

@@ -250,3 +250,48 @@ def test_lines_cut_from_the_memory_map_are_the_file_objects_lines(tmp_path, monk
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
     assert list(example_lines(empty)) == []
+
+
+def _suite_with_manifest(root: Path, record: bool = True) -> Path:
+    """An examples file ``<root>/s.jsonl`` with a suite manifest beside it (recording the file when ``record``)."""
+    from graphniah.atomic import sha256_bytes
+    from graphniah.formats import ArtifactHash
+    from graphniah.formats.suites import SuiteManifest, SuiteManifestExample, write_suite_manifest
+    from graphniah.sampling.suites import load_suite
+    from tests.report.synthetic import make_example
+
+    exs = [make_example("yesno", 4, 120, "YES", seed=0, index=i) for i in range(3)]
+    examples = root / "s.jsonl"
+    write_examples(examples, exs)
+    data = examples.read_bytes()
+    write_suite_manifest(root / "s.json", SuiteManifest(
+        suite=load_suite("demo"), seed=7, per_value=None, snapshot="snap", snapshot_hash="s" * 64, synthetic=True,
+        version="0", created_at="2026-11-01T00:00:00+00:00",
+        examples=tuple(SuiteManifestExample(id=e.id, index=i, value=4, recipe=e.recipe) for i, e in enumerate(exs)),
+        examples_file=ArtifactHash(sha256=sha256_bytes(data), bytes=len(data)) if record else None))
+    return examples
+
+
+@pytest.mark.parametrize("how", ["truncated", "bit-flipped", "swapped", "emptied"])
+def test_an_examples_file_is_checked_against_its_suite_manifest(tmp_path: Path, how: str) -> None:
+    examples = _suite_with_manifest(tmp_path)
+    assert len(read_examples(examples)) == 3
+    data = examples.read_bytes()
+    damaged = {"truncated": data[: len(data) - 10], "bit-flipped": data.replace(b'"YES"', b'"NO!"', 1),
+               "swapped": data.splitlines(keepends=True)[1] + data.splitlines(keepends=True)[0] + data.splitlines(keepends=True)[2],
+               "emptied": b""}[how]
+    examples.write_bytes(damaged)
+    with pytest.raises(GraphNIAHError) as err:
+        read_examples(examples)
+    assert str(err.value).startswith(f"{examples} was changed or damaged after it was written (")
+    assert str(err.value).endswith(f"); rebuild it with `graphniah build --suite demo --seed 7 --out {tmp_path}`")
+
+
+def test_an_examples_file_whose_manifest_records_no_hash_is_read_as_before(tmp_path: Path) -> None:
+    examples = _suite_with_manifest(tmp_path, record=False)  # a suite manifest of format 3: no examples_file
+    lines = examples.read_bytes().splitlines(keepends=True)
+    examples.write_bytes(lines[1] + lines[0] + lines[2])  # reordered: nothing records the order
+    assert len(read_examples(examples)) == 3
+    (tmp_path / "s.json").write_text("{not json")  # a damaged suite manifest is named, not skipped
+    with pytest.raises(GraphNIAHError, match=rf"^{tmp_path / 's.json'}: not JSON"):
+        read_examples(examples)

@@ -233,13 +233,15 @@ def test_suite_manifests_round_trip_upgrade_version_1_and_refuse_others(tmp_path
     path = tmp_path / "s.json"
     write_suite_manifest(path, m)
     raw = json.loads(path.read_text())
-    assert raw["format_version"] == 3 and "reused_from" not in raw["examples"][0] and raw["examples"][1]["reused_from"] == "x"
+    assert raw["format_version"] == 4 and "reused_from" not in raw["examples"][0] and raw["examples"][1]["reused_from"] == "x"
     assert "sha256" not in raw["examples"][0] and raw["checker"] is None  # nothing recorded as verified
     back = read_suite_manifest(path)
     assert back == m and isinstance(back.suite, SuiteSpec) and back.suite.counts == spec.counts
-    path.write_text(json.dumps({k: v for k, v in raw.items() if k != "checker"} | {"format_version": 2}))  # version 2
+    path.write_text(json.dumps({k: v for k, v in raw.items() if k != "examples_file"} | {"format_version": 3}))  # version 3
     assert read_suite_manifest(path) == m
-    del raw["format_version"]  # version 1
+    path.write_text(json.dumps({k: v for k, v in raw.items() if k not in ("checker", "examples_file")} | {"format_version": 2}))
+    assert read_suite_manifest(path) == m
+    del raw["format_version"], raw["examples_file"]  # version 1
     path.write_text(json.dumps(raw))
     assert read_suite_manifest(path) == m
     path.write_text(json.dumps(raw | {"format_version": 9}))

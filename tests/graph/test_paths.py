@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +124,13 @@ def test_store_round_trip_and_manifest(tmp_path) -> None:
     assert "package_version" in m and m["pruning"]["papers_kept"] == len(kept)
     back = load_pool(snap, 4)
     assert np.array_equal(back.paths, out.pool.paths) and back.stats == out.pool.stats
+    # format 3 records the file's size beside its sha256; a format-2 manifest (no size) still reads
+    assert m["format_version"] == 3 and m["bytes"] == pool_file(snap, 4).stat().st_size
+    assert m["sha256"] == hashlib.sha256(pool_file(snap, 4).read_bytes()).hexdigest()
+    v3 = pool_file(snap, 4).with_suffix(".json").read_text()
+    pool_file(snap, 4).with_suffix(".json").write_text(json.dumps({k: v for k, v in m.items() if k != "bytes"} | {"format_version": 2}))
+    assert np.array_equal(load_pool(snap, 4).paths, out.pool.paths)
+    pool_file(snap, 4).with_suffix(".json").write_text(v3)
 
     # Reuse: same inputs -> the file is kept; the depth's pool does not depend on other depths.
     [again] = build_path_pools(snap, [4], 100, seed=42)
@@ -131,7 +140,8 @@ def test_store_round_trip_and_manifest(tmp_path) -> None:
 
     # A changed file is detected.
     pool_file(snap, 4).write_bytes(b"garbage")
-    with pytest.raises(GraphNIAHError, match="sha256"):
+    with pytest.raises(GraphNIAHError, match=rf"^{pool_file(snap, 4)} was changed or damaged after it was written \(7 bytes, "
+                                             rf"[\d,]+ recorded\); rebuild it with `graphniah paths --snapshot {snap.path}`$"):
         load_pool(snap, 4)
 
 

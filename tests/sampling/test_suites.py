@@ -197,6 +197,8 @@ def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, t
     assert manifest["checker"] == checker_version(load_prompts())
     hashes = [e.get("sha256") for e in manifest["examples"]]
     assert hashes == [sha256_bytes(line.encode()) for line in examples_path.read_text().splitlines()]
+    # ... and the examples file's own hash and size, which every reader checks before trusting it
+    assert manifest["examples_file"] == {"sha256": sha256_bytes(examples_path.read_bytes()), "bytes": examples_path.stat().st_size}
 
 
 SMALL = """draw:
