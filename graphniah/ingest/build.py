@@ -156,13 +156,15 @@ class SnapshotCounts:
 # --------------------------------------------------------------------------------------------
 
 
-def derived_papers_sql(source: str) -> str:
+def derived_papers_sql(source: str, source_dates: Mapping[str, str] | None = None) -> str:
     """The rows of ``source`` (normalised papers) with the columns the paper rules derive from a
     row whatever the cutoff: ``_pdate`` (the parsed publication date), ``_title`` (the title as
     rendered by the title rule, ``graphniah.ingest.s2ag.titles``), ``_mathml`` (a MathML title),
     ``_epd`` (the earliest public date, ``graphniah.ingest.s2ag.preprints``) and ``_epd_source``
     (the preprint source whose date equals ``_epd``, first in ``preprints.SOURCES`` on ties; NULL
-    when none does).
+    when none does). ``source_dates``: each preprint source's date expression over ``source``
+    (default: those of the ``arxiv_id``/``doi`` columns; OpenAlex works name several ids, see
+    ``graphniah.ingest.openalex.read.source_dates_sql``).
 
     Computed once per row: the direct ingest stores them in its papers table as it reads (the
     counts, the eligible ids and the output then only read them); the store's table holds only
@@ -170,7 +172,7 @@ def derived_papers_sql(source: str) -> str:
     rule runs only on titles containing ``<`` or ``&``.
     """
     marked = titles.has_markup_sql("title")
-    sources = preprints.source_dates_sql("arxiv_id", "doi")
+    sources = dict(source_dates) if source_dates is not None else preprints.source_dates_sql("arxiv_id", "doi")
     dated = ", ".join(f"{sql} AS _{name}_date" for name, sql in sources.items())
     columns = {name: f"_{name}_date" for name in sources}
     epd = preprints.earliest_sql([*columns.values(), preprints.record_date_sql("_pdate", "year")])
@@ -642,6 +644,48 @@ def ingest_release(
             stage=stage,
             limits=limits,
         )
+        write_snapshot_manifest(tmp / MANIFEST_FILE, manifest)
+    return out
+
+
+def ingest_openalex(
+    release_dir: Path,
+    cutoff: dt.date,
+    out: Path,
+    *,
+    replace: bool = False,
+    release_id: str | None = None,
+    limits: Limits | None = None,
+) -> Path:
+    """Build the snapshot of an OpenAlex works folder (either snapshot layout, or what
+    ``graphniah openalex fetch`` wrote) for papers published on or after ``cutoff`` into ``out``.
+
+    The works are read into the tables of the S2AG path (``graphniah.ingest.openalex.read``) and
+    go through the same snapshot query and writer, so the snapshot is the same format; its
+    manifest's ``source`` says ``openalex`` and counts the records read, superseded by a newer
+    record of the same work, merged away, and the works of type ``preprint``. Same folder rules as
+    ``ingest_release``. Returns ``out``.
+    """
+    from graphniah.ingest.openalex.layout import open_works
+    from graphniah.ingest.openalex.read import load_works, preprint_type_kept, source_dates_sql
+
+    stage = _Stages()
+    cutoff = _as_date(cutoff)
+    limits = limits or Limits.resolve()
+    out = Path(out)
+    folder = open_works(release_dir, release_id)
+    dates = source_dates_sql()
+    with _snapshot_folder(out, replace) as tmp, scratch_duckdb(out.parent, limits) as con:
+        stage.watch(con)
+        with stage("read"):
+            works, inputs = load_works(con, folder, lambda rows: derived_papers_sql(rows, dates))
+        classified = _classify(con, cutoff, stage, derived=True)
+        kept_preprints = preprint_type_kept(con)
+        built = _write(con, classified, tmp, stage)
+        source = {"name": "openalex", "type": "openalex", "release_dir": str(folder.root.resolve()), "layout": folder.layout,
+                  "release_id_from": folder.release_id_from, **works.to_json(kept_preprints)}
+        manifest = _manifest(built, release_id=folder.release_id, cutoff=cutoff, synthetic=folder.synthetic, source=source,
+                             inputs=[f.to_json() for f in inputs], stage=stage, limits=limits)
         write_snapshot_manifest(tmp / MANIFEST_FILE, manifest)
     return out
 
