@@ -35,9 +35,11 @@ demo: setup
 demo-llm: setup
 	$(BIN)/graphniah demo --llm --cutoff $(CUTOFF) --root $(SNAPSHOTS)
 
-# Monthly refresh: real S2AG when S2_API_KEY is set, the demo release otherwise.
+# Monthly refresh: real S2AG when S2_API_KEY is set, the demo release otherwise. SOURCE=openalex needs
+# no key: real OpenAlex works with MAILTO=you@example.org (or OPENALEX_MAILTO), else the demo world as OpenAlex records.
+SOURCE ?= s2ag
 refresh: setup
-	$(BIN)/graphniah refresh --cutoff $(CUTOFF) --root $(SNAPSHOTS)
+	$(BIN)/graphniah refresh --cutoff $(CUTOFF) --root $(SNAPSHOTS) --source $(SOURCE) $(if $(MAILTO),--mailto $(MAILTO),)
 
 # Debian's headless Chromium for the example viewer's browser test: installed when missing and we are
 # root; a failed install is not an error (that one test then skips and says why).

@@ -21,16 +21,30 @@ def demo_release(
     legacy_format: Annotated[bool, typer.Option("--legacy-format", help="Write the 2022 format (string ids, flat intents).")] = False,
     first_release: Annotated[str, typer.Option("--first-release", help="Id (date) of the oldest release.")] = "2026-10-06",
     replace: Annotated[bool, typer.Option("--replace", help="Regenerate an existing demo release folder.")] = False,
+    fmt: Annotated[str, typer.Option("--format", help="s2ag (releases and diffs) or openalex (the same world as an OpenAlex works folder, data/jsonl/…).")] = "s2ag",
 ) -> None:
-    """Write synthetic S2AG-format releases and the diffs between them (labelled synthetic)."""
+    """Write synthetic S2AG-format releases and the diffs between them, or the same world as OpenAlex works (labelled synthetic)."""
     from rich.console import Console
     from rich.table import Table
 
     from graphniah.atomic import check_output
+    from graphniah.errors import GraphNIAHError
     from graphniah.ingest.demo_release import DATASETS
     from graphniah.ingest.demo_release.generate import generation_summary, timed_write
 
     check_output(out, "folder")
+    if fmt not in ("s2ag", "openalex"):
+        raise GraphNIAHError(f"--format {fmt!r}: choose s2ag or openalex")
+    if fmt == "openalex":
+        from graphniah.ingest.demo_release.openalex import demo_summary, write_openalex_demo
+
+        if legacy_format:
+            raise GraphNIAHError("--legacy-format is an S2AG format; it does not apply to --format openalex")
+        write_openalex_demo(out, papers=papers, seed=seed, releases=releases, first_release=first_release, replace=replace)
+        d = demo_summary(out)
+        Console().print(f"SYNTHETIC demo world in OpenAlex form in {out}: {d['works_records']:,} works records in partitions "
+                        f"{', '.join(d['partitions'])}, {d['merged']:,} merged away (release {d['release_id']})", highlight=False, soft_wrap=True)
+        return
 
     rs, seconds = timed_write(
         out, papers=papers, seed=seed, releases=releases, legacy_format=legacy_format,

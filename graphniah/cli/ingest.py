@@ -63,17 +63,21 @@ def preprint_line(manifest: SnapshotManifest) -> str:
 
 def print_summary(path: Path, seconds: float, console: Console | None = None) -> None:
     """Rows read / kept / dropped per reason for a finished snapshot, and the time it took."""
-    from graphniah.formats.snapshot import Snapshot
+    from graphniah.formats.snapshot import Snapshot, source_label, source_name
     from graphniah.ingest.build import EDGE_DROP_REASONS, PAPER_DROP_REASONS
 
     console = console or _console()
     m = Snapshot.open(path).manifest
-    label = "SYNTHETIC demo release" if m["synthetic"] else "S2AG release"
+    label = f"SYNTHETIC demo release{' in OpenAlex form' if source_name(m) == 'openalex' else ''}" if m["synthetic"] else f"{source_label(m)} release"
     console.print(f"[bold]snapshot[/] {path}  ({label} {m['release_id']}, cutoff {m['cutoff']})")
     console.print(_rows_table("papers → eligible papers", m["rows"]["papers"], PAPER_DROP_REASONS))
     if m["rows"]["papers"].get("titles_cleaned"):
         console.print(f"{m['rows']['papers']['titles_cleaned']:,} kept titles rendered without inline markup (<i>, <sub>, entities …)")
     console.print(preprint_line(m), highlight=False)
+    if source_name(m) == "openalex":
+        src = m["source"]
+        console.print(f"OpenAlex records: {src['records_read']:,} read, {src['superseded']:,} replaced by a newer record of the same work, "
+                      f"{src['merged']:,} merged away; works of type preprint: {src['type_preprint']['works']:,} ({src['type_preprint']['kept']:,} kept)")
     console.print(_rows_table("citation rows → edges", m["rows"]["edges"], EDGE_DROP_REASONS))
     size = sum(f["size"] for f in m["inputs"])
     console.print(f"{len(m['inputs'])} input files, {size / 1e6:,.1f} MB; snapshot_hash {m['snapshot_hash'][:16]}…; {seconds:,.1f} s")
@@ -81,25 +85,29 @@ def print_summary(path: Path, seconds: float, console: Console | None = None) ->
 
 @app.command("ingest")
 def ingest_cmd(
-    release: Annotated[Path, typer.Option(help="Release folder: papers/, citations/ (+ publication-venues/) with .gz shards, and release.json if this project downloaded it.")],
+    release: Annotated[Path, typer.Option(help="Release folder: papers/, citations/ (+ publication-venues/) with .gz shards, and release.json if this project downloaded it; with --source openalex, an OpenAlex snapshot folder (data/works/… or data/jsonl/…).")],
     cutoff: Annotated[str, _CUTOFF],
     out: Annotated[Path, typer.Option(help="Snapshot folder to create, e.g. snapshots/2026-10-06/cutoff=2026-04-01.")],
+    source: Annotated[str, typer.Option("--source", help="What the release folder holds: s2ag or openalex.")] = "s2ag",
     replace: Annotated[bool, _REPLACE] = False,
     release_id: Annotated[str | None, _RELEASE_ID] = None,
     memory_limit: Annotated[str | None, _MEMORY] = None,
     threads: Annotated[int | None, _THREADS] = None,
 ) -> None:
-    """Read an S2AG release folder with DuckDB and write the snapshot (papers, edges, manifest)."""
+    """Read an S2AG release folder (or OpenAlex works) with DuckDB and write the snapshot (papers, edges, manifest)."""
     from graphniah.atomic import check_output
     from graphniah.formats.snapshot import parse_cutoff
-    from graphniah.ingest.build import ingest_release
+    from graphniah.ingest.build import ingest_openalex, ingest_release
     from graphniah.ingest.s2ag.limits import Limits
 
+    if source not in ("s2ag", "openalex"):
+        raise GraphNIAHError(f"--source {source!r}: choose s2ag or openalex")
     check_output(out, "folder")
 
     t0 = time.perf_counter()
     limits = Limits.resolve(memory_limit, threads)
-    path = ingest_release(release, parse_cutoff(cutoff), out, replace=replace, release_id=release_id, limits=limits)
+    ingest = ingest_openalex if source == "openalex" else ingest_release
+    path = ingest(release, parse_cutoff(cutoff), out, replace=replace, release_id=release_id, limits=limits)
     print_summary(path, time.perf_counter() - t0)
 
 

@@ -16,8 +16,10 @@ from graphniah.layout import SNAPSHOTS_ROOT
 def refresh_cmd(
     cutoff: Annotated[str, typer.Option(help="Papers published on or after this date (YYYY-MM-DD).")],
     root: Annotated[Path, typer.Option(help="Folder that holds snapshots and the release store.")] = SNAPSHOTS_ROOT,
-    demo: Annotated[bool, typer.Option("--demo", help="Use the synthetic demo release even if S2_API_KEY is set.")] = False,
-    api_base: Annotated[str | None, typer.Option(help="S2AG Datasets API base URL.")] = None,
+    source: Annotated[str, typer.Option("--source", help="s2ag (S2_API_KEY, else the demo release) or openalex (no key: the works API with --mailto, else the demo world in OpenAlex form).")] = "s2ag",
+    demo: Annotated[bool, typer.Option("--demo", help="Use the synthetic demo release even if S2_API_KEY (or --mailto) is set.")] = False,
+    api_base: Annotated[str | None, typer.Option(help="S2AG Datasets API base URL (with --source openalex: the OpenAlex API's).")] = None,
+    mailto: Annotated[str | None, typer.Option("--mailto", help="With --source openalex: an e-mail for OpenAlex's polite pool (or OPENALEX_MAILTO); fetches real works.")] = None,
     depth: Annotated[list[int] | None, typer.Option(help="Question depths to build path pools for.")] = None,
     pool: Annotated[int, typer.Option(help="Paths per depth.")] = DEFAULT_POOL,
     seed: Annotated[int, typer.Option(help="Seed of the path pools.")] = DEFAULT_SEED,
@@ -30,8 +32,9 @@ def refresh_cmd(
 
     from graphniah.atomic import check_output, output_lock
     from graphniah.cli.ingest import preprint_line
+    from graphniah.cli.openalex import mailto_from_env
     from graphniah.cli.progress import RichProgress
-    from graphniah.formats.snapshot import parse_cutoff
+    from graphniah.formats.snapshot import parse_cutoff, source_label, source_name
     from graphniah.refresh import DEFAULT_DEPTHS, api_key_from_env, refresh
 
     check_output(root, "folder", "--root")
@@ -42,9 +45,11 @@ def refresh_cmd(
         result = refresh(
             parse_cutoff(cutoff),
             root,
+            source=source,
             demo=True if demo else None,
             api_key=None if demo else api_key_from_env(),
             api_base=api_base,
+            mailto=None if demo or source != "openalex" else mailto_from_env(mailto),
             depths=tuple(depth or DEFAULT_DEPTHS),
             pool_size=pool,
             seed=seed,
@@ -53,7 +58,8 @@ def refresh_cmd(
             progress=bar,
         )
     m = result.snapshot.manifest
-    console.print(f"\n[bold]snapshot[/] {result.snapshot.path}  ({'SYNTHETIC demo release' if m.get('synthetic') else 'S2AG'} {result.release_id})")
+    what = f"SYNTHETIC demo release{' in OpenAlex form' if source_name(m) == 'openalex' else ''}" if m.get("synthetic") else source_label(m)
+    console.print(f"\n[bold]snapshot[/] {result.snapshot.path}  ({what} {result.release_id})")
     table = Table("what", "count")
     for key, label in (("papers", "eligible papers"), ("edges", "citation edges")):
         n = m.get("rows", {}).get(key, {}).get("kept")

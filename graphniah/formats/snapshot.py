@@ -108,6 +108,22 @@ class SnapshotManifest(Frozen):
         return default if value is None else value
 
 
+#: What each data source is called in messages, cards and reports, by the manifest's ``source.name``
+#: (``graphniah.ingest.build`` writes ``openalex``; S2AG manifests carry no name).
+SOURCE_LABELS = {"s2ag": "S2AG", "openalex": "OpenAlex"}
+
+
+def source_name(manifest: SnapshotManifest) -> str:
+    """The data source of a snapshot: its manifest's ``source.name``, else ``s2ag``."""
+    name = manifest.source.get("name")
+    return name if isinstance(name, str) and name else "s2ag"
+
+
+def source_label(manifest: SnapshotManifest) -> str:
+    """The source's name as printed (``SOURCE_LABELS``): ``S2AG`` or ``OpenAlex``."""
+    return SOURCE_LABELS.get(source_name(manifest), source_name(manifest))
+
+
 def _upgrade_v1(obj: dict[str, Any]) -> dict[str, Any]:
     # Version 1 said ``"format": 1``; any other value of that field is left for validation to refuse.
     legacy = {k: v for k, v in obj.items() if not (k == "format" and v == 1)}
@@ -179,8 +195,9 @@ class Snapshot:
     def rebuild_command(self) -> str:
         """The command that writes this snapshot again: the ingest of its release folder, else the refresh."""
         m = self.manifest
-        if m.source.get("type") == "release" and m.source.get("release_dir"):
-            return f"graphniah ingest --release {m.source['release_dir']} --cutoff {m.cutoff.isoformat()} --out {self.path} --replace"
+        if m.source.get("type") in ("release", "openalex") and m.source.get("release_dir"):
+            flag = " --source openalex" if m.source["type"] == "openalex" else ""
+            return f"graphniah ingest{flag} --release {m.source['release_dir']} --cutoff {m.cutoff.isoformat()} --out {self.path} --replace"
         return f"graphniah refresh --cutoff {m.cutoff.isoformat()} --root {self.path.parent.parent}"
 
     @functools.cached_property

@@ -170,6 +170,7 @@ def convert_demo_releases(rs: DemoReleaseSet, out: Path, *, layout: Layout = "js
             "generator": GENERATOR,
             "generator_version": __version__,
             "seed": first.get("seed"),
+            "world_version": first.get("world_version"),
             "papers_newest_release": first.get("papers_newest_release"),
             "partitions": list(ids),
             "works_records": sum(n for _, n in files),
