@@ -254,7 +254,7 @@ class MatchIndex:
         free = ~conflict[first]
         near = np.concatenate([free, free]) & usable & (np.abs(cos - cos[tgt]) <= CALIPER)
         near[tgt] = False
-        # Keep the source only if either side could hold all wrong answers: the redraw must not
+        # Keep the source only if each side could hold all wrong answers: the redraw must not
         # depend on the rank drawn next, or high-similarity true targets would keep only the
         # ranks with wrong answers below them.
         if min(np.count_nonzero(near & below), np.count_nonzero(near & ~below)) < k - 1:
