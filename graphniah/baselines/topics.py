@@ -15,7 +15,7 @@ parameter fixed before it sees any answer:
    context order); the links are symmetrised as ``W = (A + Aᵀ) / 2``.
 4. **Groups.** Spectral clustering of ``W`` into as many groups as the task's design has components
    (two, or four for multiple choice; ``sampling.examples.sample.COMPONENTS``): the eigenvectors of
-   the :data:`GROUPS`-largest eigenvalues of ``D^{-1/2} W D^{-1/2}``, scaled by ``D^{-1/2}`` and
+   the ``k`` largest eigenvalues of ``D^{-1/2} W D^{-1/2}``, scaled by ``D^{-1/2}`` and
    each row set to unit length, then k-means (k-means++ starts, :data:`KMEANS_RUNS` runs, the one
    of least within-group sum of squares kept). Every draw comes from the example's ``shortcut``
    stream (:mod:`graphniah.seeds`), so the answers are a function of the text and the seed.
@@ -41,6 +41,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.cluster.vq import kmeans2
 from scipy.linalg import eigh
+from scipy.sparse.linalg import lobpcg
 
 from graphniah.formats.examples import Example, option_letters
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
@@ -74,30 +75,54 @@ class TitleGroups:
         return float(va.multiply(vb).sum())
 
 
+#: Rows of the similarity matrix computed at a time (bounds memory on contexts of many thousand titles).
+_BLOCK = 1024
+#: Up to this many titles the embedding comes from a dense eigensolver; above it from LOBPCG.
+DENSE_LIMIT = 2000
+
+
+def _nearest(sims: npt.NDArray[np.float64], k: int) -> npt.NDArray[np.bool_]:
+    """Per row, the ``k`` largest entries (ties to the lowest column), as a mask."""
+    kth = -np.partition(-sims, k - 1, axis=1)[:, k - 1 : k]
+    above = sims > kth
+    tied = sims == kth
+    need = k - above.sum(axis=1, keepdims=True)
+    out: npt.NDArray[np.bool_] = above | (tied & (np.cumsum(tied, axis=1) <= need))
+    return out
+
+
 def _knn_graph(vectors: sp.csr_matrix, neighbours: int) -> sp.csr_matrix:
     """``(A + Aᵀ) / 2`` of the directed graph linking each row to its ``neighbours`` most similar rows."""
     n = vectors.shape[0]
     k = min(neighbours, n - 1)
-    sims = np.asarray((vectors @ vectors.T).todense())
-    np.fill_diagonal(sims, -np.inf)
-    # Stable sort on the negated similarity: ties go to the title that comes first in the context.
-    nearest = np.argsort(-sims, axis=1, kind="stable")[:, :k]
-    a = sp.csr_matrix((np.ones(n * k), (np.repeat(np.arange(n), k), nearest.ravel())), shape=(n, n))
+    rows, cols = [], []
+    for start in range(0, n, _BLOCK):
+        sims = np.asarray((vectors[start : start + _BLOCK] @ vectors.T).todense())
+        sims[np.arange(sims.shape[0]), np.arange(start, start + sims.shape[0])] = -np.inf  # never itself
+        r, c = np.nonzero(_nearest(sims, k))
+        rows.append(r + start)
+        cols.append(c)
+    r, c = np.concatenate(rows), np.concatenate(cols)
+    a = sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, n))
     out: sp.csr_matrix = sp.csr_matrix((a + a.T) * 0.5)
     return out
 
 
-def _embedding(w: sp.csr_matrix, k: int) -> npt.NDArray[np.float64]:
+def _embedding(w: sp.csr_matrix, k: int, rng: np.random.Generator) -> npt.NDArray[np.float64]:
     """Rows of the spectral embedding: top-``k`` eigenvectors of the normalised affinity, unit rows.
 
-    A dense solver, not ARPACK: a context whose titles fall into separate subjects makes the top
-    eigenvalue (1) repeated, and ARPACK then returns vectors that mix the subjects' indicators.
+    Not ARPACK: a context whose titles fall into separate subjects repeats the top eigenvalue (1),
+    and ARPACK then returns vectors that mix the subjects' indicators. A dense solver for up to
+    :data:`DENSE_LIMIT` titles, the block solver LOBPCG (started from ``rng``) above.
     """
     n = w.shape[0]
     d = np.asarray(w.sum(axis=1)).ravel()
     scale = 1.0 / np.sqrt(np.where(d > 0, d, 1.0))
-    m = (sp.diags(scale) @ w @ sp.diags(scale)).toarray()
-    vecs = eigh(m, subset_by_index=[n - k, n - 1])[1]
+    m = sp.csr_matrix(sp.diags(scale) @ w @ sp.diags(scale))
+    if n <= DENSE_LIMIT:
+        vecs = eigh(m.toarray(), subset_by_index=[n - k, n - 1])[1]
+    else:
+        vecs = lobpcg(m, rng.standard_normal((n, k)), largest=True, tol=1e-8, maxiter=1000)[1]
     emb = vecs * scale[:, None]
     norms = np.linalg.norm(emb, axis=1, keepdims=True)
     return np.asarray(emb / np.where(norms > 0, norms, 1.0), dtype=np.float64)
@@ -122,7 +147,7 @@ def group_titles(titles: Sequence[str], k: int, rng: np.random.Generator, *, nei
     ----------
     titles : the titles, in context order; titles with one normal form count once.
     k : the number of groups.
-    rng : the source of every draw (the k-means starts).
+    rng : the source of every draw (k-means starts; the block eigensolver's start on large contexts).
     neighbours : titles each title is linked to.
 
     Returns
@@ -140,7 +165,7 @@ def group_titles(titles: Sequence[str], k: int, rng: np.random.Generator, *, nei
     if n <= k:
         labels = np.arange(n, dtype=np.int64)
     else:
-        labels = _kmeans(_embedding(_knn_graph(space.vectors, neighbours), k), k, rng)
+        labels = _kmeans(_embedding(_knn_graph(space.vectors, neighbours), k, rng), k, rng)
     return TitleGroups(tuple(first.values()), dict(space.row), space.vectors, labels)
 
 

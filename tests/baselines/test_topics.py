@@ -143,3 +143,39 @@ def test_journal_of_the_topic_cluster_shortcut(shortcut_suite, tmp_path) -> None
     records = read_journal(journal.path)
     assert {r.example_id for r in records} == set(topic_cluster(shortcut_suite.examples, seed=5))
     assert all(r.model == "baseline-topic-cluster" for r in records)
+
+
+def test_nearest_titles_ties_go_to_the_first_in_the_context() -> None:
+    from graphniah.baselines.topics import _nearest
+
+    sims = np.array([[-np.inf, 0.5, 0.0, 0.5, 0.5, 0.1], [0.2, -np.inf, 0.0, 0.0, 0.0, 0.0]])
+    assert _nearest(sims, 2).tolist() == [[False, True, False, True, False, False], [True, False, True, False, False, False]]
+
+
+def test_the_title_graph_in_blocks_is_the_plain_one() -> None:
+    """Rows of many blocks (1,500 titles, blocks of 1,024) give the graph a full stable sort gives."""
+    from graphniah.baselines.topics import _knn_graph
+
+    rng = np.random.default_rng(1)
+    titles = [" ".join(rng.choice([w for s in SUBJECTS for w in s], size=2)) for _ in range(1500)]  # many ties
+    vectors = TitleSpace.fit(titles).vectors
+    sims = np.asarray((vectors @ vectors.T).todense())
+    np.fill_diagonal(sims, -np.inf)
+    nearest = np.argsort(-sims, axis=1, kind="stable")[:, :10]
+    a = np.zeros(sims.shape)
+    a[np.repeat(np.arange(len(sims)), 10), nearest.ravel()] = 1
+    assert np.array_equal(_knn_graph(vectors, 10).toarray(), (a + a.T) / 2)
+
+
+@pytest.mark.slow
+def test_large_contexts_use_the_block_eigensolver_and_still_split_subjects() -> None:
+    from graphniah.baselines import topics
+
+    rng = np.random.default_rng(5)
+    vocab = [[f"s{s}w{i}" for i in range(40)] for s in range(4)]  # a wide vocabulary per subject, and shared words
+    common = [f"common{i}" for i in range(20)]
+    truth = rng.integers(0, 4, size=2400)  # 2,400 titles: above the dense limit
+    titles = [" ".join([*rng.choice(vocab[s], size=4, replace=False), *rng.choice(common, size=2)]) + f" {i}"
+              for i, s in enumerate(truth)]
+    assert len(titles) > topics.DENSE_LIMIT
+    assert _same_partition(group_titles(titles, 4, np.random.default_rng(0)).labels, truth)
