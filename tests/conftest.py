@@ -29,7 +29,7 @@ T = TypeVar("T")
 
 # Packages whose package-scoped fixtures (real examples sampled and packed from the demo snapshot)
 # would be built again on every worker that ran one of their modules: each runs as one unit.
-PACKAGE_GROUPS = ("tests/baselines/", "tests/view/", "tests/ingest/demo_release/")
+PACKAGE_GROUPS = ("tests/baselines/", "tests/view/", "tests/ingest/demo_release/", "tests/ingest/openalex/")
 # Modules that must run on one worker together: they open the session's demo store (DuckDB, one writer).
 MODULE_GROUPS = {"tests/test_demo.py": "demo-store", "tests/test_install.py": "demo-store"}
 
