@@ -61,6 +61,7 @@ class Answer:
     attempts: int
     error: str | None  # the last error of a failed call (already redacted by the runner)
     listing: ListScore | None = None  # a list answer's match against the truth (F1, precision, recall)
+    raw: str | None = None  # the answer block's content (a list answer's lines, classified per paper by the page data)
 
     @property
     def shown(self) -> str | None:
@@ -106,6 +107,7 @@ def _answer(r: RunRecord) -> Answer:
         attempts=r.attempts,
         error=r.errors[-1].message if r.status != "ok" and r.errors else None,
         listing=s.listing,
+        raw=s.raw,
     )
 
 

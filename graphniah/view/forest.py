@@ -34,7 +34,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, option_letters
 from graphniah.view.data import ShownPaper
 
-__all__ = ["PALETTE", "ForestLayout", "forest_data", "forest_layout", "highlighted_path"]
+__all__ = ["PALETTE", "ForestLayout", "forest_caption", "forest_data", "forest_layout", "highlighted_path"]
 
 #: Component colours (colour-blind safe, after Okabe & Ito), reused cyclically.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#7F7F7F")
@@ -288,3 +288,55 @@ def forest_data(example: Example, layout: ForestLayout, meta: Mapping[int, Shown
         "marks": [[index[p], label] for p, label in marks.items() if p in index],
         "hover": [_hover(p, meta.get(p)) for p in layout.papers],
     }
+
+
+def forest_caption(example: Example, path: Sequence[int], metadata: bool = True) -> str:
+    """What the forest of ``example`` shows, in the words of its task.
+
+    Parameters
+    ----------
+    example : Example
+        The example drawn.
+    path : sequence of int
+        Its highlighted path (:func:`highlighted_path`), empty when no target is reachable.
+    metadata : bool
+        Whether the papers' titles are known (the snapshot was found).
+
+    Returns
+    -------
+    str
+        One paragraph: the marks, what the answer is on this drawing, and how to read it.
+
+    Notes
+    -----
+    Each task names what its answer is on the forest: a path to the target (YES) or its absence
+    (NO), the right candidate or none of them (multiple choice), the papers counted (counting),
+    the papers listed (list; every other paper of the source's component is reachable).
+    """
+    n, task = len(example.papers), example.task
+    edges = "arrows point from the citing to the cited paper"
+    head = f"{n} papers; each colour is one component; {edges}. "
+    if task == "yesno":
+        what = ("S = source, T = target. The answer is YES: the red path "
+                f"({len(path)} papers) joins the source to the target."
+                if path else
+                "S = source, T = target. The answer is NO: the target lies in another component, so no path joins the two.")
+    elif task == "mc":
+        letters = option_letters(len(example.targets), False)
+        span = f"{letters[0]}–{letters[-1]}" if len(letters) > 1 else letters
+        what = (f"S = source, {span} = the candidates. The answer is {example.answer}: the red path ({len(path)} papers) "
+                f"joins the source to candidate {example.answer}; the other candidates lie in other components."
+                if path else
+                f"S = source, {span} = the candidates. The answer is {example.answer} (none of these): every candidate "
+                "lies in another component than the source.")
+    elif task == "count":
+        what = (f"S = source. The answer, {example.answer}, counts the papers of the source's component other than the "
+                "source; the other components are distractors.")
+    else:
+        what = (f"S = source. The answer lists the {len(example.targets)} papers reachable from the source (every other "
+                "paper of its component); the other components are distractors. Choose a run to colour each paper by "
+                "what it listed.")
+    tail = " Hover a node for its title, authors and date."
+    if not metadata:
+        tail += " (Snapshot not found: papers are shown by corpus id.)"
+    return head + what + tail

@@ -41,13 +41,16 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, example_lines, example_to_json, option_letters
 from graphniah.layout import SNAPSHOTS_ROOT, viewer_page_cache
 from graphniah.progress import NO_PROGRESS, Progress
+from graphniah.sampling.examples.positions import user_fields
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
+from graphniah.sampling.examples.textcheck import parse_context
 from graphniah.sampling.tokenizers import Tokenizer
+from graphniah.scoring import list_papers, recall_by_distance, target_distances
 from graphniah.view.data import Answer, PaperLookup, RunView, ShownPaper, check_id, example_facts, load_answers, outcome_of
-from graphniah.view.forest import PALETTE, forest_data, forest_layout, highlighted_path
+from graphniah.view.forest import PALETTE, ForestLayout, forest_caption, forest_data, forest_layout, highlighted_path
 from graphniah.view.needles import ROW_WIDTH, NeedleMap, needle_map, row_layout
 
-__all__ = ["ViewerFiles", "build_viewer", "example_page_data", "needle_map_data", "packed_text"]
+__all__ = ["ViewerFiles", "build_viewer", "example_page_data", "list_overlay", "needle_map_data", "packed_text"]
 
 _STATIC = ("view.css", "view.js")
 _PAGES = ("index.html", "example.html")
@@ -92,6 +95,55 @@ def needle_map_data(nm: NeedleMap) -> dict[str, object]:
             "titles": [s.title for s in nm.spans], "blocks": len(nm.blocks())}
 
 
+@dataclass(frozen=True)
+class _ListContext:
+    """What a list example's answers are classified against: the titles of the context's papers outside
+    the truth (``others``: the forest's other papers first, then every paper the context's text names,
+    as the text-only parser reads it), the forest index of each (-1: not drawn, a paper of a distractor
+    component), and the hops of each truth line."""
+
+    others: tuple[str, ...]
+    other_nodes: tuple[int, ...]
+    hops: tuple[int, ...]
+
+
+def _list_context(example: Example, layout: ForestLayout, meta: Mapping[int, ShownPaper] | None, prompts: PromptSet) -> _ListContext:
+    truth = set(example.targets)
+    nodes = [i for i, p in enumerate(layout.papers) if p not in truth and meta is not None and p in meta]
+    titles = [meta[layout.papers[i]].title for i in nodes] if meta is not None else []
+    text = example.messages[-1].content
+    fields = user_fields(example.messages, prompts)
+    c0, c1 = fields["context"] if fields else (0, len(text))
+    # Papers of distractor components are in the context (a block, or only a reference) but not in the forest.
+    named = [n.title for n in parse_context(text[c0:c1], prompts).nodes]
+    return _ListContext((*titles, *named), (*nodes, *([-1] * len(named))), target_distances(example.edges, example.source, example.targets))
+
+
+def list_overlay(example: Example, answer: Answer | None, ctx: _ListContext) -> dict[str, object] | None:
+    """A run's list answer per paper, for the forest overlay (None when the run has no scored answer).
+
+    ``hits``: one character per truth line, ``1`` if named (:func:`graphniah.scoring.list_papers`,
+    the matcher F1 and recall count with); ``extra``: forest indices of the other papers named;
+    ``extra_undrawn``: how many named papers of the context are not in the forest (distractor
+    components); ``unknown``: lines naming no paper of the context; ``repeated``: lines naming a paper
+    again; ``by_hop``: ``[named, all]`` truth papers at 1, 2, … hops
+    (:func:`graphniah.scoring.recall_by_distance`). Indices, not titles: the page has the titles already."""
+    if answer is None or answer.status != "ok":
+        return None
+    got = list_papers(example.answer, answer.raw, ctx.others)
+    found = set(got.found)
+    hits = [i in found for i in range(len(example.targets))]
+    placed = [ctx.other_nodes[i] for i in got.extra]
+    return {
+        "hits": "".join("1" if h else "0" for h in hits),
+        "extra": [i for i in placed if i >= 0],
+        "extra_undrawn": sum(i < 0 for i in placed),
+        "unknown": list(got.unknown),
+        "repeated": got.repeated,
+        "by_hop": [list(c) for c in recall_by_distance(hits, ctx.hops)],
+    }
+
+
 def _answer_json(a: Answer | None, run: RunView) -> dict[str, object]:
     return {
         "run": run.label,
@@ -125,10 +177,12 @@ def example_page_data(
     layout = forest_layout(example)
     path = highlighted_path(example)
     nm = needle_map(example, tokenizer, prompts, meta)
+    listing = _list_context(example, layout, meta, prompts) if example.task == "list" else None
     text = example.messages[-1].content
     raw = text.encode("utf-8", "surrogatepass")
     rows = row_layout(text, nm.spans, encoded=raw)
     colour_of = dict(zip(layout.papers, layout.component, strict=True))
+    node_of = {p: i for i, p in enumerate(layout.papers)}
     q = next((s for s in nm.spans if s.kind == "question"), None)
     letters = option_letters(len(example.options), example.none_option) if example.task == "mc" else ""
     opts = list(example.options) + (["none of these"] if example.none_option else [])
@@ -146,6 +200,9 @@ def example_page_data(
         "missing_blocks": len(nm.missing),
         "token_counts": example.token_counts,
         "forest": _packed_json(forest_data(example, layout, meta or {}, path)),
+        "forest_caption": forest_caption(example, path, meta is not None),
+        # a list example: each truth line's forest node and hops, in the answer's order (its titles are "answer")
+        "list": None if listing is None else {"nodes": [node_of[t] for t in example.targets], "hops": list(listing.hops)},
         "needle_map": _packed_json(needle_map_data(nm)),
         "total_tokens": nm.total_tokens,
         "blocks": {"needle": sum(s.kind == "needle" for s in nm.spans), "paper": sum(s.kind == "paper" for s in nm.spans)},
@@ -155,7 +212,9 @@ def example_page_data(
         "spans": [[r0, r1, _KIND_CODE[s.kind], colour_of.get(s.paper, -1) if s.paper is not None else -1]
                   for s, (r0, r1) in zip(nm.spans, rows.span_rows, strict=True)],
         "palette": list(PALETTE),
-        "runs": [_answer_json(answers.get((example.id, i)), r) for i, r in enumerate(runs)],
+        "runs": [_answer_json(answers.get((example.id, i)), r)
+                 | ({} if listing is None else {"overlay": list_overlay(example, answers.get((example.id, i)), listing)})
+                 for i, r in enumerate(runs)],
     }
 
 

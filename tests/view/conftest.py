@@ -71,3 +71,38 @@ def viewer_suite(demo_snapshot, demo_graph, tmp_path_factory) -> ViewerSuite:
         expected["model-b"] = {yes.id: ("wrong", _wrong(yes)), no.id: ("wrong", None), mc.id: ("correct", mc.answer),
                                count.id: ("failed", None)}
     return ViewerSuite(ctx, examples, path, runs, demo_snapshot.path.parent.parent, expected)
+
+
+#: The list example of the list-overlay tests: a disjoint component among the distractors, so the random
+#: run names papers of blocks that the forest does not draw as well as papers of the other task component.
+LIST_SPEC = ExampleSpec("list", 4, 30, None, distractor="disjoint-component", context_length=12000)
+LIST_RUNS = ("local-oracle", "local-random", "local-always-no")
+
+
+@dataclass(frozen=True)
+class ListSuite:
+    example: Example
+    examples_path: Path
+    runs_dir: Path
+    snapshots: Path
+
+
+@pytest.fixture(scope="package")
+def list_suite(viewer_suite, tmp_path_factory) -> ListSuite:
+    """A list example of the demo snapshot, answered through LiteLLM by the local oracle, random and
+    always-NO servers (real HTTP on 127.0.0.1), as ``make demo`` answers its list examples."""
+    from graphniah.run import RunOptions, RunSummary, run_suite
+    from graphniah.run.models import get_model
+    from graphniah.run.serve.baseline import BaselineServer
+
+    example = build_example(viewer_suite.ctx, LIST_SPEC, seed=3, index=0)
+    root = tmp_path_factory.mktemp("list-suite")
+    path = root / "examples" / "lists.jsonl"
+    path.parent.mkdir()
+    write_examples(path, [example])
+    for name in LIST_RUNS:
+        with BaselineServer(name.removeprefix("local-"), seed=0) as server:
+            summary = run_suite(get_model(name).with_overrides(api_base=server.url), path, suite="lists", runs_root=root / "runs",
+                                snapshots_root=viewer_suite.snapshots, options=RunOptions(concurrency=1))
+        assert isinstance(summary, RunSummary) and summary.ok == 1, summary
+    return ListSuite(example, path, root / "runs" / "lists", viewer_suite.snapshots)

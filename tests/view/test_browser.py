@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import json
 
+import networkx as nx
 import pytest
 
 from graphniah.formats.examples import option_letters
+from graphniah.formats.journal import read_journal
+from graphniah.scoring import counted_records, list_papers, score_record
 from graphniah.stats import wilson_interval
 from graphniah.view import build_viewer
+from graphniah.view.data import PaperLookup
 from graphniah.view.forest import highlighted_path
 from graphniah.view.needles import prompt_rows
 from tests.view.cdp import Browser, chromium_binary
@@ -119,6 +123,28 @@ def _check_example_page(viewer_suite, browser, site, ex, shots) -> None:
     assert browser.eval(f"document.querySelector('#prompt .r[data-row=\"{total - 1}\"]') !== null")
     assert browser.eval("document.querySelectorAll('#prompt .r').length") <= 200
     browser.screenshot(shots / f"{ex.id}-end.png", full_page=False)
+    _check_run_marks(viewer_suite, browser, ex)
+
+
+def _check_run_marks(viewer_suite, browser, ex) -> None:
+    """The caption speaks of the example's task; choosing a run marks its chosen paper or states its number."""
+    caption = browser.eval("document.querySelector('#forest-legend').textContent")
+    assert {"yesno": f"The answer is {ex.answer}", "mc": "= the candidates", "count": f"The answer, {ex.answer}, counts"}[ex.task] in caption
+    assert "no target is reachable" not in caption
+    for run in ("model-a", "model-b"):
+        outcome, answer = viewer_suite.expected[run][ex.id]
+        browser.eval(f"location.hash = 'id={ex.id}&run={run}'")
+        browser.wait_for(f"document.querySelector('#run-select').value === '{run}'")
+        summary = browser.eval("document.querySelector('#overlay-summary').textContent")
+        chosen = browser.eval("Array.from(document.querySelectorAll('#forest circle.node.chosen')).map(c => Number(c.dataset.paper))")
+        if outcome == "failed":
+            assert "failed" in summary and chosen == []
+        elif ex.task == "count":
+            assert summary == f"{run} answered {answer}; the true count is {ex.answer}."
+        elif ex.task == "yesno":
+            assert chosen == ([ex.targets[0]] if answer == "YES" else [])
+        else:  # multiple choice: the candidate of the letter the run gave
+            assert chosen == [ex.targets[option_letters(len(ex.targets), False).index(answer)]]
 
 
 def test_index_with_ten_thousand_examples(viewer_suite, browser, tmp_path) -> None:
@@ -139,4 +165,55 @@ def test_index_with_ten_thousand_examples(viewer_suite, browser, tmp_path) -> No
     k = sum(1 for r in index["rows"] if r[1] == "count" and r[8][0] == "c")
     assert browser.eval("document.querySelector('#summary tr.run').cells[3].textContent") == f"{k} / {n_count}"
     browser.screenshot(tmp_path / "index-10000.png", full_page=False)
+    assert browser.errors == [], browser.errors
+
+
+def test_list_example_shows_what_each_run_found(list_suite, browser, tmp_path) -> None:
+    """A list example answered by the oracle, random and always-NO servers: the gold answer as a list, and the
+    forest coloured by the run named in the address."""
+    ex = list_suite.example
+    site = build_viewer(list_suite.examples_path, tmp_path / "site", runs=list_suite.runs_dir, snapshots=list_suite.snapshots).out
+    page = (site / "example.html").as_uri() + f"#id={ex.id}"
+    browser.open(page, settle=0.2)
+    browser.wait_for("document.querySelector('#forest svg') !== null")
+    n = len(ex.targets)
+    hops = nx.single_source_shortest_path_length(nx.Graph(list(ex.edges)), ex.source)
+    items = browser.eval("Array.from(document.querySelectorAll('.gold-answer li')).map(li => [Number(li.dataset.hop), li.lastChild.textContent])")
+    assert len(items) == n == len(ex.answer.split("\n"))
+    assert sorted(t for _, t in items) == sorted(ex.answer.split("\n"))
+    assert [h for h, _ in items] == sorted(hops[t] for t in ex.targets)  # nearest first
+    assert {t: h for h, t in items} == {t: hops[p] for t, p in zip(ex.answer.split("\n"), ex.targets, strict=True)}
+    assert f"{n} papers" in browser.eval("document.querySelector('.gold-answer summary').textContent")
+    captions = browser.eval("Array.from(document.querySelectorAll('.hint, #forest-legend')).map(e => e.textContent).join(' ')")
+    assert "no target is reachable" not in captions and f"lists the {n} papers reachable" in captions
+    count = "['found', 'missed', 'extra'].map(c => document.querySelectorAll('#forest circle.node.' + c).length)"
+    assert browser.eval(count) == [0, 0, 0]  # no run chosen
+
+    browser.open(page + "&run=local-oracle", settle=0.2)
+    browser.wait_for("document.querySelector('#forest svg.overlay') !== null")
+    assert browser.eval(count) == [n, 0, 0]
+    found = browser.eval("Array.from(document.querySelectorAll('#forest circle.node.found')).map(c => Number(c.dataset.paper))")
+    assert sorted(found) == sorted(ex.targets)
+    strip = browser.eval("Array.from(document.querySelectorAll('.hop-strip td.hop')).map(td => [Number(td.dataset.named), Number(td.dataset.all)])")
+    per_hop = [sum(1 for t in ex.targets if hops[t] == h) for h in range(1, max(hops.values()) + 1)]
+    assert strip == [[k, k] for k in per_hop if k]
+    browser.screenshot(tmp_path / "list-oracle.png")
+
+    browser.open(page + "&run=local-always-no", settle=0.2)  # the same page, another run: a hash change
+    browser.wait_for("document.querySelector('#run-select').value === 'local-always-no'")
+    assert browser.eval(count) == [0, n, 0]
+    assert browser.eval("Array.from(document.querySelectorAll('.unknown-lines li')).map(li => li.textContent)") == ["NO"]
+
+    # random, chosen with the selector: the address follows, and the counts are the journal's as graphniah.scoring reads it
+    browser.eval("const s = document.querySelector('#run-select'); s.value = 'local-random'; s.dispatchEvent(new Event('change'))")
+    assert browser.eval("location.hash") == f"#id={ex.id}&run=local-random"
+    (rec,) = counted_records(read_journal(list_suite.runs_dir / "local-random.jsonl")).values()
+    scored = score_record(rec)
+    assert scored.listing is not None
+    cards = PaperLookup(list_suite.snapshots).cards(ex)
+    others = [cards[p].title for p in ex.papers if p not in set(ex.targets)]  # the papers the forest draws
+    k = sum(scored.listing.hits)
+    assert browser.eval(count) == [k, n - k, len(list_papers(ex.answer, scored.raw, others).extra)]
+    assert 0 < k < n
+    browser.screenshot(tmp_path / "list-random.png")
     assert browser.errors == [], browser.errors

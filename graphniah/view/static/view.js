@@ -326,7 +326,7 @@
     out.push('</g><g class="nodes">');
     for (i = 0; i < n; i++) {
       var m = mark[i];
-      out.push('<circle class="node' + (inPath[i] ? ' path' : '') + (m !== undefined ? ' mark' : '') + '" data-id="' + f.ids[i] +
+      out.push('<circle class="node' + (inPath[i] ? ' path' : '') + (m !== undefined ? ' mark' : '') + '" data-id="' + f.ids[i] + '" data-paper="' + f.ids[i] +
         '" cx="' + f.x[i].toFixed(1) + '" cy="' + f.y[i].toFixed(1) + '" r="' + (m !== undefined ? f.mark_r : f.node_r) +
         '" fill="' + palette[f.component[i] % palette.length] + '"><title>' + esc(f.hover[i]) + '</title></circle>');
       if (m !== undefined) { out.push('<text class="mark" x="' + f.x[i].toFixed(1) + '" y="' + (f.y[i] + 3.5).toFixed(1) + '">' + esc(m) + '</text>'); }
@@ -416,6 +416,7 @@
     });
     ol.hidden = !d.options.length;
     $('gold').textContent = d.answer;
+    if (d.list) { goldList(d); }
 
     // Answers: one row per run, then each response (and reasoning) in a collapsible block.
     var t = $('answers');
@@ -449,11 +450,8 @@
       resp.appendChild(det);
     });
 
-    $('forest-legend').textContent = d.papers + ' papers; each colour is one component. S = source, ' +
-      (d.task === 'mc' ? 'A–' + String.fromCharCode(64 + d.options.length - (d.options.length && d.options[d.options.length - 1][1] === 'none of these' ? 1 : 0)) + ' = options' : (d.task === 'yesno' ? 'T = target' : 'no target (counting)')) +
-      '; arrows point from the citing to the cited paper; ' + (d.path ? 'the red path (' + d.path + ' papers) joins the source to the reachable target. ' :
-        (d.task === 'count' ? 'the answer counts the other papers of the source\'s component. ' : 'no target is reachable from the source. ')) +
-      'Hover a node for its title, authors and date.' + (d.metadata ? '' : ' (Snapshot not found: papers are shown by corpus id.)');
+    $('forest-legend').textContent = d.forest_caption;  // worded per task by graphniah.view.forest.forest_caption
+    runChoice(d);
     $('map-legend').textContent = 'The user message, ' + fmtInt(d.total_tokens) + ' o200k tokens, left to right: the question (dark), ' +
       d.blocks.needle + ' needle blocks (tall, in their component\'s colour)' + (d.blocks.paper ? ', ' + d.blocks.paper + ' paper blocks of distractor components (blue)' : '') +
       ', and the distractor text around them (grey). Click a mark to scroll the prompt there.' +
@@ -463,6 +461,7 @@
     Promise.all([unpackText(d.forest), unpackText(d.needle_map), unpackText(d.prompt)]).then(function (parts) {
       d.forest = JSON.parse(parts[0]); d.needle_map = JSON.parse(parts[1]);
       $('forest').innerHTML = forestSvg(d.forest, d.palette);  // every text in it escaped by esc
+      V.applyRun(parseHash().run || '');
       $('needle-map').innerHTML = needleSvg(d.needle_map, d.spans, d.palette);
       Array.prototype.forEach.call(document.querySelectorAll('#needle-map rect[data-row]'), function (r) {
         r.addEventListener('click', function () { if (V.scrollToRow) { V.scrollToRow(Number(r.getAttribute('data-row'))); } });
@@ -476,6 +475,120 @@
     }, function (err) {
       var e = $('error'); e.hidden = false; e.textContent = 'The page data of ' + d.id + ' could not be unpacked: ' + err;
     });
+  };
+
+  /* The gold answer of a list example as a list: one item per title, nearest the source first (hops from
+     graphniah.scoring.target_distances, ties in the answer's order), closed when long. */
+  function goldList(d) {
+    var titles = d.answer.split('\n'), hops = d.list.hops;
+    var order = titles.map(function (t, i) { return i; }).sort(function (a, b) { return hops[a] - hops[b] || a - b; });
+    var box = $('gold-list');
+    box.textContent = '';
+    box.hidden = false;
+    $('gold-line').hidden = true;
+    var det = el('details', { 'class': 'gold-details' });
+    det.open = titles.length <= 12;
+    det.appendChild(el('summary', null, 'Gold answer: ' + titles.length + ' papers reachable from the source, nearest first (hops from the source)'));
+    var list = el('ol', { 'class': 'gold-list' });
+    order.forEach(function (i) {
+      var li = el('li', { 'data-hop': String(hops[i]), 'data-line': String(i) });
+      li.appendChild(el('span', { 'class': 'hop', title: hops[i] + ' hop(s) from the source' }, hops[i]));
+      li.appendChild(document.createTextNode(titles[i]));
+      list.appendChild(li);
+    });
+    det.appendChild(list);
+    box.appendChild(det);
+  }
+
+  /* The run chooser: every run of the page; the choice goes into the address (#id=...&run=<label>). */
+  function runChoice(d) {
+    if (!d.runs.length) { return; }
+    var sel = $('run-select');
+    sel.appendChild(el('option', { value: '' }, 'none'));
+    d.runs.forEach(function (a) { sel.appendChild(el('option', { value: a.run }, a.run)); });
+    $('run-choice').hidden = false;
+    sel.addEventListener('change', function () {
+      var h = parseHash();
+      h.run = sel.value;
+      history.replaceState(null, '', '#' + buildHash(h));
+      V.applyRun(sel.value);
+    });
+  }
+
+  /* Recall at each hop distance, as graphniah.scoring.recall_by_distance counted it ([named, all] per hop). */
+  function hopStrip(byHop) {
+    var t = el('table', { 'class': 'hops' });
+    var head = el('tr'), body = el('tr');
+    head.appendChild(el('th', null, 'hops'));
+    body.appendChild(el('th', null, 'recall'));
+    byHop.forEach(function (c, i) {
+      if (!c[1]) { return; }
+      head.appendChild(el('td', null, i + 1));
+      var td = el('td', { 'class': 'hop', 'data-hop': String(i + 1), 'data-named': String(c[0]), 'data-all': String(c[1]),
+        title: c[0] + ' of the ' + c[1] + ' papers at ' + (i + 1) + ' hop(s) listed' }, Math.round(100 * c[0] / c[1]) + '%');
+      td.style.background = 'hsl(' + Math.round(120 * c[0] / c[1]) + ', 60%, 85%)';  // red (none) to green (all)
+      body.appendChild(td);
+    });
+    t.appendChild(head); t.appendChild(body);
+    return t;
+  }
+
+  /* Colour the forest by what the chosen run answered ('' clears). Everything shown was computed in Python
+     (graphniah.scoring, through graphniah.view.site.list_overlay); the page only looks the results up. */
+  V.applyRun = function (label) {
+    var d = V.current, svg = document.querySelector('#forest svg');
+    if (!d || !svg) { return; }
+    var nodes = svg.querySelectorAll('circle.node');
+    Array.prototype.forEach.call(nodes, function (c) { c.classList.remove('found', 'missed', 'extra', 'chosen'); });
+    Array.prototype.forEach.call(document.querySelectorAll('#gold-list li'), function (li) { li.classList.remove('found', 'missed'); });
+    svg.classList.remove('overlay');
+    var summary = $('overlay-summary'), strip = $('hop-strip'), notes = $('overlay-notes');
+    summary.textContent = ''; strip.textContent = ''; notes.textContent = ''; notes.hidden = true;
+    var a = null;
+    d.runs.forEach(function (r) { if (r.run === label) { a = r; } });
+    $('run-select').value = a ? label : '';
+    if (!label) { return; }
+    if (!a) { summary.textContent = 'No run named ' + label + ' on this page.'; return; }
+    if (a.outcome === 'none' || a.outcome === 'failed') { summary.textContent = label + ': ' + (a.outcome === 'none' ? 'no record of this example' : 'the call failed, no answer') + '.'; return; }
+    var mark = {};
+    d.forest.marks.forEach(function (m) { mark[m[1]] = m[0]; });
+    if (d.task === 'list') {
+      var o = a.overlay, found = 0, missed = 0;
+      if (!o) { summary.textContent = label + ': no answer to show.'; return; }
+      svg.classList.add('overlay');
+      var items = {};
+      Array.prototype.forEach.call(document.querySelectorAll('#gold-list li'), function (li) { items[li.getAttribute('data-line')] = li; });
+      d.list.nodes.forEach(function (v, i) {
+        var cls = o.hits.charAt(i) === '1' ? 'found' : 'missed';
+        if (cls === 'found') { found++; } else { missed++; }
+        nodes[v].classList.add(cls);
+        if (items[i]) { items[i].classList.add(cls); }
+      });
+      o.extra.forEach(function (v) { nodes[v].classList.add('extra'); });
+      var extra = o.extra.length + o.extra_undrawn;
+      summary.textContent = label + ': ' + found + ' found and ' + missed + ' missed of the ' + d.list.nodes.length + ' reachable papers; ' +
+        extra + ' extra (papers of the context that are not reachable' + (o.extra_undrawn ? ', ' + o.extra_undrawn + ' of them in distractor components, not drawn' : '') + ')' +
+        (o.unknown.length ? '; ' + o.unknown.length + ' line(s) naming no paper of the context' : '') + (o.repeated ? '; ' + o.repeated + ' repeated line(s)' : '') + '.';
+      strip.appendChild(hopStrip(o.by_hop));
+      if (o.unknown.length) {
+        notes.hidden = false;
+        notes.appendChild(el('h4', null, 'Lines naming no paper of the context (' + o.unknown.length + ')'));
+        var ul = el('ul', { 'class': 'unknown-lines' });
+        o.unknown.forEach(function (line) { ul.appendChild(el('li', null, line)); });
+        notes.appendChild(ul);
+      }
+      return;
+    }
+    if (d.task === 'count') {
+      summary.textContent = label + ' answered ' + (a.extracted === null ? 'no number' : a.extracted) + '; the true count is ' + d.answer + '.';
+      return;
+    }
+    // YES/NO and multiple choice: the run's chosen paper (YES: the target; a letter: that candidate).
+    var pick = a.extracted === null ? undefined : (d.task === 'yesno' ? (a.extracted === 'YES' ? mark.T : undefined) : mark[a.extracted]);
+    if (pick !== undefined) { nodes[pick].classList.add('chosen'); }
+    summary.textContent = label + ' answered ' + (a.extracted === null ? 'nothing' : a.extracted) +
+      (pick !== undefined ? ' (ringed)' : (a.extracted === 'NO' ? ': no path' : (a.extracted !== null && d.task === 'mc' ? ': none of these' : ''))) +
+      '; the answer is ' + d.answer + '.';
   };
 
   function loadExample() {
@@ -493,7 +606,10 @@
   }
 
   if (document.body && document.body.getAttribute('data-page') === 'example') {
-    window.addEventListener('hashchange', function () { window.location.reload(); });
+    window.addEventListener('hashchange', function () {
+      var h = parseHash();  // another run of the same example: recolour; another example: load it
+      if (V.current && V.applyRun && h.id === V.current.id) { V.applyRun(h.run || ''); } else { window.location.reload(); }
+    });
     loadExample();
   }
 }());

@@ -1,0 +1,128 @@
+"""Where a run's search stopped, as the example page shows it: captions per task, the list answer per paper.
+
+The page data are checked against recomputations that share no code with the viewer: networkx for
+paths and hop distances, and the run's own answer lines compared with the snapshot's titles.
+"""
+
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+import pytest
+
+from graphniah.formats.journal import read_journal
+from graphniah.sampling.examples.prompts import load_prompts
+from graphniah.sampling.examples.textcheck import normalize
+from graphniah.scoring import counted_records, extract_answer, list_papers, recall_by_distance, score_record
+from graphniah.view.data import PaperLookup, load_answers
+from graphniah.view.forest import forest_caption, highlighted_path
+from graphniah.view.site import example_page_data
+
+
+def _graph(ex) -> nx.Graph:
+    g = nx.Graph()
+    g.add_nodes_from(ex.papers)
+    g.add_edges_from(ex.edges)
+    return g
+
+
+def test_each_task_has_its_own_caption(viewer_suite, list_suite) -> None:
+    by_kind = {(ex.task, ex.answer if ex.task == "yesno" else None): ex for ex in viewer_suite.examples}
+    yes, no, mc, count = by_kind["yesno", "YES"], by_kind["yesno", "NO"], by_kind["mc", None], by_kind["count", None]
+    captions = {}
+    for ex in (yes, no, mc, count, list_suite.example):
+        captions[ex.task, ex.answer if ex.task == "yesno" else None] = text = forest_caption(ex, highlighted_path(ex))
+        assert text.startswith(f"{len(ex.papers)} papers;")
+    g = _graph(yes)
+    path_papers = nx.shortest_path_length(g, yes.source, yes.targets[0]) + 1
+    assert f"The answer is YES: the red path ({path_papers} papers) joins the source to the target." in captions["yesno", "YES"]
+    assert nx.has_path(_graph(no), no.source, no.targets[0]) is False
+    assert "The answer is NO" in captions["yesno", "NO"] and "no path joins the two" in captions["yesno", "NO"]
+    right = mc.targets["ABCD".index(mc.answer)]
+    mc_papers = nx.shortest_path_length(_graph(mc), mc.source, right) + 1
+    assert (f"S = source, A–D = the candidates. The answer is {mc.answer}: the red path ({mc_papers} papers) joins the source "
+            f"to candidate {mc.answer}") in captions["mc", None]
+    size = len(nx.node_connected_component(_graph(count), count.source))
+    assert f"The answer, {size - 1}, counts the papers of the source's component other than the source" in captions["count", None]
+    lst = list_suite.example
+    reachable = len(nx.node_connected_component(_graph(lst), lst.source)) - 1
+    assert f"The answer lists the {reachable} papers reachable from the source" in captions["list", None]
+    assert not any("no target is reachable" in c for c in captions.values())
+    assert len(set(captions.values())) == 5
+    # without the snapshot the caption says why papers show as ids
+    assert forest_caption(count, (), metadata=False).endswith("(Snapshot not found: papers are shown by corpus id.)")
+
+
+def _page(list_suite):
+    runs, answers = load_answers(list_suite.runs_dir)
+    lookup = PaperLookup(list_suite.snapshots)
+    data = example_page_data(list_suite.example, lookup.cards(list_suite.example), runs, answers, None, load_prompts(None))
+    return data, {r["run"]: r for r in data["runs"]}, lookup.cards(list_suite.example)
+
+
+def test_list_overlay_puts_every_answer_line_on_its_paper(list_suite) -> None:
+    ex = list_suite.example
+    data, runs, cards = _page(list_suite)
+    assert set(runs) == {"local-oracle", "local-random", "local-always-no"}
+    forest = data["list"]
+    assert forest is not None and len(forest["nodes"]) == len(ex.targets)
+    hops = nx.single_source_shortest_path_length(_graph(ex), ex.source)
+    assert forest["hops"] == [hops[t] for t in ex.targets]
+
+    n = len(ex.targets)
+    oracle, always_no = runs["local-oracle"]["overlay"], runs["local-always-no"]["overlay"]
+    assert oracle["hits"] == "1" * n and oracle["extra"] == oracle["unknown"] == [] and oracle["extra_undrawn"] == 0
+    assert always_no["hits"] == "0" * n and always_no["extra"] == [] and always_no["unknown"] == ["NO"]
+
+    # The random run lists papers the context names: each line is a truth title, another paper of the forest,
+    # or a paper of a distractor component (not drawn) -- told apart here by the snapshot's titles, without the scoring module.
+    (rec,) = read_journal(list_suite.runs_dir / "local-random.jsonl")
+    lines = [normalize(line) for line in (extract_answer(rec.response) or "").split("\n") if line.strip()]
+    truth = {normalize(cards[t].title): i for i, t in enumerate(ex.targets)}
+    node_of = {normalize(cards[p].title): i for i, p in enumerate(ex.papers) if p not in set(ex.targets)}  # node i: papers[i]
+    rnd = runs["local-random"]["overlay"]
+    found = {truth[x] for x in lines if x in truth}
+    assert rnd["hits"] == "".join("1" if i in found else "0" for i in range(n))
+    assert sorted(rnd["extra"]) == sorted({node_of[x] for x in lines if x in node_of})
+    assert rnd["extra_undrawn"] == len([x for x in lines if x not in truth and x not in node_of])
+    assert rnd["unknown"] == [] and rnd["repeated"] == 0
+    assert 0 < len(found) < n and rnd["extra"] and rnd["extra_undrawn"]  # the example tells the three apart
+    # recall per hop: networkx distances of the found papers
+    top = max(hops[t] for t in ex.targets)
+    want = [[sum(1 for i, t in enumerate(ex.targets) if hops[t] == h and i in found), sum(1 for t in ex.targets if hops[t] == h)]
+            for h in range(1, top + 1)]
+    assert rnd["by_hop"] == want
+
+
+def test_overlay_is_ids_not_titles(list_suite) -> None:
+    """The overlay of a run is a character per truth line and a few indices: no title is copied into it."""
+    _, runs, cards = _page(list_suite)
+    titles = {c.title for c in cards.values()}
+    for r in runs.values():
+        text = json.dumps(r["overlay"])
+        assert not any(t in text for t in titles)
+        assert len(text) < 4 * len(list_suite.example.targets) + 400
+
+
+def test_list_papers_reads_the_lines_as_the_matcher_does() -> None:
+    truth = "Alpha Beta\nGamma: Delta\nEpsilon"
+    others = ["Source Paper", "Zeta Eta", "Gamma: delta"]  # a title equal to a truth title is the truth's
+    raw = "\n- alpha beta\n* Zeta  Eta\n3. Unknown thing\nALPHA BETA\n\nsource paper.\n"
+    got = list_papers(truth, raw, others)
+    assert got.found == (0,) and got.missed == (1, 2)
+    assert got.extra == (1, 0) and got.unknown == ("3. Unknown thing",) and got.repeated == 1
+    assert list_papers(truth, None, others).missed == (0, 1, 2)
+    assert recall_by_distance([True, False, True, True], [1, 2, 2, 4]) == ((1, 1), (1, 2), (0, 0), (1, 1))
+    with pytest.raises(ValueError):
+        recall_by_distance([True], [1, 2])
+
+
+def test_overlay_hits_are_the_scored_hits_of_each_journal(list_suite) -> None:
+    """Each journal scored as every accuracy is (counted_records, score_record): the overlay's hits are its hits."""
+    _, runs, _ = _page(list_suite)
+    for path in sorted(list_suite.runs_dir.glob("*.jsonl")):
+        (rec,) = counted_records(read_journal(path)).values()
+        listing = score_record(rec).listing
+        assert listing is not None
+        assert runs[rec.model]["overlay"]["hits"] == "".join("1" if h else "0" for h in listing.hits)
