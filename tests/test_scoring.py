@@ -235,3 +235,20 @@ def test_run_scores_carry_the_mean_f1_with_a_bootstrap_interval():
     assert sc.by_task["list"].k == 2  # the exact sets
     assert score_records(recs).f1 == sc.f1  # a fixed stream: the same interval every time
     assert score_records([_Rec(task="yesno", answer="YES", response="\\answer{YES}")]).f1 is None
+
+
+@pytest.mark.parametrize("bullet", ["1) ", "12) ", "3. ", "- ", "* ", "\u2022 ", "1)  ", "9999) "])
+def test_each_bullet_form_is_taken_off_a_list_line(bullet):
+    """Numbered lines as many models write them, ``1)`` included: the bullet goes, the title is matched."""
+    truth = _TRUTH.split("\n")
+    s = score_response("list", _TRUTH, _listed(*[bullet + t for t in truth]))
+    assert s.correct and s.listing is not None and s.listing.hits == (True,) * len(truth)
+
+
+@pytest.mark.parametrize("line", ["1)Graph Search in Context", "10000) Graph Search in Context", "(1) Graph Search in Context",
+                                  "a) Graph Search in Context", "1- Graph Search in Context"])
+def test_what_is_not_a_bullet_stays_part_of_the_line(line):
+    """Only a dash, star, bullet or a number of one to four digits with ``.`` or ``)``, then a space, is a bullet:
+    anything else stays, so the line names no truth title."""
+    s = score_response("list", _TRUTH, _listed(line))
+    assert s.listing is not None and s.listing.hits == (False,) * len(_TRUTH.split("\n")) and s.listing.lines == 1

@@ -21,10 +21,12 @@ from graphniah.stats import (
     _fisher_region,
     _mcnemar_region,
     fisher_detectable_difference,
+    fisher_normal_n,
     fisher_power,
     fisher_sample_size,
     mcnemar_detectable_difference,
     mcnemar_exact,
+    mcnemar_normal_n,
     mcnemar_power,
     mcnemar_sample_size,
 )
@@ -123,3 +125,32 @@ def test_bad_arguments_are_errors() -> None:
         fisher_sample_size(0.5, 0.7, power=1.0)
     with pytest.raises(GraphNIAHError, match="too small"):  # about 39,000 per group: refused before any region is built
         fisher_sample_size(0.5, 0.51)
+
+
+def _fleiss_n(p1: float, p2: float, za: float, zb: float) -> float:
+    """Fleiss, Levin & Paik's sample size per group for two proportions (pooled variance under H0, no
+    continuity correction), written out with the quantiles read from a normal table."""
+    bar = (p1 + p2) / 2
+    return (za * math.sqrt(2 * bar * (1 - bar)) + zb * math.sqrt(p1 * (1 - p1) + p2 * (1 - p2))) ** 2 / (p2 - p1) ** 2
+
+
+@pytest.mark.parametrize(("p1", "p2", "alpha", "power", "za", "zb", "textbook"), [
+    (0.5, 0.7, 0.05, 0.8, 1.959964, 0.841621, 93),  # the tables' 93 per group (uncorrected)
+    (0.2, 0.3, 0.05, 0.8, 1.959964, 0.841621, 294),  # and 294
+    (0.5, 0.7, 0.01, 0.9, 2.575829, 1.281552, 177),
+])
+def test_the_normal_approximation_is_the_textbook_sample_size(p1, p2, alpha, power, za, zb, textbook) -> None:
+    got = fisher_normal_n(p1, p2, alpha=alpha, power=power)
+    assert got == pytest.approx(_fleiss_n(p1, p2, za, zb), rel=1e-5)
+    assert math.ceil(got) == textbook
+    assert fisher_sample_size(p1, p2, alpha=alpha, power=power).normal_approximation == pytest.approx(got)
+
+
+def test_connors_approximation_for_mcnemar_is_the_textbook_formula() -> None:
+    """Connor (1987): n = (z_a sqrt(d) + z_b sqrt(d - delta^2))^2 / delta^2 pairs, d the discordant share."""
+    za, zb = 1.959964, 0.841621
+    for p1, p2, d, pairs in ((0.5, 0.7, 0.3, 57), (0.5, 0.6, 0.2, 155)):
+        delta = p2 - p1
+        want = (za * math.sqrt(d) + zb * math.sqrt(d - delta**2)) ** 2 / delta**2
+        assert mcnemar_normal_n(p1, p2, d) == pytest.approx(want, rel=1e-5)
+        assert math.ceil(mcnemar_normal_n(p1, p2, d)) == pairs

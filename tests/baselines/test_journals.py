@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from statsmodels.stats.proportion import proportion_confint
 from typer.testing import CliRunner
 
-from graphniah.baselines import SHORTCUTS, model_name
+from graphniah.baselines import SHORTCUTS, is_baseline_model, model_name
 from graphniah.baselines.journals import write_baselines
 from graphniah.baselines.shortcuts import accuracy, response_text
 from graphniah.cli import app
@@ -81,3 +82,16 @@ def test_baselines_flow_through_report(shortcut_suite, tmp_path) -> None:
     assert res.exit_code == 0, res.output
     assert "shortcuts" in json.loads((out / "summary.json").read_text())["tables"]
     assert (out / "tables" / "shortcuts.md").read_text().count("| verdict |") == 3
+
+
+@pytest.mark.parametrize(("model", "expected"), [
+    ("baseline-title-similarity", True), ("baseline-retrieval", True), ("baseline-paper-count", True),
+    ("baseline-topic-cluster", True),
+    ("baseline-", False), ("baseline-gpt-5", False), ("baseline-retrieval-2", False), ("baselines-retrieval", False),
+    ("baselineretrieval", False), ("my-baseline-retrieval", False), ("Baseline-retrieval", False), ("retrieval", False),
+    ("gemini-3.8-flash", False), ("local-oracle", False),
+])
+def test_only_the_shortcuts_journals_are_baselines(model: str, expected: bool) -> None:
+    """A model is a baseline when its name is exactly ``baseline-<shortcut>``: a model whose name merely
+    starts with ``baseline`` (a user's own "baseline-gpt-5") is a model, tabled with the others."""
+    assert is_baseline_model(model) is expected

@@ -183,3 +183,48 @@ def test_no_shortcut_looks_at_the_answer(shortcut_suite) -> None:
     for name in ("title-similarity", "paper-count"):
         assert answer(name, exs) == answer(name, [flipped(ex) for ex in exs])
     assert retrieval(exs, budget=2000) == retrieval([flipped(ex) for ex in exs], budget=2000)
+
+
+# --------------------------------------------------------------------------- rules at their boundaries
+
+
+def test_retrieve_stops_at_the_first_block_that_does_not_fit_rather_than_skipping_it() -> None:
+    """The budget rule is a ranked prefix: the block ranked after one that does not fit is not taken,
+    even when it would fit in what is left (a skip-and-continue rule would take it)."""
+    blocks = ["quantum gravity loops", "quantum gravity", "quantum", "apples pears"]
+    tokens = {blocks[0]: 50, blocks[1]: 40, blocks[2]: 5, blocks[3]: 1}  # lengths chosen freely: only the rule counts
+    assert retrieve(blocks, "quantum gravity loops", tokens.__getitem__, budget=10**6) == blocks  # ranked as written
+    assert retrieve(blocks, "quantum gravity loops", tokens.__getitem__, budget=50 + 5) == [blocks[0]]  # not + [blocks[2]]
+    assert retrieve(blocks, "quantum gravity loops", tokens.__getitem__, budget=50 + 40) == blocks[:2]  # exactly full: kept
+    assert retrieve(blocks, "quantum gravity loops", tokens.__getitem__, budget=50 + 40 - 1) == blocks[:1]
+    assert retrieve(blocks, "quantum gravity loops", tokens.__getitem__, budget=49) == []
+
+
+def test_equal_bm25_scores_keep_the_context_order() -> None:
+    """Blocks that score alike (the same words, the same length) are taken in the order the context gives
+    them, whatever their number (an unstable sort reorders ties among 30 blocks)."""
+    levels = [int(x) for x in np.random.default_rng(3).integers(0, 3, 30)]
+    words = {2: "quantum gravity", 1: "quantum", 0: "apples"}
+    blocks = [f"{words[lv]} unique{i:02d}" for i, lv in enumerate(levels)]  # one word of its own each: equal lengths
+    want = [blocks[i] for lv in (2, 1, 0) for i in range(30) if levels[i] == lv]
+    assert retrieve(blocks, "quantum gravity", len, budget=10**6) == want
+
+
+@pytest.mark.parametrize(("named", "expected"), [(0, "0"), (1, "0"), (2, "0"), (3, "1"), (4, "1"), (5, "2"), (6, "2"),
+                                                 (7, "3"), (41, "20"), (43, "21")])
+def test_paper_count_rounds_halves_up(monkeypatch, named: int, expected: str) -> None:
+    """The count is round(papers named / 2) - 1 with halves rounded up (a counting example has two
+    components: the source's and one other), computed by hand for each count."""
+    from graphniah.baselines import shortcuts
+    from tests.report.synthetic import make_example
+
+    class Named:  # the example's text, naming ``named`` papers
+        context = ""
+
+        def graph(self, context, prompts):  # type: ignore[no-untyped-def]
+            return TextGraph(tuple(TextNode(f"t{i}", frozenset(), frozenset(), True) for i in range(named)), frozenset(), named, 0)
+
+    assert shortcuts.papers_per_count_example() == 2  # the published design, stated here on its own
+    monkeypatch.setattr(shortcuts, "_question", lambda ex, pr: Named())
+    ex = make_example("count", 4, 20, "19", seed=0, index=0)
+    assert paper_count([ex]) == {ex.id: expected}

@@ -111,3 +111,32 @@ def test_base_twins_leave_the_tables_and_give_base_accuracy_and_effective_length
     # the accuracy table counts the suite's own examples only
     accuracy = {(v.row, v.column): v for v in report.table("accuracy").values if v.metric == "accuracy"}
     assert accuracy[(good, "1k")].k == 17 and accuracy[(good, "1k")].n == 20
+
+
+def test_the_ruler_column_applies_the_fixed_threshold_to_the_wilson_lower_bound(tmp_path) -> None:
+    """RULER's rule differs from NoLiMa's on the same answers: with a fixed threshold of 50%, ``good``
+    (17/20 at 1k, 16/20 at 2k) keeps 2,000 tokens by RULER's rule, whose Wilson lower bounds are 0.640
+    and 0.584 (statsmodels), while NoLiMa's 85%-of-base rule stops at 1,000; at the default threshold
+    (random 50% + 25 points = 75%) neither length's lower bound clears it."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from graphniah.report import ReportConfig
+
+    _base_suite(tmp_path)
+    data = load_suite("length", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples")
+    good, weak = (next(r for r in data.row_labels if r.startswith(m)) for m in ("good", "weak"))
+    assert proportion_confint(17, 20, method="wilson")[0] == pytest.approx(0.6396, abs=1e-4)
+    assert proportion_confint(16, 20, method="wilson")[0] == pytest.approx(0.5840, abs=1e-4)
+    assert proportion_confint(9, 20, method="wilson")[0] == pytest.approx(0.2582, abs=1e-4)
+
+    cells = {(v.row, v.column): v for v in build_report(data, ReportConfig(threshold=0.5)).table("effective_length").values}
+    ruler = cells[(good, "effective length (RULER rule)")]
+    assert (ruler.value, ruler.k, ruler.n) == (2000.0, 16, 20)
+    assert ruler.low == pytest.approx(0.5840, abs=1e-4)
+    assert cells[(good, "effective length (NoLiMa rule)")].value == 1000.0  # the other rule, on the same answers
+    assert cells[(weak, "effective length (RULER rule)")].value is None  # 0.258 < 0.5 at the shortest length
+    row = next(r for r in build_report(data, ReportConfig(threshold=0.5)).table("effective_length").rows if r[0].text == good)
+    assert row[4].text == "2k"
+
+    default = {(v.row, v.column): v for v in build_report(data).table("effective_length").values}
+    assert default[(good, "effective length (RULER rule)")].value is None  # 0.640 < 0.75

@@ -402,3 +402,48 @@ def test_a_dry_run_shows_what_reuse_saves_and_sends_nothing(suite, tmp_path):
         assert "0 reused, 6 to send" in " ".join(forced.output.split())
         assert srv.stats.requests == 16  # the first run's calls only
     assert not journal_path(runs, "copy", "local-oracle").exists()  # a dry run writes nothing
+
+
+def _journal(path, records) -> None:  # type: ignore[no-untyped-def]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(r.model_dump_json() + "\n" for r in records))
+
+
+def test_reuse_takes_only_ok_records_of_the_same_example_bytes_and_settings_first_journal_first(tmp_path):
+    """The rule of ``reusable_answers`` case by case, on hand-written journals: a failed record is never
+    taken (the example is sent again), nor one of other bytes, another id with the same bytes, or other
+    settings; of two journals holding an ok answer for the same bytes, the first in name order is taken
+    (not the last read), and the run's own journal is never a source."""
+    from graphniah.formats.journal import RunRecord
+    from graphniah.run.runner import ExampleRef, reusable_answers
+
+    entry = local_entry()
+    runs = tmp_path / "runs"
+    sha = {e: f"{e}-bytes".ljust(64, "0") for e in ("e1", "e2", "e3", "e4", "e5")}
+    refs = [ExampleRef(e, "yesno", "YES", "s" * 64, sha256=sha[e]) for e in sha]
+
+    def rec(eid: str, response: str, **kw):  # type: ignore[no-untyped-def]
+        fields = {"example_id": eid, "model": entry.name, "settings_hash": entry.settings_hash, "status": "ok",
+                  "task": "yesno", "answer": "YES", "response": response, "attempts": 1,
+                  "finished_at": "2026-11-01T00:00:00+00:00", "example_sha256": sha[eid]} | kw
+        return RunRecord(**fields)
+
+    mine = journal_path(runs, "mine", entry.name)
+    _journal(runs / "a-suite" / f"{entry.name}.jsonl", [
+        rec("e1", "\\answer{YES} from a"),
+        rec("e2", "failed in a", status="failed", errors=()),  # failed: never reused
+        rec("e3", "\\answer{NO} other bytes", example_sha256="x" * 64),  # other bytes: not the same prompt
+        rec("e4", "\\answer{YES} other settings", settings_hash="other"),
+        rec("e1", "\\answer{NO} a's second record for e1"),  # the first ok record of the first journal wins
+    ])
+    _journal(runs / "b-suite" / f"{entry.name}.jsonl", [
+        rec("e1", "\\answer{NO} from b"),  # the same bytes in a later journal: not taken over a's
+        rec("e2", "\\answer{YES} from b"),  # a's failed record does not hide b's ok one
+        rec("e4", "\\answer{YES} e4 under e5's bytes", example_sha256=sha["e5"]),  # another id with e5's bytes
+    ])
+    _journal(mine, [rec("e3", "\\answer{YES} in the run's own journal")])
+    found = reusable_answers(entry, refs, mine, runs)
+    assert sorted(found) == ["e1", "e2"]
+    assert found["e1"].response == "\\answer{YES} from a" and found["e1"].reused_from == str(runs / "a-suite" / f"{entry.name}.jsonl")
+    assert found["e2"].response == "\\answer{YES} from b" and found["e2"].reused_from == str(runs / "b-suite" / f"{entry.name}.jsonl")
+    assert all(r.cost_usd == 0.0 and r.status == "ok" for r in found.values())

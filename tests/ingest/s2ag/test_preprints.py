@@ -112,8 +112,21 @@ def _doi_reference(doi: str | None) -> dt.date | None:
 
 
 def test_the_sql_matches_the_rule_on_the_hand_made_ids() -> None:
+    # the Python statement of the rule agrees with the hand-made tables ...
     assert all(_arxiv_reference(a) == want for a, want in ARXIV.items())
     assert all(_doi_reference(d) == min((x for x in want if x), default=None) for d, want in DOI.items())
+    # ... and the ingest's SQL (every source date, then the earliest) agrees with both on every pairing
+    # of a hand-made arXiv id with a hand-made DOI, in one query as the ingest runs it
+    pairs = [(a, d) for a in [*ARXIV, None] for d in [*DOI, None]]
+    dates = preprints.source_dates_sql("arxiv_id", "doi")
+    rows = duckdb.execute(f"SELECT arxiv_id, doi, {preprints.earliest_sql(list(dates.values()))} "
+                          "FROM (SELECT unnest(?::VARCHAR[]) AS arxiv_id, unnest(?::VARCHAR[]) AS doi)",
+                          [[a for a, _ in pairs], [d for _, d in pairs]]).fetchall()
+    assert len(rows) == len(pairs) == (len(ARXIV) + 1) * (len(DOI) + 1)
+    for arxiv, doi, got in rows:
+        tabled = [ARXIV.get(arxiv) if arxiv is not None else None, *(DOI.get(doi, (None, None)) if doi is not None else ())]
+        assert got == min((x for x in tabled if x), default=None), (arxiv, doi)
+        assert got == min((x for x in (_arxiv_reference(arxiv), _doi_reference(doi)) if x), default=None), (arxiv, doi)
 
 
 def test_real_s2ag_records(s2ag_samples: Path) -> None:

@@ -135,7 +135,7 @@ def test_matched_targets_follow_the_true_target_s_distribution(k: int) -> None:
         cos = index.cosines_from(src)
         rel = field_relation(np.full(2 * n, index.fields[src]), index.fields)
         w = [p + n * (not r) for p, r in wrong]  # the target row of a path used in that direction
-        assert all(rel[x] == rel[tgt] and abs(cos[x] - cos[tgt]) <= CALIPER + 1e-12 for x in w)
+        assert all(rel[x] == rel[tgt] and abs(cos[x] - cos[tgt]) <= 0.05 + 1e-12 for x in w)
         true_cos.append(cos[tgt])
         wrong_cos.extend(cos[w])
         random_cos.append(cos[int(rng.integers(2 * n))])
@@ -148,6 +148,31 @@ def test_matched_targets_follow_the_true_target_s_distribution(k: int) -> None:
     # It is above a wrong target half the time (ties count half), the strict maximum at most 1/k.
     assert abs(np.mean(above) - 0.5) < 0.03 and strict_max / 1500 < 1 / k + 0.03
     assert redrawn < 1500  # most first draws are kept
+
+
+def test_the_caliper_is_a_cosine_gap_of_five_hundredths() -> None:
+    """Wrong targets lie within 0.05 (the documented caliper, written here, not read from the module) of
+    the true target's cosine to the source; candidates farther away were there to be taken (so a wider
+    caliper would take some), and gaps close to 0.05 are taken (so a narrower one would not reach them)."""
+    assert CALIPER == 0.05
+    index, conflict = _hand_made_pool()
+    n = index.n
+    rng = np.random.default_rng(1)
+    gaps: list[float] = []
+    farther = 0
+    for _ in range(800):
+        drawn = index.draw(conflict, 4, rng)
+        if drawn is None:
+            continue
+        (first, rev), wrong = drawn[0], drawn[1:]
+        src, tgt = first + n * rev, first + n * (not rev)
+        cos = index.cosines_from(src)
+        rel = field_relation(np.full(2 * n, index.fields[src]), index.fields)
+        gaps += [abs(cos[p + n * (not r)] - cos[tgt]) for p, r in wrong]
+        gap = np.abs(cos - cos[tgt])
+        farther += int(((gap > 0.05) & (gap <= 0.1) & (rel == rel[tgt])).any())
+    assert max(gaps) <= 0.05 + 1e-12 and max(gaps) > 0.045
+    assert farther > 100
 
 
 def _venue_relations(index: MatchIndex, drawn: list[tuple[int, bool]]) -> tuple[int, list[int]]:
@@ -176,7 +201,7 @@ def test_matched_venue_relation(k: int) -> None:
         (first, rev), wrong = drawn[0], drawn[1:]
         src, tgt = first + n * rev, first + n * (not rev)
         cos, frel = index.cosines_from(src), field_relation(np.full(2 * n, index.fields[src]), index.fields)
-        assert all(frel[p + n * (not r)] == frel[tgt] and abs(cos[p + n * (not r)] - cos[tgt]) <= CALIPER + 1e-12 for p, r in wrong)
+        assert all(frel[p + n * (not r)] == frel[tgt] and abs(cos[p + n * (not r)] - cos[tgt]) <= 0.05 + 1e-12 for p, r in wrong)
         seen[true_rel] += 1
     assert min(seen[r] for r in (UNKNOWN, SAME, DIFFERENT)) > 50  # every relation exercised
     # The old rule ignores venues: there the wrong targets share the source's venue less often.
