@@ -14,6 +14,12 @@ and thread count.
 - **ingest**: ``ingest_release`` — CRC-verified, hashed inputs, every output column, drop-reason
   counts, sorted Parquet files streamed with their content hash, manifest, atomic rename.
 
+- **OpenAlex** (issue 28, ``--openalex-papers``, default the base size; ``--only-openalex`` skips the
+  S2AG runs): the same demo world written as an OpenAlex works folder (``convert_demo_releases``)
+  read by ``ingest_openalex``, against one bare DuckDB job over the same gzip files
+  (``bare_openalex``: reading and filtering the works, unnesting ``referenced_works``, with the
+  same mapping and rule expressions and the same output, checked by content hash), target 1.3.
+
 ``--repeat`` rounds (3) of (bare, ingest) run interleaved, so a burst of load from elsewhere hits
 both jobs of a round; the ratio ingest/bare is printed for every round against the target (issue
 19: at most 1.3 in each of three runs). Also printed: the peak RSS of every job against the
@@ -25,6 +31,7 @@ upper bound: the demo keeps ~60% of its papers, a 6-month S2AG window far fewer)
 Releases are cached under ``bench/.data/`` (outside git).
 
     .venv/bin/python bench/ingest.py [--papers 4000000] [--base-papers 1000000] [--memory-limit 2GB] [--repeat 3]
+    .venv/bin/python bench/ingest.py --only-openalex --openalex-papers 300000 [--repeat 3]
 """
 
 from __future__ import annotations
@@ -62,6 +69,69 @@ def demo_release(papers: int, seed: int) -> Path:
         rs = write_demo_releases(root, papers=papers, seed=seed, releases=1)
         print(f"  done in {time.perf_counter() - t0:,.0f} s", flush=True)
     return rs.release_dir(rs.release_ids[-1])
+
+
+def openalex_demo(papers: int, seed: int) -> Path:
+    """The demo world of ``demo_release(papers, seed)`` as an OpenAlex works folder (cached)."""
+    from graphniah.ingest.demo_release import DemoReleaseSet
+    from graphniah.ingest.demo_release.openalex import convert_demo_releases
+
+    release = demo_release(papers, seed)
+    root = DATA / f"openalex-{papers}-seed{seed}"
+    if not (root / "openalex.json").is_file():
+        t0 = time.perf_counter()
+        print(f"writing it as OpenAlex works under {root} (cached) …", flush=True)
+        convert_demo_releases(DemoReleaseSet.open(release.parent.parent), root, replace=True)
+        print(f"  done in {time.perf_counter() - t0:,.0f} s", flush=True)
+    return root
+
+
+def bare_openalex(folder: Path, cutoff: dt.date, out: Path, memory_limit: str, threads: int | None) -> tuple[int, int]:
+    """The OpenAlex baseline: one DuckDB job straight over the works files (DuckDB inflates them
+    itself) that reads the works with the reader's mapping (``works_sql``) and the rules' derived
+    columns (``derived_papers_sql`` with the OpenAlex preprint dates), keeps the newest record of
+    each work (only works seen twice are ranked, as the ingest does), filters by every drop rule,
+    unnests ``referenced_works`` and writes the same two sorted Parquet files (checked by
+    ``_same_output``). Left out: CRC checks and hashes of inputs, the manifest's checks (sizes,
+    record count), the id and reference checks, merged ids (none in a one-release world), counts,
+    content hashes, the manifest, the atomic rename."""
+    import duckdb
+
+    from graphniah.ingest.build import derived_papers_sql
+    from graphniah.ingest.openalex.layout import open_works
+    from graphniah.ingest.openalex.read import WORKS_RAW, source_dates_sql, works_sql
+    from graphniah.ingest.s2ag.read import _scan, sql_str
+
+    works = open_works(folder)
+    parts = [p.path for p in works.parts]
+    cut = f"DATE {sql_str(cutoff.isoformat())}"
+    parquet = "(FORMAT parquet, COMPRESSION zstd)"
+    out.mkdir(parents=True)
+    con = duckdb.connect()
+    with tempfile.TemporaryDirectory(prefix=".bare-spill.", dir=DATA) as spill:
+        _limits(memory_limit, threads).configure(con, Path(spill))
+        con.execute(f"CREATE TEMP TABLE w AS {derived_papers_sql(f'({works_sql(_scan(parts, WORKS_RAW), 0)})', source_dates_sql())}")
+        newest = """rowid NOT IN (SELECT _rid FROM (SELECT w.rowid AS _rid, row_number() OVER (PARTITION BY w.corpusid ORDER BY w._part DESC,
+                    w._updated DESC NULLS LAST, w.title, w.publicationdate, w.doi) AS _rank
+                    FROM w SEMI JOIN (SELECT corpusid FROM w GROUP BY corpusid HAVING count(*) > 1) d ON w.corpusid = d.corpusid) WHERE _rank > 1)"""
+        con.execute(f"""CREATE TEMP TABLE eligible AS SELECT * FROM w
+            WHERE corpusid IS NOT NULL AND _pdate >= {cut} AND _epd >= {cut} AND _title <> '' AND NOT _mathml AND {newest}""")
+        con.execute(f"""
+            COPY (
+                SELECT corpusid, _title AS title, list_transform(authors, lambda a: struct_pack(id := a.authorId, name := a.name)) AS authors,
+                       venue, journal, _pdate AS publication_date, CAST(COALESCE(year, year(_pdate)) AS INTEGER) AS year, arxiv_id, doi,
+                       _epd AS earliest_public_date, fields_of_study
+                FROM eligible ORDER BY corpusid
+            ) TO {sql_str(out / "papers.parquet")} {parquet}""")
+        con.execute(f"""
+            COPY (
+                SELECT DISTINCT citing, cited FROM (SELECT corpusid AS citing, unnest(_refs) AS cited FROM eligible)
+                WHERE citing <> cited AND cited IN (SELECT corpusid FROM eligible)
+                ORDER BY citing, cited
+            ) TO {sql_str(out / "edges.parquet")} {parquet}""")
+        papers, edges = (con.execute(f"SELECT count(*) FROM {sql_str(out / f)}").fetchall()[0][0] for f in ("papers.parquet", "edges.parquet"))
+    con.close()
+    return int(papers), int(edges)
 
 
 def _limits(memory_limit: str, threads: int | None):
@@ -151,6 +221,16 @@ def child(mode: str, release: Path, cutoff: dt.date, out: Path, memory_limit: st
     stages = spilled = None
     if mode == "bare":
         papers, edges = bare_snapshot(release, cutoff, out, memory_limit, threads)
+    elif mode == "bare-openalex":
+        papers, edges = bare_openalex(release, cutoff, out, memory_limit, threads)
+    elif mode == "ingest-openalex":
+        from graphniah.formats.snapshot import Snapshot
+        from graphniah.ingest.build import ingest_openalex
+
+        manifest = Snapshot.open(ingest_openalex(release, cutoff, out, limits=_limits(memory_limit, threads))).manifest
+        rows, stages = manifest.rows, manifest.timings
+        spilled = (manifest.resources or {})["spilled_bytes_at_stage_ends"]
+        papers, edges = rows["papers"]["kept"], rows["edges"]["kept"]
     else:
         from graphniah.formats.snapshot import Snapshot
         from graphniah.ingest.build import ingest_release
@@ -248,6 +328,33 @@ def _measure(papers: int, args: argparse.Namespace, cutoff: dt.date, bare: bool)
     return {"papers": papers, "gb": gb, "runs": runs, "best": ing, "same": same, "load": os.getloadavg()[0]}
 
 
+def _measure_openalex(papers: int, args: argparse.Namespace, cutoff: dt.date) -> list[float]:
+    """Interleaved rounds of (bare_openalex, ingest_openalex) on the demo world in OpenAlex form;
+    prints each round's ratio and returns them."""
+    folder = openalex_demo(papers, args.seed)
+    gb = sum(p.stat().st_size for p in folder.rglob("*.gz")) / 1e9
+    print(f"\nOpenAlex form, {papers:,} papers: {folder} ({gb:.2f} GB gzip), load {os.getloadavg()[0]:.1f}", flush=True)
+    ratios: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="ingest-bench.", dir=DATA) as tmp:
+        _warm(folder)
+        for i in range(args.repeat):
+            bare = _run_child("bare-openalex", folder, cutoff, Path(tmp) / f"bare-{i}", args.memory_limit, args.threads)
+            ing = _run_child("ingest-openalex", folder, cutoff, Path(tmp) / f"snapshot-{i}", args.memory_limit, args.threads)
+            same = _same_output(Path(tmp) / f"bare-{i}", Path(tmp) / f"snapshot-{i}")
+            ratios.append(ing["seconds"] / bare["seconds"])
+            stages = ", ".join(f"{k} {v:.1f}" for k, v in ing["stages"]["wall"].items())
+            print(f"  run {i + 1}: bare {bare['seconds']:7.2f} s (CPU {bare['cpu_seconds']:.1f}), ingest {ing['seconds']:7.2f} s "
+                  f"(CPU {ing['cpu_seconds']:.1f}; {stages}), ratio {ratios[-1]:.2f}; same output: {'yes' if same else 'NO'}; "
+                  f"papers {ing['papers']:,}, edges {ing['edges']:,}", flush=True)
+            if not same:
+                raise SystemExit("ingest_openalex and the bare DuckDB job wrote different rows: the baseline is not the same job")
+            for d in (f"bare-{i}", f"snapshot-{i}"):
+                shutil.rmtree(Path(tmp) / d, ignore_errors=True)
+    print(f"ratio ingest_openalex/bare at {papers:,} papers, run by run: {', '.join(f'{r:.2f}' for r in ratios)}; "
+          f"target <= {TARGET} in every run: {'MET' if all(r <= TARGET for r in ratios) else 'NOT MET'}")
+    return ratios
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--papers", type=int, default=1_000_000, help="the large release (peak RSS, scaling)")
@@ -258,7 +365,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=None, help="DuckDB threads (default: the CPUs available)")
     ap.add_argument("--repeat", type=int, default=3, help="rounds of (bare, ingest) at the base size; each round's ratio is held against the target")
     ap.add_argument("--repeat-large", type=int, default=1, help="ingest rounds at the large size")
-    ap.add_argument("--child", choices=["bare", "ingest"], help=argparse.SUPPRESS)
+    ap.add_argument("--openalex-papers", type=int, default=None, help="size of the OpenAlex run (default: --base-papers)")
+    ap.add_argument("--only-openalex", action="store_true", help="run only the OpenAlex comparison")
+    ap.add_argument("--child", choices=["bare", "ingest", "bare-openalex", "ingest-openalex"], help=argparse.SUPPRESS)
     ap.add_argument("--release", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -270,6 +379,9 @@ def main() -> None:
     limits = _limits(args.memory_limit, args.threads)
     print(f"budget --memory-limit {args.memory_limit} ({limits.memory / 1e6:,.0f} MB; DuckDB {limits.duckdb_memory / 1e6:,.0f} MB), "
           f"{limits.threads} threads, {os.cpu_count()} CPUs, load {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    if args.only_openalex:
+        _measure_openalex(args.openalex_papers or args.base_papers, args, cutoff)
+        return
     base = _measure(args.base_papers, args, cutoff, bare=True)
     sizes = [base] + ([_measure(args.papers, args, cutoff, bare=False)] if args.papers != args.base_papers else [])
 
@@ -303,6 +415,7 @@ def main() -> None:
                   f"-> {linear / 3600:.1f} {unit} by total slope, {staged / 3600:.1f} stage by stage")
     if not agree:
         raise SystemExit("the ingest and the bare DuckDB job wrote different rows: the baseline is not the same job")
+    _measure_openalex(args.openalex_papers or args.base_papers, args, cutoff)
 
 
 if __name__ == "__main__":
