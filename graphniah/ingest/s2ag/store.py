@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
 import duckdb
 
+from graphniah.atomic import damaged
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.release_store import STORE_STATE_FORMAT, AppliedDiff, LoadedRelease, StoredInput, StoreState
 from graphniah.ingest.s2ag.limits import Limits, out_of_memory
@@ -52,6 +54,9 @@ from graphniah.ingest.s2ag.read import (
     read_diff_info,
     read_release_info,
 )
+
+# What DuckDB says of a database file that is not what it wrote (cut short, or a block whose checksum fails).
+_DAMAGE = re.compile(r"Corrupt database file|Could not read enough bytes|checksum|not a valid DuckDB database")
 
 
 def _now() -> str:
@@ -101,6 +106,10 @@ class ReleaseStore:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self.close()
+        if isinstance(exc, duckdb.Error) and _DAMAGE.search(str(exc)):
+            # DuckDB checksums every block it reads: a store cut short or changed on disk is one line, not a traceback
+            raise damaged(self.path, f"graphniah store load --store {self.path} --release RELEASE_DIR (or graphniah refresh)",
+                          str(exc).splitlines()[0]) from None
 
     @property
     def connection(self) -> duckdb.DuckDBPyConnection:

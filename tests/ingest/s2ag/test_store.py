@@ -267,3 +267,25 @@ def test_diff_equivalence_on_demo_releases(tmp_path: Path, legacy: bool) -> None
             rows = Snapshot.open(full).manifest["rows"]
             assert rows["papers"]["kept"] > 100 and rows["edges"]["kept"] > 100
             assert Snapshot.open(inc).manifest["synthetic"] is True
+
+
+@pytest.mark.parametrize("how", ["truncated", "bit-flipped"])
+def test_a_damaged_store_is_one_line_naming_it(tmp_path: Path, how: str) -> None:
+    """DuckDB checksums the blocks it reads: a store cut short, or with a block changed, is one line
+    naming the file and how to build it again, not a DuckDB traceback."""
+    r1, _, _ = _release_pair(tmp_path)
+    path = tmp_path / "s" / "store.duckdb"
+    with ReleaseStore.open(path) as store:
+        store.load_release(r1)
+    data = bytearray(path.read_bytes())
+    if how == "truncated":
+        data = data[: len(data) * 2 // 3]
+    else:
+        for at in range(len(data) // 4, len(data), 4096):  # a byte in every block past the header
+            data[at] ^= 0x5A
+    path.write_bytes(bytes(data))
+    with pytest.raises(GraphNIAHError) as err, ReleaseStore.open(path) as store:
+        snapshot_from_store(store, CUTOFF, tmp_path / "snap")
+    assert str(err.value).startswith(f"{path} was changed or damaged after it was written (")
+    assert str(err.value).endswith(f"; rebuild it with `graphniah store load --store {path} --release RELEASE_DIR (or graphniah refresh)`")
+    assert not (tmp_path / "snap").exists()
