@@ -569,6 +569,11 @@
       summary.textContent = label + ': ' + found + ' found and ' + missed + ' missed of the ' + d.list.nodes.length + ' reachable papers; ' +
         extra + ' extra (papers of the context that are not reachable' + (o.extra_undrawn ? ', ' + o.extra_undrawn + ' of them in distractor components, not drawn' : '') + ')' +
         (o.unknown.length ? '; ' + o.unknown.length + ' line(s) naming no paper of the context' : '') + (o.repeated ? '; ' + o.repeated + ' repeated line(s)' : '') + '.';
+      var key = el('span', { 'class': 'key' });
+      [['found', 'found'], ['missed', 'missed'], ['extra', 'extra'], ['other', 'not named, not reachable']].forEach(function (k) {
+        key.appendChild(el('i', { 'class': 'swatch ' + k[0] })); key.appendChild(document.createTextNode(k[1] + ' '));
+      });
+      summary.appendChild(key);
       strip.appendChild(hopStrip(o.by_hop));
       if (o.unknown.length) {
         notes.hidden = false;
