@@ -5,7 +5,7 @@ It serves ``GET /works?filter=from_publication_date:…,to_publication_date:…&
 like OpenAlex's: the last page with works still carries a cursor, the next answer is empty with
 ``next_cursor: null``. Faults come from the S2AG fake's ``Faults`` (429 with ``Retry-After``, 503),
 plus ``interrupt_after``: once that many pages were served, every request answers 503 until
-``resume()`` (a network outage that outlasts the client's retries). Every request is logged with
+``resume()`` (a network outage that outlasts the client's retries), and ``page_delay_s``. Every request is logged with
 its cursor.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import threading
+import time
 import urllib.parse
 from pathlib import Path
 from typing import Any, Self
@@ -40,8 +41,10 @@ class FakeOpenAlex(FakeS2AG):
     """``with FakeOpenAlex(works, faults=Faults(...)) as srv:`` → ``srv.base_url``; ``srv.cursors``
     lists the cursor of every works request that was answered 200."""
 
-    def __init__(self, works: list[dict[str, Any]], *, faults: Faults | None = None, interrupt_after: int | None = None) -> None:
+    def __init__(self, works: list[dict[str, Any]], *, faults: Faults | None = None, interrupt_after: int | None = None,
+                 page_delay_s: float = 0.0) -> None:
         super().__init__(Path("."), faults=faults)
+        self.page_delay_s = page_delay_s
         self.works = sorted(works, key=lambda w: w["id"])
         self.interrupt_after = interrupt_after
         self.cursors: list[str] = []
@@ -69,7 +72,8 @@ class FakeOpenAlex(FakeS2AG):
         self.interrupt_after = None
 
     def answer(self, query: dict[str, str]) -> tuple[int, Any]:
-        """(status, body) of one works request."""
+        """(status, body) of one works request (after ``page_delay_s``: a slow server)."""
+        time.sleep(self.page_delay_s)
         with self._page_lock:
             if self.interrupt_after is not None and self._pages >= self.interrupt_after:
                 return 503, {"error": "Service Unavailable"}

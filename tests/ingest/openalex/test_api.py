@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ from graphniah.formats.snapshot import Snapshot
 from graphniah.ingest.build import ingest_openalex
 from graphniah.ingest.openalex.api import PER_PAGE, SELECT, STATE_FILE, FetchState, fetch_works
 from graphniah.ingest.openalex.layout import open_works
+from tests.conftest import REPO
 from tests.ingest.openalex.conftest import CUTOFF, World, work
 from tests.ingest.openalex.fake_api import FakeOpenAlex, Faults
 
@@ -115,3 +119,35 @@ def test_a_later_fetch_adds_a_partition_whose_records_win(tmp_path: Path) -> Non
     import pyarrow.parquet as pq
 
     assert pq.read_table(snap.papers_path).column("title").to_pylist() == ["Corrected", "Work number 2", "Work number 3"]
+
+
+@pytest.mark.slow
+def test_a_killed_fetch_resumes_and_nothing_half_written_is_read(served: list[dict[str, Any]], tmp_path: Path) -> None:
+    out = tmp_path / "f"
+    code = (f"import datetime as dt; from graphniah.ingest.openalex.api import fetch_works; "
+            f"fetch_works({str(out)!r}, dt.date.fromisoformat({str(CUTOFF)!r}), dt.date.fromisoformat({str(END)!r}), "
+            f"base_url={{url!r}}, part_records={PER_PAGE}, backoff_s=0.001)")
+    with FakeOpenAlex(served, page_delay_s=0.05) as srv:
+        proc = subprocess.Popen([sys.executable, "-c", code.format(url=srv.base_url)], cwd=REPO)
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and proc.poll() is None:
+                state = out / STATE_FILE
+                if state.is_file() and len(FetchState.model_validate(read_json(state)).parts) >= 3:
+                    break
+                time.sleep(0.02)
+        finally:
+            proc.kill()  # SIGKILL: no cleanup runs in the fetcher
+            proc.wait()
+        assert proc.returncode == -signal.SIGKILL
+        with pytest.raises(GraphNIAHError, match="has no manifest"):
+            ingest_openalex(out, CUTOFF, tmp_path / "never")
+        result = _fetch(srv, out, part_records=PER_PAGE)
+    assert result.resumed
+    with FakeOpenAlex(served) as clean:
+        _fetch(clean, tmp_path / "whole", part_records=PER_PAGE)
+    listed = {p.relpath for p in open_works(out).parts}
+    assert listed == {p.relpath for p in open_works(tmp_path / "whole").parts}
+    a = Snapshot.open(ingest_openalex(out, CUTOFF, tmp_path / "a")).manifest
+    b = Snapshot.open(ingest_openalex(tmp_path / "whole", CUTOFF, tmp_path / "b")).manifest
+    assert a.snapshot_hash == b.snapshot_hash and a.rows == b.rows
