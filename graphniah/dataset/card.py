@@ -30,6 +30,7 @@ import yaml
 from graphniah.dataset.schema import CARD_FILE, COLUMN_DOCS, SCHEMA, compression_note, hf_features_yaml
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.dataset import SnapshotInfo, SourceExamples
+from graphniah.formats.snapshot import SOURCE_LABELS
 from graphniah.resources import resource_dir
 from graphniah.stats import AnswerSpace, CountingAnswers, MultipleChoiceAnswers, YesNoAnswers, mixture_baseline, random_baseline
 
@@ -43,8 +44,17 @@ CARD_TEMPLATE = "dataset-card.md"
 SYNTHETIC_NOTE = ("> **Synthetic data.** These examples were made from the synthetic demo release that ships with "
                   "graphniah, not from real S2AG records. They exercise the pipeline; they say nothing about "
                   "how models handle real citation graphs.\n")
-SYNTHETIC_LICENCE = (" For this synthetic dataset no S2AG record was used; the same terms are kept so that a real month and a "
-                     "demo are labelled alike.")
+SYNTHETIC_LICENCE = (" For this synthetic dataset no real paper record was used; the same terms are kept so that a real month "
+                     "and a demo are labelled alike.")
+#: The licence and attribution of each data source (``SnapshotInfo.source``).
+SOURCE_LICENCES = {
+    "s2ag": ("The paper metadata comes from the Semantic Scholar Academic Graph (S2AG) and is made available under the Open Data "
+             "Commons Attribution License (ODC-BY 1.0); attribute it as: Kinney et al., *The Semantic Scholar Open Data Platform*, "
+             "2023, https://www.semanticscholar.org/ (data from the S2AG release above)."),
+    "openalex": ("The paper metadata comes from OpenAlex (https://openalex.org), which places it in the public domain (CC0 1.0); "
+                 "cite it as: Priem, Piwowar and Orr, *OpenAlex: A fully-open index of scholarly works, authors, venues, "
+                 "institutions, and concepts*, 2022 (data from the OpenAlex release above)."),
+}
 LIST_BASELINE_NOTE = ("List questions (`list`) are left out of this table: a uniform guess of the exact set of n titles is right "
                       "with probability 2^-n. They are scored by F1, and the report prints the trivial baseline that lists every "
                       "paper of the context beside the models.")
@@ -85,7 +95,8 @@ def front_matter(facts: CardFacts) -> dict[str, Any]:
     configs += [{"config_name": task, "data_files": [{"split": SPLIT, "path": [p]}]} for task, p in facts.data_files.items()]
     return {
         "pretty_name": f"GraphNIAH {facts.suite}",
-        "license": "odc-by",
+        # ODC-BY binds whenever S2AG data is in; OpenAlex data alone is CC0
+        "license": "cc0-1.0" if facts.snapshots and all(s.source == "openalex" for s in facts.snapshots) else "odc-by",
         "language": ["en"],
         "task_categories": ["question-answering", "text-generation"],
         "tags": ["long-context", "graph-reasoning", "citation-graph", "needle-in-a-haystack", "benchmark"]
@@ -158,14 +169,18 @@ def card_template() -> tuple[Path, string.Template]:
 def _provenance_fields(facts: CardFacts) -> dict[str, str]:
     t = facts.tally
     synthetic = any(s.synthetic for s in facts.snapshots)
-    snap_rows = [(s.release_id, s.cutoff.isoformat(), f"`{s.snapshot_hash}`", "yes" if s.synthetic else "no") for s in facts.snapshots]
+    snap_rows = [(SOURCE_LABELS.get(s.source, s.source), s.release_id, s.cutoff.isoformat(), f"`{s.snapshot_hash}`", "yes" if s.synthetic else "no")
+                 for s in facts.snapshots]
+    sources = sorted({s.source for s in facts.snapshots}, key=lambda x: (x != "s2ag", x))
     suite_seed = facts.suite_manifest.get("seed") if facts.suite_manifest else None
     return {
         "front_matter": yaml.safe_dump(front_matter(facts), sort_keys=False, allow_unicode=True, width=1000).rstrip("\n"),
         "suite": facts.suite,
         "synthetic_note": SYNTHETIC_NOTE if synthetic else "",
         "first_cutoff": min(s.cutoff for s in facts.snapshots).isoformat(),
-        "snapshot_table": _table(["S2AG release", "cutoff (papers on or after)", "snapshot content hash", "synthetic"], snap_rows),
+        "snapshot_table": _table(["source", "release", "cutoff (papers on or after)", "snapshot content hash", "synthetic"], snap_rows),
+        "data_source": " or ".join(SOURCE_LABELS.get(x, x) for x in sources),
+        "source_licence": " ".join(SOURCE_LICENCES.get(x, f"The paper metadata comes from {x}.") for x in sources),
         "synthetic": "true" if synthetic else "false",
         "versions": ", ".join(t.versions),
         "seeds": ", ".join(map(str, sorted(t.seeds))),

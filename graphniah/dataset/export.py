@@ -474,7 +474,7 @@ class ExportResult:
 
 def snapshot_infos(hashes: set[str], snapshots_root: str | os.PathLike[str]) -> tuple[SnapshotInfo, ...]:
     """Release id, cutoff and synthetic flag of each snapshot the examples come from."""
-    from graphniah.formats.snapshot import snapshot_at_or_under
+    from graphniah.formats.snapshot import snapshot_at_or_under, source_name
 
     root = Path(snapshots_root)
     out = []
@@ -485,7 +485,7 @@ def snapshot_infos(hashes: set[str], snapshots_root: str | os.PathLike[str]) -> 
             raise GraphNIAHError(f"cannot describe the snapshot of the examples: {err} "
                                  "(the card records its release and cutoff; pass --snapshots with the folder holding it)") from None
         m = snap.manifest
-        out.append(SnapshotInfo(snapshot_hash=h, release_id=m.release_id, cutoff=m.cutoff, synthetic=m.synthetic))
+        out.append(SnapshotInfo(snapshot_hash=h, release_id=m.release_id, cutoff=m.cutoff, synthetic=m.synthetic, source=source_name(m)))
     return tuple(out)
 
 

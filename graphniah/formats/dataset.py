@@ -60,6 +60,7 @@ class SnapshotInfo(Frozen):
     release_id: str
     cutoff: dt.date
     synthetic: bool
+    source: str = "s2ag"  # the snapshot's data source (``graphniah.formats.snapshot.source_name``): s2ag or openalex
 
 
 class DatasetManifest(Frozen):

@@ -125,6 +125,7 @@ class Report:
         d = self.data
         models = ", ".join(f"{r.label} ({r.answered} answered, {len(r.failed)} failed)" for r in d.runs)
         return [
+            *([("data", d.data_source)] if d.data_source else []),
             ("examples", f"{d.examples_path} ({len(d.examples)} examples)"),
             ("journals", f"{d.runs_dir}/ ({len(d.runs)} model settings)"),
             ("models", models),

@@ -271,6 +271,7 @@ class SuiteData:
     unknown_examples: int = 0
     notes: tuple[str, ...] = field(default=())
     size_range: tuple[int, int] | None = None  # component sizes drawn from this range (suite manifest)
+    data_source: str | None = None  # the snapshot's source, release and cutoff (suite manifest), for the report's head
     # A suite built with ``base: true``: the answers on the examples' no-distractor twins (each
     # model's base accuracy, graphniah.report.effective), kept out of ``outcomes`` (:func:`split_base`).
     base: Outcomes | None = None
@@ -365,6 +366,20 @@ def _read_manifest(examples_path: Path) -> SuiteManifest | None:
     return read_suite_manifest(manifest)
 
 
+def _data_source(manifest: SuiteManifest) -> str:
+    """Where a suite's papers come from: the source (S2AG or OpenAlex), release and cutoff of its
+    snapshot, and whether it is the synthetic demo; only the hash when the snapshot is not at hand."""
+    from graphniah.formats.snapshot import MANIFEST_FILE, read_snapshot_manifest, source_label
+
+    demo = " (SYNTHETIC demo data)" if manifest.synthetic else ""
+    path = Path(manifest.snapshot) / MANIFEST_FILE
+    try:
+        m = read_snapshot_manifest(path)
+    except (GraphNIAHError, OSError):
+        return f"snapshot {manifest.snapshot_hash[:12]}{demo}"
+    return f"{source_label(m)} release {m.release_id}, papers published on or after {m.cutoff.isoformat()}{demo}"
+
+
 def _manifest_size_range(manifest: SuiteManifest) -> tuple[int, int]:
     """The range component sizes are drawn from (``suite.draw.component_size``)."""
     r = manifest.suite.draw.component_size
@@ -433,6 +448,7 @@ def load_suite(
         unknown_examples=len(rec.unknown),
         notes=tuple(notes),
         size_range=_manifest_size_range(manifest) if manifest is not None else None,
+        data_source=_data_source(manifest) if manifest is not None else None,
     ), manifest)
 
 

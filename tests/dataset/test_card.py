@@ -45,3 +45,16 @@ def test_a_template_field_the_exporter_does_not_fill_is_an_error_naming_the_temp
     (folder / CARD_TEMPLATE).write_text("costs $5\n")
     with pytest.raises(GraphNIAHError, match=r"not a valid card template .*write a literal \$ as \$\$"):
         render_card(facts)
+
+
+def test_the_card_names_the_data_source_and_its_licence(exported, monkeypatch, tmp_path):
+    import dataclasses
+
+    facts = _facts(exported, monkeypatch, tmp_path)
+    assert {s.source for s in facts.snapshots} == {"s2ag"}
+    s2ag = render_card(facts)
+    assert "| S2AG | " in s2ag and "ODC-BY" in s2ag and "OpenAlex" not in s2ag and "\nlicense: odc-by\n" in s2ag
+    openalex = dataclasses.replace(facts, snapshots=tuple(s.model_copy(update={"source": "openalex"}) for s in facts.snapshots))
+    card = render_card(openalex)
+    assert "| OpenAlex | " in card and "CC0" in card and "Semantic Scholar" not in card and "\nlicense: cc0-1.0\n" in card
+    assert "every earlier public version OpenAlex records for it" in card
