@@ -104,6 +104,11 @@ def _local_path(root: Path, url: str) -> str:
     return path.lstrip("/")
 
 
+def _scheme(url: str) -> str:
+    """The scheme of a manifest URL (``s3``, ``https``), or "" for a path."""
+    return urllib.parse.urlsplit(url).scheme
+
+
 def _int_or_none(v: Any) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
@@ -132,6 +137,9 @@ def _read_manifest(root: Path, manifest: Path, layout: Layout) -> tuple[Part, ..
         except ValueError:
             raise GraphNIAHError(f"{manifest}, line {line}: {url} names a partition date that does not exist") from None
         path = root / rel
+        if not _scheme(url) and not path.is_file() and (manifest.parent / rel).is_file():
+            rel = (manifest.parent / rel).relative_to(root).as_posix()  # a URL relative to the manifest's folder
+            path = root / rel
         meta: dict[str, Any] = entry["meta"] if isinstance(entry.get("meta"), dict) else {}
         listed_bytes, listed_records = _int_or_none(meta.get("content_length")), _int_or_none(meta.get("record_count"))
         if not path.is_file():

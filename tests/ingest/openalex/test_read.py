@@ -126,3 +126,17 @@ def test_newest_record_wins_and_merged_works_go(tmp_path: Path) -> None:
     # the newest record cites W3, which was merged away: no edge, counted as an ineligible end
     assert pq.read_table(snap.edges_path).num_rows == 0
     assert snap.manifest.rows["edges"]["dropped"]["endpoint_not_eligible"] == 1
+
+
+def test_manifest_urls_relative_to_the_manifest(tmp_path: Path) -> None:
+    import json
+
+    folder = write_folder(tmp_path / "oa", {"2026-06-01": [work(1), work(2)]}, layout="jsonl")
+    manifest = folder / "data" / "jsonl" / "manifest.json"
+    doc = json.loads(manifest.read_text(encoding="utf-8"))
+    for entry in doc["works"]["entries"]:
+        entry["url"] = entry["url"].removeprefix("s3://openalex/data/jsonl/")  # works/updated_date=…/part_0000.gz
+    manifest.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    parts = open_works(folder).parts
+    assert [p.relpath for p in parts] == ["data/jsonl/works/updated_date=2026-06-01/part_0000.gz"]
+    assert Snapshot.open(ingest_openalex(folder, CUTOFF, tmp_path / "snap")).manifest.rows["papers"]["kept"] == 2
