@@ -1,12 +1,15 @@
 """Snapshot building: S2AG release (or release store) → papers.parquet, edges.parquet, manifest.json.
 
-Two entry points, one query:
+Three entry points, one query:
 
 - ``ingest_release`` reads a release folder straight from its gzip JSON shards (CRC-verified,
   see ``graphniah.ingest.s2ag.read``) into tables of a scratch DuckDB database (citations: only the two
   columns the snapshot needs) and runs the snapshot query on them.
 - ``snapshot_from_store`` runs the same snapshot query over a ``ReleaseStore`` that was loaded
   with a release and moved forward with diffs.
+- ``ingest_openalex`` reads an OpenAlex works folder into the same tables
+  (``graphniah.ingest.openalex.read``: one record per work, ``referenced_works`` as citation rows)
+  and runs the same query; its preprint dates come from the ids its locations name.
 
 The snapshot query (``_classify``) counts every paper and citation row under the first drop
 reason of docs/architecture.md that applies (titles: ``graphniah.ingest.s2ag.titles`` — MathML titles are
