@@ -41,6 +41,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, example_lines, example_to_json, option_letters
 from graphniah.layout import SNAPSHOTS_ROOT, viewer_page_cache
 from graphniah.progress import NO_PROGRESS, Progress
+from graphniah.sampling.corpora.model import Kind
 from graphniah.sampling.examples.positions import user_fields
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 from graphniah.sampling.examples.textcheck import parse_context
@@ -56,7 +57,8 @@ _STATIC = ("view.css", "view.js")
 _PAGES = ("index.html", "example.html")
 _KIND_CODE = {"context": 0, "question": 1, "needle": 2, "paper": 3}
 _OUTCOME_CODE = {"correct": "c", "wrong": "w", "failed": "f", "none": "-"}
-_ROW_PREFIX = "// row: "  # first line of a cached page: the example's row of the index
+# First line of a cached page: "// row <sha256 of the rest, 32 hex digits>: <the example's row of the index>".
+_ROW_PREFIX = "// row "
 _PAGE_END = b");\n"  # last bytes of a complete page (see _js)
 _PACKED = ("forest", "needle_map", "prompt")  # the page fields that are packed_text (base64: JSON strings as they are)
 
@@ -111,11 +113,14 @@ def _list_context(example: Example, layout: ForestLayout, meta: Mapping[int, Sho
     truth = set(example.targets)
     nodes = [i for i, p in enumerate(layout.papers) if p not in truth and meta is not None and p in meta]
     titles = [meta[layout.papers[i]].title for i in nodes] if meta is not None else []
-    text = example.messages[-1].content
-    fields = user_fields(example.messages, prompts)
-    c0, c1 = fields["context"] if fields else (0, len(text))
-    # Papers of distractor components are in the context (a block, or only a reference) but not in the forest.
-    named = [n.title for n in parse_context(text[c0:c1], prompts).nodes]
+    named: list[str] = []
+    # Papers of distractor components are in the context (a block, or only a reference) but not in the forest;
+    # with a text distractor, the forest is every paper of the context and its titles are the metadata's.
+    if meta is None or example.recipe.params.distractor == Kind.DISJOINT_COMPONENT:
+        text = example.messages[-1].content
+        fields = user_fields(example.messages, prompts)
+        c0, c1 = fields["context"] if fields else (0, len(text))
+        named = [n.title for n in parse_context(text[c0:c1], prompts).nodes]  # two thirds of such a page's build
     return _ListContext((*titles, *named), (*nodes, *([-1] * len(named))), target_distances(example.edges, example.source, example.targets))
 
 
@@ -307,7 +312,7 @@ def build_viewer(
             key = sha256_bytes(canonical_json([code, prompt_set.hash, has_meta, [r.label for r in run_views],
                                                [None if a is None else asdict(a) for a in mine]]).encode() + b"\0" + line)[:20]
             page = pages / f"{ex.id}.{key}.js"
-            row = _cached_row(page)  # built by an earlier (perhaps interrupted) run from the same inputs
+            row = _cached_row(page, ex.id)  # built by an earlier (perhaps interrupted) run from the same inputs
             if row is None:
                 data = example_page_data(ex, lookup.cards(ex), run_views, answers, tokenizer, prompt_set, pack_prompt=False)
                 row = [ex.id, data["task"], data["depth"], data["component_size"], data["context_length"], data["distractor"], data["label"],
@@ -439,38 +444,41 @@ def _finish_page(page: Path, row: list[object], data: dict[str, object], link: P
     raw = data["prompt"]
     assert isinstance(raw, bytes)  # example_page_data(..., pack_prompt=False)
     data["prompt"] = _packed(raw)
-    _write_page(page, _ROW_PREFIX + json.dumps(row, ensure_ascii=False) + "\n" + _page_js(data))
+    body = _page_js(data).encode("utf-8")
+    _write_page(page, f"{_ROW_PREFIX}{sha256_bytes(body)[:32]}: {json.dumps(row, ensure_ascii=False)}\n".encode() + body)
     _link(page, link)
 
 
-def _cached_row(page: Path) -> list[object] | None:
-    """The index row a cached page starts with, or None when there is no such page or it is not whole."""
+def _cached_row(page: Path, example_id: str) -> list[object] | None:
+    """The index row a cached page of ``example_id`` starts with, or None when there is no such page or
+    it is not whole and intact: its ending, the hash of its body and the example id its row names must
+    agree, so a page cut short, changed, or another example's is built again, never linked into a site."""
     try:
-        with open(page, "rb") as f:
-            first = f.readline()
-            f.seek(-len(_PAGE_END), os.SEEK_END)
-            whole = f.read() == _PAGE_END
-    except (FileNotFoundError, OSError):
+        data = page.read_bytes()
+    except OSError:
         return None
-    if not whole or not first.startswith(_ROW_PREFIX.encode()):
+    first, _, body = data.partition(b"\n")
+    prefix = _ROW_PREFIX.encode()
+    digest, sep, row_text = first[len(prefix):].partition(b": ")
+    if not (data.endswith(_PAGE_END) and first.startswith(prefix) and sep and digest == sha256_bytes(body)[:32].encode()):
         return None
     try:
-        row = json.loads(first[len(_ROW_PREFIX):])
+        row = json.loads(row_text)
     except ValueError:
         return None
-    return row if isinstance(row, list) else None
+    return row if isinstance(row, list) and row[:1] == [example_id] else None
 
 
-def _write_page(page: Path, text: str) -> None:
+def _write_page(page: Path, data: bytes) -> None:
     """A page into the cache: written beside it, then renamed into place, so no reader sees half a page.
 
     Not fsynced here: the page is hard-linked into the site, and ``atomic_dir`` fsyncs every file of the
     site before putting it in place, so each page reaches the disk once (an fsync per page here as well
-    made the cold build wait on the disk twice per page). A page torn by a power cut before that has
-    no ending (``_cached_row`` refuses it) and is built again; leftovers of a killed run are removed
-    with the other pages the site does not use."""
+    made the cold build wait on the disk twice per page). A page torn by a power cut before that, or
+    changed since, fails its hash (``_cached_row`` refuses it) and is built again; leftovers of a
+    killed run are removed with the other pages the site does not use."""
     tmp = page.with_name(f".{page.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(text.encode("utf-8"))
+    tmp.write_bytes(data)
     os.replace(tmp, page)
 
 

@@ -351,3 +351,25 @@ def test_a_torn_cached_page_is_built_again(viewer_suite, tmp_path) -> None:
     build_viewer(viewer_suite.examples_path, out, runs=viewer_suite.runs_dir, snapshots=viewer_suite.snapshots)
     assert {p.name: p.read_bytes() for p in (out / "examples").iterdir()} == first
     assert cached.read_bytes() == first[f"{ex.id}.js"]
+
+
+
+@pytest.mark.parametrize("how", ["bit-flipped", "swapped"])
+def test_a_changed_or_swapped_cached_page_is_built_again(viewer_suite, tmp_path, how) -> None:
+    """A cached page that is whole but not what was written (a changed byte, or another example's page
+    under this one's name) fails its hash or names another example: it is built again, never linked."""
+    out = tmp_path / "site"
+    build_viewer(viewer_suite.examples_path, out, runs=viewer_suite.runs_dir, snapshots=viewer_suite.snapshots)
+    first = {p.name: p.read_bytes() for p in (out / "examples").iterdir()}
+    ex, other = viewer_suite.examples[1], viewer_suite.examples[2]
+    (cached,) = [p for p in viewer_page_cache(out).iterdir() if p.name.startswith(ex.id + ".")]
+    os.unlink(cached)  # the site's hard link keeps the old bytes
+    page = bytearray(first[f"{ex.id}.js"])
+    if how == "bit-flipped":
+        page[len(page) // 2] ^= 0x01  # inside the packed data: the page still ends as a page ends
+        cached.write_bytes(bytes(page))
+    else:
+        cached.write_bytes(first[f"{other.id}.js"])
+    build_viewer(viewer_suite.examples_path, out, runs=viewer_suite.runs_dir, snapshots=viewer_suite.snapshots)
+    assert {p.name: p.read_bytes() for p in (out / "examples").iterdir()} == first
+    assert cached.read_bytes() == first[f"{ex.id}.js"]
