@@ -90,7 +90,7 @@ def _demo_releases(root: Path, papers: int, seed: int, progress: Progress) -> tu
 
 def _update_store_from_demo(store: ReleaseStore, rs: DemoReleaseSet, fresh: bool, progress: Progress) -> tuple[str, tuple[str, ...]]:
     ids = rs.release_ids
-    if store.release_id is None or fresh or store.release_id not in ids:
+    if store.release_id is None or fresh or store.release_id not in ids or not _loaded_from(store, rs.release_dir(ids[0])):
         progress.note(f"loading demo release {ids[0]} into the store")
         store.load_release(rs.release_dir(ids[0]))
     pos = ids.index(_held_release(store))
@@ -100,6 +100,19 @@ def _update_store_from_demo(store: ReleaseStore, rs: DemoReleaseSet, fresh: bool
         applied.append(f"{a}_to_{b}")
         progress.note(f"applied demo diff {a} → {b}")
     return _held_release(store), tuple(applied)
+
+
+def _loaded_from(store: ReleaseStore, release_dir: Path) -> bool:
+    """Whether the store's base release was loaded from the files now in ``release_dir`` (names and
+    sizes): the demo release set is shared with the OpenAlex path, which may generate it again."""
+    from graphniah.ingest.s2ag.read import READ_DATASETS, release_sources
+
+    state = store.state
+    if state is None:
+        return False
+    sources = release_sources(release_dir)
+    files = {(s.relpath, s.path.stat().st_size) for ds in READ_DATASETS for s in sources[ds]}
+    return {(i.path, i.size) for i in state.base.inputs} == files
 
 
 def _held_release(store: ReleaseStore) -> str:

@@ -23,6 +23,9 @@ PAPERS = 2000
 @pytest.mark.slow
 def test_refresh_openalex_demo_world_end_to_end(tmp_path: Path) -> None:
     root = tmp_path / "snapshots"
+    # an S2AG demo refresh of another world first: the OpenAlex refresh generates the shared demo
+    # release set again, and the S2AG store loaded from the old one must not be reused below
+    refresh(CUTOFF, root, demo_papers=PAPERS - 100, depths=(4,), pool_size=10)
     log = ProgressLog()
     first = refresh(CUTOFF, root, source="openalex", demo_papers=PAPERS, depths=(4,), pool_size=10, progress=log)
     m = first.snapshot.manifest
