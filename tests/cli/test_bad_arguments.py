@@ -38,7 +38,10 @@ CASES: dict[str, list[tuple[str, Case]]] = {
         ("empty suites folder", lambda t: ["build", "--suite", "demo", "--suites", str(t / "empty")]),
     ],
     "export": [("missing suite file", lambda t: ["export", "--suite", "nope", "--out", str(t / "ds"), "--examples-root", str(t)])],
-    "demo-release": [("negative paper count", lambda t: ["demo-release", "--out", str(t / "dr"), "--papers", "-5"])],
+    "demo-release": [
+        ("negative paper count", lambda t: ["demo-release", "--out", str(t / "dr"), "--papers", "-5"]),
+        ("unknown format", lambda t: ["demo-release", "--out", str(t / "dr"), "--format", "crossref"]),
+    ],
     "demo": [
         ("bad date", lambda t: ["demo", "--cutoff", "2026-13-45", "--root", str(t / "s")]),
         ("empty suites folder", lambda t: ["demo", "--suites", str(t / "empty"), "--root", str(t / "s")]),
@@ -60,8 +63,19 @@ CASES: dict[str, list[tuple[str, Case]]] = {
         ("negative pool", lambda t: ["paths", "--depth", "4", "--seed", "0", "--pool", "-1"]),
         ("depth 0", lambda t: ["paths", "--depth", "0", "--seed", "0", "--root", str(t)]),
     ],
-    "ingest": [("missing release folder", lambda t: ["ingest", "--release", str(t / "norelease"), "--cutoff", "2026-04-01", "--out", str(t / "snap")])],
-    "refresh": [("bad date", lambda t: ["refresh", "--cutoff", "yesterday", "--root", str(t / "r")])],
+    "ingest": [
+        ("missing release folder", lambda t: ["ingest", "--release", str(t / "norelease"), "--cutoff", "2026-04-01", "--out", str(t / "snap")]),
+        ("not an OpenAlex folder", lambda t: ["ingest", "--source", "openalex", "--release", str(t), "--cutoff", "2026-04-01", "--out", str(t / "snap")]),
+    ],
+    "refresh": [
+        ("bad date", lambda t: ["refresh", "--cutoff", "yesterday", "--root", str(t / "r")]),
+        ("unknown source", lambda t: ["refresh", "--cutoff", "2026-04-01", "--root", str(t / "r"), "--source", "crossref"]),
+    ],
+    "openalex fetch": [
+        ("bad date", lambda t: ["openalex", "fetch", "--from-publication-date", "2026-13-01", "--to-publication-date", "2026-12-31", "--out", str(t / "f")]),
+        ("window ends before it starts", lambda t: ["openalex", "fetch", "--from-publication-date", "2026-05-01", "--to-publication-date", "2026-04-01",
+                                                    "--out", str(t / "f")]),
+    ],
     "report": [("unknown suite", lambda t: ["report", "--suite", "nope", "--runs", str(t), "--examples-root", str(t), "--out", str(t / "rep")])],
     "select-alpha": [("not numbers", lambda t: ["select-alpha", "--alphas", "x,y", "--root", str(t)])],
     "run": [
