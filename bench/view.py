@@ -20,51 +20,69 @@ own page cache is removed first, so the timed build is a cold one, then a rebuil
 changed is timed as well.
 
     python bench/view.py [--n 2000] [--real 12] [--length 200000]
+
+Issue 32: ``--list 250`` builds list examples instead (``--real`` of them, every other paper of a
+250-paper component to name, depths 8 and 16) answered by five runs (``LIST_MODELS``: the whole
+answer, a random half with lines naming no paper, the papers up to 3 hops only, the first half of
+the answer's lines with repeats, and always NO), so each page carries five per-paper overlays; the
+same targets apply, and the bytes of each run's overlay in the largest page are printed.
+
+    python bench/view.py --list 250 --n 500 --real 4
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import shutil
-import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from graphniah.formats import Task
 from graphniah.formats.examples import EXAMPLES_FORMAT, Example, iter_examples, write_examples
 from graphniah.formats.journal import CallError, Journal, RunRecord, Usage
 from graphniah.layout import viewer_page_cache
 from graphniah.refresh import refresh
 from graphniah.report import build_report, load_suite, write_report
 from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
+from graphniah.scoring import target_distances
 from graphniah.view import build_viewer
 
 SUITE = "view-bench"
 MODELS = ("model-alpha", "model-beta", "model-gamma")
 KINDS = ("code", "essays", "books", "wikipedia", "disjoint-component")
+#: The runs of a list bench (issue 32), each answering every list example its own way (see _list_answer).
+LIST_MODELS = ("list-all", "list-random", "list-near", "list-first-half", "list-always-no")
 
 
-def _specs(n: int, length: int) -> list[ExampleSpec]:
+def _specs(n: int, length: int, list_size: int = 0) -> list[ExampleSpec]:
+    if list_size:
+        return [ExampleSpec("list", (8, 16)[i % 2], list_size, None, distractor=KINDS[i % len(KINDS)], context_length=length)
+                for i in range(n)]
     out = []
     for i in range(n):
-        task = ("yesno", "mc", "count")[i % 3]
+        task: Task = ("yesno", "mc", "count")[i % 3]
         label = {"yesno": ("YES", "NO")[(i // 3) % 2], "mc": "ABCD"[(i // 3) % 4], "count": None}[task]
         out.append(ExampleSpec(task, (8, 16)[i % 2], 120 + 10 * (i % 5), label, distractor=KINDS[i % len(KINDS)], context_length=length))
     return out
 
 
-def real_examples(root: Path, n: int, length: int) -> Path:
-    """``n`` real examples at ``length`` tokens (built once, then read from the cache)."""
-    path = root / f"real-v{EXAMPLES_FORMAT.current}-{n}-{length}.jsonl"
+def real_examples(root: Path, n: int, length: int, list_size: int = 0) -> Path:
+    """``n`` real examples at ``length`` tokens (built once, then read from the cache); list examples of
+    ``list_size`` papers when it is not 0."""
+    kind = f"list{list_size}-" if list_size else ""
+    path = root / f"real-v{EXAMPLES_FORMAT.current}-{kind}{n}-{length}.jsonl"
     if path.is_file():
         return path
     snap = refresh(dt.date(2026, 4, 1), root / "snapshots", demo=True).snapshot
     ctx = SamplingContext(snap)
     examples = []
-    for i, spec in enumerate(_specs(n, length)):
+    for i, spec in enumerate(_specs(n, length, list_size)):
         t0 = time.perf_counter()
         examples.append(build_example(ctx, spec, seed=11, index=i))
         print(f"  built real example {i + 1}/{n} ({spec.task}, {spec.distractor}) in {time.perf_counter() - t0:.1f}s", flush=True)
@@ -83,9 +101,13 @@ def replicated_suite(root: Path, real: Path, n: int, seed: int) -> tuple[Path, P
     write_examples(examples_path, replicas)
     shutil.rmtree(runs_dir, ignore_errors=True)
     rng = np.random.default_rng(seed)
-    for m, model in enumerate(MODELS):
+    lists = all(ex.task == "list" for ex in replicas)
+    for m, model in enumerate(LIST_MODELS if lists else MODELS):
         records = []
         for ex in replicas:
+            if lists:
+                records.append(_record(ex, model, _list_answer(ex, model, rng), rng))
+                continue
             p_right = (0.9, 0.6, 0.35)[m]
             if rng.random() < 0.02:  # failed for good
                 records.append(_record(ex, model, None, rng, failed=True))
@@ -98,6 +120,23 @@ def replicated_suite(root: Path, real: Path, n: int, seed: int) -> tuple[Path, P
         with Journal(runs_dir / f"{model}.jsonl") as j:
             j.append(records)
     return examples_path, runs_dir
+
+
+def _list_answer(ex: Example, model: str, rng: np.random.Generator) -> str:
+    r"""A list run's response: the titles (or NO) the run ``model`` of :data:`LIST_MODELS` gives, in ``\answer{}``."""
+    titles = ex.answer.split("\n")
+    if model == "list-all":
+        lines = titles
+    elif model == "list-random":
+        lines = [t for t in titles if rng.random() < 0.5] + [f"A paper the context does not name {i}" for i in range(3)]
+    elif model == "list-near":
+        hops = target_distances(ex.edges, ex.source, ex.targets)
+        lines = [t for t, h in zip(titles, hops, strict=True) if h <= 3]
+    elif model == "list-first-half":
+        lines = titles[: len(titles) // 2] + titles[:5]
+    else:
+        lines = ["NO"]
+    return "I followed the references from the source.\n\\answer{\n" + "\n".join(lines) + "\n}"
 
 
 def _wrong(ex: Example, rng: np.random.Generator) -> str:
@@ -120,6 +159,13 @@ def _record(ex: Example, model: str, response: str | None, rng: np.random.Genera
     )
 
 
+def _page_payload(page: Path) -> dict[str, Any]:
+    """The object an example page hands to ``GraphNIAHView.example(...)`` (its second line)."""
+    line = page.read_text(encoding="utf-8").split("\n")[1]
+    out: dict[str, Any] = json.loads(line[line.index("(") + 1 : line.rindex(")")])
+    return out
+
+
 def folder_size(path: Path) -> tuple[int, int]:
     files = [p for p in path.rglob("*") if p.is_file()]
     return sum(p.stat().st_size for p in files), len(files)
@@ -132,15 +178,18 @@ def main() -> None:
     ap.add_argument("--length", type=int, default=200_000, help="context length L")
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--cache", type=Path, default=Path(__file__).resolve().parent / ".data" / "view")
+    ap.add_argument("--list", type=int, default=0, metavar="SIZE",
+                    help="list examples of SIZE papers answered by five runs (issue 32) instead of the mixed suite")
     args = ap.parse_args()
 
     root = args.cache
     root.mkdir(parents=True, exist_ok=True)
-    real = real_examples(root, args.real, args.length)
+    real = real_examples(root, args.real, args.length, args.list)
     examples_path, runs_dir = replicated_suite(root, real, args.n, args.seed)
     mb = examples_path.stat().st_size / 1e6
-    print(f"{args.n} examples ({args.real} real ones at L = {args.length:,}, replicated with distinct ids; {mb:,.0f} MB), "
-          f"{len(MODELS)} models' journals in {runs_dir}")
+    what = f"list examples of {args.list} papers" if args.list else "examples"
+    print(f"{args.n} {what} ({args.real} real ones at L = {args.length:,}, replicated with distinct ids; {mb:,.0f} MB), "
+          f"{len(LIST_MODELS if args.list else MODELS)} runs' journals in {runs_dir}")
 
     t0, c0 = time.perf_counter(), time.process_time()
     data = load_suite(runs_dir.name, runs_root=runs_dir.parent, examples_path=examples_path, by="task")
@@ -168,8 +217,12 @@ def main() -> None:
     print(f"site: {size / 1e6:,.0f} MB in {count:,} files; index data.js {(site.out / 'data.js').stat().st_size / 1e6:.2f} MB; "
           f"largest example file {largest.stat().st_size / 1e6:.2f} MB; examples file {mb:,.0f} MB")
     print(f"site size / examples file size = {size / examples_path.stat().st_size:.2f}; target (issue 19): at most 1")
+    if args.list:
+        page = _page_payload(largest)
+        sizes = ", ".join(f"{r['run']} {len(json.dumps(r.get('overlay'), separators=(',', ':')))}" for r in page["runs"])
+        print(f"largest page {largest.name}: {len(page['answer'].splitlines())} titles; bytes of each run's overlay: {sizes}")
     print(f"(machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f})")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

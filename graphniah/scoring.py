@@ -470,11 +470,7 @@ def list_papers(truth: str, raw: str | None, others: Sequence[str]) -> ListPaper
     """
     hits = match_list(truth, normalize_answer("list", raw)).hits
     truth_keys = {title_key(t) for t in truth.split("\n")}
-    other_of: dict[str, int] = {}
-    for i, title in enumerate(others):
-        other_of.setdefault(title_key(title), i)
-    extra: list[int] = []
-    unknown: list[str] = []
+    rest: list[tuple[str, str]] = []  # (key, line) of the first line naming each title outside the truth
     named: set[str] = set()
     repeated = 0
     for line in _unwrap(raw).split("\n") if raw is not None else ():
@@ -485,12 +481,12 @@ def list_papers(truth: str, raw: str | None, others: Sequence[str]) -> ListPaper
             repeated += 1
             continue
         named.add(key)
-        if key in truth_keys:
-            continue
-        other = other_of.get(key)
-        if other is None:
-            unknown.append(line.strip())
-        else:
-            extra.append(other)
+        if key not in truth_keys:
+            rest.append((key, line.strip()))
+    other_of: dict[str, int] = {}
+    for i, title in enumerate(others if rest else ()):  # the others' titles are keyed only when a line needs them
+        other_of.setdefault(title_key(title), i)
+    extra = [other_of[key] for key, _ in rest if key in other_of]
+    unknown = [line for key, line in rest if key not in other_of]
     return ListPapers(tuple(i for i, h in enumerate(hits) if h), tuple(i for i, h in enumerate(hits) if not h), tuple(extra),
                       tuple(unknown), repeated)

@@ -126,3 +126,24 @@ def test_overlay_hits_are_the_scored_hits_of_each_journal(list_suite) -> None:
         listing = score_record(rec).listing
         assert listing is not None
         assert runs[rec.model]["overlay"]["hits"] == "".join("1" if h else "0" for h in listing.hits)
+
+
+def test_list_overlay_with_a_text_distractor(viewer_suite, list_suite) -> None:
+    """With a text distractor the forest holds every paper of the context: a named paper outside the truth is
+    a node, and a made-up title names no paper."""
+    from graphniah.sampling.examples.sample import ExampleSpec, build_example
+    from graphniah.view.data import Answer, RunView
+
+    ex = build_example(viewer_suite.ctx, ExampleSpec("list", 4, 12, None, distractor="essays", context_length=6000), seed=5, index=1)
+    cards = PaperLookup(list_suite.snapshots).cards(ex)
+    assert cards is not None
+    outside = [i for i, p in enumerate(ex.papers) if p not in set(ex.targets)]
+    titles = ex.answer.split("\n")
+    raw = "\n".join([titles[0], f"- {cards[ex.papers[outside[-1]]].title.upper()}", "A title nobody wrote", titles[0]])
+    run = RunView("m", "m", "h", list_suite.runs_dir / "m.jsonl")
+    answer = Answer("ok", None, False, None, None, None, None, None, None, None, 1, None, raw=raw)
+    data = example_page_data(ex, cards, [run], {(ex.id, 0): answer}, None, load_prompts(None))
+    overlay = data["runs"][0]["overlay"]
+    assert overlay["hits"] == "1" + "0" * (len(titles) - 1)
+    assert overlay["extra"] == [outside[-1]] and overlay["extra_undrawn"] == 0
+    assert overlay["unknown"] == ["A title nobody wrote"] and overlay["repeated"] == 1
