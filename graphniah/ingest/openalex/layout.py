@@ -154,9 +154,10 @@ def _read_manifest(root: Path, manifest: Path, layout: Layout) -> tuple[Part, ..
 
 
 def _find_manifest(root: Path) -> tuple[Layout, Path]:
-    for layout, rel in (("jsonl", JSONL_MANIFEST), ("parquet", PARQUET_MANIFEST), ("works", OLD_MANIFEST)):
+    layouts: tuple[tuple[Layout, Path], ...] = (("jsonl", JSONL_MANIFEST), ("parquet", PARQUET_MANIFEST), ("works", OLD_MANIFEST))
+    for layout, rel in layouts:
         if (root / rel).is_file():
-            return layout, root / rel  # type: ignore[return-value]  # the tuple's literals are Layout values
+            return layout, root / rel
     for rel, data in ((JSONL_MANIFEST, "data/jsonl/works"), (PARQUET_MANIFEST, "data/parquet/works"), (OLD_MANIFEST, "data/works")):
         if (root / data).is_dir():
             raise GraphNIAHError(

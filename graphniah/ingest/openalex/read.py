@@ -55,7 +55,6 @@ from graphniah.ingest.s2ag.read import (
     TABLES,
     VENUES,
     InputFile,
-    Scan,
     Source,
     VerifiedRead,
     _iter_lines,
@@ -136,7 +135,7 @@ def works_sql(scan: str, part: int) -> str:
     Columns: those of ``graphniah.ingest.s2ag.read.papers_sql`` (so the snapshot query reads them
     as it reads S2AG papers), plus ``_dois`` (every DOI the work and its locations name),
     ``_arxiv_date0`` (the earliest date of its arXiv ids), ``_refs`` (the referenced work ids),
-    ``_bad_refs`` (entries that are no work id), ``_raw_id``, ``_is_preprint``, ``_updated`` and
+    ``_bad_refs`` (entries that are no work id), ``_is_preprint``, ``_updated`` and
     ``_part`` (the partition's index, oldest first).
     """
     urls = "list_filter(flatten(list_transform(COALESCE(locations, []), lambda l: [l.landing_page_url, l.pdf_url])), lambda u: u IS NOT NULL)"
@@ -146,7 +145,6 @@ def works_sql(scan: str, part: int) -> str:
     stage1 = f"""
         SELECT
             {work_id_sql("id")} AS corpusid,
-            id AS _raw_id,
             {_trim_title("COALESCE(title, display_name)")} AS title,
             COALESCE(list_transform(authorships, lambda a: {author}), CAST([] AS STRUCT(authorId VARCHAR, name VARCHAR)[])) AS authors,
             NULLIF(trim(primary_location.source.display_name), '') AS venue,
@@ -200,12 +198,10 @@ class WorkCounts:
                 "type_preprint": {"works": self.preprint_type, "kept": preprint_type_kept}}
 
 
-def _works_scan(files: Scan | list[Path], parquet: bool) -> str:
-    if parquet:
-        cols = ", ".join(f"CAST({c} AS {t}) AS {c}" if t in ("VARCHAR", "INTEGER") else c for c, t in WORKS_RAW.items())
-        paths = "[" + ", ".join(sql_str(p) for p in files) + "]"  # type: ignore[union-attr]  # a list of paths for Parquet
-        return f"(SELECT {cols} FROM read_parquet({paths}, union_by_name=true))"
-    return _scan(files, WORKS_RAW)
+def _parquet_scan(paths: list[Path]) -> str:
+    """The works columns of Parquet files (scalars cast to the JSON reader's types; nested fields are read by name)."""
+    cols = ", ".join(f"CAST({c} AS {t}) AS {c}" if t in ("VARCHAR", "INTEGER") else c for c, t in WORKS_RAW.items())
+    return f"(SELECT {cols} FROM read_parquet([{', '.join(sql_str(p) for p in paths)}], union_by_name=true))"
 
 
 def load_works(con: duckdb.DuckDBPyConnection, folder: WorksFolder, derive: Callable[[str], str]) -> tuple[WorkCounts, tuple[InputFile, ...]]:
@@ -240,12 +236,12 @@ def load_works(con: duckdb.DuckDBPyConnection, folder: WorksFolder, derive: Call
     if parquet:
         inputs = tuple(InputFile(DATASET, "release", s.relpath, s.path.stat().st_size, sha256_file(s.path)) for s in sources)
         for i, (_, parts) in enumerate(partitions):
-            _insert(con, i, derive(f"({works_sql(_works_scan([p.path for p in parts], True), i)})"))
+            _insert(con, i, derive(f"({works_sql(_parquet_scan([p.path for p in parts]), i)})"))
     else:
         with VerifiedRead(con, sources) as vr:
             for i, (_, parts) in enumerate(partitions):
                 scan = vr.scan([s for s in sources if s.path in {p.path for p in parts}])
-                _insert(con, i, derive(f"({works_sql(_works_scan(scan, False), i)})"))
+                _insert(con, i, derive(f"({works_sql(_scan(scan, WORKS_RAW), i)})"))
         inputs = vr.inputs
     records = fetch_row(con, f"SELECT count(*) FROM {WORKS_TABLE}")[0]
     if folder.listed_records is not None and records != folder.listed_records:
