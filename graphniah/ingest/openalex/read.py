@@ -199,8 +199,13 @@ class WorkCounts:
 
 
 def _parquet_scan(paths: list[Path]) -> str:
-    """The works columns of Parquet files (scalars cast to the JSON reader's types; nested fields are read by name)."""
-    cols = ", ".join(f"CAST({c} AS {t}) AS {c}" if t in ("VARCHAR", "INTEGER") else c for c, t in WORKS_RAW.items())
+    """The works columns of Parquet files: scalars cast to the JSON reader's types, nested fields read
+    by name, and a column the files lack (a field OpenAlex retired, ``concepts``) NULL, as a missing
+    JSON key is."""
+    present = set(pq.read_schema(paths[0]).names)
+    cols = ", ".join(
+        f"CAST(NULL AS {t}) AS {c}" if c not in present else f"CAST({c} AS {t}) AS {c}" if t in ("VARCHAR", "INTEGER") else c
+        for c, t in WORKS_RAW.items())
     return f"(SELECT {cols} FROM read_parquet([{', '.join(sql_str(p) for p in paths)}], union_by_name=true))"
 
 

@@ -13,7 +13,7 @@ from graphniah.formats.snapshot import Snapshot, source_label, source_name
 from graphniah.graph.store import build_path_pools, prune_snapshot
 from graphniah.ingest.build import PAPER_DROP_REASONS, ingest_openalex
 from graphniah.ingest.demo_release.openalex import convert_demo_releases
-from graphniah.ingest.openalex.layout import open_works
+from graphniah.ingest.openalex.layout import open_works, write_manifest
 from graphniah.layout import pool_file
 from tests.ingest.openalex.conftest import CUTOFF, World, work, write_folder
 
@@ -140,3 +140,18 @@ def test_manifest_urls_relative_to_the_manifest(tmp_path: Path) -> None:
     parts = open_works(folder).parts
     assert [p.relpath for p in parts] == ["data/jsonl/works/updated_date=2026-06-01/part_0000.gz"]
     assert Snapshot.open(ingest_openalex(folder, CUTOFF, tmp_path / "snap")).manifest.rows["papers"]["kept"] == 2
+
+
+def test_parquet_without_a_retired_column(tmp_path: Path) -> None:
+    import duckdb
+
+    folder = write_folder(tmp_path / "oa", {"2026-06-01": [work(1, concepts=[{"display_name": "Biology", "level": 0}]), work(2)]}, layout="parquet")
+    part = next((folder / "data" / "parquet" / "works").rglob("*.parquet"))
+    # write_folder wrote gzip JSON under the Parquet name: make it real Parquet without `concepts`
+    raw = part.with_suffix(".json.gz")
+    part.rename(raw)
+    duckdb.sql(f"COPY (SELECT * EXCLUDE (concepts) FROM read_json('{raw}')) TO '{part}' (FORMAT parquet)")
+    raw.unlink()
+    write_manifest(folder, "parquet", [(part.relative_to(folder).as_posix(), 2)])
+    snap = Snapshot.open(ingest_openalex(folder, CUTOFF, tmp_path / "snap"))
+    assert pq.read_table(snap.papers_path).column("fields_of_study").to_pylist() == [[], []]
