@@ -32,6 +32,7 @@ from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from graphniah.atomic import canonical_json, sha256_bytes
 from graphniah.errors import GraphNIAHError, validation_detail
 
 __all__ = [
@@ -95,16 +96,36 @@ class Format:
     is applied until ``current``); it is given a copy and returns the object with ``format_version``
     set. ``hint`` is appended to the error for a version that cannot be read (what to do about it).
     ``version_key`` names the version field of a format that calls it something else (the release
-    store's state says ``schema_version``).
+    store's state says ``schema_version``). ``seal_key`` names a field that holds the sha256 of the
+    rest of the object (:meth:`seal`): a file that holds one is checked against it before anything
+    else, so a changed byte that still parses is not read as data; the seal is then dropped (the
+    model has no field for it).
     """
 
     def __init__(self, what: str, current: int, upgrades: Mapping[int, Upgrade] | None = None, hint: str = "",
-                 version_key: str = "format_version"):
+                 version_key: str = "format_version", seal_key: str | None = None):
         self.what = what
         self.current = current
         self.upgrades = dict(upgrades or {})
         self.hint = hint
         self.version_key = version_key
+        self.seal_key = seal_key
+
+    def seal(self, obj: Mapping[str, Any]) -> dict[str, Any]:
+        """``obj`` with its seal: the sha256 of its canonical JSON without the seal field."""
+        assert self.seal_key is not None
+        rest = {k: v for k, v in obj.items() if k != self.seal_key}
+        return rest | {self.seal_key: _sha256_json(rest)}
+
+    def _unsealed(self, obj: Any, where: str) -> Any:
+        """``obj`` without its seal, after checking it (an object without one is returned as it is)."""
+        if self.seal_key is None or not isinstance(obj, dict) or self.seal_key not in obj:
+            return obj
+        rest = {k: v for k, v in obj.items() if k != self.seal_key}
+        if obj[self.seal_key] != _sha256_json(rest):
+            raise GraphNIAHError(f"{where} was changed or damaged after it was written (its {self.seal_key} differs "
+                                 f"from its content){f'; {self.hint}' if self.hint else ''}")
+        return rest
 
     @property
     def readable(self) -> tuple[int, ...]:
@@ -153,7 +174,7 @@ class Format:
             raise GraphNIAHError(f"{where}: not JSON ({err.msg} at line {err.lineno} column {err.colno})") from None
         except UnicodeDecodeError as err:  # json.loads of bytes decodes them first
             raise GraphNIAHError(f"{where}: not UTF-8 ({err.reason} at byte {err.start})") from None
-        return self.to_current(obj, where)
+        return self.to_current(self._unsealed(obj, where), where)
 
     def read_file(self, model: type[M], path: str | os.PathLike[str]) -> M:
         """A whole JSON file of this format as ``model``; every problem is a ``GraphNIAHError`` naming the
@@ -173,6 +194,11 @@ class Format:
         except ValidationError as err:
             raise GraphNIAHError(f"{where}: not a valid {self.what} ({validation_detail(err)})"
                                  + (f"; {self.hint}" if self.hint else "")) from None
+
+
+def _sha256_json(obj: object) -> str:
+    """sha256 of ``obj`` as canonical JSON (sorted keys, no spaces): what a seal is taken over."""
+    return sha256_bytes(canonical_json(obj).encode())
 
 
 def add_version(version: int) -> Upgrade:

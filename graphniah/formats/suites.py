@@ -7,8 +7,9 @@ builds suites). A built suite leaves two files beside its examples (paths:
 
 - ``<suite>.json``, the suite manifest (:class:`SuiteManifest`): the spec, seed, snapshot and every
   example's recipe. ``format_version`` 4; version 4 added ``examples_file``, the sha256 and size of
-  the examples file, which every reader of that file checks first (:func:`recorded_examples_file`);
-  version 3 is upgraded with none recorded (its examples file is read unchecked, as before);
+  the examples file, which every reader of that file checks first (:func:`recorded_examples_file`),
+  and ``content_sha256``, the manifest's own seal (``Format.seal``), checked before it is read;
+  version 3 is upgraded with neither recorded (its examples file is read unchecked, as before);
   version 2 is version 3 without ``checker`` and the examples' ``sha256`` (the verification
   ``graphniah build`` records), and version 1 (written before versions existed) is version 2
   without the field; both are upgraded on reading (nothing recorded as verified); any other
@@ -286,7 +287,7 @@ class SuiteManifest(Frozen):
 
 
 SUITE_MANIFEST_FORMAT = Format("suite manifest", 4, {1: add_version(2), 2: add_version(3), 3: add_version(4)},
-                               hint="build the suite again with graphniah build")
+                               hint="build the suite again with graphniah build", seal_key="content_sha256")
 
 
 def read_suite_manifest(path: str | Path) -> SuiteManifest:
@@ -295,7 +296,8 @@ def read_suite_manifest(path: str | Path) -> SuiteManifest:
 
 
 def write_suite_manifest(path: str | Path, manifest: SuiteManifest) -> None:
-    write_json(path, manifest.model_dump(mode="json"))
+    """Write ``manifest`` atomically, sealed (``content_sha256``: readers check it before anything else)."""
+    write_json(path, SUITE_MANIFEST_FORMAT.seal(manifest.model_dump(mode="json")))
 
 
 # The examples-file records of the suite manifests this process has read, by the manifest's stat.

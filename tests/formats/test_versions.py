@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -233,6 +234,14 @@ def test_suite_manifests_round_trip_upgrade_version_1_and_refuse_others(tmp_path
     path = tmp_path / "s.json"
     write_suite_manifest(path, m)
     raw = json.loads(path.read_text())
+    # sealed: the sha256 of the rest, as canonical JSON (sorted keys, no spaces)
+    seal = raw.pop("content_sha256")
+    assert seal == hashlib.sha256(json.dumps(raw, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    path.write_text(json.dumps(raw | {"content_sha256": seal, "seed": 1}))  # a value changed, still valid: refused
+    with pytest.raises(GraphNIAHError, match=r"s\.json was changed or damaged after it was written \(its content_sha256 "
+                                             r"differs from its content\); build the suite again with graphniah build"):
+        read_suite_manifest(path)
+    path.write_text(json.dumps(raw | {"content_sha256": seal}))
     assert raw["format_version"] == 4 and "reused_from" not in raw["examples"][0] and raw["examples"][1]["reused_from"] == "x"
     assert "sha256" not in raw["examples"][0] and raw["checker"] is None  # nothing recorded as verified
     back = read_suite_manifest(path)
