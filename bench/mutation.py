@@ -1,0 +1,200 @@
+"""Mutation testing of the rules a verdict rests on, with cosmic-ray: the kill rate per module (issue 31).
+
+Each target is a module (or the functions of one that a feature lives in) and the fast tests that
+check it. cosmic-ray (``pip install 'graphniah[mutation]'``) mutates the module one change at a
+time and runs the tests; a mutant the tests fail on is *killed*, one they pass on *survived*.
+Everything runs in a copy of the committed tree (``git archive HEAD``) under ``--work``, never in
+the working tree, since cosmic-ray edits the files it mutates in place.
+
+The operators are those of realistic bugs (the audit's: a wrong comparison, a dropped or inverted
+condition, a wrong constant, and/or swapped, break for continue, an arithmetic slip between
+neighbouring operators), not every binary operator into every other; with more mutants than
+``--max-mutants`` per target a seeded sample of them is run (the counts say so). Survivors are
+written with their diffs to ``<work>/<target>.survivors.txt``: each is either a missing test or an
+equivalent mutant (one no test can tell from the original); the table counts both and the notes
+name the equivalent ones that were judged so by reading them.
+
+    .venv/bin/python bench/mutation.py [--target NAME ...] [--max-mutants 60] [--seed 0] [--work DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import datetime as dt
+import io
+import re
+import sqlite3
+import subprocess
+import sys
+import tarfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    module: str  # path in the repository
+    tests: tuple[str, ...]  # pytest arguments: files and -k expressions
+    functions: tuple[str, ...] = ()  # only these functions (and methods) of the module; () = all of it
+    timeout: float = 120.0
+
+
+TARGETS = (
+    Target("baselines/__init__", "graphniah/baselines/__init__.py",
+           ("tests/baselines/test_journals.py", "-k", "only_the", "tests/baselines/test_topics.py", "-k",
+            "only_the or registered")),
+    Target("baselines/shortcuts", "graphniah/baselines/shortcuts.py",
+           ("tests/baselines/test_shortcuts.py", "-k", "title_space or closed_world or retrieve or equal_bm25 or halves")),
+    Target("baselines/topics", "graphniah/baselines/topics.py",
+           ("tests/baselines/test_topics.py", "-k", "not on_real and not journal_of")),
+    Target("report/shortcuts", "graphniah/report/shortcuts.py",
+           ("tests/report/test_shortcuts.py", "tests/report/test_shortcut_levels.py", "tests/report/test_shortcut_list.py")),
+    Target("sampling/examples/similarity", "graphniah/sampling/examples/similarity.py",
+           ("tests/sampling/examples/test_similarity.py", "-k",
+            "not (matched_examples or without_the_venue or on_the_demo or disjoint)")),
+    Target("scoring", "graphniah/scoring.py", ("tests/test_scoring.py",)),
+    Target("run/runner (reuse)", "graphniah/run/runner.py", ("tests/run/test_runner.py", "-k", "first_journal_first"),
+           functions=("reusable_answers",)),
+)
+
+# cosmic-ray operator names kept (prefix match): the realistic ones, see the module docstring.
+_KEEP = re.compile(
+    r"^core/(ReplaceComparisonOperator_.*|NumberReplacer|AddNot|ReplaceAndWithOr|ReplaceOrWithAnd|ReplaceTrueWithFalse|"
+    r"ReplaceFalseWithTrue|ReplaceBreakWithContinue|ReplaceContinueWithBreak|ZeroIterationForLoop|ReplaceUnaryOperator_.*|"
+    r"ReplaceBinaryOperator_(Add_Sub|Sub_Add|Mul_Div|Div_Mul|FloorDiv_Div|Div_FloorDiv|Mod_FloorDiv|Pow_Mul|BitAnd_BitOr|BitOr_BitAnd))$"
+)
+
+
+def copy_head(dest: Path) -> str:
+    """The committed tree (``git archive HEAD``) unpacked at ``dest``; returns the commit."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+    if not (dest / "graphniah").is_dir():
+        data = subprocess.run(["git", "archive", "HEAD"], cwd=REPO, capture_output=True, check=True).stdout
+        dest.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            tar.extractall(dest, filter="data")
+    return commit
+
+
+def function_lines(source: str, names: tuple[str, ...]) -> list[tuple[int, int]]:
+    """Line ranges (1-based, inclusive) of the functions named."""
+    return [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(ast.parse(source))
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name in names]
+
+
+def keep_mutants(db: Path, ranges: list[tuple[int, int]] | None, limit: int, rng: np.random.Generator) -> tuple[int, int]:
+    """Drop the mutants of other operators or outside ``ranges`` (cosmic-ray rows are 1-based), then sample
+    down to ``limit``; returns (mutants of the kept operators in range, mutants kept)."""
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT job_id, operator_name, start_pos_row FROM mutation_specs").fetchall()
+    eligible = [job for job, op, row in rows
+                if _KEEP.match(op) and (ranges is None or any(a <= row <= b for a, b in ranges))]
+    chosen = set(eligible) if len(eligible) <= limit else {eligible[int(i)] for i in rng.choice(len(eligible), limit, replace=False)}
+    drop = [(job,) for job, _, _ in rows if job not in chosen]
+    con.executemany("DELETE FROM mutation_specs WHERE job_id = ?", drop)
+    con.executemany("DELETE FROM work_items WHERE job_id = ?", drop)
+    con.commit()
+    con.close()
+    return len(eligible), len(chosen)
+
+
+def outcomes(db: Path) -> dict[str, int]:
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT worker_outcome, test_outcome FROM work_results").fetchall()
+    con.close()
+    out = {"killed": 0, "survived": 0, "incompetent": 0, "timeout": 0, "other": 0}
+    for worker, test in rows:
+        if worker == "TIMEOUT":
+            out["timeout"] += 1  # a mutant that hangs the tests is caught: counted as killed below
+        elif worker != "NORMAL":
+            out["other"] += 1
+        elif test == "KILLED":
+            out["killed"] += 1
+        elif test == "SURVIVED":
+            out["survived"] += 1
+        else:
+            out["incompetent"] += 1
+    return out
+
+
+def survivors(db: Path) -> str:
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT s.operator_name, s.start_pos_row, r.diff FROM work_results r JOIN mutation_specs s USING (job_id) "
+                       "WHERE r.worker_outcome = 'NORMAL' AND r.test_outcome = 'SURVIVED' ORDER BY s.start_pos_row").fetchall()
+    con.close()
+    return "\n".join(f"--- {op} at line {row}\n{diff}" for op, row, diff in rows)
+
+
+def run_target(t: Target, repo: Path, work: Path, limit: int, rng: np.random.Generator) -> dict[str, object]:
+    slug = re.sub(r"[^a-z0-9]+", "-", t.name.lower()).strip("-")
+    cfg, db = work / f"{slug}.toml", work / f"{slug}.sqlite"
+    tests = " ".join(f'"{a}"' if " " in a else a for a in t.tests)
+    cfg.write_text(
+        "[cosmic-ray]\n"
+        f'module-path = "{t.module}"\n'
+        f"timeout = {t.timeout}\n"
+        "excluded-modules = []\n"
+        f'test-command = "{sys.executable} -m pytest -x -q -p no:randomly -p no:cacheprovider -n 0 {tests.replace(chr(34), chr(92) + chr(34))}"\n'
+        "\n[cosmic-ray.distributor]\nname = \"local\"\n"
+    )
+    db.unlink(missing_ok=True)
+    subprocess.run(["cosmic-ray", "init", str(cfg), str(db)], cwd=repo, check=True, capture_output=True,
+                   env=_env(repo))
+    ranges = function_lines((repo / t.module).read_text(), t.functions) if t.functions else None
+    eligible, kept = keep_mutants(db, ranges, limit, rng)
+    t0 = time.monotonic()
+    subprocess.run(["cosmic-ray", "exec", str(cfg), str(db)], cwd=repo, check=True, capture_output=True, env=_env(repo))
+    got = outcomes(db)
+    (work / f"{slug}.survivors.txt").write_text(survivors(db))
+    caught = got["killed"] + got["timeout"]
+    judged = caught + got["survived"]
+    return {"target": t.name, "eligible": eligible, "run": kept, **got,
+            "rate": caught / judged if judged else float("nan"), "seconds": time.monotonic() - t0}
+
+
+def _env(repo: Path) -> dict[str, str]:
+    import os
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(repo)  # the copy's package, ahead of the editable install of the working tree
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--target", nargs="*", default=[], help="only these targets (names as in the table)")
+    ap.add_argument("--max-mutants", type=int, default=60, help="mutants run per target (a seeded sample beyond it)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--work", type=Path, default=REPO / "bench" / ".data" / "mutation")
+    args = ap.parse_args()
+    rng = np.random.default_rng(args.seed)
+    work = args.work
+    repo = work / "repo"
+    commit = copy_head(repo)
+    print(f"cosmic-ray on commit {commit}, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, at most {args.max_mutants} mutants "
+          f"per target (seed {args.seed}); survivors in {work}/*.survivors.txt", flush=True)
+    rows = []
+    for t in TARGETS:
+        if args.target and t.name not in args.target:
+            continue
+        r = run_target(t, repo, work, args.max_mutants, rng)
+        rows.append(r)
+        print(f"{r['target']}: {r['run']} of {r['eligible']} mutants run, {r['killed']} killed, {r['timeout']} timed out, "
+              f"{r['survived']} survived, {r['incompetent']} incompetent, kill rate {r['rate']:.0%} ({r['seconds']:.0f}s)", flush=True)
+    print("\n| module | mutants (run of eligible) | killed | survived | kill rate |\n| --- | --- | --- | --- | --- |")
+    for r in rows:
+        print(f"| `{r['target']}` | {r['run']} of {r['eligible']} | {int(r['killed']) + int(r['timeout'])} | {r['survived']} | "
+              f"{r['rate']:.0%} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
