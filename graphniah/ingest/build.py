@@ -670,7 +670,7 @@ def ingest_openalex(
     ``ingest_release``. Returns ``out``.
     """
     from graphniah.ingest.openalex.layout import open_works
-    from graphniah.ingest.openalex.read import load_works, preprint_type_kept, source_dates_sql
+    from graphniah.ingest.openalex.read import PREPRINT_URL_PATTERNS, load_works, preprint_type_kept, source_dates_sql
 
     stage = _Stages()
     cutoff = _as_date(cutoff)
@@ -686,7 +686,8 @@ def ingest_openalex(
         kept_preprints = preprint_type_kept(con)
         built = _write(con, classified, tmp, stage)
         source = {"name": "openalex", "type": "openalex", "release_dir": str(folder.root.resolve()), "layout": folder.layout,
-                  "release_id_from": folder.release_id_from, **works.to_json(kept_preprints)}
+                  "release_id_from": folder.release_id_from, **works.to_json(kept_preprints),
+                  "preprint_identifiers": PREPRINT_URL_PATTERNS}  # how locations name preprints (the dates: eligibility)
         manifest = _manifest(built, release_id=folder.release_id, cutoff=cutoff, synthetic=folder.synthetic, source=source,
                              inputs=[f.to_json() for f in inputs], stage=stage, limits=limits)
         write_snapshot_manifest(tmp / MANIFEST_FILE, manifest)

@@ -70,7 +70,7 @@ WORK_ID_PATTERN = r"^(?:https?://openalex\.org/)?[Ww]([0-9]+)$"
 _WORK_ID = re.compile(WORK_ID_PATTERN)
 AUTHOR_ID_PATTERN = r"(A[0-9]+)$"
 DOI_URL_PATTERN = r"^(?i:https?://(?:dx\.)?doi\.org/)"
-# Location URLs that name a preprint: (what they give, pattern; group 1 is the id).
+# Location URLs and DOIs that name a preprint (group 1: the id); recorded in the snapshot manifest's source.
 ARXIV_URL_PATTERN = r"^(?i:https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/)([^?#]+?)(?:v[0-9]+)?(?:\.pdf)?/?(?:[?#].*)?$"
 ARXIV_DOI_PATTERN = r"^(?i:10\.48550/arxiv\.)(.+)$"
 RXIV_URL_PATTERN = r"^(?i:https?://(?:www\.)?(?:bio|med)rxiv\.org/content/)(10\.1101/[0-9]{4}\.[0-9]{2}\.[0-9]{2}\.[0-9]+)"

@@ -52,6 +52,7 @@ def test_manifest_names_openalex_and_counts_records(world: World) -> None:
     assert src["superseded"] > 0 and src["merged"] > 0
     assert src["works"] == src["records_read"] - src["superseded"] - src["merged"] == m.rows["papers"]["read"]
     assert 0 < src["type_preprint"]["kept"] <= src["type_preprint"]["works"]
+    assert set(src["preprint_identifiers"]) == {"arxiv", "arxiv_doi", "biorxiv", "preprints"}
     assert {i["path"] for i in m.inputs} == {p.relpath for p in folder.parts} | {p.relative_to(world.openalex).as_posix() for p in folder.merged}
 
 
