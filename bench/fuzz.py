@@ -1,12 +1,20 @@
-"""Garbage in, counted: a seeded fuzzer corrupts the pipeline's inputs and checks every reader's answer.
+"""Garbage in, counted: a seeded fuzzer corrupts the pipeline's inputs and artifacts, gives every writer a bad
+output path, and checks every answer.
 
-Inputs: S2AG shards (``ingest``), examples files and dataset folders (``verify``), journals
-(``score``), suite YAML (``build``), the model registry (``models list``) and prompt templates
-(``verify --prompts``). Mutations: byte flips, truncation, garbage lines, values of the wrong type,
-a 10 MB line, invalid UTF-8, NUL bytes. Each case is one process bounded in time; it passes when
-it ends without a traceback and either succeeds (S2AG records: skipped and counted by the
-documented rule), gives ``verify``'s verdict, or fails with one error line naming the file and
-leaves no output. The machinery is ``tests/faults/fuzz.py`` (``tests/faults/test_fuzz.py`` runs 50).
+The cases take turns between three families (``tests/faults/fuzz.py`` has the machinery;
+``tests/faults/test_fuzz.py`` runs 50 of them in ``make test``):
+
+- inputs: S2AG shards (``ingest``), examples files and dataset folders (``verify``), journals
+  (``score``), suite YAML (``build``), the model registry (``models list``) and prompt templates
+  (``verify --prompts``), with byte flips, truncation, garbage lines, values of the wrong type, a
+  10 MB line, invalid UTF-8, NUL bytes. Pass: no traceback, and success (S2AG records: skipped and
+  counted by the documented rule), ``verify``'s verdict, or one error line naming the file and no output;
+- artifacts (issue 31): snapshot Parquet, pruned sets, path pools, the release store, a suite's
+  examples file and manifest, journals, a dataset folder's files and the viewer's page cache,
+  truncated, bit-flipped, swapped or emptied, read by the stage that reads them. Pass: one error line
+  naming the file, exit 2, nothing written; caches (pruned sets, viewer pages) are rebuilt instead;
+- output paths (issue 31): every command that writes, given an output under a regular file, on
+  ``/proc`` or of the wrong kind. Pass: one error line naming the path, exit 2, nothing created.
 
     .venv/bin/python bench/fuzz.py [--cases 500] [--papers 1500] [--seed 0]
 """

@@ -1,6 +1,8 @@
 """50 seeded cases of corrupted inputs (S2AG shards, examples, journals, suite YAML, the model
-registry, prompt templates, dataset folders): each reader ends in time, without a traceback, with
-success, a verdict, or one error line naming the file and no output (the small version of
+registry, prompt templates, dataset folders), damaged artifacts (snapshot Parquet, pruned sets, pools,
+the release store, examples, suite manifests, journals, dataset files, viewer pages) and bad output
+paths of the writing commands: each ends in time, without a traceback, with success, a verdict, a
+rebuilt cache, or one error line naming the file or path and no output (the small version of
 ``bench/fuzz.py``; machinery in ``tests/faults/fuzz.py``)."""
 
 from __future__ import annotations
