@@ -22,12 +22,13 @@ def export_cmd(
     snapshots: Annotated[Path, typer.Option(help="Where snapshots live (the card records the snapshot's release and cutoff).")] = SNAPSHOTS_ROOT,
     prompts: PromptsOpt = None,
 ) -> None:
-    """Write the suite as a datasets folder: data/<task>-00000.parquet, README.md (card), graphniah-manifest.json."""
+    """Write the suite as a datasets folder: data/<task>-00000.parquet, lm_eval/ (lm-evaluation-harness tasks), README.md (card), graphniah-manifest.json."""
     from rich.console import Console
 
     from graphniah.atomic import check_output, output_lock
     from graphniah.cli.progress import RichProgress
     from graphniah.dataset import export_suite
+    from graphniah.dataset.lm_eval import run_hint
 
     check_output(out, "folder")
 
@@ -43,3 +44,4 @@ def export_cmd(
     console.print(f"exported {result.examples} examples ({tasks}) of suite {suite} from {cutoffs}"
                   f"{' [SYNTHETIC]' if m.synthetic else ''} to {out}/ in {time.perf_counter() - t0:.1f}s", highlight=False)
     console.print(f"load it with datasets.load_dataset({str(out)!r}); check it with `graphniah verify {out}`", highlight=False)
+    console.print(run_hint(out), highlight=False, markup=False, soft_wrap=True)  # markup off: "[lm-eval]" is no style

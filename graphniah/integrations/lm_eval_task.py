@@ -67,7 +67,7 @@ def task_docs(dataset: str | os.PathLike[str], task: str) -> datasets.Dataset:
     ds = open_dataset(dataset)  # every file against the manifest's hashes, the data files' schema
     entries = [f for f in ds.manifest.data_files() if f.task == task]
     if not entries:
-        raise GraphNIAHError(f"dataset {dataset} has no {task} examples (it has {', '.join(ds.manifest.tasks)}); "
+        raise GraphNIAHError(f"dataset {dataset} has no {task} examples (it has {', '.join(t for t in TASKS if t in ds.manifest.tasks)}); "
                              f"run the tasks it has, or export it again")
     table = pa.concat_tables([pq.read_table(ds.path / f.path, columns=list(DOC_COLUMNS)) for f in entries])
     return datasets.Dataset(InMemoryTable(table), fingerprint="-".join(f.sha256[:16] for f in entries))

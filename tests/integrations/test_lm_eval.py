@@ -105,6 +105,11 @@ def _read_outputs(out: Path) -> tuple[dict[str, Any], dict[str, list[dict[str, A
     return json.loads(results.read_text(encoding="utf-8")), samples
 
 
+@pytest.fixture(scope="session")
+def exported(tmp_path_factory: pytest.TempPathFactory):
+    return exported_suite(tmp_path_factory)
+
+
 @pytest.fixture(scope="module")
 def lm(tmp_path_factory: pytest.TempPathFactory) -> LmSetup:
     from graphniah.formats.snapshot import find_snapshot_by_hash
@@ -283,3 +288,71 @@ def test_readme_line_targets_the_demo_folder_and_the_local_oracle():
     args = dict(kv.split("=", 1) for kv in cmd[cmd.index("--model_args") + 1].split(","))
     oracle = load_registry()["local-oracle"]
     assert args == {"base_url": f"{oracle.api_base}/chat/completions", "model": "local-oracle"}
+
+
+# -- the task class and its hooks, in this process (lm-eval's own YAML loader builds the task) -----------------------------------
+
+
+def _task(folder: Path, task: str) -> Any:
+    """The task lm-eval builds from the folder's YAML (its loader imports utils.py and resolves every !function)."""
+    from lm_eval.tasks._yaml_loader import load_yaml
+
+    cfg = load_yaml(folder / f"graphniah_{task}.yaml")
+    return cfg["class"](config=cfg)
+
+
+def test_the_task_sends_the_examples_messages_and_refuses_other_prompts(exported):
+    from lm_eval.models.api_models import JsonChatStr
+
+    task = _task(exported.dataset / "lm_eval", "mc")
+    docs = list(task.test_docs())
+    mc = [e for e in read_examples(exported.examples) if e.task == "mc"]
+    assert [d["id"] for d in docs] == [e.id for e in mc]  # suite order, no other task's rows
+    for doc, ex in zip(docs, mc, strict=True):
+        want = [{"role": m.role, "content": m.content} for m in ex.messages]
+        plain = task.fewshot_context(doc, num_fewshot=0)
+        assert isinstance(plain, JsonChatStr) and json.loads(plain.prompt) == want  # what chat API models send as messages
+        rendered = task.fewshot_context(doc, num_fewshot=0, apply_chat_template=True,
+                                        chat_template=lambda msgs, add_generation_prompt=True: ("template", msgs, add_generation_prompt))
+        assert rendered == ("template", want, True)
+        assert task.doc_to_text(doc) == ex.messages[-1].content and task.doc_to_target(doc) == ex.answer
+    with pytest.raises(ValueError, match="zero-shot"):
+        task.fewshot_context(docs[0], num_fewshot=2)
+    with pytest.raises(ValueError, match="own system message"):
+        task.fewshot_context(docs[0], num_fewshot=0, system_instruction="Be brief.")
+
+
+def test_process_results_is_graphniah_scoring():
+    from graphniah.integrations.lm_eval_task import process_results
+
+    truth = "Alpha Beta\nGamma: Delta\nEpsilon"
+    cases = [  # (task, truth, reply, acc, f1) worked out by hand from the scoring rule
+        ("yesno", "YES", "so \\answer{\\textbf{yes}}.", 1.0, None),
+        ("yesno", "NO", "no block at all", 0.0, None),
+        ("mc", "C", "\\answer{(C)} then \\answer{Option B}", 0.0, None),  # the last block counts
+        ("count", "1234", "\\answer{1,234}", 1.0, None),
+        ("count", "17", "\\answer{about 17}", 0.0, None),
+        ("list", truth, "\\answer{\n- alpha beta\n3. Gamma Delta\nEpsilon\n}", 1.0, 1.0),
+        ("list", truth, "\\answer{\nAlpha Beta\nZeta\n}", 0.0, 2 * 0.5 * (1 / 3) / (0.5 + 1 / 3)),  # precision 1/2, recall 1/3
+        ("list", truth, "", 0.0, 0.0),
+    ]
+    for task, answer, reply, acc, f1 in cases:
+        got = process_results({"task": task, "answer": answer}, [reply])
+        assert got == ({"acc": acc} if f1 is None else {"acc": acc, "f1": pytest.approx(f1)}), (task, reply)
+
+
+def test_task_docs_check_the_folder_and_name_what_is_missing(exported, tmp_path):
+    import shutil
+
+    from graphniah.errors import GraphNIAHError
+    from graphniah.integrations.lm_eval_task import task_docs
+
+    with pytest.raises(GraphNIAHError, match=r"has no list examples \(it has yesno, mc, count\)"):
+        task_docs(exported.dataset, "list")
+    with pytest.raises(GraphNIAHError, match="unknown GraphNIAH task 'sum'"):
+        task_docs(exported.dataset, "sum")
+    ds = shutil.copytree(exported.dataset, tmp_path / "ds")
+    data = ds / "data" / "count-00000.parquet"
+    data.write_bytes(data.read_bytes()[:-100])
+    with pytest.raises(GraphNIAHError, match=r"does not match its manifest: data/count-00000.parquet"):
+        task_docs(ds, "yesno")  # any damaged file stops every task, as graphniah verify would

@@ -1,0 +1,162 @@
+"""The lm-eval task folder that ``graphniah export`` writes (``graphniah.dataset.lm_eval``), without running lm-eval.
+
+lm-eval itself runs these files in ``tests/integrations/test_lm_eval.py``; here: which files an export
+writes and hashes, what they name, that a bytecode cache does not break the manifest check, that an
+export lacking the folder is redone, and that an export without lm-eval installed still writes the
+folder and says what to install (lm-eval's absence simulated in a subprocess).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from graphniah.dataset import export_if_changed, read_manifest
+from graphniah.dataset.lm_eval import folder_files, lm_eval_installed, run_hint
+from graphniah.formats.dataset import check_files, manifest_json
+from graphniah.formats.examples import read_examples
+
+ORACLE_LINE = ("lm-eval run --include_path {dir}/lm_eval --tasks graphniah --model local-chat-completions "
+               "--model_args base_url=http://127.0.0.1:8701/v1/chat/completions,model=local-oracle")
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML as lm-eval reads it: ``!function module.name`` names a function of the folder's module."""
+
+
+_Loader.add_constructor("!function", lambda loader, node: ("function", loader.construct_scalar(node)))  # type: ignore[arg-type]
+
+
+def _yaml(path: Path) -> dict[str, Any]:
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # a SafeLoader with one tag more
+
+
+def test_export_writes_one_task_per_task_present_and_a_group(exported):
+    folder = exported.dataset / "lm_eval"
+    present = {e.task for e in read_examples(exported.examples)}
+    assert present == {"yesno", "mc", "count"}  # the shared fixture has no list question
+    assert sorted(p.name for p in folder.iterdir() if p.is_file()) == sorted(  # (lm-eval may have left __pycache__/)
+        ["graphniah.yaml", "utils.py", *(f"graphniah_{t}.yaml" for t in present)])
+    for task in present:
+        cfg = _yaml(folder / f"graphniah_{task}.yaml")
+        assert cfg["task"] == f"graphniah_{task}"
+        assert cfg["class"] == ("function", "utils.GraphNIAHTask")
+        assert cfg["custom_dataset"] == ("function", "utils.custom_dataset")
+        assert cfg["process_results"] == ("function", "utils.process_results")
+        assert cfg["dataset_kwargs"] == {"graphniah_task": task} and cfg["test_split"] == "test"
+        assert cfg["output_type"] == "generate_until" and cfg["doc_to_target"] == "answer"
+        assert [m["metric"] for m in cfg["metric_list"]] == ["acc"]
+        assert "data_files" not in json.dumps(cfg, default=str)  # nothing resolved from the working directory
+    group = _yaml(folder / "graphniah.yaml")
+    assert group["group"] == "graphniah"
+    assert group["task"] == ["graphniah_yesno", "graphniah_mc", "graphniah_count"]
+    assert group["aggregate_metric_list"] == [{"metric": "acc", "aggregation": "mean", "weight_by_size": True}]
+
+
+def test_the_list_task_adds_f1_and_tasks_keep_their_order():
+    files = folder_files(["list", "count"])
+    assert sorted(files) == ["lm_eval/graphniah.yaml", "lm_eval/graphniah_count.yaml", "lm_eval/graphniah_list.yaml", "lm_eval/utils.py"]
+    listing = yaml.load(files["lm_eval/graphniah_list.yaml"], Loader=_Loader)
+    assert [m["metric"] for m in listing["metric_list"]] == ["acc", "f1"]
+    assert yaml.load(files["lm_eval/graphniah.yaml"], Loader=_Loader)["task"] == ["graphniah_count", "graphniah_list"]
+
+
+def test_the_manifest_hashes_the_folder(exported):
+    m = read_manifest(exported.dataset)
+    listed = {f.path: f for f in m.files if f.path.startswith("lm_eval/")}
+    on_disk = {p.relative_to(exported.dataset).as_posix() for p in (exported.dataset / "lm_eval").rglob("*") if p.is_file()}
+    assert set(listed) == on_disk
+    for rel, f in listed.items():
+        data = (exported.dataset / rel).read_bytes()
+        assert (f.sha256, f.bytes) == (hashlib.sha256(data).hexdigest(), len(data))
+
+
+def test_utils_finds_the_data_from_its_own_place_and_scores_with_graphniah(exported):
+    text = (exported.dataset / "lm_eval" / "utils.py").read_text(encoding="utf-8")
+    compile(text, "utils.py", "exec")
+    assert "Path(__file__).resolve().parent.parent" in text and "def custom_dataset(" in text
+    assert "from graphniah.integrations.lm_eval_task import" in text
+    # no answer extraction of its own: no regular expressions, no \answer{} parsing
+    for f in (exported.dataset / "lm_eval").glob("*.*"):
+        body = f.read_text(encoding="utf-8")
+        assert "answer{" not in body and "import re" not in body, f.name
+
+
+def test_the_card_shows_the_lm_eval_line(exported):
+    card = (exported.dataset / "README.md").read_text(encoding="utf-8")
+    assert ORACLE_LINE.format(dir="DIR") in card
+    assert "`graphniah_yesno`, `graphniah_mc`, `graphniah_count`" in card and "graphniah_list" not in card
+    assert "pip install 'graphniah[lm-eval]'" in card and "graphniah serve --policy oracle" in card
+
+
+def test_a_bytecode_cache_is_not_a_stranger_but_any_other_file_is(exported, tmp_path):
+    ds = shutil.copytree(exported.dataset, tmp_path / "ds")
+    cache = ds / "lm_eval" / "__pycache__"
+    cache.mkdir()
+    (cache / "utils.cpython-311.pyc").write_bytes(b"\x00" * 16)
+    assert check_files(ds) == []
+    (ds / "lm_eval" / "extra.yaml").write_text("task: x\n")
+    assert check_files(ds) == ["lm_eval/extra.yaml: not listed in the manifest"]
+    (ds / "lm_eval" / "extra.yaml").unlink()
+    (ds / "lm_eval" / "utils.py").write_text("# edited\n")
+    assert [p.split(":")[0] for p in check_files(ds)] == ["lm_eval/utils.py"]
+
+
+def test_an_export_without_the_folder_is_exported_again(exported, tmp_path):
+    ds = shutil.copytree(exported.dataset, tmp_path / exported.dataset.name)
+    old = read_manifest(ds)
+    # an export made before the folder existed: neither the files nor their manifest entries
+    shutil.rmtree(ds / "lm_eval")
+    (ds / "graphniah-manifest.json").write_text(manifest_json(old.model_copy(
+        update={"files": tuple(f for f in old.files if not f.path.startswith("lm_eval/"))})))
+    assert check_files(ds) == []  # intact as far as its own manifest goes
+    redone = export_if_changed(exported.examples, ds, suite=exported.name, snapshots_root=exported.suite.snapshots)
+    assert redone.manifest == old and (ds / "lm_eval" / "utils.py").is_file()
+    stamp = (ds / "graphniah-manifest.json").stat().st_mtime_ns
+    kept = export_if_changed(exported.examples, ds, suite=exported.name, snapshots_root=exported.suite.snapshots)
+    assert kept.manifest == old and (ds / "graphniah-manifest.json").stat().st_mtime_ns == stamp  # current: kept as it is
+
+
+def test_the_hint_names_the_folder_and_what_to_install(tmp_path, monkeypatch):
+    assert lm_eval_installed()  # make installs the extra
+    hint = run_hint(tmp_path / "ds")
+    assert ORACLE_LINE.format(dir=tmp_path / "ds") in hint and "pip install" not in hint
+    monkeypatch.setitem(sys.modules, "lm_eval", None)  # what `import lm_eval` then refuses
+    assert not lm_eval_installed()
+    assert run_hint(tmp_path / "ds").endswith("(lm-eval is not installed here: pip install 'graphniah[lm-eval]' first)")
+
+
+_WITHOUT_LM_EVAL = """
+import sys
+sys.modules["lm_eval"] = None  # `import lm_eval` raises ImportError, as without the extra
+from graphniah.cli import main
+sys.argv = ["graphniah", *sys.argv[1:]]
+try:
+    main()
+finally:
+    assert sys.modules["lm_eval"] is None, "the export imported lm_eval"
+"""
+
+
+@pytest.mark.slow
+def test_an_export_without_lm_eval_writes_the_folder_and_says_how_to_run_it(exported, tmp_path):
+    out = tmp_path / "month-dataset"
+    env = os.environ | {"COLUMNS": "400"}
+    res = subprocess.run([sys.executable, "-c", _WITHOUT_LM_EVAL, "export", "--suite", exported.name, "--examples", str(exported.examples),
+                          "--out", str(out), "--snapshots", str(exported.suite.snapshots)],
+                         capture_output=True, text=True, timeout=300, env=env)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert sorted(p.name for p in (out / "lm_eval").iterdir()) == sorted(p.name for p in (exported.dataset / "lm_eval").iterdir() if p.is_file())
+    assert check_files(out) == []
+    said = " ".join(res.stderr.split())
+    assert ORACLE_LINE.format(dir=out) in said
+    assert "lm-eval is not installed here: pip install 'graphniah[lm-eval]' first" in said
