@@ -69,8 +69,9 @@ def sample_cmd(
     from graphniah.sampling.examples.sample import SampleStats, SamplingContext, batch_specs, check_packing, sample_examples
     from graphniah.seeds import Stream, generator
 
-    if out is not None:
-        check_output(out, "file")
+    # the default output too: a name in examples/ that cannot be written is refused before any sampling
+    out = out if out is not None else default_out(task, depth, distractor, context_length, seed, render, match_similarity)
+    check_output(out, "file")
 
     if task not in TASKS:
         raise GraphNIAHError(f"--task must be one of {', '.join(TASKS)}, got {task!r}")
@@ -90,7 +91,6 @@ def sample_cmd(
         component_size=component_size, label=label.upper() if label else None, none_option=none_option, alpha=alpha,
         distractor=distractor, context_length=context_length, render=rendering, match_similarity=match_similarity,
     )
-    out = out if out is not None else default_out(task, depth, distractor, context_length, seed, render, match_similarity)
 
     stats = SampleStats()
     t0 = time.perf_counter()

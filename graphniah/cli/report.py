@@ -65,8 +65,8 @@ def report_cmd(
     from graphniah.report import ReportConfig, build_report, load_suite, write_report
     from graphniah.stats import PAPER_Z
 
-    if out is not None:
-        check_output(out, "folder")
+    if out is not None or suite is not None:  # a dataset's suite (and so the default folder) is known once it is read
+        check_output(out if out is not None else report_dir(REPORTS_ROOT, suite or ""), "folder")
 
     if threshold is not None and not 0 <= threshold <= 1:
         raise GraphNIAHError(f"--threshold must lie in [0, 1], got {threshold}")
@@ -77,6 +77,8 @@ def report_cmd(
 
         ds, examples = materialize_examples(source.dataset, runs)  # the examples file, rebuilt from the rows and hash-checked
         suite = ds.suite
+        if out is None:
+            check_output(report_dir(REPORTS_ROOT, suite), "folder")
     else:
         examples = source.examples
     assert suite is not None  # given, or read from the dataset (exactly one of the two, checked above)

@@ -67,3 +67,20 @@ def test_the_four_commands_of_the_issue(argv: list[str], scratch: Path, monkeypa
     reason = "F is a file, not a folder" if out.startswith("F/") else "/proc is on a proc file system, which cannot hold ordinary files"
     assert (code, err.strip()) == (2, f"error: --out {out}: {reason}"), stdout + err
     assert _tree(scratch) == before
+
+
+@pytest.mark.parametrize(("argv", "error"), [
+    (["sample", "--task", "yesno", "--depth", "4"],
+     "error: --out examples/yesno-depth4-none-nolimit-seed0.jsonl: examples is a file, not a folder"),
+    (["report", "--suite", "demo", "--examples", "ex.jsonl"], "error: --out reports/demo: reports is a file, not a folder"),
+])
+def test_a_default_output_path_is_checked_too(argv: list[str], error: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --out a command writes to its default path, checked the same way before any work."""
+    (tmp_path / "examples").write_text("a file where the default folder would be\n")
+    (tmp_path / "reports").write_text("likewise\n")
+    (tmp_path / "ex.jsonl").write_text("{}\n")
+    before = _tree(tmp_path)
+    code, stdout, err = _main(argv, tmp_path, False, monkeypatch, capsys)
+    assert (code, err.strip()) == (2, error), stdout + err
+    assert _tree(tmp_path) == before
