@@ -80,6 +80,7 @@ def demo_cmd(
     from graphniah.atomic import check_output
     from graphniah.cli.ingest import preprint_line
     from graphniah.cli.progress import RichProgress
+    from graphniah.dataset.lm_eval import run_hint
     from graphniah.demo import accuracy_table, preview, run_demo
     from graphniah.formats.examples import iter_examples
     from graphniah.formats.snapshot import parse_cutoff
@@ -112,6 +113,7 @@ def demo_cmd(
     if result.dataset is not None:
         console.print(f"dataset: {result.dataset.resolve()} (the suite as a datasets folder: graphniah run --dataset DIR, "
                       "inspect eval graphniah/graphniah -T dataset=DIR)", highlight=False, soft_wrap=True)
+        console.print(run_hint(result.dataset), markup=False, highlight=False, soft_wrap=True)
     if result.report is not None:
         console.print(f"report: {result.report.html or result.report.out} (tables and figures in {result.report.out})", highlight=False)
     if result.viewer is not None:

@@ -142,11 +142,16 @@ def lm(tmp_path_factory: pytest.TempPathFactory) -> LmSetup:
                 "random": (_with(readme, f"{dataset.name}/lm_eval", url["random"]), dataset.parent),
                 # lm-eval's chat template route: the same messages must arrive
                 "always-no": (_with(readme, str(dataset / "lm_eval"), url["always-no"]) + ["--apply_chat_template"], elsewhere)}
+        logs = root / "logs"
+        logs.mkdir()
         for policy, (cmd, cwd) in cmds.items():
             assert cmd[0] == "lm-eval"
             full = [LM_EVAL, *cmd[1:], "--log_samples", "--output_path", str(root / "out" / policy)]
-            procs[policy] = subprocess.Popen(full, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        done = {p: proc.communicate(timeout=300) for p, proc in procs.items()}
+            # output to files, not pipes: the import log is larger than a pipe holds, and all three run at once
+            with open(logs / f"{policy}.out", "wb") as out, open(logs / f"{policy}.err", "wb") as err:
+                procs[policy] = subprocess.Popen(full, cwd=cwd, env=env, stdout=out, stderr=err)
+        for proc in procs.values():
+            proc.wait(timeout=300)
     finally:
         for proc in procs.values():
             if proc.poll() is None:
@@ -155,7 +160,7 @@ def lm(tmp_path_factory: pytest.TempPathFactory) -> LmSetup:
             s.stop()
     runs = {}
     for policy, proc in procs.items():
-        stdout, stderr = done[policy]
+        stdout, stderr = ((logs / f"{policy}.{k}").read_text(encoding="utf-8", errors="replace") for k in ("out", "err"))
         tail = "\n".join(ln for ln in stderr.splitlines() if not ln.startswith("import time:"))[-4000:]
         assert proc.returncode == 0, f"lm-eval against {policy}: {stdout}\n{tail}"
         results, samples = _read_outputs(root / "out" / policy)
@@ -301,10 +306,13 @@ def _task(folder: Path, task: str) -> Any:
     return cfg["class"](config=cfg)
 
 
-def test_the_task_sends_the_examples_messages_and_refuses_other_prompts(exported):
+def test_the_task_sends_the_examples_messages_and_refuses_other_prompts(exported, tmp_path):
+    import shutil
+
     from lm_eval.models.api_models import JsonChatStr
 
-    task = _task(exported.dataset / "lm_eval", "mc")
+    # a copy: importing utils.py may write lm_eval/__pycache__, which the shared folder must not get
+    task = _task(shutil.copytree(exported.dataset, tmp_path / "ds") / "lm_eval", "mc")
     docs = list(task.test_docs())
     mc = [e for e in read_examples(exported.examples) if e.task == "mc"]
     assert [d["id"] for d in docs] == [e.id for e in mc]  # suite order, no other task's rows
