@@ -3,7 +3,7 @@
 One export (the run tests' demo suite, two packed examples and three list questions) and three
 ``lm-eval run`` processes, started together once for the module: the oracle with the README's own
 line, from a folder that is not the dataset's; the random policy with a relative ``--include_path``
-from the dataset's parent; always-NO with ``--apply_chat_template``. Every check reads their results,
+from the dataset's parent and three requests at a time; always-NO with ``--apply_chat_template``. Every check reads their results,
 their per-sample logs (``--log_samples``), what the servers received, and the modules each process
 imported (``PYTHONPROFILEIMPORTTIME`` lists every import on stderr). Nothing reaches a hub: the
 ``datasets`` and hub libraries are told to stay offline.
@@ -83,12 +83,12 @@ def _recording(server: BaselineServer) -> list[str]:
     return seen
 
 
-def _with(cmd: list[str], include_path: str, base_url: str) -> list[str]:
-    """The command with its --include_path and its model's base_url replaced."""
+def _with(cmd: list[str], include_path: str, base_url: str, more_args: str = "") -> list[str]:
+    """The command with its --include_path and its model's base_url replaced (and more model arguments)."""
     out = list(cmd)
     out[out.index("--include_path") + 1] = include_path
     i = out.index("--model_args") + 1
-    out[i] = re.sub(r"base_url=[^,]+", f"base_url={base_url}", out[i])
+    out[i] = re.sub(r"base_url=[^,]+", f"base_url={base_url}", out[i]) + more_args
     return out
 
 
@@ -138,8 +138,8 @@ def lm(tmp_path_factory: pytest.TempPathFactory) -> LmSetup:
         url = {p: f"{s.url}/chat/completions" for p, s in servers.items()}
         # the README's line as it stands, from a folder that is neither the dataset nor its parent
         cmds = {"oracle": (_with(readme, str(dataset / "lm_eval"), url["oracle"]), elsewhere),
-                # a relative --include_path, from the dataset's parent
-                "random": (_with(readme, f"{dataset.name}/lm_eval", url["random"]), dataset.parent),
+                # a relative --include_path, from the dataset's parent; concurrent requests (lm-eval's async path)
+                "random": (_with(readme, f"{dataset.name}/lm_eval", url["random"], ",num_concurrent=3"), dataset.parent),
                 # lm-eval's chat template route: the same messages must arrive
                 "always-no": (_with(readme, str(dataset / "lm_eval"), url["always-no"]) + ["--apply_chat_template"], elsewhere)}
         logs = root / "logs"
