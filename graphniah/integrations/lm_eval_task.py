@@ -21,6 +21,8 @@ An example is zero-shot and carries its own system prompt, so ``--num_fewshot`` 
 ``--system_instruction`` are refused: either would send a prompt other than the example's. A call
 that fails for good stops lm-eval's run (``graphniah run`` instead records it and leaves it out of the
 accuracy); a reply without content is lm-eval's placeholder text, which has no answer and is wrong.
+A task's rows are held in memory, as lm-eval holds its datasets: about 4 MB per 922k-token example
+(``--log_samples`` writes each prompt once more, in its sample log).
 Importing this module imports ``lm_eval`` (``pip install 'graphniah[lm-eval]'``).
 """
 
