@@ -445,7 +445,21 @@ class ListPapers:
     repeated: int
 
 
-def list_papers(truth: str, raw: str | None, others: Sequence[str]) -> ListPapers:
+@functools.lru_cache(maxsize=8)  # the runs of one example share its truth
+def _truth_keys(truth: str) -> frozenset[str]:
+    return frozenset(title_key(t) for t in truth.split("\n"))
+
+
+def title_index(titles: Iterable[str]) -> dict[str, int]:
+    """``{title key: index of the first title with it}`` (:func:`title_key`): the form in which
+    :func:`list_papers` looks answer lines up among other papers, built once for many answers."""
+    out: dict[str, int] = {}
+    for i, title in enumerate(titles):
+        out.setdefault(title_key(title), i)
+    return out
+
+
+def list_papers(truth: str, raw: str | None, others: Sequence[str] | Mapping[str, int]) -> ListPapers:
     r"""Classify the lines of a list answer against the truth and the context's other papers.
 
     Parameters
@@ -454,8 +468,9 @@ def list_papers(truth: str, raw: str | None, others: Sequence[str]) -> ListPaper
         The truth's titles, one a line (``Example.answer``).
     raw : str or None
         The content of the answer block (:attr:`Scored.raw`); None when there is none.
-    others : sequence of str
-        Titles of the context's papers that are not in the truth (the source, other components).
+    others : sequence of str, or mapping
+        Titles of the context's papers that are not in the truth (the source, other components), or
+        their :func:`title_index`.
 
     Returns
     -------
@@ -469,7 +484,7 @@ def list_papers(truth: str, raw: str | None, others: Sequence[str]) -> ListPaper
     :func:`title_key` is that paper's (the first of equal titles).
     """
     hits = match_list(truth, normalize_answer("list", raw)).hits
-    truth_keys = {title_key(t) for t in truth.split("\n")}
+    truth_keys = _truth_keys(truth)
     rest: list[tuple[str, str]] = []  # (key, line) of the first line naming each title outside the truth
     named: set[str] = set()
     repeated = 0
@@ -483,9 +498,8 @@ def list_papers(truth: str, raw: str | None, others: Sequence[str]) -> ListPaper
         named.add(key)
         if key not in truth_keys:
             rest.append((key, line.strip()))
-    other_of: dict[str, int] = {}
-    for i, title in enumerate(others if rest else ()):  # the others' titles are keyed only when a line needs them
-        other_of.setdefault(title_key(title), i)
+    # the others' titles are keyed only when a line needs them
+    other_of = others if isinstance(others, Mapping) else title_index(others if rest else ())
     extra = [other_of[key] for key, _ in rest if key in other_of]
     unknown = [line for key, line in rest if key not in other_of]
     return ListPapers(tuple(i for i, h in enumerate(hits) if h), tuple(i for i, h in enumerate(hits) if not h), tuple(extra),

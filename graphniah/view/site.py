@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import shutil
+import unicodedata
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -41,17 +42,15 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, example_lines, example_to_json, option_letters
 from graphniah.layout import SNAPSHOTS_ROOT, viewer_page_cache
 from graphniah.progress import NO_PROGRESS, Progress
-from graphniah.sampling.corpora.model import Kind
-from graphniah.sampling.examples.positions import user_fields
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 from graphniah.sampling.examples.textcheck import parse_context
 from graphniah.sampling.tokenizers import Tokenizer
-from graphniah.scoring import list_papers, recall_by_distance, target_distances
+from graphniah.scoring import list_papers, recall_by_distance, target_distances, title_index, title_key
 from graphniah.view.data import Answer, PaperLookup, RunView, ShownPaper, check_id, example_facts, load_answers, outcome_of
 from graphniah.view.forest import PALETTE, ForestLayout, forest_caption, forest_data, forest_layout, highlighted_path
 from graphniah.view.needles import ROW_WIDTH, NeedleMap, needle_map, row_layout
 
-__all__ = ["ViewerFiles", "build_viewer", "example_page_data", "list_overlay", "needle_map_data", "packed_text"]
+__all__ = ["ViewerFiles", "build_viewer", "example_page_data", "list_overlays", "needle_map_data", "packed_text"]
 
 _STATIC = ("view.css", "view.js")
 _PAGES = ("index.html", "example.html")
@@ -100,53 +99,107 @@ def needle_map_data(nm: NeedleMap) -> dict[str, object]:
 @dataclass(frozen=True)
 class _ListContext:
     """What a list example's answers are classified against: the titles of the context's papers outside
-    the truth (``others``: the forest's other papers first, then every paper the context's text names,
-    as the text-only parser reads it), the forest index of each (-1: not drawn, a paper of a distractor
-    component), and the hops of each truth line."""
+    the truth that are known without parsing (``titles``: the forest's other papers, from the metadata,
+    then the title lines of the other blocks), the forest index of each (``nodes``; -1: not drawn, a
+    paper of a distractor component), the other blocks (``blocks``, character ranges of the user
+    message, where papers named only in a reference list are found), and the hops of each truth line."""
 
-    others: tuple[str, ...]
-    other_nodes: tuple[int, ...]
+    text: str
+    prompts: PromptSet
+    titles: tuple[str, ...]
+    nodes: tuple[int, ...]
+    blocks: tuple[tuple[int, int], ...]
     hops: tuple[int, ...]
 
 
-def _list_context(example: Example, layout: ForestLayout, meta: Mapping[int, ShownPaper] | None, prompts: PromptSet) -> _ListContext:
+def _list_context(example: Example, layout: ForestLayout, meta: Mapping[int, ShownPaper] | None, nm: NeedleMap,
+                  prompts: PromptSet) -> _ListContext:
     truth = set(example.targets)
     nodes = [i for i, p in enumerate(layout.papers) if p not in truth and meta is not None and p in meta]
     titles = [meta[layout.papers[i]].title for i in nodes] if meta is not None else []
-    named: list[str] = []
-    # Papers of distractor components are in the context (a block, or only a reference) but not in the forest;
-    # with a text distractor, the forest is every paper of the context and its titles are the metadata's.
-    if meta is None or example.recipe.params.distractor == Kind.DISJOINT_COMPONENT:
-        text = example.messages[-1].content
-        fields = user_fields(example.messages, prompts)
-        c0, c1 = fields["context"] if fields else (0, len(text))
-        named = [n.title for n in parse_context(text[c0:c1], prompts).nodes]  # two thirds of such a page's build
-    return _ListContext((*titles, *named), (*nodes, *([-1] * len(named))), target_distances(example.edges, example.source, example.targets))
+    # Blocks that are not the task's (all of them without metadata): distractor components, not drawn.
+    blocks = [sp for sp in nm.spans if sp.kind == "paper"]
+    named = [sp.title for sp in blocks if sp.title]
+    return _ListContext(example.messages[-1].content, prompts, (*titles, *named), (*nodes, *([-1] * len(named))),
+                        tuple((sp.start, sp.end) for sp in blocks), target_distances(example.edges, example.source, example.targets))
 
 
-def list_overlay(example: Example, answer: Answer | None, ctx: _ListContext) -> dict[str, object] | None:
-    """A run's list answer per paper, for the forest overlay (None when the run has no scored answer).
+_FULL_PARSE = 16  # more unplaced lines than this: every other block is parsed, without looking for their words first
+
+
+def _apart(c: str) -> bool:
+    """Whether ``c`` separates words as title keys do (white space, or punctuation, which they make a space)."""
+    return c.isspace() or unicodedata.category(c).startswith("P")
+
+
+def _has_word(text: str, word: str) -> bool:
+    """Whether ``word`` occurs in ``text`` as a whole word of its title key (between separators or the ends)."""
+    i = text.find(word)
+    while i >= 0:
+        j = i + len(word)
+        if (i == 0 or _apart(text[i - 1])) and (j == len(text) or _apart(text[j])):
+            return True
+        i = text.find(word, i + 1)
+    return False
+
+
+def _named_in_blocks(keys: set[str], ctx: _ListContext) -> list[str]:
+    """Titles of the papers that the other blocks name (title line or reference), read by the text-only
+    parser (:func:`graphniah.sampling.examples.textcheck.parse_context`) from the blocks that may name
+    one of ``keys``: a block naming a title holds each of its words, so only the blocks holding the
+    longest word of some key are parsed (a context of component distractors has a thousand blocks,
+    and parsing them all is most of such a page's build)."""
+    texts = [ctx.text[a:b] for a, b in ctx.blocks]
+    if len(keys) <= _FULL_PARSE:
+        # the words as the key has them: NFKC and case-folded (punctuation splits words, so a word is whole in the text)
+        folded = [(t if unicodedata.is_normalized("NFKC", t) else unicodedata.normalize("NFKC", t)).casefold() for t in texts]
+        words = {max(k.split(" "), key=len) for k in keys}
+        texts = [t for t, f in zip(texts, folded, strict=True) if any(_has_word(f, w) for w in words)]
+    return [n.title for n in parse_context("\n\n".join(texts), ctx.prompts).nodes] if texts else []
+
+
+def list_overlays(example: Example, answers: Sequence[Answer | None], ctx: _ListContext) -> list[dict[str, object] | None]:
+    """Each run's list answer per paper, for the forest overlay (None for a run without a scored answer).
 
     ``hits``: one character per truth line, ``1`` if named (:func:`graphniah.scoring.list_papers`,
     the matcher F1 and recall count with); ``extra``: forest indices of the other papers named;
     ``extra_undrawn``: how many named papers of the context are not in the forest (distractor
     components); ``unknown``: lines naming no paper of the context; ``repeated``: lines naming a paper
     again; ``by_hop``: ``[named, all]`` truth papers at 1, 2, … hops
-    (:func:`graphniah.scoring.recall_by_distance`). Indices, not titles: the page has the titles already."""
-    if answer is None or answer.status != "ok":
-        return None
-    got = list_papers(example.answer, answer.raw, ctx.others)
-    found = set(got.found)
-    hits = [i in found for i in range(len(example.targets))]
-    placed = [ctx.other_nodes[i] for i in got.extra]
-    return {
-        "hits": "".join("1" if h else "0" for h in hits),
-        "extra": [i for i in placed if i >= 0],
-        "extra_undrawn": sum(i < 0 for i in placed),
-        "unknown": list(got.unknown),
-        "repeated": got.repeated,
-        "by_hop": [list(c) for c in recall_by_distance(hits, ctx.hops)],
-    }
+    (:func:`graphniah.scoring.recall_by_distance`). Indices, not titles: the page has the titles already.
+
+    Lines outside the truth are first looked up among the titles known without parsing; only the
+    lines left over send the other blocks that may name them through the parser."""
+    scored = [a if a is not None and a.status == "ok" else None for a in answers]
+    index = title_index(ctx.titles) if any(scored) else {}  # keyed once for all runs
+    got = [None if a is None else list_papers(example.answer, a.raw, index) for a in scored]
+    left = {title_key(line) for g in got if g is not None for line in g.unknown}
+    nodes = ctx.nodes
+    if left and ctx.blocks:
+        more = _named_in_blocks(left, ctx)
+        if more:
+            nodes = (*nodes, *([-1] * len(more)))
+            for i, t in enumerate(more, start=len(ctx.titles)):
+                index.setdefault(title_key(t), i)
+            got = [list_papers(example.answer, a.raw, index) if a is not None and g is not None and g.unknown else g
+                   for a, g in zip(scored, got, strict=True)]
+    out: list[dict[str, object] | None] = []
+    for g in got:
+        if g is None:
+            out.append(None)
+            continue
+        found = set(g.found)
+        hits = [i in found for i in range(len(example.targets))]
+        placed = [nodes[i] for i in g.extra]
+        out.append({
+            "hits": "".join("1" if h else "0" for h in hits),
+            "extra": [i for i in placed if i >= 0],
+            "extra_undrawn": sum(i < 0 for i in placed),
+            "unknown": list(g.unknown),
+            "repeated": g.repeated,
+            "by_hop": [list(c) for c in recall_by_distance(hits, ctx.hops)],
+        })
+    return out
 
 
 def _answer_json(a: Answer | None, run: RunView) -> dict[str, object]:
@@ -182,7 +235,9 @@ def example_page_data(
     layout = forest_layout(example)
     path = highlighted_path(example)
     nm = needle_map(example, tokenizer, prompts, meta)
-    listing = _list_context(example, layout, meta, prompts) if example.task == "list" else None
+    listing = _list_context(example, layout, meta, nm, prompts) if example.task == "list" else None
+    mine = [answers.get((example.id, i)) for i in range(len(runs))]
+    overlays = None if listing is None else list_overlays(example, mine, listing)
     text = example.messages[-1].content
     raw = text.encode("utf-8", "surrogatepass")
     rows = row_layout(text, nm.spans, encoded=raw)
@@ -217,9 +272,7 @@ def example_page_data(
         "spans": [[r0, r1, _KIND_CODE[s.kind], colour_of.get(s.paper, -1) if s.paper is not None else -1]
                   for s, (r0, r1) in zip(nm.spans, rows.span_rows, strict=True)],
         "palette": list(PALETTE),
-        "runs": [_answer_json(answers.get((example.id, i)), r)
-                 | ({} if listing is None else {"overlay": list_overlay(example, answers.get((example.id, i)), listing)})
-                 for i, r in enumerate(runs)],
+        "runs": [_answer_json(a, r) | ({} if overlays is None else {"overlay": overlays[i]}) for i, (a, r) in enumerate(zip(mine, runs, strict=True))],
     }
 
 

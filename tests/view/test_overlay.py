@@ -147,3 +147,27 @@ def test_list_overlay_with_a_text_distractor(viewer_suite, list_suite) -> None:
     assert overlay["hits"] == "1" + "0" * (len(titles) - 1)
     assert overlay["extra"] == [outside[-1]] and overlay["extra_undrawn"] == 0
     assert overlay["unknown"] == ["A title nobody wrote"] and overlay["repeated"] == 1
+
+
+def test_a_paper_named_only_in_a_distractor_reference_is_extra(list_suite) -> None:
+    """A title that only a reference list of a distractor component names is a paper of the context (extra,
+    not drawn); a line like NO names none. Few such lines: only the blocks holding their words are parsed."""
+    from graphniah.sampling.examples.positions import user_fields
+    from graphniah.sampling.examples.textcheck import parse_context
+    from graphniah.view.data import Answer, RunView
+
+    ex = list_suite.example
+    cards = PaperLookup(list_suite.snapshots).cards(ex)
+    assert cards is not None
+    prompts = load_prompts(None)
+    text = ex.messages[-1].content
+    c0, c1 = user_fields(ex.messages, prompts)["context"]
+    drawn = {normalize(c.title) for c in cards.values()}
+    leaves = [n.title for n in parse_context(text[c0:c1], prompts).nodes if not n.has_block and normalize(n.title) not in drawn]
+    assert leaves  # the disjoint component cites papers that have no block
+    run = RunView("m", "m", "h", list_suite.runs_dir / "m.jsonl")
+    raw = f"{leaves[0].lower()}\nNO\n{ex.answer.splitlines()[0]}"
+    answer = Answer("ok", None, False, None, None, None, None, None, None, None, 1, None, raw=raw)
+    overlay = example_page_data(ex, cards, [run], {(ex.id, 0): answer}, None, prompts)["runs"][0]["overlay"]
+    assert overlay["extra_undrawn"] == 1 and overlay["extra"] == [] and overlay["unknown"] == ["NO"]
+    assert overlay["hits"].count("1") == 1
