@@ -207,22 +207,27 @@ def topic_lines(batches: dict[str, list[Example]]) -> list[str]:
     return out
 
 
-def run_depth(ctx: SamplingContext, depth: int, n: int, seed: int, names: Sequence[str] = LIBRARY_SHORTCUTS) -> None:
+def run_depth(ctx: SamplingContext, depth: int, n: int, seed: int, names: Sequence[str] = LIBRARY_SHORTCUTS,
+              tasks: Sequence[str] = TASKS) -> None:
     """Print the measurements at one depth, without and with the control."""
     t0 = time.perf_counter()
     ctx.match_index(depth)
     ctx.component_index(depth)
     print(f"\ndepth {depth}: match index {time.perf_counter() - t0:.2f}s once; {n} examples per task, no distractors")
-    pairs = {task: sample_pair(ctx, task, depth, n, seed) for task in TASKS}
+    pairs = {task: sample_pair(ctx, task, depth, n, seed) for task in tasks}
     for matched in (False, True):
-        batches = {task: pairs[task][matched] for task in TASKS}
+        batches = {task: pairs[task][matched] for task in tasks}
         print(f" match_similarity {'on' if matched else 'off'}:")
-        print(*yesno_lines(ctx, batches["yesno"].examples), mc_line(ctx, batches["mc"].examples),
-              *length_lines(batches["mc"].examples), *count_lines(batches["count"].examples, matched), sep="\n")
+        lines = [*yesno_lines(ctx, batches["yesno"].examples)] if "yesno" in batches else []
+        if "mc" in batches:
+            lines += [mc_line(ctx, batches["mc"].examples), *length_lines(batches["mc"].examples)]
+        if "count" in batches:
+            lines += count_lines(batches["count"].examples, matched)
+        print(*lines, sep="\n")
         print(*topic_lines({t: b.examples for t, b in batches.items()}), sep="\n")
         print(*library_lines([e for b in batches.values() for e in b.examples], names), sep="\n")
         print("  seconds per example (mean): " + ", ".join(f"{t} {np.mean(b.seconds):.3f}" for t, b in batches.items()))
-    ratio = {t: float(np.sum(pairs[t][True].seconds) / np.sum(pairs[t][False].seconds)) for t in TASKS}
+    ratio = {t: float(np.sum(pairs[t][True].seconds) / np.sum(pairs[t][False].seconds)) for t in tasks}
     print("  time ratio on/off (examples built alternately): " + ", ".join(f"{t} {r:.2f}x" for t, r in ratio.items())
           + f" (target <= 1.5x: {'ok' if max(ratio.values()) <= 1.5 else 'ABOVE'})")
 
@@ -234,6 +239,7 @@ def main() -> None:
     ap.add_argument("--per-task", type=int, default=200)
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--depths", type=int, nargs="+", default=list(DEPTHS))
+    ap.add_argument("--tasks", nargs="+", default=list(TASKS), choices=TASKS)
     ap.add_argument("--retrieval", action="store_true",
                     help="also score the retrieval shortcut (BM25 top 8,000 tokens, then exact reasoning; slower)")
     args = ap.parse_args()
@@ -245,7 +251,7 @@ def main() -> None:
     ctx.title_space  # noqa: B018 - built here so that it is timed apart from the examples
     print(f"snapshot {snap.path}: {ctx.graph.n:,} papers; TF-IDF over all titles {time.perf_counter() - t0:.1f}s once")
     for depth in args.depths:
-        run_depth(ctx, depth, args.per_task, args.seed, names)
+        run_depth(ctx, depth, args.per_task, args.seed, names, args.tasks)
 
 
 if __name__ == "__main__":

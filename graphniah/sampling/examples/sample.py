@@ -93,6 +93,10 @@ from graphniah.seeds import Stream, generator
 MIN_SIZE, MAX_SIZE = 100, 250
 COMPONENTS = {"yesno": 2, "mc": 4, "count": 2, "list": 2}
 MAX_PATH_DRAWS = 100  # per attempt: compatible tuples drawn until none has a mutual citation inside a path
+# With component matching most draws are redrawn (a deep multiple-choice source keeps about one draw in
+# 25 on the demo: partners, equal word counts, every similarity and length side filled); a draw costs
+# about 2 ms, so an attempt may take this many.
+MAX_MATCHED_DRAWS = 2000
 MAX_ATTEMPTS = 50  # per example: growth or verification failures before giving up
 MAX_CONTEXT_LENGTH = 1_050_000
 _CONTEXT_SLOT = "\x00context\x00"  # stands for the context when the prompt frame is cut out
@@ -417,7 +421,8 @@ def draw_paths(
             f"the largest connected part of snapshot {ctx.snapshot.path} has {sizes.max(initial=0):,} papers; "
             f"a component of {spec.component_size:,} papers cannot grow in it"
         )
-    for _ in range(MAX_PATH_DRAWS):
+    tries = MAX_MATCHED_DRAWS if spec.match_components else MAX_PATH_DRAWS
+    for _ in range(tries):
         paths = _draw_tuple(ctx, spec, k, rng)
         if paths is None:
             stats.rejects["paths_no_match"] += 1
@@ -436,7 +441,7 @@ def draw_paths(
             return paths
         stats.rejects[f"paths_{reason}"] += 1
     raise GraphNIAHError(
-        f"could not draw {k} compatible paths from the depth-{spec.depth} pool in {MAX_PATH_DRAWS} tries "
+        f"could not draw {k} compatible paths from the depth-{spec.depth} pool in {tries} tries "
         f"(rejects: {dict(stats.rejects)}); the snapshot is too small or too dense for this request"
     )
 

@@ -203,6 +203,7 @@ class MatchIndex:
     fields: npt.NDArray[np.int64]  # (2n,) field masks of the endpoints
     venues: npt.NDArray[np.int64]  # (2n,) venue codes of the endpoints (venue_codes)
     words: npt.NDArray[np.int64]  # (2n,) words in the endpoints' titles (title_words)
+    chars: npt.NDArray[np.int64]  # (2n,) characters in the endpoints' titles
 
     @classmethod
     def build(cls, paths: npt.NDArray[np.int64], depth: int, space: TitleSpace, titles: pa.Array, masks: npt.NDArray[np.int64],
@@ -212,7 +213,8 @@ class MatchIndex:
         ends = np.concatenate([paths[:, depth - 1], paths[:, 2 * depth - 2]])
         codes = venues[ends] if venues is not None else np.full(ends.size, NO_VENUE, dtype=np.int64)
         chosen = titles.take(pa.array(ends))
-        return cls(space.vectors(chosen), masks[ends], codes, title_words(chosen))
+        chars = np.asarray(pc.utf8_length(chosen).fill_null(0), dtype=np.int64)
+        return cls(space.vectors(chosen), masks[ends], codes, title_words(chosen), chars)
 
     @property
     def n(self) -> int:
@@ -234,9 +236,10 @@ class MatchIndex:
 
         ``match_venue`` also keeps only candidates in the true target's venue relation to the source.
         ``partners`` (component matching, :mod:`.components`) maps the source's path to the paths its
-        other components may come from, and also keeps only candidates whose title has the true
-        target's number of words. Both narrow the candidates and draw nothing, so without them the
-        draw is the same as before."""
+        other components may come from; with it the wrong titles also have the true target's number
+        of words, and the true title's rank by length in characters among the options is uniform
+        (the rank rule below, applied to lengths as well as similarities). Without either the draw
+        is the same as before."""
         n = self.n
         first, rev = int(rng.integers(n)), bool(rng.random() < 0.5)
         src, tgt = (first + n, first) if rev else (first, first + n)
@@ -250,22 +253,37 @@ class MatchIndex:
         # Candidates in cosine order, ties in random order; the true target at a random place among its ties.
         tie = rng.random(2 * n)
         below = (cos < cos[tgt]) | ((cos == cos[tgt]) & (tie < tie[tgt]))
-        order = np.lexsort((tie, cos))
         free = ~conflict[first]
         near = np.concatenate([free, free]) & usable & (np.abs(cos - cos[tgt]) <= CALIPER)
         near[tgt] = False
+        # The length side of each candidate (shorter than the true title, ties in random order), when
+        # lengths are matched; otherwise one side holding every candidate.
+        shorter = self._shorter(tgt, rng) if partners is not None else None
+        sides = [near & side for side in ((shorter, ~shorter) if shorter is not None else (near,))]
         # Keep the source only if each side could hold all wrong answers: the redraw must not
         # depend on the rank drawn next, or high-similarity true targets would keep only the
         # ranks with wrong answers below them.
-        if min(np.count_nonzero(near & below), np.count_nonzero(near & ~below)) < k - 1:
+        if min(np.count_nonzero(side & part) for side in sides for part in (below, ~below)) < k - 1:
             return None
+        order = np.lexsort((tie, cos))
         n_below = int(rng.integers(k))  # the true target's rank among the k options
+        by_length = [0] * (k - 1)
+        if shorter is not None:  # its rank by length, drawn the same way, the sides paired at random
+            n_shorter = int(rng.integers(k))
+            by_length = rng.permutation([0] * n_shorter + [1] * (k - 1 - n_shorter)).tolist()
         wrong: list[tuple[int, bool]] = []
-        for side_below in [True] * n_below + [False] * (k - 1 - n_below):
-            ranked = order[(near & (below if side_below else ~below))[order]]
+        for side_below, length_side in zip([True] * n_below + [False] * (k - 1 - n_below), by_length, strict=True):
+            pool = sides[length_side] & (below if side_below else ~below) & near
+            ranked = order[pool[order]]
             if ranked.size == 0:  # the nearest ones conflict with a wrong answer already chosen
                 return None
             row = int(ranked[-1] if side_below else ranked[0])  # the nearest on that side
             wrong.append((row % n, row < n))
             near &= np.concatenate([~conflict[row % n], ~conflict[row % n]])
         return [(first, rev)] + [wrong[i] for i in rng.permutation(len(wrong))]
+
+    def _shorter(self, tgt: int, rng: np.random.Generator) -> npt.NDArray[np.bool_]:
+        """Candidates whose title is shorter in characters than the true target's (ties in random order)."""
+        tie = rng.random(self.chars.size)
+        out: npt.NDArray[np.bool_] = (self.chars < self.chars[tgt]) | ((self.chars == self.chars[tgt]) & (tie < tie[tgt]))
+        return out

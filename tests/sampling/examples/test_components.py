@@ -109,7 +109,7 @@ def test_matched_targets_with_partners_and_equal_title_lengths(k: int) -> None:
         return parity != parity[path]  # a rule of our own: paths of the other parity
 
     rng = np.random.default_rng(3)
-    kept = above = 0.0
+    kept = above = longer = 0.0
     for _ in range(20_000):  # bounded
         if kept == 600:
             break
@@ -124,8 +124,11 @@ def test_matched_targets_with_partners_and_equal_title_lengths(k: int) -> None:
         assert [int(index.words[x]) for x in rows] == [int(index.words[tgt])] * (k - 1)
         cos = index.cosines_from(src)
         above += np.mean([(cos[tgt] > cos[x]) + 0.5 * (cos[tgt] == cos[x]) for x in rows])
+        chars = index.chars
+        longer += np.mean([(chars[tgt] > chars[x]) + 0.5 * (chars[tgt] == chars[x]) for x in rows])
     assert kept == 600
     assert abs(above / kept - 0.5) < 0.04  # the true target's rank by similarity stays uniform
+    assert abs(longer / kept - 0.5) < 0.04  # and so does its rank by length in characters
 
 
 def test_title_words_count_word_runs() -> None:
