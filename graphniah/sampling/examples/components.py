@@ -35,8 +35,15 @@ nothing from it, so the true target's rank among the options stays uniform. A so
 partners is drawn again; matched examples thus leave out the sources of the most unusual subjects.
 
 **Title length.** With the same key the wrong targets of YES/NO and multiple choice have exactly the
-true target's number of words (``\\w+`` runs of the title as printed), so picking the shortest or the
-longest title is a tie among all options, broken by the reader, never by the answer.
+true target's number of words (``\\w+`` runs of the title as printed), so picking the title with the
+fewest or most words is a tie among all options. Lengths in characters still differ, so they get the
+rank rule of similarities (:meth:`.similarity.MatchIndex.draw`): each candidate is shorter or longer
+than the true title (ties in random order), the source is kept only when every similarity side and
+length side can hold all wrong answers, and the true title's rank by length is drawn uniformly, so
+"pick the shortest (longest) title" is right with probability 1/(m + 1). A residual remains, the
+same as for similarities: a tuple whose nearest candidates conflict with a wrong answer already
+chosen is drawn again after the ranks are drawn; on the demo the true target was the longest,
+shortest and most similar option in 23–25% of 2,000 multiple-choice draws at depths 16 and 32.
 
 The recipe records ``match_components: true``; recipes without it replay the draw without it.
 Growth, the forest invariant, rendering, packing and the text verifier are unchanged.
