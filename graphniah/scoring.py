@@ -459,7 +459,8 @@ def title_index(titles: Iterable[str]) -> dict[str, int]:
     return out
 
 
-def list_papers(truth: str, raw: str | None, others: Sequence[str] | Mapping[str, int]) -> ListPapers:
+def list_papers(truth: str, raw: str | None, others: Sequence[str] | Mapping[str, int], *,
+                listing: ListScore | None = None) -> ListPapers:
     r"""Classify the lines of a list answer against the truth and the context's other papers.
 
     Parameters
@@ -471,6 +472,9 @@ def list_papers(truth: str, raw: str | None, others: Sequence[str] | Mapping[str
     others : sequence of str, or mapping
         Titles of the context's papers that are not in the truth (the source, other components), or
         their :func:`title_index`.
+    listing : ListScore, optional
+        The answer's :func:`match_list` score when the caller has it (:attr:`Scored.listing` of the
+        same response); otherwise it is matched here.
 
     Returns
     -------
@@ -483,7 +487,7 @@ def list_papers(truth: str, raw: str | None, others: Sequence[str] | Mapping[str
     what F1, recall and ``recall_by_distance`` count; a line names another paper when its
     :func:`title_key` is that paper's (the first of equal titles).
     """
-    hits = match_list(truth, normalize_answer("list", raw)).hits
+    hits = (listing if listing is not None else match_list(truth, normalize_answer("list", raw))).hits
     truth_keys = _truth_keys(truth)
     rest: list[tuple[str, str]] = []  # (key, line) of the first line naming each title outside the truth
     named: set[str] = set()

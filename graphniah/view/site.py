@@ -133,7 +133,8 @@ def _apart(c: str) -> bool:
 
 
 def _has_word(text: str, word: str) -> bool:
-    """Whether ``word`` occurs in ``text`` as a whole word of its title key (between separators or the ends)."""
+    """Whether ``word`` occurs in ``text`` as a whole word of its title key (between separators or the ends);
+    a loop of ``str.find``, several times faster here than a regular expression with look-arounds."""
     i = text.find(word)
     while i >= 0:
         j = i + len(word)
@@ -172,7 +173,7 @@ def list_overlays(example: Example, answers: Sequence[Answer | None], ctx: _List
     lines left over send the other blocks that may name them through the parser."""
     scored = [a if a is not None and a.status == "ok" else None for a in answers]
     index = title_index(ctx.titles) if any(scored) else {}  # keyed once for all runs
-    got = [None if a is None else list_papers(example.answer, a.raw, index) for a in scored]
+    got = [None if a is None else list_papers(example.answer, a.raw, index, listing=a.listing) for a in scored]
     left = {title_key(line) for g in got if g is not None for line in g.unknown}
     nodes = ctx.nodes
     if left and ctx.blocks:
@@ -181,7 +182,7 @@ def list_overlays(example: Example, answers: Sequence[Answer | None], ctx: _List
             nodes = (*nodes, *([-1] * len(more)))
             for i, t in enumerate(more, start=len(ctx.titles)):
                 index.setdefault(title_key(t), i)
-            got = [list_papers(example.answer, a.raw, index) if a is not None and g is not None and g.unknown else g
+            got = [list_papers(example.answer, a.raw, index, listing=a.listing) if a is not None and g is not None and g.unknown else g
                    for a, g in zip(scored, got, strict=True)]
     out: list[dict[str, object] | None] = []
     for g in got:

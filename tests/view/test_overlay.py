@@ -14,7 +14,15 @@ import pytest
 from graphniah.formats.journal import read_journal
 from graphniah.sampling.examples.prompts import load_prompts
 from graphniah.sampling.examples.textcheck import normalize
-from graphniah.scoring import counted_records, extract_answer, list_papers, recall_by_distance, score_record
+from graphniah.scoring import (
+    counted_records,
+    extract_answer,
+    list_papers,
+    recall_by_distance,
+    score_record,
+    score_response,
+    title_index,
+)
 from graphniah.view.data import PaperLookup, load_answers
 from graphniah.view.forest import forest_caption, highlighted_path
 from graphniah.view.site import example_page_data
@@ -113,6 +121,9 @@ def test_list_papers_reads_the_lines_as_the_matcher_does() -> None:
     assert got.found == (0,) and got.missed == (1, 2)
     assert got.extra == (1, 0) and got.unknown == ("3. Unknown thing",) and got.repeated == 1
     assert list_papers(truth, None, others).missed == (0, 1, 2)
+    # the score of the same response, handed in, and the others keyed beforehand: the same classification
+    scored = score_response("list", truth, f"\\answer{{{raw}}}")
+    assert scored.raw == raw and list_papers(truth, raw, title_index(others), listing=scored.listing) == got
     assert recall_by_distance([True, False, True, True], [1, 2, 2, 4]) == ((1, 1), (1, 2), (0, 0), (1, 1))
     with pytest.raises(ValueError):
         recall_by_distance([True], [1, 2])
