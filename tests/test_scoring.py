@@ -8,15 +8,19 @@ import pytest
 
 from graphniah.errors import GraphNIAHError
 from graphniah.scoring import (
+    ListPapers,
     Scored,
     counted_records,
     extract_answer,
+    list_papers,
     normalize_answer,
+    recall_by_distance,
     run_labels,
     score_record,
     score_records,
     score_response,
     split_runs,
+    title_index,
 )
 from graphniah.stats import counting_outcomes
 
@@ -252,3 +256,58 @@ def test_what_is_not_a_bullet_stays_part_of_the_line(line):
     anything else stays, so the line names no truth title."""
     s = score_response("list", _TRUTH, _listed(line))
     assert s.listing is not None and s.listing.hits == (False,) * len(_TRUTH.split("\n")) and s.listing.lines == 1
+
+
+# ---- the rules the mutation run found untested (bench/mutation.py) ------------------------------
+
+
+def test_an_unanswered_yes_no_counts_in_the_no_share_as_not_no():
+    """The NO share is answers of exactly "NO" over every answered YES/NO example, one without an answer included."""
+    sc = score_records([R("y1", "yesno", "YES", "ok", "NO", True), R("y2", "yesno", "NO", "ok", None, False),
+                        R("y3", "yesno", "NO", "ok", "YES", False)])
+    assert (sc.no_share.k, sc.no_share.n) == (1, 3)
+
+
+def test_the_several_runs_error_names_both_models_and_settings():
+    recs = [R("a", "yesno", "YES", "ok", "YES", True, model="alpha", settings_hash="1" * 64),
+            R("b", "yesno", "YES", "ok", "YES", True, model="beta", settings_hash="2" * 64)]
+    with pytest.raises(GraphNIAHError) as err:
+        counted_records(recs)
+    assert str(err.value) == (f"records of several runs (alpha settings {'1' * 12} and beta settings {'2' * 12}) cannot be "
+                              "counted together; group them with graphniah.scoring.split_runs first")
+
+
+def test_an_empty_list_answer_has_precision_zero():
+    for text in ("no block", "\\answer{\n\n}"):
+        s = score_response("list", _TRUTH, text)
+        assert s.listing is not None and (s.listing.lines, s.listing.precision, s.listing.recall) == (0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize(("text", "raw"), [
+    ("\\answer{ends with a backslash\\", None),  # unclosed; the last character is a backslash
+    ("\\answer{" + "x" * 300 + " \\{ escaped \\} " + "y" * 300 + "}", "x" * 300 + " \\{ escaped \\} " + "y" * 300),
+])
+def test_answer_blocks_at_the_end_of_long_and_short_texts(text, raw):
+    assert extract_answer(text) == raw
+
+
+def test_recall_by_distance_counts_each_hop_up_to_the_farthest():
+    # truth at hops 1, 1, 2, 3, 3, 3; named: the first at hop 1, none at 2, two at 3
+    assert recall_by_distance([True, False, False, True, False, True], [1, 1, 2, 3, 3, 3]) == ((1, 2), (0, 1), (2, 3))
+    assert recall_by_distance([True], [4]) == ((0, 0), (0, 0), (0, 0), (1, 1))
+    assert recall_by_distance([], []) == ()
+    with pytest.raises(ValueError, match="2 hits for 1 distances"):
+        recall_by_distance([True, False], [1])
+
+
+@pytest.mark.parametrize("as_index", [False, True])
+def test_list_papers_sorts_every_line(as_index):
+    """Found and missed truth lines, other papers of the context named (each once, in the order named),
+    lines naming no paper, and repeats, with ``others`` as titles or as their title_index."""
+    others = ["The Source Paper", "A Distractor Paper", "Another One"]
+    raw = ("1. Graph Search in Context\n- another one\nOn Titles\nNot In The Context\nGRAPH SEARCH IN CONTEXT\n"
+           "A Distractor Paper\nAnother One.\n")
+    got = list_papers(_TRUTH, raw, title_index(others) if as_index else others)
+    assert got.found == (0, 3) and got.missed == (1, 2)
+    assert got.extra == (2, 1) and got.unknown == ("Not In The Context",) and got.repeated == 2
+    assert list_papers(_TRUTH, None, others) == ListPapers((), (0, 1, 2, 3), (), (), 0)
