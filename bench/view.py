@@ -27,7 +27,7 @@ answer, a random half with lines naming no paper, the papers up to 3 hops only, 
 the answer's lines with repeats, and always NO), so each page carries five per-paper overlays; the
 same targets apply, and the bytes of each run's overlay in the largest page are printed.
 
-    python bench/view.py --list 250 --n 500 --real 4
+    python bench/view.py --list 250 --n 500 --real 5   # the fifth has a component distractor
 """
 
 from __future__ import annotations
