@@ -413,7 +413,7 @@ def test_reuse_takes_only_ok_records_of_the_same_example_bytes_and_settings_firs
     """The rule of ``reusable_answers`` case by case, on hand-written journals: a failed record is never
     taken (the example is sent again), nor one of other bytes, another id with the same bytes, or other
     settings; of two journals holding an ok answer for the same bytes, the first in name order is taken
-    (not the last read), and the run's own journal is never a source."""
+    (not the last read), and the run's own journal is never a source, while those after it still are."""
     from graphniah.formats.journal import RunRecord
     from graphniah.run.runner import ExampleRef, reusable_answers
 
@@ -425,7 +425,7 @@ def test_reuse_takes_only_ok_records_of_the_same_example_bytes_and_settings_firs
     def rec(eid: str, response: str, **kw):  # type: ignore[no-untyped-def]
         fields = {"example_id": eid, "model": entry.name, "settings_hash": entry.settings_hash, "status": "ok",
                   "task": "yesno", "answer": "YES", "response": response, "attempts": 1,
-                  "finished_at": "2026-11-01T00:00:00+00:00", "example_sha256": sha[eid]} | kw
+                  "finished_at": "2026-11-01T00:00:00+00:00", "example_sha256": sha.get(eid)} | kw
         return RunRecord(**fields)
 
     mine = journal_path(runs, "mine", entry.name)
@@ -433,17 +433,20 @@ def test_reuse_takes_only_ok_records_of_the_same_example_bytes_and_settings_firs
         rec("e1", "\\answer{YES} from a"),
         rec("e2", "failed in a", status="failed", errors=()),  # failed: never reused
         rec("e3", "\\answer{NO} other bytes", example_sha256="x" * 64),  # other bytes: not the same prompt
-        rec("e4", "\\answer{YES} other settings", settings_hash="other"),
+        rec("e4", "\\answer{YES} other settings", settings_hash="0" * 64),  # sorts before any other hash
         rec("e1", "\\answer{NO} a's second record for e1"),  # the first ok record of the first journal wins
     ])
     _journal(runs / "b-suite" / f"{entry.name}.jsonl", [
         rec("e1", "\\answer{NO} from b"),  # the same bytes in a later journal: not taken over a's
         rec("e2", "\\answer{YES} from b"),  # a's failed record does not hide b's ok one
         rec("e4", "\\answer{YES} e4 under e5's bytes", example_sha256=sha["e5"]),  # another id with e5's bytes
+        rec("f9", "\\answer{YES} f9 under e5's bytes", example_sha256=sha["e5"]),  # ... whose id sorts after e5
     ])
+    _journal(runs / "z-suite" / f"{entry.name}.jsonl", [rec("e3", "\\answer{YES} from z")])  # read after the run's own
     _journal(mine, [rec("e3", "\\answer{YES} in the run's own journal")])
     found = reusable_answers(entry, refs, mine, runs)
-    assert sorted(found) == ["e1", "e2"]
+    assert sorted(found) == ["e1", "e2", "e3"]
+    assert found["e3"].response == "\\answer{YES} from z"
     assert found["e1"].response == "\\answer{YES} from a" and found["e1"].reused_from == str(runs / "a-suite" / f"{entry.name}.jsonl")
     assert found["e2"].response == "\\answer{YES} from b" and found["e2"].reused_from == str(runs / "b-suite" / f"{entry.name}.jsonl")
-    assert all(r.cost_usd == 0.0 and r.status == "ok" for r in found.values())
+    assert all(r.cost_usd == 0.0 and r.cost_usd_registry == 0.0 and r.status == "ok" for r in found.values())
