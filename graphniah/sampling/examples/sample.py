@@ -93,9 +93,9 @@ from graphniah.seeds import Stream, generator
 MIN_SIZE, MAX_SIZE = 100, 250
 COMPONENTS = {"yesno": 2, "mc": 4, "count": 2, "list": 2}
 MAX_PATH_DRAWS = 100  # per attempt: compatible tuples drawn until none has a mutual citation inside a path
-# With component matching most draws are redrawn (a deep multiple-choice source keeps about one draw in
-# 25 on the demo: partners, equal word counts, every similarity and length side filled); a draw costs
-# about 2 ms, so an attempt may take this many.
+# With component matching most draws are redrawn (on the demo about one multiple-choice draw in 10 is
+# kept: partners, equal word counts, every similarity and length side filled; some sources have no
+# partner at all); a draw costs a millisecond or two, so an attempt may take this many.
 MAX_MATCHED_DRAWS = 2000
 MAX_ATTEMPTS = 50  # per example: growth or verification failures before giving up
 MAX_CONTEXT_LENGTH = 1_050_000

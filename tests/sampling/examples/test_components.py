@@ -3,7 +3,6 @@ demo snapshot matched examples of every task that keep their invariants and repl
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import replace
 
@@ -23,55 +22,42 @@ from tests.sampling.examples.test_similarity import _hand_made_pool, reference_v
 WORDS = ["graph", "citation", "protein", "folding", "galaxy", "survey", "neural", "kinase", "quasar", "tensor"]
 
 
-def _add(vs: list[dict[str, float]]) -> dict[str, float]:
-    out: dict[str, float] = Counter()
-    for v in vs:
-        for w, x in v.items():
-            out[w] += x
-    return dict(out)
-
-
-def _unit(v: dict[str, float]) -> dict[str, float]:
-    norm = math.sqrt(sum(x * x for x in v.values()))
-    return {w: x / norm for w, x in v.items()} if norm else {}
-
-
 def _dot(a: dict[str, float], b: dict[str, float]) -> float:
     return sum(x * b.get(w, 0.0) for w, x in a.items())
 
 
-def test_cohesion_and_affinity_written_out_by_hand() -> None:
+def test_cohesion_and_affinity_are_mean_title_cosines_written_out_by_hand() -> None:
     rng = np.random.default_rng(0)
     n_paths, length = 7, 10  # depth 4: 3k - 2 = 10 papers, halves of 5
     titles = [" ".join(rng.choice(WORDS, size=int(rng.integers(1, 4)))) for _ in range(n_paths * length)]
-    titles[3] = "??"  # a title without a word: a zero row, which adds nothing to its half
+    titles[3] = "??"  # a title without a word: similar to nothing, still one title of its half
     paths = rng.permutation(n_paths * length).reshape(n_paths, length).astype(np.int64)
     index = ComponentIndex.build(paths, TitleSpace.fit(pa.array(titles)), pa.array(titles))
     vec = [reference_vector(titles, t) for t in titles]
-    halves = [(_unit(_add([vec[v] for v in p[:5]])), _unit(_add([vec[v] for v in p[5:]]))) for p in paths.tolist()]
-    for i, (a1, a2) in enumerate(halves):
-        assert index.cohesion[i] == pytest.approx(_dot(a1, a2), abs=1e-12)
-        for j, (b1, b2) in enumerate(halves):
-            cross = (_dot(a1, b1) + _dot(a1, b2) + _dot(a2, b1) + _dot(a2, b2)) / 4
-            assert index.affinity[i, j] == pytest.approx(cross, abs=1e-12)
+    for i, p in enumerate(paths.tolist()):
+        pairs = [_dot(vec[a], vec[b]) for a in p[:5] for b in p[5:]]
+        assert index.cohesion[i] == pytest.approx(sum(pairs) / 25, abs=1e-12)
+        for j, q in enumerate(paths.tolist()):
+            cross = [_dot(vec[a], vec[b]) for a in p for b in q]
+            assert index.affinity[i, j] == pytest.approx(sum(cross) / 100, abs=1e-12)
 
 
-def test_partners_lie_within_five_hundredths_of_the_cohesion() -> None:
-    # 0.05 itself is in (|0.05 - 0.0| is exactly 0.05); the next values out are not
-    index = ComponentIndex(np.array([0.0, 0.3, 0.3, 0.3, 0.3]),
-                           np.array([[1.0, 0.05, 0.0500001, -0.05, -0.0500001],
-                                     [0.26, 1.0, 0.36, 0.24, 0.3],
+def test_partners_lie_within_one_hundredth_of_the_cohesion() -> None:
+    # 0.01 itself is in (|0.01 - 0.0| is exactly 0.01); the next values out are not
+    index = ComponentIndex(np.array([0.0, 0.05, 0.05, 0.05, 0.05]),
+                           np.array([[1.0, 0.01, 0.0100001, -0.01, -0.0100001],
+                                     [0.045, 1.0, 0.0625, 0.0375, 0.05],
                                      [0.0, 0.0, 1.0, 0.0, 0.0],
                                      [0.0, 0.0, 0.0, 1.0, 0.0],
                                      [0.0, 0.0, 0.0, 0.0, 1.0]]))
     assert index.partners(0).tolist() == [False, True, False, True, False]
-    assert index.partners(1).tolist() == [True, False, False, False, True]  # never itself, 0.06 out, 0.04 in
+    assert index.partners(1).tolist() == [True, False, False, False, True]  # never itself, 0.0125 out, 0.005 in
 
 
 def test_draws_are_compatible_partners_uniformly() -> None:
-    # path 0's partners: 1, 2, 3 (4 and 5 too far in subject); 2 and 3 conflict
+    # path 0's partners: 1, 2, 3 (4 and 5 too far in subject, 0.02 and 0.3 from its cohesion); 2 and 3 conflict
     aff = np.full((6, 6), 0.9)
-    aff[0] = [1.0, 0.5, 0.52, 0.48, 0.7, 0.2]
+    aff[0] = [1.0, 0.5, 0.505, 0.495, 0.52, 0.2]
     index = ComponentIndex(np.array([0.5, 0.9, 0.9, 0.9, 0.9, 0.9]), aff)
     conflict = np.eye(6, dtype=bool)
     conflict[2, 3] = conflict[3, 2] = True
@@ -161,7 +147,7 @@ def test_draws_on_the_demo_pool_are_compatible_partners(ctx) -> None:
             continue
         kept += 1
         (a, _), (b, _) = drawn
-        assert not pool.conflict[a, b] and abs(comps.affinity[a, b] - comps.cohesion[a]) <= 0.05
+        assert not pool.conflict[a, b] and abs(comps.affinity[a, b] - comps.cohesion[a]) <= 0.01
     assert kept > 1000  # most sources of the demo pool have a partner
 
 
