@@ -86,13 +86,6 @@ class ShortcutResult:
         """The accuracy, or for the list task the mean F1, with its interval."""
         return f"F1 {_mean(self.f1)}" if self.f1 is not None else _acc(self.accuracy)
 
-    @property
-    def baseline_text(self) -> str:
-        """What it is compared with: random guessing, or listing every paper (list)."""
-        if self.list_all is not None:
-            return f"listing every paper (F1 {pct(self.list_all)}%)"
-        return f"random guessing ({pct(self.random)}%)"
-
 
 @dataclass(frozen=True)
 class ShortcutVerdict:
@@ -108,13 +101,15 @@ class ShortcutVerdict:
     @property
     def text(self) -> str:
         label = TASK_LABELS.get(self.task, self.task)
-        against = (f"listing every paper (F1 {pct(self.list_all)}%) beyond its mean F1's interval" if self.list_all is not None
-                   else f"random guessing ({pct(self.random)}%) beyond its interval")
+        if self.list_all is not None:
+            baseline, interval = f"listing every paper (F1 {pct(self.list_all)}%)", "mean F1's interval"
+        else:
+            baseline, interval = f"random guessing ({pct(self.random)}%)", "interval"
         if not self.beaten_by:
-            return f"{label}: no shortcut ({', '.join(self.tried)}) beats {against}"
+            return f"{label}: no shortcut ({', '.join(self.tried)}) beats {baseline} beyond its {interval}"
         parts = [f"{r.shortcut} {r.score_text}" for r in self.beaten_by]
         verb = "beats" if len(parts) == 1 else "beat"
-        return f"{label}: {'; '.join(parts)} {verb} {against.replace('its ', 'the ')}"
+        return f"{label}: {'; '.join(parts)} {verb} {baseline} beyond the {interval}"
 
 
 def _acc(p: Proportion) -> str:
