@@ -92,6 +92,7 @@ def test_baselines_flow_through_report(shortcut_suite, tmp_path) -> None:
     ("gemini-3.8-flash", False), ("local-oracle", False),
 ])
 def test_only_the_shortcuts_journals_are_baselines(model: str, expected: bool) -> None:
+    assert model_name("retrieval") == "baseline-retrieval"  # the name a shortcut's journal is written under
     """A model is a baseline when its name is exactly ``baseline-<shortcut>``: a model whose name merely
     starts with ``baseline`` (a user's own "baseline-gpt-5") is a model, tabled with the others."""
     assert is_baseline_model(model) is expected

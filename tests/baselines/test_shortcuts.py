@@ -227,4 +227,65 @@ def test_paper_count_rounds_halves_up(monkeypatch, named: int, expected: str) ->
     assert shortcuts.papers_per_count_example() == 2  # the published design, stated here on its own
     monkeypatch.setattr(shortcuts, "_question", lambda ex, pr: Named())
     ex = make_example("count", 4, 20, "19", seed=0, index=0)
-    assert paper_count([ex]) == {ex.id: expected}
+    other = make_example("yesno", 4, 20, "YES", seed=0, index=1)  # not a counting example: passed over, not an end
+    assert paper_count([other, ex]) == {ex.id: expected}
+
+
+# --------------------------------------------------------------------------- on hand-made examples (no snapshot)
+
+
+def _hand_made() -> list[Example]:
+    """Examples rendered from hand-made forests with the real templates (tests/sampling/examples/test_textcheck.py),
+    and one whose messages follow no template (another prompt set): the shortcuts leave it out."""
+    from tests.report.synthetic import make_example
+    from tests.sampling.examples.test_textcheck import build_case
+
+    cases = [build_case(seed, task) for seed in range(1, 9) for task in ("yesno", "mc")]
+    return [c.example for c in cases] + [make_example("yesno", 4, 20, "YES", seed=0, index=99)]
+
+
+def test_title_similarity_on_hand_made_examples() -> None:
+    exs = _hand_made()
+    got = title_similarity(exs)
+    rendered = exs[:-1]
+    assert set(got) == {ex.id for ex in rendered}  # the one in another template is left out
+    questions = {ex.id: parse_messages(ex.messages)[0] for ex in rendered}
+    titles = [t for q in questions.values() for t in (q.source, *q.targets)]
+    sims = {i: [_tfidf_cosine(titles, q.source, t) for t in q.targets] for i, q in questions.items()}
+    median = float(np.median([s[0] for i, s in sims.items() if questions[i].task == "yesno"]))
+    for ex in rendered:
+        want = ("YES" if sims[ex.id][0] > median + 1e-12 else "NO") if ex.task == "yesno" else "ABCD"[int(np.argmax(sims[ex.id]))]
+        assert got[ex.id] == want
+
+
+def test_a_title_without_words_is_similar_to_nothing() -> None:
+    space = TitleSpace.fit(["...", "Graph search", "Graph theory"])
+    assert space.similarity("...", "Graph search") == 0.0 and space.similarity("...", "...") == 0.0
+    assert space.similarity("Graph search", "Graph search") == pytest.approx(1.0)
+
+
+def test_retrieval_with_every_block_is_the_oracle_on_hand_made_examples() -> None:
+    """With the default prompts and a budget that holds every block, retrieval reasons over all the citations."""
+    exs = _hand_made()[:-1]
+    assert retrieval(exs, budget=10**9) == {ex.id: ex.answer for ex in exs}
+
+
+def test_the_default_budget_is_8000_tokens() -> None:
+    """The budget the README states (8,000 tokens): blocks summing to exactly 8,000 are all kept, one token more is not."""
+    blocks = ["quantum gravity loops", "quantum gravity", "quantum"]
+    assert retrieve(blocks, "quantum gravity loops", {blocks[0]: 5000, blocks[1]: 2999, blocks[2]: 1}.__getitem__) == blocks
+    assert retrieve(blocks, "quantum gravity loops", {blocks[0]: 5000, blocks[1]: 2999, blocks[2]: 2}.__getitem__) == blocks[:2]
+
+
+def test_answer_runs_the_shortcut_named(monkeypatch) -> None:
+    from graphniah.baselines import shortcuts, topics
+    from graphniah.errors import GraphNIAHError
+
+    for fn in ("title_similarity", "retrieval", "paper_count"):
+        monkeypatch.setattr(shortcuts, fn, lambda *a, _fn=fn, **k: {"ran": _fn})
+    monkeypatch.setattr(topics, "topic_cluster", lambda *a, **k: {"ran": "topic_cluster"})
+    for name, fn in (("title-similarity", "title_similarity"), ("retrieval", "retrieval"), ("paper-count", "paper_count"),
+                     ("topic-cluster", "topic_cluster")):
+        assert answer(name, []) == {"ran": fn}
+    with pytest.raises(GraphNIAHError, match="unknown shortcut 'titles'"):
+        answer("titles", [])  # type: ignore[arg-type]

@@ -60,3 +60,29 @@ def test_a_task_no_shortcut_beats(tmp_path) -> None:
     verdicts = shortcut_verdicts(report.context)
     assert all(not v.beaten_by for v in verdicts)
     assert verdicts[0].text == "YES/NO: no shortcut (title-similarity) beats random guessing (50.00%) beyond its interval"
+
+
+def test_each_verdict_names_its_own_tasks_shortcuts_and_agrees_in_number(tmp_path) -> None:
+    """With two shortcuts beating random on one task and one on the other, each verdict lists the
+    shortcuts tried on its task only, and says "beat" of two and "beats" of one; the table's rows of a
+    task are that task's shortcuts."""
+    models = {
+        "baseline-retrieval": {"answer": lambda ex: ex.answer},  # right everywhere
+        "baseline-title-similarity": {"answer": lambda ex: ex.answer if ex.task == "yesno" else "A"},  # right on YES/NO only
+        "baseline-paper-count": {"answer": lambda ex: "YES" if ex.task == "yesno" else None},  # answers YES/NO only (a constant)
+    }
+    report = build_report(_suite(tmp_path, models))
+    verdicts = {v.task: v for v in shortcut_verdicts(report.context)}
+    assert sorted(verdicts["yesno"].tried) == ["paper-count", "retrieval", "title-similarity"]
+    assert sorted(verdicts["mc"].tried) == ["paper-count", "retrieval", "title-similarity"]
+    assert sorted(r.shortcut for r in verdicts["yesno"].beaten_by) == ["retrieval", "title-similarity"]
+    assert [r.shortcut for r in verdicts["mc"].beaten_by] == ["retrieval"]
+    assert " beat random guessing (50.00%) beyond the interval" in verdicts["yesno"].text
+    assert " beats random guessing (25.00%) beyond the interval" in verdicts["mc"].text
+    rows = report.table("shortcuts").rows
+    by_task: dict[str, list[str]] = {}
+    for row in rows:
+        if row[1].text != "verdict":
+            by_task.setdefault(row[0].text, []).append(row[1].text)
+    assert {t: sorted(s) for t, s in by_task.items()} == {"YES/NO": ["paper-count", "retrieval", "title-similarity"],
+                                                         "Multiple choice": ["paper-count", "retrieval", "title-similarity"]}
