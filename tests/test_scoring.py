@@ -285,6 +285,7 @@ def test_an_empty_list_answer_has_precision_zero():
 
 @pytest.mark.parametrize(("text", "raw"), [
     ("\\answer{ends with a backslash\\", None),  # unclosed; the last character is a backslash
+    ("\\answer{" + "x" * 300, None),  # unclosed, and longer than the integers Python keeps one copy of
     ("\\answer{" + "x" * 300 + " \\{ escaped \\} " + "y" * 300 + "}", "x" * 300 + " \\{ escaped \\} " + "y" * 300),
 ])
 def test_answer_blocks_at_the_end_of_long_and_short_texts(text, raw):
