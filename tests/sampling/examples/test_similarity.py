@@ -175,6 +175,41 @@ def test_the_caliper_is_a_cosine_gap_of_five_hundredths() -> None:
     assert farther > 100
 
 
+def test_true_pair_cosines_are_each_paths_endpoint_cosines() -> None:
+    index, _ = _hand_made_pool()
+    n = index.n
+    pairs = index.true_pair_cosines()
+    assert pairs.shape == (n,)
+    assert np.allclose(pairs, [index.cosines_from(i)[i + n] for i in range(n)])
+
+
+def test_the_source_path_is_read_in_either_direction_and_relations_are_three() -> None:
+    """The source is a path's first or last paper about equally often (the direction is drawn), and
+    the field-of-study relation has three distinct values (unknown, same, different)."""
+    assert len({UNKNOWN, SAME, DIFFERENT}) == 3
+    index, conflict = _hand_made_pool()
+    rng = np.random.default_rng(4)
+    revs = [drawn[0][1] for drawn in (index.draw(conflict, 2, rng) for _ in range(600)) if drawn is not None]
+    assert len(revs) > 300 and 0.4 < np.mean(revs) < 0.6
+
+
+def test_a_draw_with_partners_keeps_the_true_targets_number_of_words() -> None:
+    """Component matching (``partners``): every wrong target has as many title words as the true one."""
+    index, conflict = _hand_made_pool()
+    n = index.n
+    rng = np.random.default_rng(5)
+    kept = 0
+    for _ in range(300):
+        drawn = index.draw(conflict, 2, rng, partners=lambda first: np.ones(n, dtype=bool))
+        if drawn is None:
+            continue
+        kept += 1
+        (first, rev), wrong = drawn[0], drawn[1:]
+        tgt = first + n * (not rev)
+        assert all(index.words[p + n * (not r)] == index.words[tgt] for p, r in wrong)
+    assert kept > 20
+
+
 def _venue_relations(index: MatchIndex, drawn: list[tuple[int, bool]]) -> tuple[int, list[int]]:
     """The venue relation to the source of the true target and of each wrong target of a draw."""
     n = index.n
