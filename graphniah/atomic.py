@@ -199,7 +199,7 @@ def check_output(path: str | os.PathLike[str], kind: Literal["file", "folder"], 
     parent = p.parent  # named as the user gave it ("F", not "/home/.../F")
     while not os.path.lexists(parent) and parent != parent.parent:
         parent = parent.parent
-    _check_writable_folder(parent, where)
+    _check_writable_folder(parent, where, f"cannot write {p}{f' ({option})' if option else ''}")
     return p
 
 
@@ -221,8 +221,9 @@ def _check_existing(path: Path, kind: Literal["file", "folder"], where: str) -> 
         raise GraphNIAHError(f"{where}: exists and is not a regular file")
 
 
-def _check_writable_folder(parent: Path, where: str) -> None:
-    """``parent``, the nearest existing folder on the way to an output, takes new files."""
+def _check_writable_folder(parent: Path, where: str, refused: str) -> None:
+    """``parent``, the nearest existing folder on the way to an output, takes new files. A folder the
+    disk refuses gives ``refused`` and the cause as a refused write does (:func:`disk_error`)."""
     if not parent.is_dir():
         raise GraphNIAHError(f"{where}: {parent} is a file, not a folder")
     fs = _file_system(parent)
@@ -233,9 +234,9 @@ def _check_writable_folder(parent: Path, where: str) -> None:
     except OSError:
         read_only = False
     if read_only:
-        raise GraphNIAHError(f"{where}: {parent} is on a read-only file system")
+        raise GraphNIAHError(f"{refused}: {os.strerror(errno.EROFS)} ({parent})")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise GraphNIAHError(f"{where}: no permission to write in {parent}")
+        raise GraphNIAHError(f"{refused}: {os.strerror(errno.EACCES)} ({parent})")
 
 
 # Writes the disk refuses: full, over quota, read-only, not permitted.

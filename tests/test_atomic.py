@@ -122,7 +122,7 @@ def test_check_output_names_a_folder_it_may_not_write_in(tmp_path):
     shutil.rmtree(top)
     assert r.returncode == 1
     assert r.stderr.strip().splitlines()[-1] == (
-        f"graphniah.errors.GraphNIAHError: --out {locked / 'out'}: no permission to write in {locked}")
+        f"graphniah.errors.GraphNIAHError: cannot write {locked / 'out'} (--out): Permission denied ({locked})")
 
 
 # ---- check_artifact: an artifact's bytes are those its manifest records ----------------------------
@@ -180,3 +180,19 @@ def test_a_parquet_file_without_a_recorded_hash_is_checked_for_its_ends(tmp_path
         check_artifact(f, None, None, "graphniah refresh", parquet=True)
     assert str(err.value).startswith(f"{f} was changed or damaged after it was written (")
     assert str(err.value).endswith("; rebuild it with `graphniah refresh`")
+
+
+def test_check_output_names_a_read_only_file_system(tmp_path):
+    point = tmp_path / "ro"
+    point.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(point)], capture_output=True, text=True,
+                          check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip() or 'mount failed'})")
+    try:
+        with pytest.raises(GraphNIAHError) as err:
+            check_output(point / "site" / "x", "folder")
+        assert str(err.value) == f"cannot write {point / 'site' / 'x'} (--out): Read-only file system ({point})"
+        assert list(point.iterdir()) == []
+    finally:
+        subprocess.run(["umount", str(point)], check=False)
