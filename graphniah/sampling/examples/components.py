@@ -48,7 +48,7 @@ length side can hold all wrong answers, and the true title's rank by length is d
 "pick the shortest (longest) title" is right with probability 1/(m + 1). A residual remains, the
 same as for similarities: a tuple whose nearest candidates conflict with a wrong answer already
 chosen is drawn again after the ranks are drawn; on the demo the true target was the longest,
-shortest and most similar option in 23–25% of 2,000 multiple-choice draws at depths 16 and 32.
+shortest and most similar option in 22–25% of 2,000 multiple-choice draws at each of depths 16 and 32.
 
 The recipe records ``match_components: true``; recipes without it replay the draw without it.
 Growth, the forest invariant, rendering, packing and the text verifier are unchanged.
