@@ -152,9 +152,15 @@ def stages(release_ids: Sequence[str], papers: int, api: str) -> tuple[Stage, ..
 # Digests: what "the same output" means per kind of file.
 
 
+# A manifest's seal (formats.Format.seal) hashes the rest of the object, times included: it differs
+# exactly when a time does, so it is left out with them (readers check it against the rest anyway).
+_SEAL_KEYS = frozenset({"content_sha256"})
+
+
 def _strip_times(obj: object) -> object:
     if isinstance(obj, dict):
-        return {k: _strip_times(v) for k, v in obj.items() if not (isinstance(k, str) and _TIME_KEY.search(k))}
+        return {k: _strip_times(v) for k, v in obj.items()
+                if not (isinstance(k, str) and (_TIME_KEY.search(k) or k in _SEAL_KEYS))}
     if isinstance(obj, list):
         return [_strip_times(v) for v in obj]
     return obj
