@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -179,3 +181,22 @@ def test_large_contexts_use_the_block_eigensolver_and_still_split_subjects() -> 
               for i, s in enumerate(truth)]
     assert len(titles) > topics.DENSE_LIMIT
     assert _same_partition(group_titles(titles, 4, np.random.default_rng(0)).labels, truth)
+
+
+def test_topic_cluster_answers_every_rendered_example_of_each_task() -> None:
+    """On hand-made examples rendered with the real templates (no snapshot): every APA example of each
+    task is answered in its task's form (or None, where its text names a question title twice), the
+    one in another template is left out, and the answers are a function of the seed."""
+    from tests.report.synthetic import make_example
+    from tests.sampling.examples.test_textcheck import build_case
+
+    exs = [build_case(seed, task).example for seed in range(1, 5) for task in ("yesno", "mc", "count")]
+    other = make_example("yesno", 4, 20, "YES", seed=0, index=99)
+    got = topic_cluster([*exs, other], seed=3)
+    assert set(got) == {ex.id for ex in exs}
+    for ex in exs:
+        form = {"yesno": r"YES|NO", "mc": r"[ABCD]", "count": r"\d+"}[ex.task]
+        answer = got[ex.id]
+        assert answer is None or re.fullmatch(form, answer), (ex.task, answer)  # None: a title the text names twice
+    assert sum(v is not None for v in got.values()) >= len(exs) // 2
+    assert topic_cluster(exs, seed=3) == got  # the same seed, the same answers
