@@ -14,12 +14,13 @@ from graphniah.report.shortcuts import shortcut_results, shortcut_verdicts
 from .synthetic import make_example, write_suite
 
 
-def _suite(tmp_path, models):  # type: ignore[no-untyped-def]
+def _suite(tmp_path, models, skip_yesno: str | None = None):  # type: ignore[no-untyped-def]
     examples = []
     for i in range(40):
         examples.append(make_example("yesno", 4, 120, "YES" if i % 2 else "NO", seed=0, index=len(examples)))
         examples.append(make_example("mc", 4, 120, "ABCD"[i % 4], seed=0, index=len(examples)))
-    write_suite(tmp_path, "sc", examples, models, np.random.default_rng(0))
+    skip = {skip_yesno: {ex.id for ex in examples if ex.task == "yesno"}} if skip_yesno else None  # never sees them
+    write_suite(tmp_path, "sc", examples, models, np.random.default_rng(0), skip=skip)
     return load_suite("sc", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="task")
 
 
@@ -69,11 +70,11 @@ def test_each_verdict_names_its_own_tasks_shortcuts_and_agrees_in_number(tmp_pat
     models = {
         "baseline-retrieval": {"answer": lambda ex: ex.answer},  # right everywhere
         "baseline-title-similarity": {"answer": lambda ex: ex.answer if ex.task == "yesno" else "A"},  # right on YES/NO only
-        "baseline-paper-count": {"answer": lambda ex: "YES" if ex.task == "yesno" else None},  # answers YES/NO only (a constant)
+        "baseline-paper-count": {"answer": lambda ex: "A"},  # a constant, on the multiple-choice questions only (below)
     }
-    report = build_report(_suite(tmp_path, models))
+    report = build_report(_suite(tmp_path, models, skip_yesno="baseline-paper-count"))
     verdicts = {v.task: v for v in shortcut_verdicts(report.context)}
-    assert sorted(verdicts["yesno"].tried) == ["paper-count", "retrieval", "title-similarity"]
+    assert sorted(verdicts["yesno"].tried) == ["retrieval", "title-similarity"]
     assert sorted(verdicts["mc"].tried) == ["paper-count", "retrieval", "title-similarity"]
     assert sorted(r.shortcut for r in verdicts["yesno"].beaten_by) == ["retrieval", "title-similarity"]
     assert [r.shortcut for r in verdicts["mc"].beaten_by] == ["retrieval"]
@@ -84,5 +85,6 @@ def test_each_verdict_names_its_own_tasks_shortcuts_and_agrees_in_number(tmp_pat
     for row in rows:
         if row[1].text != "verdict":
             by_task.setdefault(row[0].text, []).append(row[1].text)
-    assert {t: sorted(s) for t, s in by_task.items()} == {"YES/NO": ["paper-count", "retrieval", "title-similarity"],
+    assert {t: sorted(s) for t, s in by_task.items()} == {"YES/NO": ["retrieval", "title-similarity"],
                                                          "Multiple choice": ["paper-count", "retrieval", "title-similarity"]}
+    assert "95% Wilson interval" in report.table("shortcuts").caption
