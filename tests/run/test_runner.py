@@ -434,6 +434,7 @@ def test_reuse_takes_only_ok_records_of_the_same_example_bytes_and_settings_firs
         rec("e2", "failed in a", status="failed", errors=()),  # failed: never reused
         rec("e3", "\\answer{NO} other bytes", example_sha256="x" * 64),  # other bytes: not the same prompt
         rec("e4", "\\answer{YES} other settings", settings_hash="0" * 64),  # sorts before any other hash
+        rec("e4", "\\answer{YES} other settings", settings_hash="f" * 64),  # ... and after any other
         rec("e1", "\\answer{NO} a's second record for e1"),  # the first ok record of the first journal wins
     ])
     _journal(runs / "b-suite" / f"{entry.name}.jsonl", [
