@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from graphniah.baselines import SHORTCUT_TASKS, SHORTCUTS, is_baseline_model
 from graphniah.baselines.journals import settings_of, write_baselines
@@ -200,3 +201,92 @@ def test_topic_cluster_answers_every_rendered_example_of_each_task() -> None:
         assert answer is None or re.fullmatch(form, answer), (ex.task, answer)  # None: a title the text names twice
     assert sum(v is not None for v in got.values()) >= len(exs) // 2
     assert topic_cluster(exs, seed=3) == got  # the same seed, the same answers
+
+
+def test_nearest_on_continuous_rows_is_the_k_largest() -> None:
+    from graphniah.baselines.topics import _nearest
+
+    rng = np.random.default_rng(11)
+    sims = rng.random((40, 60))
+    for k in (1, 2, 3, 7, 10):
+        want = np.zeros(sims.shape, dtype=bool)
+        want[np.repeat(np.arange(40), k), np.argsort(-sims, axis=1)[:, :k].ravel()] = True
+        assert np.array_equal(_nearest(sims, k), want), k
+
+
+def _reference_embedding(w: np.ndarray, k: int) -> np.ndarray:
+    """The embedding written out: D^-1/2 W D^-1/2, its k top eigenvectors, rows times D^-1/2, unit rows."""
+    d = w.sum(axis=1)
+    inv = np.diag(1 / np.sqrt(d))
+    vecs = np.linalg.eigh(inv @ w @ inv)[1][:, -k:]
+    emb = inv @ vecs
+    return emb / np.linalg.norm(emb, axis=1, keepdims=True)
+
+
+def _same_up_to_column_order_and_signs(a: np.ndarray, b: np.ndarray) -> bool:
+    """Solvers may order or flip eigenvectors differently: their rows' inner products do not change."""
+    return bool(np.allclose(a @ a.T, b @ b.T, atol=1e-6))
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_the_embedding_is_the_normalised_spectral_one(monkeypatch, dense) -> None:
+    from graphniah.baselines import topics
+
+    rng = np.random.default_rng(2)
+    n = 40
+    w = rng.random((n, n)) * (rng.random((n, n)) < 0.3)
+    w = (w + w.T) / 2 + np.diag(rng.random(n))  # uneven degrees, distinct eigenvalues
+    monkeypatch.setattr(topics, "DENSE_LIMIT", n if dense else n - 1)
+    got = topics._embedding(sp.csr_matrix(w), 3, np.random.default_rng(0))
+    assert _same_up_to_column_order_and_signs(got, _reference_embedding(w, 3))
+
+
+def test_the_dense_solver_up_to_the_limit_the_block_solver_above(monkeypatch) -> None:
+    from graphniah.baselines import topics
+
+    calls: list[int] = []
+
+    def block_solver(m, x, **kw):  # type: ignore[no-untyped-def]
+        calls.append(m.shape[0])
+        return np.zeros(x.shape[1]), x
+
+    monkeypatch.setattr(topics, "lobpcg", block_solver)
+    monkeypatch.setattr(topics, "DENSE_LIMIT", 30)
+    for n in (30, 31):
+        w = sp.csr_matrix(np.ones((n, n)) - np.eye(n))
+        topics._embedding(w, 2, np.random.default_rng(0))
+    assert calls == [31]
+
+
+def test_kmeans_keeps_the_first_run_of_least_inertia(monkeypatch) -> None:
+    from graphniah.baselines import topics
+
+    x = np.array([[0.0], [1.0], [10.0], [11.0]])
+    # runs: inertia 50.5 (a bad split), 1.0 (the best), 1.0 again with other labels (a tie), 200.5
+    runs = iter([
+        (np.array([[0.0], [7.333]]), np.array([0, 1, 1, 1])),
+        (np.array([[0.5], [10.5]]), np.array([0, 0, 1, 1])),
+        (np.array([[10.5], [0.5]]), np.array([1, 1, 0, 0])),
+        (np.array([[20.0], [5.5]]), np.array([1, 1, 1, 1])),
+    ] + [(np.array([[20.0], [5.5]]), np.array([1, 1, 1, 1]))] * (topics.KMEANS_RUNS - 4))
+    monkeypatch.setattr(topics, "kmeans2", lambda *a, **kw: next(runs))
+    assert topics._kmeans(x, 2, np.random.default_rng(0)).tolist() == [0, 0, 1, 1]
+
+
+def test_a_context_the_checker_cannot_read_gives_no_answer_and_the_next_is_answered(monkeypatch, shortcut_suite) -> None:
+    from graphniah.baselines import topics
+    from graphniah.sampling.examples.textcheck import Undetermined
+
+    examples = [ex for ex in shortcut_suite.examples if ex.recipe.params.render == "apa"][:2]
+    real = topics.parse_context
+    seen: list[int] = []
+
+    def first_undetermined(context, prompts=None):  # type: ignore[no-untyped-def]
+        seen.append(1)
+        if len(seen) == 1:
+            raise Undetermined("two blocks contradict each other")
+        return real(context, prompts)
+
+    monkeypatch.setattr(topics, "parse_context", first_undetermined)
+    got = topics.topic_cluster(examples, seed=1)
+    assert got[examples[0].id] is None and got[examples[1].id] is not None
