@@ -68,7 +68,7 @@ from graphniah.sampling.examples.similarity import TitleSpace
 __all__ = ["COMPONENT_CALIPER", "ComponentIndex"]
 
 #: Largest gap between a partner's affinity to the source's backbone and that backbone's cohesion
-#: (mean title cosines: on the demo a backbone's cohesion is about 0.05 at the median, the affinity of
+#: (mean title cosines: on the demo a backbone's median cohesion is 0.05 at depth 16 and 0.04 at depth 32, the affinity of
 #: two compatible backbones about 0.013).
 COMPONENT_CALIPER = 0.01
 
