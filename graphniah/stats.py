@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational
-from typing import Any, SupportsIndex
+from typing import Any, Literal, SupportsIndex
 
 import numpy as np
 import numpy.typing as npt
@@ -60,6 +60,8 @@ __all__ = [
     "SampleSize",
     "TestResult",
     "YesNoAnswers",
+    "binomial_sum_tail",
+    "binomial_sum_tails",
     "bootstrap_mean",
     "chi2_test",
     "counting_outcomes",
@@ -456,8 +458,9 @@ def mcnemar_exact(b: int, c: int) -> TestResult:
     return TestResult("mcnemar_exact", float(min(b, c)), min(1.0, pvalue), n)
 
 
-def wilcoxon_signed_rank(x: Sequence[float] | npt.NDArray[np.number], y: Sequence[float] | npt.NDArray[np.number]) -> TestResult:
-    """Two-sided Wilcoxon signed-rank test of the paired differences ``y - x``.
+def wilcoxon_signed_rank(x: Sequence[float] | npt.NDArray[np.number], y: Sequence[float] | npt.NDArray[np.number],
+                         alternative: Literal["two-sided", "greater"] = "two-sided") -> TestResult:
+    """Wilcoxon signed-rank test of the paired differences ``y - x`` (two-sided, or one-sided ``y > x``).
 
     ``x`` is "before" and ``y`` "after" (the paper's median change is the median of y - x).
     Zero differences are dropped; the exact null distribution is used for at most 50 remaining
@@ -483,8 +486,40 @@ def wilcoxon_signed_rank(x: Sequence[float] | npt.NDArray[np.number], y: Sequenc
     abs_d = np.abs(d)
     has_ties = np.unique(abs_d).size < n
     method = "exact" if n <= _WILCOXON_EXACT_MAX_N and not has_ties else "asymptotic"
-    res = _scipy_stats().wilcoxon(d, zero_method="wilcox", correction=False, alternative="two-sided", method=method)
+    res = _scipy_stats().wilcoxon(d, zero_method="wilcox", correction=False, alternative=alternative, method=method)
     return TestResult("wilcoxon_signed_rank", float(res.statistic), float(min(1.0, res.pvalue)), n)
+
+
+def binomial_sum_tails(groups: Sequence[tuple[int, Fraction]]) -> npt.NDArray[np.float64]:
+    """Exact upper tails of a sum of independent binomial counts.
+
+    Parameters
+    ----------
+    groups : (n, p) pairs
+        Each group contributes Binomial(n, p) successes: examples of one answer space guessed at
+        random, each right with probability p.
+
+    Returns
+    -------
+    ndarray
+        Entry k is P(S >= k) for k = 0 .. N (N the total count), S the sum over the groups: the
+        one-sided p-value of k successes against random guessing.
+
+    Notes
+    -----
+    The distribution of S is the convolution of the groups' binomial pmfs; tails are summed from
+    the top so that small p-values keep their relative precision.
+    """
+    pmf = np.ones(1)
+    for n, p in groups:
+        pmf = np.convolve(pmf, _scipy_stats().binom.pmf(np.arange(n + 1), n, float(p)))
+    return np.clip(np.cumsum(pmf[::-1])[::-1], 0.0, 1.0)
+
+
+def binomial_sum_tail(groups: Sequence[tuple[int, Fraction]], k: int) -> float:
+    """P(S >= k) for S a sum of independent binomial counts (see :func:`binomial_sum_tails`)."""
+    tails = binomial_sum_tails(groups)
+    return 1.0 if k <= 0 else float(tails[k]) if k < tails.size else 0.0
 
 
 def holm(pvalues: Sequence[float] | npt.NDArray[np.floating]) -> tuple[float, ...]:

@@ -690,3 +690,33 @@ def test_counting_outcomes_partition(pairs: list[tuple[int | None, int]]) -> Non
 def test_counting_outcomes_errors(predicted: list, truth: list, message: str) -> None:
     with pytest.raises(GraphNIAHError, match=message):
         counting_outcomes(predicted, truth)
+
+
+def test_binomial_sum_tails_against_enumeration() -> None:
+    """Every outcome of five guesses (three at 1/2, two at 1/4) enumerated with exact fractions."""
+    import itertools
+
+    from graphniah.stats import binomial_sum_tail, binomial_sum_tails
+
+    rates = [Fraction(1, 2)] * 3 + [Fraction(1, 4)] * 2
+    exact = [Fraction(0)] * 6
+    for hits in itertools.product((0, 1), repeat=5):
+        prob = Fraction(1)
+        for h, r in zip(hits, rates, strict=True):
+            prob *= r if h else 1 - r
+        for k in range(sum(hits) + 1):
+            exact[k] += prob
+    tails = binomial_sum_tails([(3, Fraction(1, 2)), (2, Fraction(1, 4))])
+    assert tails.tolist() == pytest.approx([float(x) for x in exact], rel=1e-12)
+    assert binomial_sum_tail([(3, Fraction(1, 2)), (2, Fraction(1, 4))], 5) == pytest.approx(float(exact[5]))
+    assert binomial_sum_tail([(3, Fraction(1, 2))], 0) == 1.0 and binomial_sum_tail([(3, Fraction(1, 2))], 4) == 0.0
+    assert exact[5] == Fraction(1, 8) * Fraction(1, 16)
+
+
+def test_wilcoxon_one_sided_is_half_the_two_sided_in_the_observed_direction() -> None:
+    x = [0.0] * 8
+    y = [0.5, 1.5, 2.5, -0.25, 3.5, 4.5, 5.5, 6.5]  # distinct absolute values: the exact distribution
+    two = wilcoxon_signed_rank(x, y).pvalue
+    one = wilcoxon_signed_rank(x, y, alternative="greater").pvalue
+    # W+ = 35 of 36: the one-sided tail counts the sign patterns with W+ >= 35, i.e. W- in {0, 1}: 2 of 256
+    assert one == pytest.approx(2 / 256) and two == pytest.approx(2 * one)

@@ -3,15 +3,23 @@
 The shortcut journals (``baseline-<name>.jsonl``, written by ``graphniah baselines``) are runs like
 any other, so they are rows of every table; this table puts each one's accuracy per task, with its
 Wilson interval, beside the exact random-guessing accuracy of that task (appendix D, the answer
-sets weighted by their example counts), and gives one verdict per task: a shortcut *beats random*
-when the lower end of its interval lies above the random baseline. A task where one does is a task
-whose accuracies can be reached without searching the graph, by that much.
+sets weighted by their example counts), and gives one verdict per task. A task where a shortcut
+beats random is a task whose accuracies can be reached without searching the graph, by that much.
+
+**The test.** Each (shortcut, task) cell gets a one-sided p-value against its baseline: for
+accuracies the exact probability that guessing at random gets at least as many right (a sum of
+binomials, one per answer space, :func:`graphniah.stats.binomial_sum_tails`). The verdict tries
+every shortcut on every task, so the p-values are Holm-adjusted over all cells of the table, and a
+shortcut *beats random* when its adjusted p-value is at most half of 1 − confidence (2.5%): for a
+single cell, the exact form of "the lower end of the 95% interval lies above the baseline". Without
+the correction, the demo's eleven cells of eight examples each, every shortcut guessing at random,
+would flag some cell about one time in three (the nine accuracy cells alone: 0.30). When no shortcut beats random, the sentence says what the examples could have
+shown: the least accuracy Holm's first step would flag at that size, or that none could.
 
 **The list task** is judged by F1, not by exact sets: a random guess of a set of titles is almost
-never exact, so beating 0% says nothing. A list shortcut beats the trivial baseline when the lower
-end of the bootstrap interval of its mean F1 lies above the mean F1 of listing every paper of the
-context but the source, on the same examples (:func:`graphniah.report.listing.trivial_f1`); the
-verdict sentence says so.
+never exact, so beating 0% says nothing. A list shortcut's p-value is the one-sided Wilcoxon
+signed-rank test of its F1 against the F1 of listing every paper of the context but the source,
+example by example (:func:`graphniah.report.listing.trivial_f1`); the verdict sentence says so.
 
 A suite that varies an example's variable (depth, component size, context length, distractor, ...)
 over several values also gets ``shortcuts_by_<variable>``: the same accuracies and random baselines
@@ -36,7 +44,17 @@ from graphniah.report.listing import TRIVIAL, trivial_f1
 from graphniah.report.model import Cell, CellValue, ExampleList, ReportTable, pct
 from graphniah.report.tables import DASH, ReportContext
 from graphniah.seeds import DEFAULT_SEED, Stream, generator
-from graphniah.stats import Mean, Proportion, bootstrap_mean
+from graphniah.stats import (
+    Mean,
+    Proportion,
+    binomial_sum_tail,
+    binomial_sum_tails,
+    bootstrap_mean,
+    format_pvalue,
+    holm,
+    random_baseline,
+    wilcoxon_signed_rank,
+)
 
 __all__ = [
     "ShortcutLevelVerdict",
@@ -72,14 +90,18 @@ class ShortcutResult:
     level: str | None = None  # the value of the varied variable (None: the task's examples pooled)
     f1: Mean | None = None  # list task: the mean F1 with its bootstrap interval
     list_all: float | None = None  # list task: mean F1 of listing every paper, on the same examples
+    pvalue: float = 1.0  # one-sided p-value against the baseline (module docstring)
+    adjusted: float = 1.0  # pvalue after Holm's correction over every cell of the verdict
+    alpha: float = 0.025  # the level an adjusted p-value must reach
+    tests: int = 1  # cells in the verdict's family
+    needed: float | None = None  # accuracy tasks: the least accuracy the first Holm step flags (None: none does)
+    flaggable: bool = True  # whether any result on these examples could be flagged alone
+    chance: tuple[tuple[int, Fraction], ...] = ()  # accuracy tasks: (examples, guessing rate) per answer space
 
     @property
     def beats_random(self) -> bool:
-        """Whether the shortcut beats its task's trivial baseline beyond its interval: random guessing
-        (accuracy's Wilson interval), or for the list task listing every paper (mean F1's bootstrap interval)."""
-        if self.f1 is not None and self.list_all is not None:
-            return self.f1.interval.low > self.list_all
-        return self.accuracy.interval.low > self.random
+        """Whether the shortcut beats its task's baseline: its Holm-adjusted one-sided p-value reaches ``alpha``."""
+        return self.adjusted <= self.alpha
 
     @property
     def score_text(self) -> str:
@@ -97,19 +119,33 @@ class ShortcutVerdict:
     tried: tuple[str, ...]
 
     list_all: float | None = None  # list task: mean F1 of listing every paper on the examples the shortcuts answered
+    tests: int = 1  # cells in the verdict's family (Holm's correction)
+    alpha: float = 0.025  # one-sided level of the family
+    power: str = ""  # what these examples could show at all (see _power_note)
 
     @property
     def text(self) -> str:
         label = TASK_LABELS.get(self.task, self.task)
-        if self.list_all is not None:
-            baseline, interval = f"listing every paper (F1 {pct(self.list_all)}%)", "mean F1's interval"
-        else:
-            baseline, interval = f"random guessing ({pct(self.random)}%)", "interval"
+        baseline = (f"listing every paper (F1 {pct(self.list_all)}%)" if self.list_all is not None
+                    else f"random guessing ({pct(self.random)}%)")
+        note = f"; {self.power}" if self.power and not self.beaten_by else ""
+        rule = f"at one-sided p ≤ {self.alpha:.1%} (Holm over {self.tests} tests{note})"
         if not self.beaten_by:
-            return f"{label}: no shortcut ({', '.join(self.tried)}) beats {baseline} beyond its {interval}"
-        parts = [f"{r.shortcut} {r.score_text}" for r in self.beaten_by]
+            return f"{label}: no shortcut ({', '.join(self.tried)}) beats {baseline} {rule}"
+        parts = [f"{r.shortcut} {r.score_text}, p = {format_pvalue(r.adjusted, 4)}," for r in self.beaten_by]
         verb = "beats" if len(parts) == 1 else "beat"
-        return f"{label}: {'; '.join(parts)} {verb} {baseline} beyond the {interval}"
+        return f"{label}: {'; '.join(parts)} {verb} {baseline} {rule}"
+
+
+def _power_note(results: list[ShortcutResult]) -> str:
+    """What the task's examples could show: the least accuracy a shortcut needed to be flagged, or that none could be."""
+    if not results:
+        return ""
+    n = max(r.accuracy.n for r in results)
+    if not any(r.flaggable for r in results):
+        return f"at {n} examples no result can pass, not even every answer right"
+    needed = [r.needed for r in results if r.needed is not None]
+    return f"at {n} examples that takes {pct(min(needed))}% or more" if needed else ""
 
 
 def _acc(p: Proportion) -> str:
@@ -142,18 +178,58 @@ def _results(ctx: ReportContext, task: str, mask: np.ndarray, level: str | None)
         ids = o.example_id[m]
         f1: Mean | None = None
         list_all: float | None = None
+        chance: tuple[tuple[int, Fraction], ...] = ()
         if task == "list":  # judged by F1 against listing every paper (module docstring)
             f1 = bootstrap_mean(o.f1[m], generator(Stream.F1_BOOTSTRAP, DEFAULT_SEED), ctx.cfg.confidence)
             list_all = _list_all(ctx, ids)
+            trivial = np.array([trivial_f1(d.examples[e].component_size, d.examples[e].nodes) for e in ids.tolist()])
+            p = _paired_pvalue(trivial, o.f1[m])
+        else:
+            spaces = ctx.space_key[m].tolist()
+            chance = tuple((spaces.count(k), random_baseline(ctx.space(k))) for k in sorted(set(spaces)))
+            p = binomial_sum_tail(chance, int(good.sum()))
         out.append(ShortcutResult(task, run.model[len(JOURNAL_PREFIX):], i, ctx.proportion(int(good.sum()), int(m.sum())),
-                                  random, tuple(ids[good].tolist()), tuple(ids[~good].tolist()), level, f1, list_all))
+                                  random, tuple(ids[good].tolist()), tuple(ids[~good].tolist()), level, f1, list_all, p,
+                                  chance=chance))
+    return out
+
+
+def _paired_pvalue(before: np.ndarray, after: np.ndarray) -> float:
+    """One-sided Wilcoxon signed-rank p-value of ``after > before`` (1 when every pair is equal: no evidence)."""
+    if not np.any(after != before):
+        return 1.0
+    return wilcoxon_signed_rank(before, after, alternative="greater").pvalue
+
+
+def _corrected(ctx: ReportContext, results: list[ShortcutResult]) -> list[ShortcutResult]:
+    """The results with Holm-adjusted p-values over the whole family, and what each could have shown.
+
+    The family's one-sided level is half of 1 − confidence, so that a family of one test is the
+    interval rule (the lower end of a two-sided 95% interval above the baseline) in exact form.
+    ``needed`` is the least accuracy whose p-value passes Holm's first, strictest step (α/m): the
+    least a shortcut had to score on these examples to be flagged.
+    """
+    if not results:
+        return []
+    alpha, m = (1 - ctx.cfg.confidence) / 2, len(results)
+    adjusted = holm([r.pvalue for r in results])
+    out = []
+    for r, adj in zip(results, adjusted, strict=True):
+        n = r.accuracy.n
+        if r.f1 is not None:  # the best a list shortcut can do: every pair above, all ranks positive
+            best = _paired_pvalue(np.zeros(n), np.arange(1, n + 1, dtype=float))
+            needed, flaggable = None, best <= alpha / m
+        else:
+            k = next((int(k) for k in np.flatnonzero(binomial_sum_tails(r.chance) <= alpha / m)), None)
+            needed, flaggable = (None if k is None else k / n), k is not None
+        out.append(replace(r, adjusted=adj, alpha=alpha, tests=m, needed=needed, flaggable=flaggable))
     return out
 
 
 def shortcut_results(ctx: ReportContext) -> list[ShortcutResult]:
     """Every shortcut run's accuracy on every task it answered, in task order."""
     o = ctx.data.outcomes
-    return [r for t in TASKS if (o.task == t).any() for r in _results(ctx, t, o.task == t, None)]
+    return _corrected(ctx, [r for t in TASKS if (o.task == t).any() for r in _results(ctx, t, o.task == t, None)])
 
 
 def shortcut_verdicts(ctx: ReportContext) -> list[ShortcutVerdict]:
@@ -164,7 +240,8 @@ def shortcut_verdicts(ctx: ReportContext) -> list[ShortcutVerdict]:
                             tuple(r for r in results if r.task == t and r.beats_random),
                             tuple(r.shortcut for r in results if r.task == t),
                             _list_all(ctx, np.asarray([i for r in results if r.task == t for i in (*r.correct_ids, *r.wrong_ids)]))
-                            if t == "list" else None) for t in tasks]
+                            if t == "list" else None, len(results), results[0].alpha,
+                            _power_note([r for r in results if r.task == t])) for t in tasks]
 
 
 def shortcut_table(ctx: ReportContext) -> ReportTable | None:
@@ -183,7 +260,7 @@ def shortcut_table(ctx: ReportContext) -> ReportTable | None:
             p = r.accuracy
             baseline = f"{TRIVIAL} F1 {pct(r.list_all)}" if r.list_all is not None else pct(r.random)
             rows.append((Cell(label), Cell(r.shortcut), Cell(r.score_text.replace("%", ""), link=anchor), Cell(str(p.n)),
-                         Cell(baseline), Cell("yes" if r.beats_random else "no")))
+                         Cell(baseline), Cell(format_pvalue(r.adjusted, 4)), Cell("yes" if r.beats_random else "no")))
             if r.f1 is not None and r.list_all is not None:
                 m = r.f1
                 values.append(CellValue(key, f"{label} | {r.shortcut}", "f1", "f1", None, m.n, m.estimate, m.interval.low,
@@ -193,19 +270,23 @@ def shortcut_table(ctx: ReportContext) -> ReportTable | None:
                 values.append(CellValue(key, f"{label} | {r.shortcut}", "accuracy", "accuracy", p.k, p.n, p.estimate,
                                         p.interval.low, p.interval.high, link=anchor))
                 values.append(CellValue(key, f"{label} | {r.shortcut}", "random", "baseline", None, None, float(r.random)))
+            values.append(CellValue(key, f"{label} | {r.shortcut}", "p_holm", "pvalue", None, None, r.adjusted))
             lists.append(ExampleList(anchor, f"{title} — {label}, {r.shortcut}", (("correct", r.correct_ids), ("wrong", r.wrong_ids))))
-        rows.append((Cell(label), Cell("verdict"), Cell(v.text), Cell(""), Cell(""), Cell("")))
+        rows.append((Cell(label), Cell("verdict"), Cell(v.text), Cell(""), Cell(""), Cell(""), Cell("")))
     caption = (
         f"Accuracy (%) of the shortcut baselines of suite {ctx.data.suite} (graphniah baselines: title-similarity, "
         "retrieval of the top paper blocks by BM25 within 8,000 tokens, paper-count, topic-cluster: the context's titles "
         f"grouped by subject), per task, with the {100 * ctx.cfg.confidence:g}% Wilson interval, beside the exact "
-        "random-guessing accuracy of the task. Beats random: the interval lies wholly above random guessing. List: the mean F1 "
+        "random-guessing accuracy of the task. List: the mean F1 "
         f"with its {100 * ctx.cfg.confidence:g}% bootstrap interval, against the mean F1 of listing every paper of the context "
-        "on the same examples. Each task's verdict row says whether any shortcut beats its baseline. A dash or a missing row: "
+        "on the same examples. p (Holm): the one-sided p-value against that baseline (exact binomial sum for accuracies, "
+        "Wilcoxon signed-rank of the paired F1s for the list task), Holm-adjusted over every row of the table; beats random: "
+        f"it is at most {50 * (1 - ctx.cfg.confidence):g}%. Each task's verdict row says whether any shortcut beats its "
+        "baseline and, when none does, what these examples could have shown. A dash or a missing row: "
         "the shortcut does not answer that task or rendering (topic-cluster reads titles, which edge lists do not print). "
         "The verdict covers these shortcuts only; it does not show that no other shortcut exists."
     )
-    header = ("Task", "Shortcut", "Accuracy", "#Examples", "Random guessing", "Beats random")
+    header = ("Task", "Shortcut", "Accuracy", "#Examples", "Random guessing", "p (Holm)", "Beats random")
     return ReportTable(key, title, caption, header, tuple(rows), tuple(values), tuple(lists), label_columns=2)
 
 
@@ -236,11 +317,13 @@ class ShortcutLevelVerdict:
     @property
     def text(self) -> str:
         label = TASK_LABELS.get(self.task, self.task)
+        first = self.results[0]
+        rule = f"one-sided p ≤ {first.alpha:.1%}, Holm over {first.tests} tests"
         if not self.beaten_by:
             tried = ", ".join(dict.fromkeys(r.shortcut for r in self.results))
             if self.task == "list":
-                return f"{label}: no shortcut ({tried}) beats listing every paper at any {self.noun} beyond its mean F1's interval"
-            return f"{label}: no shortcut ({tried}) beats random guessing at any {self.noun} beyond its interval"
+                return f"{label}: no shortcut ({tried}) beats listing every paper at any {self.noun} ({rule})"
+            return f"{label}: no shortcut ({tried}) beats random guessing at any {self.noun} ({rule})"
         where: dict[str, list[str]] = {}
         for lv in self.levels:
             for r in self.beaten_by:
@@ -249,7 +332,7 @@ class ShortcutLevelVerdict:
         beats = " beats listing every paper (F1)" if self.task == "list" else " beats random guessing"
         parts = [f"{s}{beats if j == 0 else ''} at {self.noun} {', '.join(lvs)}"
                  for j, (s, lvs) in enumerate(where.items())]
-        return f"{label}: {'; '.join(parts)}"
+        return f"{label}: {'; '.join(parts)} ({rule})"
 
 
 def _breaks_down(ctx: ReportContext) -> bool:
@@ -268,13 +351,12 @@ def shortcut_level_verdicts(ctx: ReportContext) -> list[ShortcutLevelVerdict]:
     if not _breaks_down(ctx):
         return []
     noun = _LEVEL_NOUNS.get(d.variable, d.variable_title.lower())
-    out = []
-    for task in [t for t in TASKS if (o.task == t).any()]:
-        in_task = o.task == task
-        results = [r for c, lv in enumerate(d.levels) for r in _results(ctx, task, in_task & (d.value == c), lv)]
-        if results:
-            out.append(ShortcutLevelVerdict(task, noun, d.levels, tuple(results)))
-    return out
+    tasks = [t for t in TASKS if (o.task == t).any()]
+    # One family for the whole breakdown: every (shortcut, task, value) cell is one of Holm's tests.
+    results = _corrected(ctx, [r for task in tasks for c, lv in enumerate(d.levels)
+                               for r in _results(ctx, task, (o.task == task) & (d.value == c), lv)])
+    return [ShortcutLevelVerdict(task, noun, d.levels, tuple(r for r in results if r.task == task))
+            for task in tasks if any(r.task == task for r in results)]
 
 
 def _examples_at(v: ShortcutLevelVerdict) -> dict[str, int]:

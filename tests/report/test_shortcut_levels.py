@@ -5,6 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+from scipy.stats import binomtest
+from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from graphniah.report import build_report, load_suite
@@ -43,11 +45,14 @@ def test_beats_random_at_one_depth_only_not_pooled(tmp_path) -> None:
     assert not pooled.beaten_by  # the per-task verdict hides depth 4
     (v,) = shortcut_level_verdicts(report.context)
     assert v.levels == ("4", "8", "16", "32") and v.beaten_levels == ("4",)
-    assert v.text == "Multiple choice: retrieval beats random guessing at depth 4"
+    assert v.text == "Multiple choice: retrieval beats random guessing at depth 4 (one-sided p ≤ 2.5%, Holm over 4 tests)"
     for r in v.results:
         assert r.random == Fraction(1, 4)
         assert r.accuracy.n == 20 and r.accuracy.k == (12 if r.level == "4" else 0)
-        assert r.beats_random == (proportion_confint(r.accuracy.k, r.accuracy.n, method="wilson")[0] > 0.25)
+    # one family of the four depth cells: exact one-sided binomial tests, Holm-adjusted (scipy, statsmodels)
+    adjusted = multipletests([binomtest(r.accuracy.k, r.accuracy.n, 0.25, alternative="greater").pvalue for r in v.results],
+                             method="holm")[1]
+    assert [r.beats_random for r in v.results] == [bool(a <= 0.025) for a in adjusted] == [True, False, False, False]
     table = report.table("shortcuts_by_depth")
     assert report.keys[2:4] == ("shortcuts", "shortcuts_by_depth")
     assert table.header == ("Task", "Shortcut", "4", "8", "16", "32")
@@ -62,9 +67,9 @@ def test_beats_random_at_one_depth_only_not_pooled(tmp_path) -> None:
     assert (cell.k, cell.n) == (12, 20)
     lo, hi = proportion_confint(12, 20, method="wilson")
     assert abs(cell.low - lo) < 1e-9 and abs(cell.high - hi) < 1e-9
-    assert "Multiple choice: retrieval beats random guessing at depth 4." in table.caption
+    assert "Multiple choice: retrieval beats random guessing at depth 4 (one-sided p ≤ 2.5%, Holm over 4 tests)." in table.caption
     # The accuracy table's caption names the depth; the pooled Shortcuts table is as before.
-    assert "Shortcuts: Multiple choice: retrieval beats random guessing at depth 4 — " in report.table("accuracy").caption
+    assert "Shortcuts: Multiple choice: retrieval beats random guessing at depth 4 (one-sided p ≤ 2.5%, Holm over 4 tests) — " in report.table("accuracy").caption
     assert [row[2].text for row in report.table("shortcuts").rows if row[1].text == "verdict"] == [pooled.text]
     lst = next(x for x in table.lists if x.anchor == row[2].link)
     assert [len(ids) for _, ids in lst.groups] == [12, 8]
@@ -77,7 +82,7 @@ def test_beats_random_pooled_but_at_no_depth(tmp_path) -> None:
     assert [r.shortcut for r in pooled.beaten_by] == ["retrieval"]
     (v,) = shortcut_level_verdicts(report.context)
     assert not v.beaten_by and v.beaten_levels == ()
-    assert v.text == "YES/NO: no shortcut (retrieval) beats random guessing at any depth beyond its interval"
+    assert v.text == "YES/NO: no shortcut (retrieval) beats random guessing at any depth (one-sided p ≤ 2.5%, Holm over 4 tests)"
     table = report.table("shortcuts_by_depth")
     assert not any(c.bold for row in table.rows for c in row)
     assert [table.cell("YES/NO | Beats random", d).text for d in ("4", "8", "16", "32")] == ["none"] * 4
@@ -88,7 +93,7 @@ def test_two_shortcuts_at_different_depths(tmp_path) -> None:
     models = {"baseline-retrieval": {"answer": _right_at({4, 8})}, "baseline-title-similarity": {"answer": _right_at({4})}}
     report = build_report(_depth_suite(tmp_path, "yesno", models))
     (v,) = shortcut_level_verdicts(report.context)
-    assert v.text == "YES/NO: retrieval beats random guessing at depth 4, 8; title-similarity at depth 4"
+    assert v.text == "YES/NO: retrieval beats random guessing at depth 4, 8; title-similarity at depth 4 (one-sided p ≤ 2.5%, Holm over 8 tests)"
     table = report.table("shortcuts_by_depth")
     assert table.cell("YES/NO | Beats random", "4").text == "retrieval, title-similarity"
     assert table.cell("YES/NO | Beats random", "8").text == "retrieval"
@@ -110,7 +115,7 @@ def test_random_guessing_per_value_follows_its_answer_sets(tmp_path) -> None:
     for c, level in enumerate(report.data.levels):
         assert random[level] == ctx.weighted_baseline((o.task == "mc") & (report.data.value == c))
     assert v.beaten_levels == ("without",)
-    assert v.text == "Multiple choice: retrieval beats random guessing at 'none of these' option without"
+    assert v.text == "Multiple choice: retrieval beats random guessing at 'none of these' option without (one-sided p ≤ 2.5%, Holm over 2 tests)"
     assert "shortcuts_by_none_option" in report.keys
 
 
@@ -135,8 +140,8 @@ def test_per_task_accuracy_tables_note_their_own_task(tmp_path) -> None:
     write_suite(tmp_path, "st", examples, models, np.random.default_rng(0))
     report = build_report(load_suite("st", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="depth"))
     texts = [v.text for v in shortcut_level_verdicts(report.context)]
-    assert texts == ["YES/NO: no shortcut (retrieval) beats random guessing at any depth beyond its interval",
-                     "Multiple choice: retrieval beats random guessing at depth 4"]
+    assert texts == ["YES/NO: no shortcut (retrieval) beats random guessing at any depth (one-sided p ≤ 2.5%, Holm over 8 tests)",
+                     "Multiple choice: retrieval beats random guessing at depth 4 (one-sided p ≤ 2.5%, Holm over 8 tests)"]
     assert texts[1] in report.table("accuracy_mc").caption and texts[1] in report.table("accuracy").caption
     assert "Shortcuts:" not in report.table("accuracy_yesno").caption
     assert [row[0].text for row in report.table("shortcuts_by_depth").rows if row[1].text == "Beats random"] == ["YES/NO", "Multiple choice"]
