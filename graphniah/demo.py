@@ -6,7 +6,7 @@
       → score each journal (accuracy with 95% Wilson intervals, per task) next to the exact
         random-guessing baseline
       → the shortcut baselines (graphniah.baselines) as journals of their own, and per task the
-        verdict whether one beats random guessing beyond its interval.
+        verdict whether one beats random guessing (Holm-adjusted exact tests, graphniah.report.shortcuts).
 
 Each step is resumable and idempotent: a second ``make demo`` reuses the snapshot, the pools, the
 built examples and the finished calls in the journals.
