@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
@@ -100,6 +101,8 @@ class ReleaseStore:
 
     def close(self) -> None:
         self._con.close()
+        # DuckDB's spill files are worth nothing once the connection is closed; the folder goes with them.
+        shutil.rmtree(self.path.with_name(self.path.name + ".tmp"), ignore_errors=True)
 
     def __enter__(self) -> ReleaseStore:
         return self

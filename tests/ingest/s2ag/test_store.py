@@ -289,3 +289,12 @@ def test_a_damaged_store_is_one_line_naming_it(tmp_path: Path, how: str) -> None
     assert str(err.value).startswith(f"{path} was changed or damaged after it was written (")
     assert str(err.value).endswith(f"; rebuild it with `graphniah store load --store {path} --release RELEASE_DIR (or graphniah refresh)`")
     assert not (tmp_path / "snap").exists()
+
+
+def test_closing_a_store_leaves_no_spill_folder(tmp_path: Path) -> None:
+    """DuckDB's spill folder (``store.duckdb.tmp``) is scratch: it does not outlive the connection."""
+    path = tmp_path / "store.duckdb"
+    with ReleaseStore.open(path) as store:
+        assert store.path == path
+        assert path.with_name("store.duckdb.tmp").is_dir()  # DuckDB may spill here while the store is open
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store.duckdb"]
