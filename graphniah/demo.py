@@ -19,8 +19,10 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich import box
 from rich.table import Table
 
+from graphniah.baselines import JOURNAL_PREFIX
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, iter_examples
 from graphniah.formats.snapshot import Snapshot
@@ -32,7 +34,7 @@ from graphniah.sampling.examples.prompts import PromptSet
 from graphniah.sampling.examples.textcheck import split_messages
 from graphniah.sampling.suites import build_suite, load_suite
 from graphniah.scoring import RunScore
-from graphniah.stats import CountingAnswers, ListAnswers, MultipleChoiceAnswers, YesNoAnswers, random_baseline
+from graphniah.stats import CountingAnswers, ListAnswers, Mean, MultipleChoiceAnswers, Proportion, YesNoAnswers, random_baseline
 from graphniah.view import ViewerFiles
 
 BASELINES = ("oracle", "random", "always-no")
@@ -191,14 +193,53 @@ def accuracy_table(scores: Mapping[str, RunScore], baselines: Mapping[str, float
         cells = []
         for t in [*tasks, "all"]:
             p = sc.overall if t == "all" else sc.by_task.get(t)
-            cells.append("—" if p is None else f"{100 * p.estimate:.1f} [{100 * p.interval.low:.1f}, {100 * p.interval.high:.1f}] n={p.n}")
+            cells.append(_cell(p, False))
         if f1:
-            m = sc.f1
-            cells.append("—" if m is None else f"{100 * m.estimate:.1f} [{100 * m.interval.low:.1f}, {100 * m.interval.high:.1f}] n={m.n}")
+            cells.append(_cell(sc.f1, False))
         table.add_row(name, *cells)
     mix = sum(baselines.values()) / len(baselines)
     table.add_row("random guessing (exact)", *[f"{100 * baselines[t]:.2f}" for t in tasks], f"{100 * mix:.2f}", *([""] if f1 else []))
     return table
+
+
+def _cell(p: Proportion | Mean | None, lines: bool) -> str:
+    """An accuracy (or mean F1) with its interval and n; ``lines``: one part a line, for narrow terminals."""
+    if p is None:
+        return "—"
+    parts = (f"{100 * p.estimate:.1f}", f"[{100 * p.interval.low:.1f}, {100 * p.interval.high:.1f}]", f"n={p.n}")
+    return "\n".join(parts) if lines else " ".join(parts)
+
+
+def accuracy_tables(scores: Mapping[str, RunScore], baselines: Mapping[str, float], title: str, width: int) -> list[Table]:
+    """The demo's accuracy table as it fits ``width`` columns: one table when its rows fit on one line each,
+    else two narrower tables (the tasks, then all tasks and the list F1), one part of a cell a line, and the
+    shortcut rows named without their ``baseline-`` prefix (marked †). Model names are never cut.
+    """
+    from rich.console import Console
+
+    wide = accuracy_table(scores, baselines, title)
+    measure = Console(width=10_000)
+    if measure.measure(wide).maximum <= width:
+        return [wide]
+    tasks = list(baselines)
+    f1 = any(sc.f1 is not None for sc in scores.values())
+    names = {name: f"{name.removeprefix(JOURNAL_PREFIX)}†" if name.startswith(JOURNAL_PREFIX) else name for name in scores}
+    note = f"† a shortcut baseline (its journal is {JOURNAL_PREFIX}<name>)" if any(n.endswith("†") for n in names.values()) else None
+    out = []
+    for part, columns in ((1, tasks), (2, ["all", *(["list F1"] if f1 else [])])):
+        table = Table(title=title if part == 1 else None, caption=note if part == 2 else None, box=box.SIMPLE_HEAD,
+                      show_edge=False, pad_edge=False, collapse_padding=True)
+        table.add_column("model", no_wrap=True)
+        for c in columns:
+            table.add_column(c, justify="right", no_wrap=True)
+        for name, sc in scores.items():
+            cells = [_cell(sc.f1 if c == "list F1" else sc.overall if c == "all" else sc.by_task.get(c), True) for c in columns]
+            table.add_row(names[name], *cells)
+        mix = sum(baselines.values()) / len(baselines)
+        guess = {**{t: f"{100 * baselines[t]:.2f}" for t in tasks}, "all": f"{100 * mix:.2f}", "list F1": ""}
+        table.add_row("random guessing", *[guess[c] for c in columns])
+        out.append(table)
+    return out
 
 
 def preview(example: Example, width: int = 400, prompts: PromptSet | None = None) -> str:

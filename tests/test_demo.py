@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
-from graphniah.demo import run_demo
+from graphniah.demo import accuracy_tables, run_demo
 from graphniah.formats.examples import read_examples
+from graphniah.scoring import RunScore
+from graphniah.stats import Interval, Mean, proportion
 
 
 # refresh opens the session's demo store (DuckDB, one writer at a time): the tests that do run on one xdist worker
@@ -58,3 +62,40 @@ def test_demo_scores_count_only_the_current_examples(tmp_path) -> None:
     current = journal_score(tmp_path, "s", "m", "1" * 64, {"new"})
     assert (every.answered, every.overall.k) == (2, 1)  # type: ignore[union-attr]
     assert (current.answered, current.overall.k) == (1, 1)  # type: ignore[union-attr]
+
+
+def _score(k: int, n: int) -> RunScore:
+    p = proportion(k, n)
+    return RunScore(answered=n, failed=0, overall=p, by_task={"yesno": p, "mc": p, "count": p, "list": p}, no_answer=0,
+                    counting=None, no_share=None, f1=Mean(n, 0.5, Interval(0.4, 0.6), 0.95))
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_the_accuracy_table_fits_a_narrow_terminal_and_cuts_no_name(width: int) -> None:
+    from rich.console import Console
+
+    scores = {name: _score(k, 36) for k, name in zip((3, 4, 5, 6, 36), ["local-always-no", "baseline-title-similarity",
+                                                                        "baseline-topic-cluster", "local-random", "local-oracle"], strict=True)}
+    baselines = {"yesno": 0.5, "mc": 0.25, "count": 1 / 21, "list": 0.0}
+    console = Console(width=width, record=True, file=io.StringIO())
+    for table in accuracy_tables(scores, baselines, "Accuracy", width):
+        console.print(table)
+    text = console.export_text()
+    assert max(map(len, text.splitlines())) <= width
+    for shown in ("local-oracle", "local-always-no", "title-similarity†", "topic-cluster†", "random guessing"):
+        assert shown in text  # whole, never "local-always-…"
+    assert "…" not in text
+    for k in (3, 4, 5, 6, 36):  # every model's accuracy and interval (the widest: 100.0 [90.4, 100.0]), as the wide table prints them
+        p = proportion(k, 36)
+        assert f"{100 * p.estimate:.1f}" in text and f"[{100 * p.interval.low:.1f}, {100 * p.interval.high:.1f}]" in text
+
+
+def test_a_wide_terminal_gets_one_table_with_a_row_per_model() -> None:
+    from rich.console import Console
+
+    scores = {"baseline-title-similarity": _score(5, 36)}
+    [table] = accuracy_tables(scores, {"yesno": 0.5, "mc": 0.25}, "Accuracy", 250)
+    console = Console(width=250, record=True, file=io.StringIO())
+    console.print(table)
+    [row] = [line for line in console.export_text().splitlines() if "baseline-title-similarity" in line]
+    assert row.count("13.9 [") == 3 and row.count("n=36") == 4  # yesno, mc, all; the list F1

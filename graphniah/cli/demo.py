@@ -81,7 +81,7 @@ def demo_cmd(
     from graphniah.cli.ingest import preprint_line
     from graphniah.cli.progress import RichProgress
     from graphniah.dataset.lm_eval import run_hint
-    from graphniah.demo import accuracy_table, preview, run_demo
+    from graphniah.demo import accuracy_tables, preview, run_demo
     from graphniah.formats.examples import iter_examples
     from graphniah.formats.snapshot import parse_cutoff
     from graphniah.sampling.examples.prompts import load_prompts
@@ -90,7 +90,6 @@ def demo_cmd(
         check_output(folder, "folder", option)
 
     console = Console()
-    console.width = max(console.width, 120)  # the accuracy table needs room for its intervals
     with RichProgress(console) as bar:
         result = run_demo(
             root, examples, runs, reports, cutoff=parse_cutoff(cutoff), per_value=n, seed=seed, llm=llm,
@@ -104,7 +103,8 @@ def demo_cmd(
             shown.add(ex.task)
             console.print(preview(ex, prompts=load_prompts(prompts)), markup=False, highlight=False)
     title = f"Accuracy on the {'demo-llm' if llm else 'demo'} suite (SYNTHETIC data), % with 95% Wilson intervals — {result.examples}"
-    console.print(accuracy_table(result.scores, result.baselines, title))
+    for table in accuracy_tables(result.scores, result.baselines, title, console.width):
+        console.print(table)
     if result.verdicts:
         console.print("[bold]Shortcuts[/] (baseline-* rows: answers from the example text without searching the graph; "
                       "graphniah baselines)", highlight=False)
