@@ -4,31 +4,14 @@ Path sampling (``graph/paths.py``) and the pool store (``graph/store.py``) prune
 per question depth before they look for backbone paths; ``PruneResult`` also keeps each paper's
 bounds, which the sampler uses to choose start papers.
 
-Longest simple path is NP-hard, so pruning uses upper bounds, in one pass:
-
-1. a connected component with fewer than ``L`` papers holds no ``L``-path (a cheap pre-filter:
-   the bound below never exceeds the size of a paper's component, so rule 2 alone would remove
-   these papers too, at the cost of computing their blocks);
-2. the biconnected components (blocks) and their block-cut tree bound the number of papers of any
-   simple path through a paper (``block_cut_bounds``); papers whose bound is below ``L`` go.
-
-(``bench/graph.py`` measures how many papers each rule removes: on the demo snapshots nearly all
-the removed papers go by the component rule, because what remains hangs off a large 2-connected core.)
-
-Soundness: by ``block_cut_bounds``, a paper on an ``L``-path has bound ``>= L``, so no paper of
-that path is removed. Every paper on an ``L``-path of the starting graph is kept.
-
-One pass is the fixed point. Removing papers could, a priori, split blocks and components and
-lower other papers' bounds, which would call for repeating the two rules until nothing changes.
-It does not, as proven in ``prune``'s docstring: after one pass every remaining component has
-``>= L`` papers and every remaining paper keeps exactly the bounds it had (both of them: through
-and end), so a second pass removes nothing and the first pass's bounds are the final graph's.
-``tests/graph/test_prune.py`` checks this on every graph with at most 7 vertices and on random
-ones, against the bounds computed afresh on the pruned graph.
-
-The starting graph is the snapshot graph induced on the *allowed* papers (by default those with
-usable metadata: a pooled path never contains any other paper, so removing them first loses no
-path and tightens the bounds).
+Notes
+-----
+Longest simple path is NP-hard, so pruning keeps the papers whose upper bound reaches ``L``, in
+one pass over the graph induced on the allowed papers: components of fewer than ``L`` papers go,
+then every paper whose block-cut-tree bound (``block_cut_bounds``) is below ``L``. No paper of an
+``L``-path is removed, and one pass is the fixed point: the pruned graph's bounds are the pass's.
+Both proofs, and what each rule removes on the demo snapshot, are in ``docs/pruning.md``;
+``tests/graph/test_prune.py`` checks them by brute force.
 """
 
 from __future__ import annotations
@@ -94,42 +77,31 @@ def _pointer_jump(parent: npt.NDArray[np.int64], sentinel: int, step: Callable[[
 def block_cut_bounds(n: int, block_sizes: npt.ArrayLike, block_members: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Upper bounds from the block-cut tree: papers on a simple path through / ending at each vertex.
 
-    ``block_members`` lists the vertices of block 0, then block 1, ... (``block_sizes`` of them
-    each); blocks are the biconnected components including bridges (size 2). Returns int64 arrays
-    ``(through, end)``: ``through[v]`` >= the number of vertices of any simple path containing ``v``,
-    ``end[v]`` >= that of any simple path with ``v`` as an end. Vertices in no block are isolated
-    (bounds 1).
+    Parameters
+    ----------
+    n : int
+        Number of vertices (ids ``0..n-1``).
+    block_sizes : array_like of int
+        Number of vertices of each block; blocks are the biconnected components, bridges (size 2)
+        included.
+    block_members : array_like of int
+        The vertices of block 0, then those of block 1, ... (``block_sizes[i]`` of them each): the
+        flat layout ``graph_blocks`` returns.
 
-    Definitions. The block-cut tree T has a node per block B and per cut vertex c, with B–c
-    adjacent iff c ∈ B. Block nodes weigh w(B) = |B| − 1, cut nodes 0. For a tree edge x→y,
-    ``F(x→y) = w(y) + max(0, max over neighbours z ≠ x of y of F(y→z))`` is the heaviest tree path
-    leaving x through y. Then
+    Returns
+    -------
+    through, end : ndarray of int64, shape (n,)
+        ``through[v]`` is at least the number of vertices of any simple path containing ``v``,
+        ``end[v]`` at least that of any simple path with ``v`` as an end. Vertices in no block are
+        isolated: both bounds are 1.
 
-        through(B) = |B| + top1 + top2 of {F(B→c) : c ∈ B cut}        (0 for a missing arm)
-        through(v) = through(B) for v in one block, max over its blocks for a cut vertex
-        end(v)     = |B| + top1 of {F(B→c)} for v in one block B;  1 + max_B F(v→B) for a cut v.
-
-    Proof of soundness. Let P be a simple path with at least one edge. Every edge lies in exactly
-    one block. (i) P meets each block in one contiguous run of edges: if P left a block B at a
-    vertex c and re-entered it first at u ≠ c, the part of P from c to u (outside B apart from its
-    ends) plus a c–u path inside B would form a cycle with edges inside and outside B, but every
-    cycle lies in a single block. (ii) So P's edges split into runs in distinct blocks
-    B_1, ..., B_r; consecutive runs meet at a vertex c_i ∈ B_i ∩ B_{i+1}, which is a cut vertex,
-    and the c_i are distinct because P is simple. B_1 c_1 B_2 ... B_r is thus a walk without
-    repeated nodes in the tree T, i.e. a tree path. (iii) Every vertex of P lies in some B_i, and
-    B_i, B_{i+1} share c_i, so |P| ≤ |B_1| + Σ_{i≥2} (|B_i| − 1) = 1 + Σ_i w(B_i). (iv) For v on P
-    pick j with v ∈ B_j. The tree path splits at B_j into an arm through c_{j−1} and one through
-    c_j (distinct cuts of B_j, each possibly absent), bounded by F(B_j→c_{j−1}) and F(B_j→c_j), so
-    |P| ≤ |B_j| + top1 + top2 = through(B_j) ≤ through(v). (v) If v is an end of P, take j = 1:
-    |P| ≤ |B_1| + F(B_1→c_1). For v in only one block this is ≤ end(v); for a cut vertex v, c_1 ≠ v
-    (v is already P's first vertex), so |B_1| + F(B_1→c_1) ≤ 1 + F(v→B_1) ≤ end(v). A path
-    without edges is a single vertex and every bound is ≥ 1. ∎
-
-    Computation (all vectorised): root every tree of the forest (BFS from a virtual super-root),
-    let D(x) be the weight of the root→x path; then F(parent→x) = max of D over x's subtree −
-    D(parent), and F(x→parent) = D(parent) + max over the chain from x up to (excluding) the root
-    of [w(parent(y)) + best sibling arm of y − D(parent(y))]. Subtree maxima and chain maxima are
-    computed by pointer jumping, so the cost is O((n + blocks) log depth).
+    Notes
+    -----
+    The block-cut tree has a node per block ``B`` (weight ``|B| - 1``) and per cut vertex (weight
+    0); a simple path's blocks form a path of that tree, so its length is bounded by the heaviest
+    tree paths through (or from) a vertex's node. The definitions, the soundness proof and the
+    vectorised computation (pointer jumping, ``O((n + blocks) log depth)``) are in
+    ``docs/pruning.md``.
     """
     sizes = np.asarray(block_sizes, dtype=np.int64)
     members = np.asarray(block_members, dtype=np.int64)
@@ -185,8 +157,8 @@ def _arms(
     parent: npt.NDArray[np.int64], w: npt.NDArray[np.int64], N: int
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """The heaviest arms of the rooted forest: ``(nr, par, down, up)`` with ``nr`` the non-root nodes,
-    ``par`` their parents, ``down[x]`` = F(parent -> x) and ``up[x]`` = F(x -> parent) (see
-    ``block_cut_bounds``), both indexed by node."""
+    ``par`` their parents, ``down[x]`` = F(parent -> x) and ``up[x]`` = F(x -> parent) (defined in
+    docs/pruning.md), both indexed by node."""
     # D(x): weight of the root..x path (inclusive); the super-root weighs 0.
     depth_w = w.copy()
 
@@ -231,9 +203,23 @@ def _arms(
 def graph_blocks(n: int, a: npt.ArrayLike, b: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Biconnected components (igraph) of the simple undirected graph with edges ``a[i]–b[i]``.
 
-    Returns ``(block_sizes, block_members)`` in the flat layout ``block_cut_bounds`` takes. igraph's
-    C routine reports each block as the edge ids of a spanning tree of it; the vertex sets are the
-    endpoints of those edges, taken here with numpy (igraph's Python wrapper does it with sets).
+    Parameters
+    ----------
+    n : int
+        Number of vertices (ids ``0..n-1``).
+    a, b : array_like of int
+        The two ends of each edge.
+
+    Returns
+    -------
+    block_sizes, block_members : ndarray of int64
+        The blocks in the flat layout ``block_cut_bounds`` takes.
+
+    Notes
+    -----
+    igraph's C routine reports each block as the edge ids of a spanning tree of it; the vertex sets
+    are the endpoints of those edges, taken here with numpy (igraph's Python wrapper does it with
+    sets).
     """
     # igraph is imported here, not with the module: importing it imports matplotlib.pyplot (most of a
     # second), which the commands that only read the stored pools and pruned sets (build) never use.
@@ -309,46 +295,32 @@ def _induced_edges(
 def prune(g: CitationGraph, depth: int, *, allowed: npt.ArrayLike | None = None) -> PruneResult:
     """Prune ``g`` for question depth ``depth`` (paths of ``L = 3*depth - 2`` papers), in one pass.
 
-    ``allowed`` (bool per vertex) is the starting vertex set; default: papers with usable metadata.
-    Passing a previous result's ``kept`` removes nothing and returns the same bounds (below).
+    Parameters
+    ----------
+    g : CitationGraph
+        The snapshot graph.
+    depth : int
+        Question depth ``k`` (at least 1).
+    allowed : array_like of bool, optional
+        The starting vertex set, one flag per vertex of ``g``; default: the papers with usable
+        metadata (``g.has_usable_metadata``).
 
-    **One pass is a fixed point, and keeps the bounds.** Let G0 be the allowed graph without its
-    components of fewer than L papers, T its block-cut forest (block weight w(B) = |B| - 1), G1
-    what remains after removing the papers with through(v) < L. As the proof of
-    ``block_cut_bounds`` shows, through(B) = 1 + the largest weight of a tree path of T containing
-    B, and end(v) = 1 + the largest weight of a tree path of T starting at v's node (v's block
-    when v lies in one block, the cut node v otherwise). Call B *good* if through(B) >= L; every
-    block of a tree path of weight >= L - 1 is good, and a paper is kept iff it lies in a good block.
+    Returns
+    -------
+    PruneResult
+        The kept papers, their bounds in the pruned graph, and how many papers each rule removed.
 
-    1. A bad block B keeps at most one paper. A kept paper u of B lies in a good block Bu != B,
-       so u is a cut vertex. Let P be a heaviest tree path through Bu (weight >= L - 1). P avoids
-       B (else B is good), so it lies in the part of T - B on u's side. From u, go to the node y
-       of P nearest to u, then along P to its heavier side of y: the two sides share y, so the
-       heavier one weighs >= weight(P) / 2, and F(B->u) >= (L - 1) / 2. Two kept papers u != w
-       would give through(B) >= |B| + F(B->u) + F(B->w) >= 2 + L - 1 > L: B would be good.
-    2. So every edge of a bad block loses an end, and G1 is exactly the union of the good blocks
-       with their edges. A good block stays 2-connected (or a bridge) in G1, and each block of
-       G1 lies inside a block of G0 (G1 is a subgraph); so the blocks of G1 are the good blocks,
-       its cut vertices are the papers in two or more good blocks, and its block-cut forest T1
-       is the subforest of T on those nodes, with the same weights. Tree paths of T1 are tree
-       paths of T, so no bound of G1 exceeds the bound of G0.
-    3. through: a heaviest tree path of T through a good block weighs >= L - 1, so all its blocks
-       are good and it is a path of T1: through(B) is the same in G1. For a kept paper the
-       maximum over its blocks is taken at a good one, so through(v) is unchanged (>= L). That
-       path's blocks also hold 1 + weight >= L papers of v's component, so no component of G1
-       is small: a second pass removes nothing.
-    4. end: let Q be a heaviest tree path of T from v's node and Bg a good block at v; it
-       suffices that every block of Q is good (then Q, less the weight-0 node v where v is no
-       longer a cut vertex, is a path of T1). (a) If Q starts with Bg (always when v lies in one
-       block), it leaves Bg through a cut c1 != v with the heaviest arm of Bg not via v; adding
-       Bg's heaviest arm through another cut gives a tree path through all of Q's blocks weighing
-       w(Bg) + the two heaviest arms = through(Bg) - 1 >= L - 1. (b) If Q starts with a block
-       B1 != Bg, then weight(Q) = F(Bg->v) (B1 is v's heaviest direction) and weight(Q) >=
-       F(v->Bg) = w(Bg) + a, where a is Bg's heaviest arm not via v. Bg's two heaviest arms
-       therefore sum to at most weight(Q) + a, and Q extended at v into Bg and along that arm is
-       a tree path through all of Q's blocks weighing weight(Q) + w(Bg) + a >= through(Bg) - 1.
-    ∎ So the bounds computed in the pass are those of the pruned graph, and no recomputation
-    is needed; ``tests/graph/test_prune.py`` checks both claims by brute force.
+    Raises
+    ------
+    ValueError
+        If ``depth < 1`` or ``allowed`` is not one flag per vertex.
+
+    Notes
+    -----
+    Components of fewer than ``L`` allowed papers are removed first, then every paper whose
+    ``block_cut_bounds`` through-bound is below ``L``. One pass is a fixed point and keeps the
+    bounds of every remaining paper, so passing a previous result's ``kept`` as ``allowed`` removes
+    nothing and returns the same bounds; the proof is in ``docs/pruning.md``.
     """
     length = path_length(depth)
     alive = np.array(g.has_usable_metadata if allowed is None else allowed, dtype=bool, copy=True)
