@@ -22,8 +22,7 @@ from graphniah.atomic import atomic_path
 from graphniah.dataset.schema import SCHEMA, SCHEMA_WITHOUT_POSITIONS, row_to_example
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.dataset import DatasetManifest, read_manifest, require_intact
-from graphniah.formats.examples import Example, example_to_json, parse_recipe
-from graphniah.run.runner import ExampleRef
+from graphniah.formats.examples import Example, ExampleRef, example_to_json, parse_recipe
 
 _BATCH_ROWS = 16
 

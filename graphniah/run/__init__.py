@@ -6,16 +6,15 @@ error kind (``errors``), a budget and the knowledge-cutoff guard. ``serve`` star
 OpenAI-compatible endpoints (text-only oracle, random, always-NO, a llama.cpp model).
 """
 
+from graphniah.formats.examples import ExampleRef, index_examples
 from graphniah.formats.journal import Journal, RunRecord, journal_path, read_journal
 from graphniah.run.failures import ErrorKind, Redactor, RetryPolicy, classify
 from graphniah.run.runner import (
     Estimate,
-    ExampleRef,
     RunOptions,
     RunPlan,
     RunSummary,
     check_cutoff,
-    index_examples,
     litellm_module,
     run_suite,
     snapshot_cutoffs,

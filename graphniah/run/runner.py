@@ -44,10 +44,9 @@ from typing import Any
 
 import numpy as np
 
-from graphniah.atomic import sha256_bytes, sha256_file
+from graphniah.atomic import sha256_file
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import Task
-from graphniah.formats.examples import Example, example_to_json, open_examples, parse_example
+from graphniah.formats.examples import Example, ExampleRef, index_examples
 from graphniah.formats.journal import (
     CallError,
     Journal,
@@ -138,64 +137,6 @@ def _register_local_model(entry: ModelEntry) -> None:
 # ------------------------------------------------------------------------------------------------
 # Examples
 # ------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ExampleRef:
-    """What the runner keeps of an example: its identity and truth, and where its messages are.
-
-    Prompts are long (up to ~4 MB of text each), so a suite read from a file is indexed by byte
-    offset and each prompt is read back only when its request is built; examples given in memory
-    keep their messages inline.
-    """
-
-    id: str
-    task: Task
-    answer: str
-    snapshot_hash: str
-    token_counts: Mapping[str, int] | None = None
-    path: Path | None = None
-    offset: int = 0
-    length: int = 0
-    inline: tuple[tuple[str, str], ...] | None = None
-    sha256: str = ""  # of the example's JSON line ("" when unknown: such an example is never matched for reuse)
-
-    @classmethod
-    def of(cls, ex: Example) -> ExampleRef:
-        return cls(ex.id, ex.task, ex.answer, ex.recipe.snapshot_hash, ex.token_counts,
-                   inline=tuple((m.role, m.content) for m in ex.messages), sha256=sha256_bytes(example_to_json(ex).encode()))
-
-    def messages(self) -> list[dict[str, str]]:
-        if self.inline is not None:
-            return [{"role": r, "content": c} for r, c in self.inline]
-        assert self.path is not None
-        with open(self.path, "rb") as f:
-            f.seek(self.offset)
-            line = f.read(self.length)
-        ex = parse_example(line, f"{self.path}:offset {self.offset}")  # the one reader of example lines
-        return [{"role": m.role, "content": m.content} for m in ex.messages]
-
-
-def index_examples(path: str | os.PathLike[str]) -> list[ExampleRef]:
-    """Validate every example of a JSONL file and index it by byte offset (duplicate ids are an error)."""
-    p = Path(path)
-    refs: list[ExampleRef] = []
-    seen: dict[str, int] = {}
-    with open_examples(p) as f:
-        offset = 0
-        for lineno, line in enumerate(f, 1):
-            n = len(line)
-            if line.strip():
-                ex = parse_example(line, f"{p}:{lineno}")
-                if ex.id in seen:
-                    raise GraphNIAHError(f"{p}:{lineno}: example id {ex.id} already appears on line {seen[ex.id]}")
-                seen[ex.id] = lineno
-                refs.append(ExampleRef(ex.id, ex.task, ex.answer, ex.recipe.snapshot_hash, ex.token_counts, p, offset, n,
-                                       sha256=sha256_bytes(line.rstrip(b"\r\n"))))
-            offset += n
-    if not refs:
-        raise GraphNIAHError(f"examples file {p} holds no examples")
-    return refs
 
 
 def refs_of(examples: Iterable[Example]) -> list[ExampleRef]:

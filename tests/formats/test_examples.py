@@ -295,3 +295,32 @@ def test_an_examples_file_whose_manifest_records_no_hash_is_read_as_before(tmp_p
     (tmp_path / "s.json").write_text("{not json")  # a damaged suite manifest is named, not skipped
     with pytest.raises(GraphNIAHError, match=rf"^{tmp_path / 's.json'}: not JSON"):
         read_examples(examples)
+
+
+def test_an_examples_file_is_indexed_by_byte_offset(tmp_path: Path) -> None:
+    """Each reference reads its own line's messages back from the file, hashes that line's bytes, and
+    a repeated id, or a file of blank lines only, is an error naming the file."""
+    import hashlib
+
+    from graphniah.formats.examples import ExampleRef, index_examples
+
+    first = _example()
+    second = _example(id="c", task="count", answer="7", targets=(),
+                      messages=(Message(role="user", content="how many?"),))
+    path = tmp_path / "suite.jsonl"
+    lines = [first.model_dump_json(), second.model_dump_json()]
+    path.write_bytes((lines[0] + "\n\n" + lines[1] + "\n").encode())  # a blank line between: offsets skip it
+    refs = index_examples(path)
+    assert [r.id for r in refs] == ["yesno-d4-0001", "c"]
+    assert [(r.offset, r.length) for r in refs] == [(0, len(lines[0].encode()) + 1), (len(lines[0].encode()) + 2, len(lines[1]) + 1)]
+    assert refs[1].messages() == [{"role": "user", "content": "how many?"}]
+    assert refs[0].messages()[1]["content"] == "Ünïcode \\answer{YES}\n\n"
+    assert [r.sha256 for r in refs] == [hashlib.sha256(line.encode()).hexdigest() for line in lines]
+    assert ExampleRef.of(second).sha256 == refs[1].sha256 and ExampleRef.of(second).messages() == refs[1].messages()
+
+    path.write_bytes((lines[0] + "\n" + lines[0] + "\n").encode())
+    with pytest.raises(GraphNIAHError, match=r"suite.jsonl:2: example id yesno-d4-0001 already appears on line 1"):
+        index_examples(path)
+    path.write_bytes(b"\n\n")
+    with pytest.raises(GraphNIAHError, match="holds no examples"):
+        index_examples(path)

@@ -414,8 +414,9 @@ def test_reuse_takes_only_ok_records_of_the_same_example_bytes_and_settings_firs
     taken (the example is sent again), nor one of other bytes, another id with the same bytes, or other
     settings; of two journals holding an ok answer for the same bytes, the first in name order is taken
     (not the last read), and the run's own journal is never a source, while those after it still are."""
+    from graphniah.formats.examples import ExampleRef
     from graphniah.formats.journal import RunRecord
-    from graphniah.run.runner import ExampleRef, reusable_answers
+    from graphniah.run.runner import reusable_answers
 
     entry = local_entry()
     runs = tmp_path / "runs"
