@@ -1,16 +1,12 @@
-r"""Exact context packing under several tokenizers at once (the paper's appendix A.2.4, docs/architecture.md).
+"""Exact context packing under several tokenizers at once (the paper's appendix A.2.4).
 
 The sampler (``sampling/examples/sample.py``) builds every example's prompt with :func:`pack`: the
 needle blocks plus distractors drawn from a :class:`DistractorSource` (``sampling/examples/distract.py``),
-up to the context length L. The proofs that the counts are exact and the stop rule is the paper's
-are in the Notes below.
+up to the context length L, counted under every tokenizer with the chat template included.
 
-The rule, in this project's words. A prompt of target length L must have at most L tokens under
-*every* tokenizer, counting the whole chat: fixed messages (system), the user message (question,
-context, format reminder) and the template tokens. The needle blocks and every distractor block get
-an independent uniform key, and the context lists the blocks present in increasing key order.
-Distractors (a source file, an essay, a book, a passage, an extra component) are drawn one at a time
-and offered block by block in their own order. Packing stops at the first of: the prompt is within
+The rule. The needle blocks and every distractor block get an independent uniform key, and the
+context lists the blocks present in increasing key order. Distractors are drawn one at a time and
+offered block by block in their own order. Packing stops at the first of: the prompt is within
 ``NEAR_LIMIT`` = 100 tokens of L; the next block would push some count above L (that block and
 everything drawn after it are left out, so the last distractor may be cut at a block boundary,
 never inside a block); nothing more can be drawn. If the needles alone exceed L the example must be
@@ -18,86 +14,13 @@ built again (:class:`NeedlesExceedLimit`).
 
 Notes
 -----
-*How it stays near-linear and exact.*
-Re-counting the whole prompt after every block is quadratic (tens of thousands of blocks at 922k
-tokens). Instead each block is counted once per tokenizer, *with* its separator attached, in
-batches, and a running total per tokenizer is kept exact by the theorem below. The final totals
-are the prompt's exact counts, so the prompt is not counted again as a whole — except under a
-tokenizer the theorem does not cover (below).
-
-Write the user message as ``H + S + B_1 + S + ... + S + B_m + S + T`` where ``S = "\n\n"``, ``H`` is
-the text before the context (ending "=== CONTEXT ==="), ``B_1..B_m`` are the blocks present in key
-order and ``T`` the text after it. For a tokenizer ``t`` let ``a(u) = count(u + S)`` ("attached"),
-and call the junction between consecutive units ``u, v`` *glued* when ``t`` is o200k_base, ``u``
-ends in a character that is not a letter or digit and ``v`` starts with "/" (see
-``graphniah.sampling.tokenizers.joined_count``). A *run* is a maximal sequence ``u_a..u_b`` (b > a) of units
-joined by glued junctions; its correction is ``count(u_a + S + ... + S + u_b [+ S]) - sum a(u_i)``
-(no trailing ``S`` and the bare count of ``T`` when the run ends with ``T``).
-
-Theorem (bookkeeping). With ``base = chat_overhead(roles) + sum of count(fixed contents) + a(H) +
-count(T)``, the running total ``base + sum_{blocks present} a(B) + sum_{runs} correction`` equals
-``chat_count`` of the prompt, for every set of blocks present.
-
-Proof. ``chat_overhead`` is exact for contents that are stripped and neither start nor end with a
-newline (its docstring; checked here by :meth:`Frame.around`), so ``chat_count = overhead + sum of
-content counts``. ``H``, the blocks and ``T`` are clean (:func:`graphniah.sampling.tokenizers.is_clean_block`,
-checked), so ``joined_count``'s theorem gives ``count(user) = a(H) + sum a(B_i) + count(T)`` plus,
-for each run, the difference between counting the run merged and counting its members apart —
-exactly the corrections. The sum of ``a`` does not depend on the order; only the runs do. Inserting
-or removing one unit ``x`` between neighbours ``p`` and ``q`` changes the junctions ``(p, q)`` versus
-``(p, x), (x, q)`` only. Take the *window* from the first unit of the run ending at ``p`` (or ``p``)
-to the last unit of the run starting at ``q`` (or ``q``): the junctions just outside it are unglued
-and unchanged, so every run outside the window is unchanged and every run touching the change lies
-inside it; replacing the window's old corrections by its new ones keeps the sum exact. ∎
-
-Qwen3.5 and Gemma have no glued junctions, so for them a block's contribution is the constant
-``a(B) >= 1``; o200k_base needs a window only when ``x``, ``p`` or ``q`` carry a glue flag, and
-windows are short (runs are rare), so each block costs O(log n) for the ordered insertion
-(``SortedList``) plus O(1) expected work, and the whole packing O(n log n) plus one tokenization of
-each block (and one of the final prompt under a tokenizer the theorem does not cover).
-
-Batches. Drawn blocks are counted in batches sized to about half the room left (so little is
-counted beyond the cut). A tokenizer without glued junctions counts a batch as a few long pieces
-``B_i + S + ... + B_j + S`` — for Qwen3.5 cheaper than one call per block (``bench/packing.py``) — whose counts
-add up, by the same theorem, to the sum of the blocks' attached counts (each piece's count is that
-sum over its own blocks). Take the longest run of leading pieces for which, for every such
-tokenizer, the total plus the run's sum stays below L − 100 (``_Packer._safe_prefix``): that sum
-is added at once and the run's blocks are offered one by one as usual: while they are, such a
-tokenizer's true total lies between its total before the batch and that bound (each block adds
-``a(B) >= 1``), so neither stop condition can come from it and the decisions are those of the
-exact per-block totals of o200k_base. The blocks after the run (near the end; all of them when
-not even the first piece fits) are counted block by block, so only about a piece is counted
-twice. If packing stops inside the run, its blocks are then counted one by one and the totals
-brought back to the blocks kept; if it gets past the run, every block of the run is present and
-the totals are exact again. Either way, when the next batch is drawn the totals are exact, so its
-size and the draws are those of exact per-block bookkeeping.
-
-Why the final prompt has at most L tokens, and why its counts are exact. Every total starts exact
-and at most L (else :class:`NeedlesExceedLimit`), and a block stays only if afterwards every
-total is at most L (inside a run of pieces taken at once a total may stand for the bound above
-it, which is below L − 100, so the true total is too); a rejected block's removal undoes its
-insertion exactly (same neighbours, same window), and a run stopped inside is brought back to the
-blocks kept (``_settle_batch``). So the final totals are exact and at most L, and for a tokenizer the theorem covers they are the exact
-``chat_count`` of the final prompt, which is therefore not counted again: ``token_counts`` holds
-those totals. The theorem's hypotheses are facts about the pinned tokenizer files (their split
-regexes, normalisation and added tokens), so it covers exactly those
-(:func:`graphniah.sampling.tokenizers.counts_compose`: o200k_base, Qwen3.5, the pinned Gemma
-file). Under any other tokenizer (a user's Gemma file, a test's rule) the final messages are counted
-with ``chat_count``; if that count exceeds L (its running total was wrong), ``_settle`` searches,
-with exact recounts only, for a prefix of the kept blocks (drawn order) that fits while one block
-more does not — so for such a tokenizer the bound never rests on the bookkeeping, only the speed
-does. The tests and ``bench/packing.py`` recount every final prompt under all three tokenizers and
-compare with ``token_counts``.
-
-Why the stop rule is the paper's. Blocks are offered in drawn order; by the theorem the totals
-after each offer are the exact counts of that prompt. A block is kept iff the prompt before it was
-not within 100 tokens of L and the prompt with it fits; the first failure ends packing. So the kept
-blocks are the drawn-order prefix up to the first block that does not fit (or up to where the
-prompt came within 100 of L), which is "keep blocks in drawn order up to the last that fits, never
-split one, stop when the next does not fit or the prompt is within 100 tokens of L". For Qwen3.5
-and Gemma adding a block always raises the count (by ``a(B) >= 1``), so that prefix is also the
-longest one that fits; for o200k_base a lower count after adding a block would need a glued
-junction to save more tokens than the block holds.
+Each block is counted once per tokenizer with its separator attached (in batches; tokenizers
+without glued junctions count a batch in a few long pieces), and a running total per tokenizer is
+kept exact by the bookkeeping theorem of ``docs/packing.md``, so packing costs O(n log n) plus one
+tokenization of each block. Under the pinned tokenizers (``counts_compose``) the final totals are
+the prompt's exact counts and it is not counted again; under any other it is recounted and cut back
+until it fits. The proofs that the totals are exact, that the prompt fits, and that the blocks kept
+are those of the paper's stop rule are in ``docs/packing.md``.
 """
 
 from __future__ import annotations
@@ -275,7 +198,7 @@ class _PieceCounts:
 
 
 class _Tally:
-    """Exact running prompt counts, one per tokenizer, for the set of units present (see the theorem)."""
+    """Exact running prompt counts, one per tokenizer, for the set of units present (the bookkeeping theorem of docs/packing.md)."""
 
     def __init__(self, tokenizers: Sequence[Tokenizer], frame: Frame) -> None:
         self.toks = list(tokenizers)
@@ -423,10 +346,42 @@ def pack(
 ) -> Packed:
     """Pack the needles and distractors drawn from ``source`` into a prompt of at most ``limit`` tokens.
 
-    ``needle_keys`` are the needles' random keys (drawn by the caller); every distractor block's key
-    is drawn here from ``rng`` right after its distractor is drawn (``rng.random(n_blocks)``).
-    Raises :class:`NeedlesExceedLimit` when the needles alone do not fit. See the module docstring
-    for the algorithm and its proofs.
+    Parameters
+    ----------
+    frame : Frame
+        The fixed parts of the prompt around the context.
+    needles : sequence of str
+        The needle blocks (clean: see ``is_clean_block``).
+    needle_keys : sequence of float
+        The needles' random keys, one per needle, drawn by the caller.
+    source : DistractorSource or None
+        Where distractors are drawn from; None packs the needles alone.
+    limit : int
+        The context length L, in tokens, under every tokenizer.
+    tokenizers : mapping of str to Tokenizer
+        The tokenizers a prompt must fit under, by name.
+    rng : numpy.random.Generator
+        Draws the distractors and, right after each distractor, its blocks' keys
+        (``rng.random(n_blocks)``).
+
+    Returns
+    -------
+    Packed
+        The context in key order, the messages, the exact counts per tokenizer and why packing stopped.
+
+    Raises
+    ------
+    NeedlesExceedLimit
+        When the needles alone (with the fixed prompt parts) do not fit.
+    ValueError
+        When ``needle_keys`` does not hold one key per needle.
+    GraphNIAHError
+        When ``limit`` is not positive or a block is empty or has whitespace at an end.
+
+    Notes
+    -----
+    The stop rule is in the module docstring; why the running totals are exact and the rule is the
+    paper's is in ``docs/packing.md``.
     """
     if limit < 1:
         raise GraphNIAHError(f"the context length must be positive, got {limit}")
@@ -587,7 +542,7 @@ class _Packer:
 
 def _exact(tally: _Tally, frame: Frame, names: Sequence[str]) -> tuple[dict[str, int], list[Message]]:
     """Exact counts of the prompt the tally holds: its running totals under the tokenizers the
-    theorems cover (``counts_compose``: they are exact, see the module Notes), a whole-prompt
+    theorems cover (``counts_compose``: they are exact, see docs/packing.md), a whole-prompt
     ``chat_count`` under any other."""
     messages = frame.messages([tally.u.texts[x] for x in tally.present()])
     return {
