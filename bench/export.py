@@ -218,7 +218,7 @@ def main() -> None:
         recorded.append(measure("export", built, out, snapshots))
     read = min(r["seconds"] for r in reads)
     read_cpu = min(r["cpu_seconds"] for r in reads)
-    from graphniah.dataset.schema import PROMPT_ZSTD_LEVEL, ZSTD_LEVEL
+    from graphniah.formats.dataset import PROMPT_ZSTD_LEVEL, ZSTD_LEVEL
 
     folder_mb = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 1e6
     print(f"one read of the examples file: {read:.2f}s wall, {read_cpu:.2f}s CPU (peak {max(r['peak_gb'] for r in reads):.2f} GB); "

@@ -1,8 +1,8 @@
 """Dataset stage: a suite's examples as a Hugging Face datasets folder, and everything that reads one.
 
 ``export`` writes the folder (Parquet per task, dataset card, manifest of hashes); ``read`` rebuilds
-the examples from it; ``use`` runs models, checks and reports from a folder alone; ``manifest`` is
-the tamper check; ``schema`` and ``card`` define the columns and the card.
+the examples from it; ``use`` runs models, checks and reports from a folder alone; the manifest
+(the tamper check) and the columns are file formats (``graphniah.formats.dataset``); ``card`` writes the card.
 """
 
 from graphniah.dataset.export import ExportResult, export_if_changed, export_suite

@@ -28,9 +28,8 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from graphniah.dataset.lm_eval import card_fields as lm_eval_card_fields
-from graphniah.dataset.schema import CARD_FILE, COLUMN_DOCS, SCHEMA, compression_note, hf_features_yaml
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.dataset import SnapshotInfo, SourceExamples
+from graphniah.formats.dataset import CARD_FILE, COLUMN_DOCS, SCHEMA, SnapshotInfo, SourceExamples, compression_note, hf_features_yaml
 from graphniah.formats.snapshot import SOURCE_LABELS
 from graphniah.resources import resource_dir
 from graphniah.stats import AnswerSpace, CountingAnswers, MultipleChoiceAnswers, YesNoAnswers, mixture_baseline, random_baseline

@@ -1,9 +1,9 @@
 """``graphniah export``: a suite's examples as a Hugging Face datasets folder.
 
-Layout of ``DIR`` (see :mod:`graphniah.dataset.schema` for the columns)::
+Layout of ``DIR`` (see :mod:`graphniah.formats.dataset` for the columns)::
 
     README.md                  dataset card: YAML front matter (configs, license, features) + body
-    data/<task>-00000.parquet  one file per task present (zstd, levels in schema.py), rows in suite order
+    data/<task>-00000.parquet  one file per task present (zstd, levels in formats/dataset.py), rows in suite order
     lm_eval/                   lm-evaluation-harness tasks over those files (graphniah.dataset.lm_eval)
     graphniah-manifest.json    sha256 of every other file and of the source examples file
 
@@ -51,7 +51,9 @@ import pyarrow.parquet as pq
 from graphniah.atomic import _umask, atomic_dir, sha256_file, write_in_staging
 from graphniah.dataset.card import CardFacts, render_card
 from graphniah.dataset.lm_eval import folder_is_current, write_lm_eval_folder
-from graphniah.dataset.schema import (
+from graphniah.errors import GraphNIAHError
+from graphniah.formats import TASKS, Task
+from graphniah.formats.dataset import (
     CARD_FILE,
     COMPRESSION_KEY,
     DATA_DIR,
@@ -60,18 +62,14 @@ from graphniah.dataset.schema import (
     PROMPT_ZSTD_LEVEL,
     SCHEMA,
     ZSTD_LEVEL,
-    compression_record,
-    design,
-    example_to_row,
-)
-from graphniah.errors import GraphNIAHError
-from graphniah.formats import TASKS, Task
-from graphniah.formats.dataset import (
     DatasetManifest,
     FileEntry,
     SnapshotInfo,
     SourceExamples,
     check_files,
+    compression_record,
+    design,
+    example_to_row,
     file_entry,
     manifest_json,
     read_manifest,
@@ -393,7 +391,7 @@ class _TaskWriter:
             # values are ~4 MB strings that never repeat, so a dictionary is abandoned after the
             # first page, and statistics over them are long enough to be dropped from the footer
             # anyway. Skipping both saves CPU on every example (bench/export.py) and changes no value.
-            # zstd at the levels schema.py gives (and says why), recorded in the file's metadata.
+            # zstd at the levels formats/dataset.py gives (and says why), recorded in the file's metadata.
             levels = {c: PROMPT_ZSTD_LEVEL if c == PROMPT_COLUMN else ZSTD_LEVEL for c in _leaf_columns()}
             recorded = SCHEMA.with_metadata({COMPRESSION_KEY: _compression_json()})
             self.writer = pq.ParquetWriter(self.path, recorded, compression="zstd", compression_level=levels,

@@ -19,9 +19,8 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from graphniah.atomic import atomic_path
-from graphniah.dataset.schema import SCHEMA, SCHEMA_WITHOUT_POSITIONS, row_to_example
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.dataset import DatasetManifest, read_manifest, require_intact
+from graphniah.formats.dataset import SCHEMA, SCHEMA_WITHOUT_POSITIONS, DatasetManifest, read_manifest, require_intact, row_to_example
 from graphniah.formats.examples import Example, ExampleRef, example_to_json, parse_recipe
 
 _BATCH_ROWS = 16

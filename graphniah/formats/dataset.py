@@ -1,5 +1,6 @@
-"""``graphniah-manifest.json``: what a dataset folder holds and the hashes that prove it unchanged.
+"""An exported dataset folder's two contracts: its manifest, and the Parquet schema of its rows.
 
+**The manifest.** ``graphniah-manifest.json``: what a dataset folder holds and the hashes that prove it unchanged.
 Format: ``format_version`` 2, read through :data:`DATASET_MANIFEST_FORMAT` (``graphniah.formats``), so
 a manifest of another version is refused by name, never misread. Version 2 is the first whose data
 files hold examples of format version 3 (the ``list`` task; ``stats`` with ``evidence_tokens`` and
@@ -11,6 +12,20 @@ inside the staging folder that is renamed into place, so a folder with a manifes
 manifest does not list (an extra ``data/*.parquet`` would silently join the ``all`` config) is
 reported by name. The manifest holds no timestamps and no local paths, so exporting the same
 examples twice writes the same bytes.
+
+**The rows** (:data:`SCHEMA`): one Parquet row per :class:`Example`, and back. A row holds every field of the example, so :func:`row_to_example` rebuilds the very record that
+was exported; the flat design columns (``context_length``, ``distractor``) are copies of recipe
+parameters, there for filtering and for the dataset viewer. ``suite_index`` is the example's
+position in the suite's examples file: rows are split into one file per task, and merging them
+back by ``suite_index`` restores the file's order (which a byte-identical rebuild needs).
+
+Round trip, and why it is exact: every example field maps to a column of the same value type
+(strings, int64, bool, float64 are stored as themselves; tuples as lists; ``edges`` pairs as
+``{citing, cited}`` structs; ``stats`` as a struct in field order), and the recipe is stored as the
+recipe model's own JSON, so ``Example.model_validate(row)`` sees the values the exporter read.
+``token_counts`` is a struct over :data:`TOKEN_COUNT_NAMES` in that order; an example whose counts
+have other names or another order is refused at export (:func:`example_to_row`), because the
+struct could not give its dict back key for key.
 """
 
 from __future__ import annotations
@@ -18,17 +33,220 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+import pyarrow as pa
+from pydantic import Field, ValidationError
 
 from graphniah.atomic import artifact_problem, sha256_file
-from graphniah.errors import GraphNIAHError
+from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.formats import Format, Frozen
-from graphniah.layout import DATASET_CARD as CARD_FILE
-from graphniah.layout import DATASET_DATA_DIR as DATA_DIR
-from graphniah.layout import DATASET_MANIFEST as MANIFEST_FILE
+from graphniah.formats.examples import Example, ExampleStats, NeedlePositions
+from graphniah.layout import DATASET_CARD, DATASET_DATA_DIR, DATASET_MANIFEST
+from graphniah.sampling.tokenizers import TOKENIZERS
+
+DATA_DIR = DATASET_DATA_DIR
+CARD_FILE = DATASET_CARD
+MANIFEST_FILE = DATASET_MANIFEST
+#: The tokenizers the packer counts with, in the order it stores them.
+TOKEN_COUNT_NAMES: tuple[str, ...] = TOKENIZERS
+NO_DISTRACTOR = "none"
+
+_STATS_FIELDS = tuple(ExampleStats.model_fields)
+_STATS_TYPES = {name: (pa.float64() if ExampleStats.model_fields[name].annotation is float else pa.int64()) for name in _STATS_FIELDS}
+
+_SPAN = pa.struct([("token", pa.int64()), ("tokens", pa.int64())])  # a token offset and a token count
+
+SCHEMA = pa.schema([
+    pa.field("id", pa.string(), nullable=False),
+    pa.field("suite_index", pa.int64(), nullable=False),
+    pa.field("task", pa.string(), nullable=False),
+    pa.field("depth", pa.int64(), nullable=False),
+    pa.field("component_size", pa.int64(), nullable=False),
+    pa.field("context_length", pa.int64()),  # null: packed without a limit (no distractor)
+    pa.field("distractor", pa.string(), nullable=False),
+    pa.field("none_option", pa.bool_(), nullable=False),
+    pa.field("messages", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())])), nullable=False),
+    pa.field("answer", pa.string(), nullable=False),
+    pa.field("options", pa.list_(pa.string()), nullable=False),
+    pa.field("token_counts", pa.struct([(name, pa.int64()) for name in TOKEN_COUNT_NAMES])),
+    pa.field("source", pa.int64(), nullable=False),
+    pa.field("target", pa.list_(pa.int64()), nullable=False),
+    pa.field("papers", pa.list_(pa.int64()), nullable=False),
+    pa.field("edges", pa.list_(pa.struct([("citing", pa.int64()), ("cited", pa.int64())])), nullable=False),
+    pa.field("stats", pa.struct([(name, _STATS_TYPES[name]) for name in _STATS_FIELDS]), nullable=False),
+    pa.field("recipe", pa.string(), nullable=False),
+    pa.field("needle_positions", pa.struct([  # null: an example made before they were recorded
+        ("tokens", pa.int64()), ("question", _SPAN), ("context", _SPAN),
+        ("blocks", pa.list_(pa.struct([("char", pa.int64()), ("token", pa.int64()), ("tokens", pa.int64())]))),
+    ])),
+])
+#: The columns of datasets exported before examples recorded their needle positions (read as None).
+SCHEMA_WITHOUT_POSITIONS = SCHEMA.remove(SCHEMA.get_field_index("needle_positions"))
+
+#: The Parquet leaf column of the prompt texts: nearly all of a data file's bytes.
+PROMPT_COLUMN = "messages.list.element.content"
+#: zstd level of the prompt texts, and of every other column. Level 1 for the prompt texts was
+#: measured (``bench/export.py``, 100 examples at L = 922,000, 350 MB of JSON lines): it spares 0.5
+#: to 1 s of an export's 4 to 5 s of CPU but makes 131 MB of files instead of 81 MB (+62%). An export
+#: is written once and downloaded many times, so the prompt texts stay at level 3; the constant and
+#: the recorded levels let that choice change without an old folder passing for a new export.
+PROMPT_ZSTD_LEVEL = 3
+ZSTD_LEVEL = 3
+#: The key of each data file's Parquet key-value metadata that records the compression: Parquet
+#: records the codec of every column chunk but not its level.
+COMPRESSION_KEY = "graphniah.compression"
+
+
+def compression_record(prompt_level: int = PROMPT_ZSTD_LEVEL, level: int = ZSTD_LEVEL) -> dict[str, object]:
+    """What :data:`COMPRESSION_KEY` holds (as JSON): the codec, the level of every column, and the
+    prompt column's own level."""
+    return {"codec": "zstd", "level": level, "levels": {PROMPT_COLUMN: prompt_level}}
+
+
+def compression_note() -> str:
+    """The data files' compression in one line of prose (the dataset card says it)."""
+    return (f"Parquet, zstd: level {PROMPT_ZSTD_LEVEL} for the prompt texts (`messages.content`), level {ZSTD_LEVEL} "
+            f"for the other columns (each file's key-value metadata `{COMPRESSION_KEY}` records it)")
+
+#: What each column holds, for the dataset card.
+COLUMN_DOCS: Mapping[str, str] = {
+    "id": "example id (stable: derived from the recipe)",
+    "suite_index": "position of the example in the suite's examples file",
+    "task": "`yesno` (is the target reachable?), `mc` (which option is reachable?), `count` (how many papers are reachable?) or `list` (which papers are reachable?)",
+    "depth": "question depth k (the question is built on a citation path of 3k-2 papers)",
+    "component_size": "papers in each of the task's citation components (matched counting and listing, recipe "
+                      "`match_similarity`: in the source's; the others have other sizes)",
+    "context_length": "target prompt length L in tokens (null: no distractor, no limit)",
+    "distractor": "distractor kind packed around the paper blocks (`none` if none)",
+    "none_option": "multiple choice: a 'none of these' option is listed (never correct)",
+    "messages": "the prompt, as chat messages `{role, content}` (system, then user), exactly as sent to models",
+    "answer": "the correct answer: `YES`/`NO`, an option letter, an integer in digits, or (list) the reachable papers' titles, one a line",
+    "options": "multiple choice: the candidate titles in option order (their ids in the edge-list rendering; empty otherwise)",
+    "token_counts": "prompt length in tokens under " + ", ".join(f"`{n}`" for n in TOKEN_COUNT_NAMES) + " (null if not packed)",
+    "source": "corpus id of the source paper",
+    "target": "corpus ids of the target paper (YES/NO), of the candidates in option order (multiple choice) or of the reachable papers in the order of the answer's lines (list); empty for counting",
+    "papers": "corpus ids of the papers of the task's components",
+    "edges": "citations among them, `{citing, cited}`",
+    "stats": "words, needles, reference lines, nodes and edges of the prompt; `evidence_tokens` (o200k tokens of the paper blocks a breadth-first search from the source reads to settle the answer) and `hops_needed` (that search's depth)",
+    "recipe": "JSON: snapshot, pool and prompt hashes, seed, generator version and parameters; `graphniah show` regenerates the example from it",
+    "needle_positions": "where the question and every paper block lie in the user message, in `o200k_base` tokens: the message's "
+                        "`tokens`, the `question`'s and the `context`'s token offset and count, and per block its character offset, "
+                        "token offset and token count (null for examples made before they were recorded)",
+}
+
+
+def design(example: Example) -> tuple[int | None, str]:
+    """``(context_length, distractor)`` of an example, read from its recipe parameters."""
+    params = example.recipe.params
+    length = params.get("context_length")
+    return (None if length is None else int(length)), str(params.get("distractor") or NO_DISTRACTOR)
+
+
+def design_fields(example: Example) -> dict[str, Any]:
+    """The design variables of an example by name: task, depth, component size, context length,
+    distractor and none option (a dataset row's columns and an inspect sample's metadata)."""
+    length, distractor = design(example)
+    return {
+        "task": example.task,
+        "depth": example.depth,
+        "component_size": example.component_size,
+        "context_length": length,
+        "distractor": distractor,
+        "none_option": example.none_option,
+    }
+
+
+def example_to_row(example: Example, suite_index: int) -> dict[str, Any]:
+    """The Parquet row of an example (see the module docstring for why it round-trips)."""
+    counts = example.token_counts
+    if counts is not None and tuple(counts) != TOKEN_COUNT_NAMES:
+        raise GraphNIAHError(
+            f"example {example.id}: token counts for {', '.join(counts)}; a dataset stores exactly "
+            f"{', '.join(TOKEN_COUNT_NAMES)} in that order"
+        )
+    return {
+        "id": example.id,
+        "suite_index": suite_index,
+        **design_fields(example),
+        "messages": [{"role": m.role, "content": m.content} for m in example.messages],
+        "answer": example.answer,
+        "options": list(example.options),
+        "token_counts": None if counts is None else dict(counts),
+        "source": example.source,
+        "target": list(example.targets),
+        "papers": list(example.papers),
+        "edges": [{"citing": a, "cited": b} for a, b in example.edges],
+        "stats": example.stats.model_dump(),
+        "recipe": example.recipe.model_dump_json(),
+        "needle_positions": _positions_row(example.needle_positions),
+    }
+
+
+def _positions_row(pos: NeedlePositions | None) -> dict[str, Any] | None:
+    if pos is None:
+        return None
+    def span(pair: tuple[int, int] | None) -> dict[str, int] | None:
+        return None if pair is None else {"token": pair[0], "tokens": pair[1]}
+    return {"tokens": pos.tokens, "question": span(pos.question), "context": span(pos.context),
+            "blocks": [{"char": c, "token": t, "tokens": n} for c, t, n in pos.blocks]}
+
+
+def _positions_of(row: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The :class:`NeedlePositions` fields of a ``needle_positions`` cell (None stays None)."""
+    if row is None:
+        return None
+    def pair(span: Mapping[str, int] | None) -> tuple[int, int] | None:
+        return None if span is None else (span["token"], span["tokens"])
+    return {"tokens": row["tokens"], "question": pair(row["question"]), "context": pair(row["context"]),
+            "blocks": [(b["char"], b["token"], b["tokens"]) for b in row["blocks"]]}
+
+
+def row_to_example(row: Mapping[str, Any], where: str) -> Example:
+    """Rebuild the :class:`Example` of a row; a row that is not one raises naming ``where``."""
+    try:
+        return Example.model_validate({
+            "id": row["id"],
+            "task": row["task"],
+            "depth": row["depth"],
+            "component_size": row["component_size"],
+            "answer": row["answer"],
+            "options": row["options"],
+            "none_option": row["none_option"],
+            "messages": row["messages"],
+            "papers": row["papers"],
+            "edges": [(e["citing"], e["cited"]) for e in row["edges"]],
+            "source": row["source"],
+            "targets": row["target"],
+            "stats": row["stats"],
+            "recipe": json.loads(row["recipe"]),
+            "token_counts": row["token_counts"],
+            "needle_positions": _positions_of(row.get("needle_positions")),
+        })
+    except (KeyError, TypeError, json.JSONDecodeError) as err:
+        raise GraphNIAHError(f"{where}: not an example row ({type(err).__name__}: {err})") from None
+    except ValidationError as err:
+        raise GraphNIAHError(f"{where}: not a valid example ({validation_detail(err)})") from None
+
+
+def hf_features_yaml(schema: pa.Schema = SCHEMA) -> list[dict[str, Any]]:
+    """The ``dataset_info.features`` list of a dataset card, in the ``datasets`` library's YAML form.
+
+    Written here rather than by ``datasets`` so that exporting needs only pyarrow; the tests check
+    it against ``datasets.Features.from_arrow_schema(SCHEMA)._to_yaml_list()``.
+    """
+
+    def entry(t: pa.DataType) -> dict[str, Any]:
+        if pa.types.is_struct(t):
+            return {"struct": [{"name": t.field(i).name, **entry(t.field(i).type)} for i in range(t.num_fields)]}
+        if pa.types.is_list(t):  # a list of a plain type names the type; a list of structs lists the fields
+            inner = entry(t.value_type)
+            return {"list": inner.get("dtype", inner.get("struct"))}
+        return {"dtype": {pa.string(): "string", pa.int64(): "int64", pa.float64(): "float64", pa.bool_(): "bool"}[t]}
+
+    return [{"name": f.name, **entry(f.type)} for f in schema]
 
 
 class FileEntry(Frozen):
@@ -144,13 +362,32 @@ def require_intact(folder: str | os.PathLike[str], manifest: DatasetManifest | N
 
 __all__ = [
     "CARD_FILE",
+    "COLUMN_DOCS",
+    "COMPRESSION_KEY",
+    "DATASET_MANIFEST_FORMAT",
+    "DATA_DIR",
+    "MANIFEST_FILE",
+    "NO_DISTRACTOR",
+    "PROMPT_COLUMN",
+    "PROMPT_ZSTD_LEVEL",
+    "SCHEMA",
+    "SCHEMA_WITHOUT_POSITIONS",
+    "TOKEN_COUNT_NAMES",
+    "ZSTD_LEVEL",
     "DatasetManifest",
     "FileEntry",
     "SnapshotInfo",
     "SourceExamples",
     "check_files",
+    "compression_note",
+    "compression_record",
+    "design",
+    "design_fields",
+    "example_to_row",
     "file_entry",
+    "hf_features_yaml",
     "manifest_json",
     "read_manifest",
     "require_intact",
+    "row_to_example",
 ]

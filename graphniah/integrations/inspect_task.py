@@ -40,9 +40,9 @@ from inspect_ai.scorer import CORRECT, INCORRECT, Metric, SampleScore, Score, Sc
 from inspect_ai.solver import TaskState, generate
 
 from graphniah.dataset import iter_dataset_examples, open_dataset
-from graphniah.dataset.schema import design_fields
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASKS
+from graphniah.formats.dataset import design_fields
 from graphniah.formats.examples import Example
 from graphniah.scoring import score_response
 from graphniah.seeds import DEFAULT_SEED, Stream, generator

@@ -21,8 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from graphniah.dataset.schema import design_fields
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.dataset import design_fields
 from graphniah.formats.examples import Example, PaperMeta, clean_text, papers_from_table
 from graphniah.formats.journal import RunRecord, read_journal
 from graphniah.formats.snapshot import find_snapshot_by_hash
@@ -135,7 +135,7 @@ def load_answers(runs_dir: str | os.PathLike[str] | None) -> tuple[tuple[RunView
 
 
 def example_facts(example: Example) -> dict[str, object]:
-    """The design variables the index filters on (:func:`graphniah.dataset.schema.design_fields`, the
+    """The design variables the index filters on (:func:`graphniah.formats.dataset.design_fields`, the
     one reader of them; the index has no "none of these" filter) and the answer as the example's label."""
     facts: dict[str, object] = {k: v for k, v in design_fields(example).items() if k != "none_option"}
     label = f"{len(example.targets)} papers" if example.task == "list" else example.answer  # a list answer is long

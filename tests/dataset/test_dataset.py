@@ -26,8 +26,8 @@ from graphniah.dataset import (
     write_examples_file,
 )
 from graphniah.dataset import export as export_mod
-from graphniah.dataset.schema import COMPRESSION_KEY, PROMPT_COLUMN, PROMPT_ZSTD_LEVEL, SCHEMA, compression_record, hf_features_yaml
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.dataset import COMPRESSION_KEY, PROMPT_COLUMN, PROMPT_ZSTD_LEVEL, SCHEMA, compression_record, hf_features_yaml
 from graphniah.formats.examples import iter_examples, write_examples
 from graphniah.run import read_journal, run_suite
 from graphniah.scoring import score_records

@@ -90,7 +90,7 @@ def test_the_arrays_built_from_buffers_are_those_of_pa_array(exported) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from graphniah.dataset.schema import SCHEMA, example_to_row
+    from graphniah.formats.dataset import SCHEMA, example_to_row
 
     rows = [example_to_row(e, i) for i, e in enumerate(iter_examples(exported.examples))]
     assert {r["token_counts"] is None for r in rows} == {True, False}
