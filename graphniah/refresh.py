@@ -80,8 +80,8 @@ def _demo_releases(root: Path, papers: int, seed: int, progress: Progress) -> tu
     if (root / "releases").is_dir():
         rs = DemoReleaseSet.open(root)
         m = rs.manifest(rs.release_ids[-1])
-        same_world = m.get("world_version") == WORLD_VERSION  # absent: made before the version was recorded
-        if same_world and m.get("papers") == papers and m.get("seed") == seed and len(rs.release_ids) == DEMO_RELEASES:
+        same_world = m.world_version == WORLD_VERSION  # absent: made before the version was recorded
+        if same_world and m.papers == papers and m.seed == seed and len(rs.release_ids) == DEMO_RELEASES:
             return rs, False
         progress.note(f"the demo release in {root} was made with other settings: generating it again")
     progress.note(f"generating the synthetic demo release ({papers:,} papers, {DEMO_RELEASES} releases, seed {seed})")

@@ -79,7 +79,7 @@ def test_a_demo_release_of_another_world_version_is_generated_again(tmp_path) ->
 
     log = ProgressLog()
     rs, fresh = _demo_releases(tmp_path, 3000, 5, log)
-    assert fresh and rs.manifest(rs.release_ids[-1])["world_version"] == WORLD_VERSION
+    assert fresh and rs.manifest(rs.release_ids[-1]).world_version == WORLD_VERSION
     assert _demo_releases(tmp_path, 3000, 5, log)[1] is False
     newest = rs.release_dir(rs.release_ids[-1]) / "release.json"
     newest.write_text(json.dumps({k: v for k, v in json.loads(newest.read_text()).items() if k != "world_version"}))

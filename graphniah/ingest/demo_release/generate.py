@@ -31,8 +31,16 @@ import numpy as np
 import pyarrow as pa
 
 from graphniah import __version__
-from graphniah.atomic import atomic_dir, read_json, write_json
+from graphniah.atomic import atomic_dir
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.release import (
+    DIFF_FILE,
+    RELEASE_FILE,
+    DiffDescriptor,
+    ReleaseDescriptor,
+    read_release_descriptor,
+    write_descriptor,
+)
 from graphniah.ingest.demo_release import model as Mo
 from graphniah.ingest.demo_release.serialize import Renderer, to_bytes
 from graphniah.ingest.s2ag.read import DATASETS as S2AG_DATASETS
@@ -72,20 +80,19 @@ class DemoReleaseSet:
             )
         return self.root / "diffs" / f"{from_release}_to_{to_release}"
 
-    def manifest(self, release_id: str) -> dict[str, Any]:
-        m: dict[str, Any] = read_json(self.release_dir(release_id) / "release.json")
-        return m
+    def manifest(self, release_id: str) -> ReleaseDescriptor:
+        return read_release_descriptor(self.release_dir(release_id) / RELEASE_FILE)
 
     @classmethod
     def open(cls, root: str | Path) -> DemoReleaseSet:
         """Open a folder written by ``write_demo_releases``."""
         root = Path(root)
-        found = sorted(p.parent.name for p in (root / "releases").glob("*/release.json"))
+        found = sorted(p.parent.name for p in (root / "releases").glob(f"*/{RELEASE_FILE}"))
         if not found:
-            raise GraphNIAHError(f"{root} holds no demo releases (no releases/*/release.json); run `graphniah demo-release --out {root}`")
+            raise GraphNIAHError(f"{root} holds no demo releases (no releases/*/{RELEASE_FILE}); run `graphniah demo-release --out {root}`")
         for rid in found:
-            if not read_json(root / "releases" / rid / "release.json").get("synthetic"):
-                raise GraphNIAHError(f"{root / 'releases' / rid / 'release.json'} is not marked synthetic: not a demo release set")
+            if not read_release_descriptor(root / "releases" / rid / RELEASE_FILE).synthetic:
+                raise GraphNIAHError(f"{root / 'releases' / rid / RELEASE_FILE} is not marked synthetic: not a demo release set")
         return cls(root, tuple(found))
 
 
@@ -150,7 +157,7 @@ def write_demo_releases(
 
     with atomic_dir(out, replace=replace) as tmp:
         plan = _Plan()
-        manifests: list[tuple[Path, dict[str, Any]]] = []
+        manifests: list[tuple[Path, ReleaseDescriptor | DiffDescriptor]] = []
         for st in states:
             rid = timeline.release_ids[st.index]
             rdir = tmp / "releases" / rid
@@ -164,21 +171,21 @@ def write_demo_releases(
             for ds in DATASETS:
                 idx = perm[ds][present[ds][perm[ds]]]
                 entry[ds] = _plan_release_dataset(plan, rdir / ds, ds, idx, st, renderer, shard_rows, world)
-            manifests.append((rdir / "release.json", {
-                "release_id": rid,
-                "synthetic": True,
-                "note": SYNTHETIC_NOTE,
-                "generator": GENERATOR,
-                "generator_version": __version__,
-                "world_version": Mo.WORLD_VERSION,
-                "seed": seed,
-                "papers": int(st.paper_present.sum()),
-                "papers_newest_release": papers,
-                "releases_in_set": list(timeline.release_ids),
-                "format": fmt,
-                "cutoff_used_for_design": Mo.DEMO_CUTOFF.isoformat(),
-                "datasets": entry,
-            }))
+            manifests.append((rdir / RELEASE_FILE, ReleaseDescriptor(
+                release_id=rid,
+                synthetic=True,
+                note=SYNTHETIC_NOTE,
+                generator=GENERATOR,
+                generator_version=__version__,
+                world_version=Mo.WORLD_VERSION,
+                seed=seed,
+                papers=int(st.paper_present.sum()),
+                papers_newest_release=papers,
+                releases_in_set=tuple(timeline.release_ids),
+                format=fmt,
+                cutoff_used_for_design=Mo.DEMO_CUTOFF.isoformat(),
+                datasets=entry,
+            )))
         for s in range(1, len(states)):
             a, b = states[s - 1], states[s]
             ra, rb = timeline.release_ids[s - 1], timeline.release_ids[s]
@@ -198,24 +205,24 @@ def write_demo_releases(
                     "update_files": _plan_files(plan, ddir / ds / "update_files", perm[ds][upd[perm[ds]]], shard_rows, _lines(renderer, ds, b)),
                     "delete_files": _plan_files(plan, ddir / ds / "delete_files", perm[ds][dele[perm[ds]]], shard_rows, _keys(renderer, ds)),
                 }
-            manifests.append((ddir / "diff.json", {
-                "from_release": ra,
-                "to_release": rb,
-                "synthetic": True,
-                "note": SYNTHETIC_NOTE,
-                "generator": GENERATOR,
-                "generator_version": __version__,
-                "seed": seed,
-                "format": fmt,
-                "datasets": entry,
-            }))
+            manifests.append((ddir / DIFF_FILE, DiffDescriptor(
+                from_release=ra,
+                to_release=rb,
+                synthetic=True,
+                note=SYNTHETIC_NOTE,
+                generator=GENERATOR,
+                generator_version=__version__,
+                seed=seed,
+                format=fmt,
+                datasets=entry,
+            )))
         for folder in sorted(plan.folders):  # also the empty ones (e.g. a diff without deletes)
             folder.mkdir(parents=True, exist_ok=True)
         with ThreadPoolExecutor(THREADS) as pool:
             for _ in pool.map(_run_job, plan.jobs):
                 pass
         for path, doc in manifests:
-            write_json(path, doc)
+            write_descriptor(path, doc)
     return DemoReleaseSet(out, timeline.release_ids)
 
 
@@ -294,7 +301,7 @@ def generation_summary(rs: DemoReleaseSet, seconds: float) -> dict[str, Any]:
     return {
         "root": str(rs.root),
         "seconds": round(seconds, 1),
-        "releases": {rid: {ds: v["records"] for ds, v in rs.manifest(rid)["datasets"].items()} for rid in rs.release_ids},
+        "releases": {rid: {ds: v["records"] for ds, v in (rs.manifest(rid).datasets or {}).items()} for rid in rs.release_ids},
     }
 
 

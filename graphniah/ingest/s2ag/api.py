@@ -41,6 +41,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from graphniah import __version__
 from graphniah.atomic import _fsync_dir, read_json, write_json
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.release import (
+    DIFF_FILE,
+    RELEASE_FILE,
+    DiffDescriptor,
+    ReleaseDescriptor,
+    read_diff_descriptor,
+    read_release_descriptor,
+    write_descriptor,
+)
 from graphniah.ingest.s2ag.read import DATASETS, REQUIRED_DATASETS
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.retry import RetryPolicy, retry_after_from_headers
@@ -48,9 +57,7 @@ from graphniah.retry import RetryPolicy, retry_after_from_headers
 __all__ = [
     "DEFAULT_BASE",
     "DEFAULT_DATASETS",
-    "DIFF_MARKER",
     "OPTIONAL_DATASETS",
-    "RELEASE_MARKER",
     "DatasetFiles",
     "DatasetSummary",
     "DiffList",
@@ -67,8 +74,6 @@ DEFAULT_DATASETS: tuple[str, ...] = DATASETS
 # Ingest can do without these two, and older releases may lack them: a missing optional dataset
 # is recorded in the marker file instead of failing the whole download.
 OPTIONAL_DATASETS = frozenset(DATASETS) - frozenset(REQUIRED_DATASETS)
-RELEASE_MARKER = "release.json"
-DIFF_MARKER = "diff.json"
 SOURCE = "s2ag-datasets-api"
 
 _MAX_WAIT_S = 120.0  # no single back-off wait (even a server-requested one) is longer than this
@@ -87,6 +92,7 @@ class _Record(BaseModel):
 
 
 _M = TypeVar("_M", bound=_Record)
+_D = TypeVar("_D", ReleaseDescriptor, DiffDescriptor)
 
 
 class DatasetSummary(_Record):
@@ -451,15 +457,15 @@ class S2AGClient:
         wanted = _check_datasets(datasets)
         rid = self.latest_release() if release_id == "latest" else _check_id(release_id, "release id")
         folder = Path(root) / "releases" / rid
-        complete, previous = _reopen(folder / RELEASE_MARKER, wanted)
+        complete, previous = _reopen(folder / RELEASE_FILE, wanted, read_release_descriptor)
         if complete:
             return folder
         info = self.release(rid)
         if info.release_id != rid:
             raise GraphNIAHError(f"asked the S2AG API for release {rid} but got {info.release_id}")
         available = {d.name: d for d in info.datasets}
-        done: dict[str, Any] = dict(previous.get("datasets", {}))
-        missing = set(previous.get("missing_datasets", ()))
+        done: dict[str, Any] = dict(previous.datasets or {}) if previous else {}
+        missing = set(previous.missing_datasets or ()) if previous else set()
         for name in wanted:
             if name not in available:
                 if name not in OPTIONAL_DATASETS:
@@ -477,19 +483,16 @@ class S2AGClient:
             files = self._download_all(book, folder / name, f"{rid}/{name}")
             done[name] = {"description": available[name].description, "files": _file_rows(files)}
             missing.discard(name)
-        write_json(
-            folder / RELEASE_MARKER,
-            {
-                "release_id": rid,
-                "synthetic": False,
-                "source": SOURCE,
-                "api_base": redact_url(self.base_url),
-                "datasets": done,
-                "missing_datasets": sorted(missing),
-                "downloaded_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                "graphniah_version": __version__,
-            },
-        )
+        write_descriptor(folder / RELEASE_FILE, ReleaseDescriptor(
+            release_id=rid,
+            synthetic=False,
+            source=SOURCE,
+            api_base=redact_url(self.base_url),
+            datasets=done,
+            missing_datasets=tuple(sorted(missing)),
+            downloaded_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            graphniah_version=__version__,
+        ))
         return folder
 
     def download_diffs(
@@ -523,10 +526,10 @@ class S2AGClient:
         for i, (frm, to) in enumerate(steps):
             folder = Path(root) / "diffs" / f"{_check_id(frm, 'release id')}_to_{_check_id(to, 'release id')}"
             folders.append(folder)
-            complete, previous = _reopen(folder / DIFF_MARKER, wanted)
+            complete, previous = _reopen(folder / DIFF_FILE, wanted, read_diff_descriptor)
             if complete:
                 continue
-            done: dict[str, Any] = dict(previous.get("datasets", {}))
+            done: dict[str, Any] = dict(previous.datasets or {}) if previous else {}
             for name, listing in lists.items():
                 step = listing.diffs[i]
                 entry: dict[str, Any] = {}
@@ -538,21 +541,18 @@ class S2AGClient:
                     files = self._download_all(book, folder / name / kind, f"{frm}_to_{to}/{name}/{kind}")
                     entry[kind] = _file_rows(files)
                 done[name] = entry
-            step_missing = sorted((missing | set(previous.get("missing_datasets", ()))) - set(done))
-            write_json(
-                folder / DIFF_MARKER,
-                {
-                    "from_release": frm,
-                    "to_release": to,
-                    "synthetic": False,
-                    "source": SOURCE,
-                    "api_base": redact_url(self.base_url),
-                    "datasets": done,
-                    "missing_datasets": step_missing,
-                    "downloaded_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                    "graphniah_version": __version__,
-                },
-            )
+            step_missing = sorted((missing | set(previous.missing_datasets or () if previous else ())) - set(done))
+            write_descriptor(folder / DIFF_FILE, DiffDescriptor(
+                from_release=frm,
+                to_release=to,
+                synthetic=False,
+                source=SOURCE,
+                api_base=redact_url(self.base_url),
+                datasets=done,
+                missing_datasets=tuple(step_missing),
+                downloaded_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                graphniah_version=__version__,
+            ))
         return folders
 
     def _download_all(self, book: _LinkBook, dest: Path, label: str) -> list[_Downloaded]:
@@ -778,24 +778,22 @@ def _file_rows(files: Sequence[_Downloaded]) -> list[dict[str, Any]]:
     return [{"name": f.name, "bytes": f.bytes} for f in files]
 
 
-def _reopen(marker: Path, wanted: Sequence[str]) -> tuple[bool, dict[str, Any]]:
+def _reopen(marker: Path, wanted: Sequence[str], read: Callable[[Path], _D]) -> tuple[bool, _D | None]:
     """Decide whether a folder is already complete for ``wanted``.
 
-    Returns ``(True, old marker)`` when the marker covers every wanted dataset (downloaded or
-    recorded as missing). Otherwise returns ``(False, old marker or {})`` after deleting the
-    marker, so the folder stops counting as complete while new files are added to it.
+    Returns ``(True, old marker)`` when the marker (read by ``read``) covers every wanted dataset
+    (downloaded or recorded as missing). Otherwise returns ``(False, old marker or None)`` after
+    deleting the marker, so the folder stops counting as complete while new files are added to it.
     """
     if not marker.exists():
-        return False, {}
+        return False, None
     try:
-        previous = read_json(marker)
-    except (OSError, ValueError) as e:
-        raise GraphNIAHError(f"{marker} is unreadable ({_describe(e)}); remove it to download again") from None
-    if not isinstance(previous, dict):
-        raise GraphNIAHError(f"{marker} is not a JSON object; remove it to download again")
-    if previous.get("synthetic", False) is not False:
+        previous = read(marker)
+    except GraphNIAHError as e:
+        raise GraphNIAHError(f"{e}; remove it to download again") from None
+    if previous.synthetic:
         raise GraphNIAHError(f"{marker.parent} holds a synthetic (demo) release; download into another --root")
-    covered = set(previous.get("datasets", {})) | set(previous.get("missing_datasets", ()))
+    covered = set(previous.datasets or {}) | set(previous.missing_datasets or ())
     if set(wanted) <= covered:
         return True, previous
     marker.unlink()

@@ -2,7 +2,7 @@
 
 Layout (shared with the demo generator and the API downloader)::
 
-    <release_dir>/release.json                 {"release_id": ..., "synthetic": ...} (optional)
+    <release_dir>/release.json                 {"release_id": ..., "synthetic": ...} (optional; graphniah.formats.release)
     <release_dir>/<dataset>/*.gz               gzip JSON-lines shards, any file names
     <diff_dir>/diff.json                       {"from_release": ..., "to_release": ..., "synthetic": ...} (optional)
     <diff_dir>/<dataset>/update_files/*.gz     complete new records (upserted by primary key)
@@ -51,8 +51,8 @@ from typing import Any, Literal
 import duckdb
 from isal import isal_zlib
 
-from graphniah.atomic import read_json
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.release import DIFF_FILE, RELEASE_FILE, read_diff_descriptor, read_release_descriptor
 
 try:
     import fcntl
@@ -67,8 +67,6 @@ DATASETS = (PAPERS, CITATIONS, VENUES, AUTHORS)
 REQUIRED_DATASETS = (PAPERS, CITATIONS)
 # Datasets the snapshot needs (authors are embedded in paper records, so the authors dataset is not read).
 READ_DATASETS = (PAPERS, CITATIONS, VENUES)
-RELEASE_FILE = "release.json"
-DIFF_FILE = "diff.json"
 UPDATE_FILES = "update_files"
 DELETE_FILES = "delete_files"
 
@@ -120,23 +118,6 @@ class DiffInfo:
         return f"{self.from_release}_to_{self.to_release}"
 
 
-def _read_descriptor(path: Path) -> dict[str, Any]:
-    try:
-        obj = read_json(path)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise GraphNIAHError(f"{path} is not valid JSON: {e}") from None
-    if not isinstance(obj, dict):
-        raise GraphNIAHError(f"{path} must hold a JSON object, not {type(obj).__name__}")
-    return obj
-
-
-def _field(obj: dict[str, Any], key: str, path: Path, kind: type) -> Any:
-    value = obj.get(key)
-    if not isinstance(value, kind) or (kind is str and not value):
-        raise GraphNIAHError(f"{path}: field {key!r} must be a {'non-empty string' if kind is str else kind.__name__}, got {value!r}")
-    return value
-
-
 def _is_date_id(name: str) -> bool:
     if not _RELEASE_ID_NAME.fullmatch(name):
         return False
@@ -181,11 +162,11 @@ def read_release_info(release_dir: Path, release_id: str | None = None) -> Relea
     _require_dir(release_dir, "release")
     path = release_dir / RELEASE_FILE
     if path.is_file():
-        obj = _read_descriptor(path)
-        rid = _field(obj, "release_id", path, str)
+        desc = read_release_descriptor(path)
+        rid = desc.release_id
         if release_id is not None and release_id != rid:
             raise GraphNIAHError(f"--release-id {release_id} contradicts {path}, which names release {rid}; drop the option or fix the folder")
-        return ReleaseInfo(rid, bool(obj.get("synthetic", False)), release_dir, ID_FROM_DESCRIPTOR)
+        return ReleaseInfo(rid, desc.synthetic, release_dir, ID_FROM_DESCRIPTOR)
     _refuse_unfinished_download(release_dir, "*/*.part", RELEASE_FILE)
     if release_id is not None:
         return ReleaseInfo(_option_id(release_id, "--release-id"), False, release_dir, ID_FROM_OPTION)
@@ -211,11 +192,11 @@ def read_diff_info(diff_dir: Path, from_release: str | None = None, to_release: 
         raise GraphNIAHError(f"diff {diff_dir}: pass both --from-release and --to-release (got only {'--from-release' if from_release else '--to-release'})")
     path = diff_dir / DIFF_FILE
     if path.is_file():
-        obj = _read_descriptor(path)
-        ids = (_field(obj, "from_release", path, str), _field(obj, "to_release", path, str))
+        diff = read_diff_descriptor(path)
+        ids = (diff.from_release, diff.to_release)
         if from_release is not None and given != ids:
             raise GraphNIAHError(f"--from-release/--to-release {from_release} → {to_release} contradict {path}, which says {ids[0]} → {ids[1]}")
-        return DiffInfo(*ids, bool(obj.get("synthetic", False)), diff_dir, ID_FROM_DESCRIPTOR)
+        return DiffInfo(*ids, diff.synthetic, diff_dir, ID_FROM_DESCRIPTOR)
     _refuse_unfinished_download(diff_dir, "*/*/*.part", DIFF_FILE)
     if from_release is not None and to_release is not None:
         a, b = _option_id(from_release, "--from-release"), _option_id(to_release, "--to-release")

@@ -51,8 +51,8 @@ def test_layout_and_manifests(current_set: DemoReleaseSet):
         assert m["generator"] == "graphniah.ingest.demo_release" and m["seed"] == 7
         for ds in DATASETS:
             assert list((current_set.release_dir(rid) / ds).glob("*.jsonl.gz")), (rid, ds)
-    assert current_set.manifest("2026-10-20")["papers"] == 4000
-    sizes = [current_set.manifest(r)["papers"] for r in current_set.release_ids]
+    assert current_set.manifest("2026-10-20").papers == 4000
+    sizes = [current_set.manifest(r).papers for r in current_set.release_ids]
     assert sizes[0] < sizes[1] < sizes[2]
     for a, b in itertools.pairwise(current_set.release_ids):
         d = json.loads((current_set.diff_dir(a, b) / "diff.json").read_text())
@@ -262,6 +262,6 @@ def test_cli(tmp_path):
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "SYNTHETIC" in r.stdout and "2026-10-13" in r.stdout and "400" in r.stdout
-    assert DemoReleaseSet.open(tmp_path / "d").manifest("2026-10-13")["format"] == "legacy"
+    assert DemoReleaseSet.open(tmp_path / "d").manifest("2026-10-13").format == "legacy"
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "already exists" in r.stderr
