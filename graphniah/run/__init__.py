@@ -1,9 +1,10 @@
 """Run stage: examples become journals of model calls.
 
 Takes examples (a suite file) and a model from the registry (``models``); gives an append-only,
-fsynced journal per model (``journal``) written by the LiteLLM runner (``runner``) with retries by
-error kind (``errors``), a budget and the knowledge-cutoff guard. ``serve`` starts the local
-OpenAI-compatible endpoints (text-only oracle, random, always-NO, a llama.cpp model).
+fsynced journal per model (its format is ``graphniah.formats.journal``) written by the LiteLLM
+runner (``runner``) with retries by error kind (``failures``, which also redacts keys), a budget and
+the knowledge-cutoff guard. ``serve`` starts the local OpenAI-compatible endpoints (text-only
+oracle, random, always-NO, a llama.cpp model).
 """
 
 from graphniah.formats.examples import ExampleRef, index_examples
