@@ -429,8 +429,10 @@ def shortcut_level_table(ctx: ReportContext, verdicts: list[ShortcutLevelVerdict
     dagger = any(_short(r, _examples_at(v)) for v in verdicts for r in v.results)
     caption = (
         f"Accuracy (%) of the shortcut baselines of suite {d.suite} per task and {d.variable_title.lower()}, with the "
-        f"{100 * ctx.cfg.confidence:g}% Wilson interval. Bold, and named in the Beats random row: the interval lies wholly above "
-        "the exact random-guessing accuracy of the task's examples at that value (answer sets weighted by their example counts); "
+        f"{100 * ctx.cfg.confidence:g}% Wilson interval (list: mean F1 with its bootstrap interval). Bold, and named in the "
+        "Beats random row: the shortcut beats the exact random-guessing accuracy of the task's examples at that value (answer "
+        "sets weighted by their example counts; list: listing every paper) by a one-sided exact test whose p-value, "
+        f"Holm-adjusted over every cell of the table, is at most {50 * (1 - ctx.cfg.confidence):g}%; "
         "the accuracy table's cells at such a value can be reached without searching the graph. #Examples: distinct examples "
         "the shortcuts answered there." + (" † marks a shortcut with fewer answers than #Examples." if dagger else "")
         + " " + " ".join(f"{v.text}." for v in verdicts)

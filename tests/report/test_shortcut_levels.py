@@ -162,3 +162,22 @@ def test_a_shortcut_that_skipped_examples_gets_a_dagger_or_a_dash(tmp_path) -> N
     assert texts[1] == DASH and "†" in texts[2] and "†" not in texts[0] + texts[3]
     assert table.cell("Multiple choice | #Examples", "16").text == "20"  # retrieval answered all 20 there
     assert "† marks a shortcut with fewer answers than #Examples." in table.caption
+
+
+def test_a_task_no_shortcut_answered_gets_no_verdict(tmp_path) -> None:
+    """The shortcut answers YES/NO only; multiple-choice examples at the same depths get no level verdict
+    (and the one YES/NO verdict does not borrow theirs)."""
+    examples = []
+    for depth in DEPTHS:
+        for i in range(20):
+            examples.append(make_example("yesno", depth, 120, ("YES", "NO")[i % 2], seed=0, index=len(examples)))
+            examples.append(make_example("mc", depth, 120, "ABCD"[i % 4], seed=0, index=len(examples)))
+    models = {"baseline-retrieval": {"answer": _right_at({4})}}
+    skip = {"baseline-retrieval": {e.id for e in examples if e.task == "mc"}}
+    write_suite(tmp_path, "sy", examples, models, np.random.default_rng(0), skip=skip)
+    report = build_report(load_suite("sy", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="depth"))
+    verdicts = shortcut_level_verdicts(report.context)
+    assert [v.task for v in verdicts] == ["yesno"]
+    assert [r.level for r in verdicts[0].results] == [str(d) for d in DEPTHS]
+    caption = report.table("shortcuts_by_depth").caption
+    assert "Holm-adjusted over every cell of the table, is at most 2.5%" in caption and "Wilson interval" in caption

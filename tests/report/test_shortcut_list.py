@@ -78,3 +78,25 @@ def test_the_table_shows_f1_beside_listing_every_paper(report) -> None:
     by_depth = rep.table("shortcuts_by_depth")
     labels = [row[1].text for row in by_depth.rows]
     assert "List every paper (F1)" in labels and "Random guessing" not in labels
+
+
+def test_a_list_shortcut_equal_to_listing_every_paper_and_too_few_examples(tmp_path) -> None:
+    """Answering exactly what listing every paper scores is no evidence (p = 1, not an error), and with five
+    examples and two cells even F1 above it on every example cannot pass Holm's first step (2^-5 > 2.5% / 2)."""
+    rng = np.random.default_rng(3)
+    examples = [list_example(rng, i, int(rng.integers(12, 30)), 4) for i in range(5)]
+
+    def everything(ex: Example) -> str:  # as many titles as the context has papers but the source: the trivial F1 exactly
+        base = 1000 * (int(ex.recipe.params["index"]) + 1)
+        others = range(base + ex.component_size, base + 3 * ex.component_size)  # 2 × size titles that are not targets
+        return "\n".join([*map(_title, ex.targets), *map(_title, others)])
+
+    models = {"baseline-topic-cluster": {"answer": everything}, "baseline-retrieval": {"answer": lambda ex: _share(ex, 0.8)}}
+    write_suite(tmp_path, "few", examples, models, rng)
+    rep = build_report(load_suite("few", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="depth"))
+    results = {r.shortcut: r for r in shortcut_results(rep.context)}
+    assert results["topic-cluster"].f1.estimate == pytest.approx(results["topic-cluster"].list_all)  # type: ignore[union-attr]
+    assert results["topic-cluster"].pvalue == 1.0
+    assert not any(r.flaggable or r.beats_random for r in results.values())
+    [verdict] = shortcut_verdicts(rep.context)
+    assert verdict.text.endswith("(Holm over 2 tests; at 5 examples no result can pass, not even every answer right)")

@@ -52,6 +52,8 @@ def test_verdicts_follow_holm_over_exact_one_sided_tests(tmp_path) -> None:
     assert report.keys.index("shortcuts") == 2  # read beside the accuracy table
     assert [row[1].text for row in table.rows].count("verdict") == 2
     assert "some-model" not in {row[1].text for row in table.rows}
+    assert "Holm-adjusted over every row of the table; beats random: it is at most 2.5%" in table.caption
+    assert [row[5].text for row in table.rows if row[1].text == "retrieval"] == ["<0.0001", "<0.0001"]
 
 
 def test_no_shortcut_journal_no_table(tmp_path) -> None:
