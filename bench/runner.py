@@ -35,7 +35,8 @@ import httpx
 import numpy as np
 
 from graphniah.formats.examples import Example, Message
-from graphniah.run import RunOptions, journal_path, read_journal, run_suite
+from graphniah.layout import journal_file
+from graphniah.run import RunOptions, read_journal, run_suite
 from graphniah.run.models import load_registry
 from graphniah.run.runner import RunSummary, litellm_module
 from graphniah.run.serve.baseline import approx_prompt_tokens, wait_until_healthy
@@ -153,7 +154,7 @@ def main() -> None:
                       options=RunOptions(concurrency=a.concurrency))
         runner_s = time.perf_counter() - t0
         assert isinstance(s, RunSummary)
-        recs = read_journal(journal_path(runs, "bench", entry.name))
+        recs = read_journal(journal_file(runs, "bench", entry.name))
         score = score_records(recs)  # the project's one scoring path (re-scored from the responses)
         correct = score.overall.k if score.overall is not None else 0
         print(f"  graphniah runner    {runner_s:7.1f} s  {a.requests / runner_s:6.1f} req/s  "

@@ -169,10 +169,11 @@ def journal_score(runs_root: Path, suite: str, model: str, settings_hash: str,
     is rebuilt with other examples it still holds the answers to the old ones; the report leaves
     those out too (:func:`graphniah.report.load_suite`).
     """
-    from graphniah.formats.journal import journal_path, read_journal
+    from graphniah.formats.journal import read_journal
+    from graphniah.layout import journal_file
     from graphniah.scoring import score_records, split_runs
 
-    records = split_runs(read_journal(journal_path(runs_root, suite, model))).get((model, settings_hash), [])
+    records = split_runs(read_journal(journal_file(runs_root, suite, model))).get((model, settings_hash), [])
     if example_ids is not None:
         records = [r for r in records if r.example_id in example_ids]
     return score_records(records)

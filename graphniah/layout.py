@@ -18,6 +18,10 @@ The on-disk names (what each file holds is in :mod:`graphniah.formats`)::
     reports/<suite>/                                    a suite's report: report.md, report.html, cells.csv,
                                                         summary.json, tables/<key>.{md,csv}, figures/<name>.{png,svg}
     <dataset>/data/<task>-00000.parquet, README.md, graphniah-manifest.json
+
+Names go both ways where a command meets a path: :func:`suite_name` reads the suite an examples file
+is named for (``--examples FILE`` without ``--suite``), :func:`suite_examples` is its inverse, and both
+refuse a name that could not name a suite's folders.
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ __all__ = [
     "suite_examples",
     "suite_files",
     "suite_manifest_of",
+    "suite_name",
 ]
 
 PathLike = str | os.PathLike[str]
@@ -106,9 +111,63 @@ def graph_manifest(parquet: Path) -> Path:
 # ---- suites -------------------------------------------------------------------------------------
 
 
+def _plain_suite(suite: str, what: str) -> str:
+    """``suite`` when it can name a suite's files and folders: not empty, no ``/``, no leading ``.``."""
+    if not suite or "/" in suite or suite.startswith("."):
+        raise GraphNIAHError(f"{what}: {suite!r} is not a suite name (a suite name is a plain file name: not empty, "
+                             "no '/', no leading '.')")
+    return suite
+
+
 def suite_examples(root: PathLike, suite: str) -> Path:
-    """``<root>/<suite>.jsonl``: a suite's examples."""
-    return Path(root) / f"{suite}.jsonl"
+    """``<root>/<suite>.jsonl``: a suite's examples (the inverse of :func:`suite_name`).
+
+    Parameters
+    ----------
+    root : path
+        The examples root (``--examples-root``).
+    suite : str
+        A suite name: a plain file name without ``/`` and not starting with ``.``.
+
+    Returns
+    -------
+    Path
+        The suite's examples file; :func:`suite_name` of it gives ``suite`` back.
+
+    Raises
+    ------
+    GraphNIAHError
+        When ``suite`` is not a plain name.
+    """
+    return Path(root) / f"{_plain_suite(suite, 'suite')}.jsonl"
+
+
+def suite_name(examples: PathLike) -> str:
+    """The suite an examples file is named for: ``<root>/<suite>.jsonl`` gives ``suite``.
+
+    Parameters
+    ----------
+    examples : path
+        An examples file (a suite's, or any file given with ``--examples``).
+
+    Returns
+    -------
+    str
+        The file's name without its last suffix; ``suite_examples(root, suite_name(p)) == p`` for a
+        file ``p`` under ``root`` named ``*.jsonl``.
+
+    Raises
+    ------
+    GraphNIAHError
+        When the file's name gives no plain suite name (a hidden file such as a build's
+        ``.<suite>.jsonl.partial``, or a name that is only a suffix), naming the file.
+
+    Notes
+    -----
+    The suite name is where a run's journals and a report go (``runs/<suite>/``, ``reports/<suite>/``)
+    and what a dataset is called, so a file given with ``--examples`` and no ``--suite`` is named by it.
+    """
+    return _plain_suite(Path(examples).stem, f"examples file {examples}")
 
 
 def suite_manifest_of(examples: Path) -> Path:

@@ -51,13 +51,14 @@ def test_demo_scores_count_only_the_current_examples(tmp_path) -> None:
     """A journal keeps the answers to a suite's earlier examples after the suite is rebuilt; the demo's
     table scores only the records of the examples it names (as ``graphniah report`` does)."""
     from graphniah.demo import journal_score
-    from graphniah.formats.journal import Journal, RunRecord, journal_path
+    from graphniah.formats.journal import Journal, RunRecord
+    from graphniah.layout import journal_file
 
     def rec(example_id: str, answer: str) -> RunRecord:
         return RunRecord(example_id=example_id, model="m", settings_hash="1" * 64, status="ok", task="yesno", answer="YES",
                          response=f"\\answer{{{answer}}}", attempts=1, finished_at="2026-11-01T00:00:00+00:00")
 
-    Journal(journal_path(tmp_path, "s", "m")).append([rec("old", "NO"), rec("new", "YES")])
+    Journal(journal_file(tmp_path, "s", "m")).append([rec("old", "NO"), rec("new", "YES")])
     every = journal_score(tmp_path, "s", "m", "1" * 64)
     current = journal_score(tmp_path, "s", "m", "1" * 64, {"new"})
     assert (every.answered, every.overall.k) == (2, 1)  # type: ignore[union-attr]

@@ -34,6 +34,38 @@ def test_each_path_rule():
     assert layout.sample_file("mc", 4, "code", "200000", 7) == Path("examples/mc-depth4-code-200000-seed7.jsonl")
 
 
+@pytest.mark.parametrize("path, suite", [
+    ("examples/depth.jsonl", "depth"),
+    ("/data/ex/depth-matched.jsonl", "depth-matched"),
+    ("mine.v2.jsonl", "mine.v2"),  # dots inside a name stay: only the last suffix goes
+    ("given.txt", "given"),  # --examples takes any file name; its suite is the name without the suffix
+])
+def test_the_suite_name_of_an_examples_file(path, suite):
+    assert layout.suite_name(path) == suite
+    assert layout.suite_name(Path(path)) == suite
+
+
+@pytest.mark.parametrize("suite", ["depth", "depth-matched", "mine.v2", "gpt-5.1_long"])
+def test_suite_name_and_the_suite_examples_rule_are_inverse(tmp_path, suite):
+    file = layout.suite_examples(tmp_path, suite)
+    assert file == tmp_path / f"{suite}.jsonl"
+    assert layout.suite_name(file) == suite
+    assert layout.suite_examples(tmp_path, layout.suite_name(file)) == file
+    assert layout.suite_manifest_of(file) == tmp_path / f"{suite}.json"  # the manifest rule export uses
+
+
+@pytest.mark.parametrize("path", ["examples/.depth.jsonl.partial", "examples/.jsonl", ".hidden.jsonl"])
+def test_a_file_name_that_gives_no_suite_name_is_refused_naming_it(path):
+    with pytest.raises(GraphNIAHError, match=rf"^examples file {re.escape(path)}: '\.[^']*' is not a suite name"):
+        layout.suite_name(path)
+
+
+@pytest.mark.parametrize("suite", ["", "a/b", "../up", ".hidden"])
+def test_a_suite_name_that_is_not_plain_is_refused(suite):
+    with pytest.raises(GraphNIAHError, match=rf"^suite: {re.escape(repr(suite))} is not a suite name"):
+        layout.suite_examples("examples", suite)
+
+
 @pytest.mark.parametrize("suite, model", [("a/b", "m"), ("s", "m/x"), (".hidden", "m"), ("s", ".m")])
 def test_a_journal_name_must_be_plain(suite, model):
     with pytest.raises(GraphNIAHError, match="must be plain names"):
@@ -115,6 +147,8 @@ RULES = {
     "rebuilt dataset examples": r'"\.datasets"',
     "journals of a suite": r'glob\("\*\.jsonl"\)',
     "report files": r'"(tables|figures)" /|"(report\.md|report\.html|cells\.csv|summary\.json)"',
+    "suite name of an examples file": r"(examples|src)\w*\)?\.stem\b",
+    "suite manifest beside an examples file": r'(examples|src)\w*\)?\.with_suffix\("\.json"\)',
 
     "default roots": r'Path\("(examples|runs|reports|snapshots)"\)|= "(examples|runs|reports|snapshots)"',
 }

@@ -24,8 +24,8 @@ from pathlib import Path
 from graphniah.atomic import atomic_write_text, canonical_json, sha256_bytes
 from graphniah.baselines import BUDGET_TOKENS, SHORTCUTS, ShortcutName, model_name
 from graphniah.formats.examples import Example, read_examples
-from graphniah.formats.journal import RunRecord, RunSettings, RunSettingsEntry, journal_path, settings_path
-from graphniah.layout import RUNS_ROOT
+from graphniah.formats.journal import RunRecord, RunSettings, RunSettingsEntry
+from graphniah.layout import RUNS_ROOT, journal_file, settings_file
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.examples.prompts import PromptSet
 from graphniah.seeds import DEFAULT_SEED
@@ -104,12 +104,12 @@ def write_baselines(
         model = model_name(shortcut)
         settings = settings_of(shortcut, seed)
         h = sha256_bytes(canonical_json(settings).encode())
-        path = journal_path(runs_root, suite, model)
+        path = journal_file(runs_root, suite, model)
         path.parent.mkdir(parents=True, exist_ok=True)
         records = _records(examples, answers, model, h)
         atomic_write_text(path, "".join(r.model_dump_json() + "\n" for r in records))
         entry = RunSettingsEntry(model=model, settings=settings, examples=source or str(examples_path),
                                  first_run=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
-        atomic_write_text(settings_path(path), RunSettings(runs={h: entry}).model_dump_json(indent=2) + "\n")
+        atomic_write_text(settings_file(path), RunSettings(runs={h: entry}).model_dump_json(indent=2) + "\n")
         out.append(BaselineJournal(shortcut, path, h, answers))
     return out

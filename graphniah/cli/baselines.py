@@ -16,7 +16,7 @@ from graphniah.layout import EXAMPLES_ROOT, RUNS_ROOT
 def _examples_of(suite: str | None, examples: Path | None, dataset: Path | None, examples_root: Path, runs: Path) -> tuple[str, Path, str]:
     """(suite name, examples file, what the settings file records) from exactly one of the three options
     (the project's one resolver, :func:`graphniah.layout.resolve_examples`)."""
-    from graphniah.layout import resolve_examples
+    from graphniah.layout import resolve_examples, suite_name
 
     source = resolve_examples(suite=suite, examples=examples, dataset=dataset, examples_root=examples_root)
     if source.dataset is not None:
@@ -25,7 +25,7 @@ def _examples_of(suite: str | None, examples: Path | None, dataset: Path | None,
         ds, path = materialize_examples(source.dataset, runs)  # the rows as an examples file, hash-checked
         return ds.suite, path, str(source.dataset)
     assert source.examples is not None  # a suite's file or --examples (not a dataset)
-    return source.suite or source.examples.stem, source.examples, str(source.examples)
+    return source.suite or suite_name(source.examples), source.examples, str(source.examples)
 
 
 @app.command("baselines")

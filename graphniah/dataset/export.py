@@ -75,7 +75,7 @@ from graphniah.formats.dataset import (
     read_manifest,
 )
 from graphniah.formats.examples import Example, file_lines, open_examples, parse_example
-from graphniah.layout import SNAPSHOTS_ROOT
+from graphniah.layout import SNAPSHOTS_ROOT, suite_manifest_of, suite_name
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 from graphniah.sampling.examples.textcheck import VerifyResult, checker_version, verify
@@ -219,7 +219,7 @@ def _recorded_verifications(src: Path, prompt_set: PromptSet) -> tuple[frozenset
     checker (same :func:`checker_version`: the check's code and this template set), as the suite
     manifest beside ``src`` records them (empty when there is none or it was another checker), and
     how many examples that manifest lists (0 without one)."""
-    path = src.with_suffix(".json")
+    path = suite_manifest_of(src)
     if not path.is_file():
         return frozenset(), 0
     from graphniah.formats.suites import read_suite_manifest
@@ -490,13 +490,13 @@ def snapshot_infos(hashes: set[str], snapshots_root: str | os.PathLike[str]) -> 
 
 
 def _suite_manifest(examples_path: Path) -> dict[str, Any] | None:
-    """The suite manifest ``<stem>.json`` next to the examples (``graphniah build`` writes it), if any.
+    """The suite manifest ``<suite>.json`` next to the examples (``graphniah build`` writes it), if any.
 
     Kept whole (the suite file, seed, every example's index, value and recipe) so that a report from
     the dataset reads the same manifest as a report from the suite; only the snapshot's local path
     is cut to its ``<release>/cutoff=<date>`` tail, which names it on any machine.
     """
-    path = examples_path.with_suffix(".json")
+    path = suite_manifest_of(examples_path)
     if not path.is_file():
         return None
     from graphniah.formats.suites import read_suite_manifest
@@ -523,7 +523,7 @@ def export_suite(
 ) -> ExportResult:
     """Export the examples file as a dataset folder ``out`` (replaced atomically if it is one already).
 
-    ``suite`` names the dataset (default: the file's stem). Raises ``GraphNIAHError`` listing every
+    ``suite`` names the dataset (default: the file's suite name, :func:`graphniah.layout.suite_name`). Raises ``GraphNIAHError`` listing every
     example that fails the text-only check, and for duplicate ids or snapshots not under
     ``snapshots_root``. ``prompts`` is the template folder the examples were rendered with (default:
     :func:`~graphniah.sampling.examples.prompts.default_prompts_dir`); the check reads them with it.
@@ -532,7 +532,7 @@ def export_suite(
     """
     src = Path(examples_path)
     out = Path(out)
-    suite = suite or src.stem
+    suite = suite or suite_name(src)
     if not src.is_file():
         raise GraphNIAHError(f"cannot read examples file {src}: no such file")
     if not _is_replaceable(out):
@@ -671,7 +671,7 @@ def export_if_changed(
             m = read_manifest(out)
         except GraphNIAHError:
             m = None
-        if (m is not None and m.suite == (suite or Path(examples_path).stem) and m.examples.sha256 == sha256_file(examples_path)
+        if (m is not None and m.suite == (suite or suite_name(examples_path)) and m.examples.sha256 == sha256_file(examples_path)
                 and not check_files(out, m) and _compressed_as_today(out, m) and folder_is_current(m)):
             return ExportResult(out, m, m.examples.count)
     return export_suite(examples_path, out, suite=suite, snapshots_root=snapshots_root, prompts=prompts)

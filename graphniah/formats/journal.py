@@ -270,13 +270,9 @@ SETTINGS_FORMAT = Format("run settings file", 2, {1: lambda obj: {"format_versio
                          hint="move the file away; the next run writes it again")
 
 
-def settings_path(journal: str | os.PathLike[str]) -> Path:
-    return layout.settings_file(journal)
-
-
 def read_run_settings(journal: str | os.PathLike[str]) -> RunSettings:
     """The settings file of a journal (empty when there is none); errors name the file."""
-    path = settings_path(journal)
+    path = layout.settings_file(journal)
     if not path.exists():
         return RunSettings()
     return SETTINGS_FORMAT.read_file(RunSettings, path)
@@ -287,10 +283,5 @@ def record_run_settings(journal: str | os.PathLike[str], settings_hash: str, ent
     known = read_run_settings(journal)
     if settings_hash not in known.runs:
         updated = RunSettings(runs={**known.runs, settings_hash: entry})
-        atomic_write_text(settings_path(journal), updated.model_dump_json(indent=2) + "\n")
-
-
-def journal_path(runs_root: str | os.PathLike[str], suite: str, model: str) -> Path:
-    """``<runs>/<suite>/<model>.jsonl`` (:func:`graphniah.layout.journal_file`)."""
-    return layout.journal_file(runs_root, suite, model)
+        atomic_write_text(layout.settings_file(journal), updated.model_dump_json(indent=2) + "\n")
 

@@ -8,7 +8,7 @@ oracle, random, always-NO, a llama.cpp model).
 """
 
 from graphniah.formats.examples import ExampleRef, index_examples
-from graphniah.formats.journal import Journal, RunRecord, journal_path, read_journal
+from graphniah.formats.journal import Journal, RunRecord, read_journal
 from graphniah.run.failures import ErrorKind, Redactor, RetryPolicy, classify
 from graphniah.run.runner import (
     Estimate,
@@ -19,7 +19,6 @@ from graphniah.run.runner import (
     litellm_module,
     run_suite,
     snapshot_cutoffs,
-    suite_file,
 )
 
 __all__ = [
@@ -36,10 +35,8 @@ __all__ = [
     "check_cutoff",
     "classify",
     "index_examples",
-    "journal_path",
     "litellm_module",
     "read_journal",
     "run_suite",
     "snapshot_cutoffs",
-    "suite_file",
 ]

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from graphniah import layout
 from graphniah.atomic import sha256_file
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, ExampleRef, index_examples
@@ -55,11 +56,10 @@ from graphniah.formats.journal import (
     Usage,
     done_ids,
     failed_ids,
-    journal_path,
     read_journal,
     record_run_settings,
 )
-from graphniah.layout import EXAMPLES_ROOT, RUNS_ROOT, SNAPSHOTS_ROOT, resolve_examples
+from graphniah.layout import RUNS_ROOT, SNAPSHOTS_ROOT, suite_name
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.run.failures import RETRYABLE, ErrorKind, Redactor, RetryPolicy, classify
 from graphniah.run.models import LOCAL_DUMMY_KEY, ModelEntry, Tier
@@ -165,7 +165,7 @@ def reusable_answers(entry: ModelEntry, refs: Sequence[ExampleRef], journal_file
     wanted = {r.sha256: r.id for r in refs if r.sha256}
     if not wanted:
         return {}
-    name = journal_path(runs_root, "_", entry.name).name
+    name = layout.journal_file(runs_root, "_", entry.name).name
     mine = journal_file.resolve()
     found: dict[str, RunRecord] = {}
     now = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
@@ -601,13 +601,6 @@ def execute(plan: RunPlan, journal: Journal, options: RunOptions, *, examples_so
                       elapsed_s=time.perf_counter() - t0)
 
 
-def suite_file(suite: str, examples_root: str | os.PathLike[str] = EXAMPLES_ROOT) -> Path:
-    """A built suite's examples file ``<examples-root>/<suite>.jsonl``; an error when it is not built."""
-    path = resolve_examples(suite=suite, examples_root=examples_root, accepts=("suite",)).examples
-    assert path is not None  # a suite's source is its examples file
-    return path
-
-
 def run_suite(
     entry: ModelEntry,
     examples: str | os.PathLike[str] | Sequence[Example] | Sequence[ExampleRef],
@@ -628,7 +621,7 @@ def run_suite(
     for the knowledge-cutoff guard when they are known otherwise (a dataset's manifest records them);
     ``examples_source`` describes in-memory examples in ``<model>.settings.json``.
 
-    The journal is ``<runs_root>/<suite>/<entry.name>.jsonl``; ``suite`` defaults to the file's stem.
+    The journal is ``<runs_root>/<suite>/<entry.name>.jsonl``; ``suite`` defaults to the file's suite name (:func:`graphniah.layout.suite_name`).
     ``on_plan`` is called with the plan before anything is sent (the CLI prints it); ``progress`` counts
     the finished calls.
     """
@@ -636,7 +629,7 @@ def run_suite(
     if isinstance(examples, str | os.PathLike):
         src = Path(examples)
         refs = index_examples(src)
-        suite = suite or src.stem
+        suite = suite or suite_name(src)
         source = str(src)
     else:
         given: list[Example | ExampleRef] = list(examples)
@@ -650,7 +643,7 @@ def run_suite(
         source = examples_source or "in-memory examples"
     if entry.knowledge_cutoff is not None:
         check_cutoff(entry, cutoffs if cutoffs is not None else snapshot_cutoffs((r.snapshot_hash for r in refs), snapshots_root))
-    jpath = journal_path(runs_root, suite, entry.name)
+    jpath = layout.journal_file(runs_root, suite, entry.name)
     reusable = reusable_answers(entry, refs, jpath, runs_root) if options.reuse else {}
     if dry_run:
         plan = make_plan(entry, refs, jpath, read_journal(jpath), options, reusable=reusable)

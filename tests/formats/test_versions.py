@@ -19,8 +19,8 @@ from graphniah.formats.journal import (
     read_journal,
     read_run_settings,
     record_run_settings,
-    settings_path,
 )
+from graphniah.layout import settings_file
 from tests.report.synthetic import make_example
 
 # ------------------------------------------------------------------------------------------------
@@ -195,16 +195,16 @@ def test_run_settings_files_of_version_1_are_upgraded(tmp_path):
     journal = tmp_path / "m.jsonl"
     entry = {"model": "m", "settings": {"litellm_model": "openai/m", "reasoning_effort": "high"}, "examples": "ex.jsonl",
              "first_run": "2026-11-01T00:00:00+00:00"}
-    settings_path(journal).write_text(json.dumps({"h1": entry}))  # version 1: the bare mapping
+    settings_file(journal).write_text(json.dumps({"h1": entry}))  # version 1: the bare mapping
     s = read_run_settings(journal)
     assert list(s.runs) == ["h1"] and s.runs["h1"].reasoning_effort == "high"
     record_run_settings(journal, "h2", RunSettingsEntry(model="m", settings={"reasoning_effort": None}, first_run="x"))
     record_run_settings(journal, "h1", RunSettingsEntry(model="other", settings={}, first_run="y"))  # known: kept as is
-    written = json.loads(settings_path(journal).read_text())
+    written = json.loads(settings_file(journal).read_text())
     assert written["format_version"] == 2 and list(written["runs"]) == ["h1", "h2"] and written["runs"]["h1"] == entry
     assert read_run_settings(journal).runs["h2"].reasoning_effort is None
     assert read_run_settings(tmp_path / "none.jsonl").runs == {}
-    settings_path(journal).write_text(json.dumps({"format_version": 5, "runs": {}}))
+    settings_file(journal).write_text(json.dumps({"format_version": 5, "runs": {}}))
     with pytest.raises(GraphNIAHError, match=r"m\.settings\.json: run settings file format_version 5 is not supported"):
         read_run_settings(journal)
 

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from graphniah.formats.examples import write_examples
-from graphniah.run import journal_path, read_journal, run_suite
+from graphniah.layout import journal_file
+from graphniah.run import read_journal, run_suite
 from graphniah.run.models import ModelEntry
 from graphniah.run.runner import litellm_module
 from graphniah.run.serve.baseline import BaselineServer, Faults
@@ -47,7 +48,7 @@ def test_kill_9_at_random_moments_then_resume(suite, tmp_path):
     examples = tmp_path / "crash.jsonl"
     write_examples(examples, exs)
     runs = tmp_path / "runs"
-    jpath = journal_path(runs, "crash", "local-oracle")
+    jpath = journal_file(runs, "crash", "local-oracle")
     all_ids = {e.id for e in exs}
     litellm_module()  # import once here so forked runners do not pay for it
     ctx = mp.get_context("fork")

@@ -13,7 +13,8 @@ from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import write_examples
 from graphniah.formats.snapshot import snapshot_at_or_under
-from graphniah.run import RetryPolicy, journal_path, read_journal, run_suite
+from graphniah.layout import journal_file
+from graphniah.run import RetryPolicy, read_journal, run_suite
 from graphniah.run.models import ModelEntry
 from graphniah.run.runner import RunPlan, RunSummary
 from graphniah.run.serve.baseline import BaselineServer, Faults, approx_prompt_tokens
@@ -31,7 +32,7 @@ def run(entry: ModelEntry, suite: DemoSuite, runs, path=None, **opts) -> RunSumm
 
 
 def records(runs, model="local-oracle", suite="demo"):
-    return read_journal(journal_path(runs, suite, model))
+    return read_journal(journal_file(runs, suite, model))
 
 
 def prompt_tokens(ex) -> int:
@@ -285,7 +286,7 @@ def test_api_keys_never_reach_files_logs_or_output(suite, tmp_path, monkeypatch,
         outputs.append(res.output + (res.stderr or ""))
         assert res.exit_code == 0, res.output
         assert srv.stats.outcomes["http401"] == 16  # auth failures are not retried
-    recs = read_journal(journal_path(runs, "demo", "keyed"))
+    recs = read_journal(journal_file(runs, "demo", "keyed"))
     assert all(r.status == "failed" and r.attempts == 1 and r.errors[0].kind == "auth" for r in recs)
     assert all("Incorrect API key provided" in r.errors[0].message for r in recs)
     # 2. A provider that accepts exactly this key: it was sent, and still appears nowhere.
@@ -360,7 +361,7 @@ def test_a_run_reuses_the_answers_another_suites_journal_holds_for_the_same_exam
         assert sorted(r.example_id for r in reused) == sorted(e.id for e in exs[:10])
         source = {r.example_id: r for r in records(runs, suite="first")}
         for r in reused:
-            assert r.reused_from == str(journal_path(runs, "first", "local-oracle"))
+            assert r.reused_from == str(journal_file(runs, "first", "local-oracle"))
             assert (r.response, r.extracted, r.example_sha256) == (source[r.example_id].response, source[r.example_id].extracted,
                                                                    source[r.example_id].example_sha256)
             assert r.spent_usd == 0 and r.settings_hash == entry.settings_hash
@@ -396,12 +397,12 @@ def test_a_dry_run_shows_what_reuse_saves_and_sends_nothing(suite, tmp_path):
         shown = CliRunner().invoke(app, base)
         assert shown.exit_code == 0, shown.output
         text = " ".join(shown.output.split())
-        assert "6 reused, 0 to send" in text and f"{journal_path(runs, 'priced', 'local-oracle')} (6)" in text
+        assert "6 reused, 0 to send" in text and f"{journal_file(runs, 'priced', 'local-oracle')} (6)" in text
         assert "reuse saves:" in text
         forced = CliRunner().invoke(app, [*base, "--no-reuse"])
         assert "0 reused, 6 to send" in " ".join(forced.output.split())
         assert srv.stats.requests == 16  # the first run's calls only
-    assert not journal_path(runs, "copy", "local-oracle").exists()  # a dry run writes nothing
+    assert not journal_file(runs, "copy", "local-oracle").exists()  # a dry run writes nothing
 
 
 def _journal(path, records) -> None:  # type: ignore[no-untyped-def]
@@ -429,7 +430,7 @@ def test_reuse_takes_only_ok_records_of_the_same_example_bytes_and_settings_firs
                   "finished_at": "2026-11-01T00:00:00+00:00", "example_sha256": sha.get(eid)} | kw
         return RunRecord(**fields)
 
-    mine = journal_path(runs, "mine", entry.name)
+    mine = journal_file(runs, "mine", entry.name)
     _journal(runs / "a-suite" / f"{entry.name}.jsonl", [
         rec("e1", "\\answer{YES} from a"),
         rec("e2", "failed in a", status="failed", errors=()),  # failed: never reused
