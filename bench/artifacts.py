@@ -75,7 +75,7 @@ def examples(n: int) -> Path:
     from graphniah.formats import ArtifactHash
     from graphniah.formats.examples import write_examples
     from graphniah.formats.suites import SuiteManifest, SuiteManifestExample, write_suite_manifest
-    from graphniah.sampling.suites import load_suite
+    from graphniah.sampling.suites import load_suite_spec
     from tests.report.synthetic import make_example
 
     path = ROOT / f"examples-{n}" / "bench.jsonl"
@@ -85,7 +85,7 @@ def examples(n: int) -> Path:
         write_examples(path, exs)
         data = path.read_bytes()
         write_suite_manifest(path.with_suffix(".json"), SuiteManifest(
-            suite=load_suite("demo"), seed=0, per_value=None, snapshot="bench", snapshot_hash="b" * 64, synthetic=True,
+            suite=load_suite_spec("demo"), seed=0, per_value=None, snapshot="bench", snapshot_hash="b" * 64, synthetic=True,
             version="bench", created_at="2026-12-04T00:00:00+00:00",
             examples=tuple(SuiteManifestExample(id=e.id, index=i, value=4, recipe=e.recipe) for i, e in enumerate(exs)),
             examples_file=ArtifactHash(sha256=sha256_bytes(data), bytes=len(data))))

@@ -105,7 +105,7 @@ def with_build_record(examples: Path, snapshots: Path) -> Path:
     from graphniah.formats.suites import SuiteManifest, SuiteManifestExample, write_suite_manifest
     from graphniah.sampling.examples.prompts import load_prompts
     from graphniah.sampling.examples.textcheck import checker_version, verify
-    from graphniah.sampling.suites import load_suite
+    from graphniah.sampling.suites import load_suite_spec
 
     path = examples.with_name(f"{examples.stem}-built.jsonl")
     if path.with_suffix(".json").is_file() and path.is_file():
@@ -118,7 +118,7 @@ def with_build_record(examples: Path, snapshots: Path) -> Path:
                                             sha256=sha256_bytes(line) if verify(ex).ok else None))
     first = entries[0].recipe
     write_suite_manifest(path.with_suffix(".json"), SuiteManifest(
-        suite=load_suite("demo"), seed=0, per_value=None, snapshot=str(snapshots), snapshot_hash=first.snapshot_hash,
+        suite=load_suite_spec("demo"), seed=0, per_value=None, snapshot=str(snapshots), snapshot_hash=first.snapshot_hash,
         synthetic=True, version=first.version, created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         examples=tuple(entries), checker=checker_version(load_prompts())))
     return path

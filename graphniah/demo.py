@@ -32,7 +32,7 @@ from graphniah.refresh import refresh
 from graphniah.report import ReportFiles
 from graphniah.sampling.examples.prompts import PromptSet
 from graphniah.sampling.examples.textcheck import split_messages
-from graphniah.sampling.suites import build_suite, load_suite
+from graphniah.sampling.suites import build_suite, load_suite_spec
 from graphniah.scoring import RunScore
 from graphniah.stats import CountingAnswers, ListAnswers, Mean, MultipleChoiceAnswers, Proportion, YesNoAnswers, random_baseline
 from graphniah.view import ViewerFiles
@@ -82,7 +82,7 @@ def run_demo(
     from graphniah.run.serve.baseline import BaselineServer
     from graphniah.run.serve.llamacpp import LlamaCppServer
 
-    suite = load_suite(LLM_SUITE if llm else DEMO_SUITE, suites)  # first: a bad --suites fails before the long refresh
+    suite = load_suite_spec(LLM_SUITE if llm else DEMO_SUITE, suites)  # first: a bad --suites fails before the long refresh
     if per_value is not None and per_value < 1:
         raise GraphNIAHError(f"-n must be at least 1, got {per_value}")
     snap = refresh(cutoff, root, demo=True, progress=progress).snapshot
@@ -142,12 +142,11 @@ def run_demo(
     }
     baselines = {t: b for t, b in baselines.items() if t in present}  # the tasks the suite holds
     files = viewer = None
-    from graphniah.report import ReportConfig, build_report, write_report
-    from graphniah.report import load_suite as load_runs
+    from graphniah.report import ReportConfig, build_report, load_suite, write_report
     from graphniah.report.shortcuts import shortcut_verdicts
     from graphniah.report.tables import ReportContext
 
-    data = load_runs(suite.name, runs_root=runs_root, examples_root=examples_root)
+    data = load_suite(suite.name, runs_root=runs_root, examples_root=examples_root)
     verdicts = tuple(v.text for v in shortcut_verdicts(ReportContext(data, ReportConfig())))
     if reports_root is not None:
         from graphniah.view import build_viewer

@@ -32,14 +32,14 @@ def build_cmd(
     from graphniah.atomic import check_output, output_lock
     from graphniah.cli.progress import RichProgress
     from graphniah.formats.snapshot import Snapshot, newest_snapshot
-    from graphniah.sampling.suites import build_suite, load_suite
+    from graphniah.sampling.suites import build_suite, load_suite_spec
 
     check_output(out, "folder")
 
     if n is not None and n < 1:
         raise GraphNIAHError(f"-n must be at least 1, got {n}")
     console = Console(stderr=True)
-    spec = load_suite(suite, suites)
+    spec = load_suite_spec(suite, suites)
     snap = Snapshot.open(snapshot) if snapshot else newest_snapshot(root)
     t0 = time.perf_counter()
     # One builder per suite file: a second one fails naming the first's pid.

@@ -99,8 +99,8 @@ def default_suites_dir() -> Path:
     return Path(env) if env else resource_dir("pipelines") / "suites"
 
 
-def load_suite(name_or_path: str | Path, suites_dir: str | Path | None = None) -> SuiteSpec:
-    """A suite by name (``<suites_dir>/<name>.yaml``; default :func:`default_suites_dir`) or by path."""
+def load_suite_spec(name_or_path: str | Path, suites_dir: str | Path | None = None) -> SuiteSpec:
+    """A suite's spec by name (``<suites_dir>/<name>.yaml``; default :func:`default_suites_dir`) or by path."""
     folder = Path(suites_dir) if suites_dir is not None else default_suites_dir()
     path = Path(name_or_path)
     if not path.suffix:

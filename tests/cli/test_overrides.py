@@ -16,7 +16,7 @@ from graphniah.formats.examples import read_examples
 from graphniah.resources import resource_dir
 from graphniah.run.models import MODELS_ENV, load_registry
 from graphniah.sampling.examples.prompts import PROMPTS_ENV, load_prompts
-from graphniah.sampling.suites import SUITES_ENV, default_suites_dir, load_suite
+from graphniah.sampling.suites import SUITES_ENV, default_suites_dir, load_suite_spec
 
 TINY_SUITE = {
     "name": "tiny", "description": "two small examples", "vary": "task", "values": ["yesno", "count"], "per_value": 1,
@@ -43,9 +43,9 @@ def _prompts(tmp_path: Path) -> Path:
 
 def test_suites_folder_is_read_at_call_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(TINY_SUITE))
-    assert load_suite("tiny", tmp_path).name == "tiny"
+    assert load_suite_spec("tiny", tmp_path).name == "tiny"
     monkeypatch.setenv(SUITES_ENV, str(tmp_path))  # after import: still seen
-    assert default_suites_dir() == tmp_path and load_suite("tiny").per_value == 1
+    assert default_suites_dir() == tmp_path and load_suite_spec("tiny").per_value == 1
     monkeypatch.delenv(SUITES_ENV)
     assert (default_suites_dir() / "demo.yaml").is_file()
 

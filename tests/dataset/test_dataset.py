@@ -310,13 +310,13 @@ def test_the_suite_manifest_travels_with_the_dataset(exported, tmp_path):
     manifest, and the report's loader reads it back from the rebuilt examples' folder."""
     from graphniah.dataset import materialize_examples
     from graphniah.formats.suites import SuiteManifest, SuiteManifestExample, read_suite_manifest, write_suite_manifest
-    from graphniah.sampling.suites import load_suite
+    from graphniah.sampling.suites import load_suite_spec
 
     examples = list(iter_examples(exported.examples))
     src = tmp_path / "examples" / "built.jsonl"
     write_examples(src, examples)
     manifest = SuiteManifest(
-        suite=load_suite("demo"), seed=3, per_value=None, snapshot=str(tmp_path / "somewhere" / "2026-10-06" / "cutoff=2026-04-01"),
+        suite=load_suite_spec("demo"), seed=3, per_value=None, snapshot=str(tmp_path / "somewhere" / "2026-10-06" / "cutoff=2026-04-01"),
         snapshot_hash=exported.suite.snapshot_hash, synthetic=True, version=examples[0].recipe.version,
         created_at="2026-12-01T00:00:00+00:00",
         examples=tuple(SuiteManifestExample(id=e.id, index=i, value=e.task, recipe=e.recipe) for i, e in enumerate(examples)),

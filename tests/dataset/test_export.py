@@ -15,12 +15,12 @@ from graphniah.formats.examples import example_to_json, iter_examples, write_exa
 from graphniah.formats.suites import SuiteManifest, SuiteManifestExample, write_suite_manifest
 from graphniah.sampling.examples import textcheck
 from graphniah.sampling.examples.prompts import load_prompts
-from graphniah.sampling.suites import load_suite
+from graphniah.sampling.suites import load_suite_spec
 
 
 def _manifest(examples, recorded: set[str], checker: str | None, snapshot_hash: str) -> SuiteManifest:
     return SuiteManifest(
-        suite=load_suite("demo"), seed=3, per_value=None, snapshot="2026-10-06/cutoff=2026-04-01", snapshot_hash=snapshot_hash,
+        suite=load_suite_spec("demo"), seed=3, per_value=None, snapshot="2026-10-06/cutoff=2026-04-01", snapshot_hash=snapshot_hash,
         synthetic=True, version=examples[0].recipe.version, created_at="2026-12-01T00:00:00+00:00", checker=checker,
         examples=tuple(SuiteManifestExample(id=e.id, index=i, value=e.task, recipe=e.recipe,
                                             sha256=sha256_bytes(example_to_json(e).encode()) if e.id in recorded else None)

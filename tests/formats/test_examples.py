@@ -257,7 +257,7 @@ def _suite_with_manifest(root: Path, record: bool = True) -> Path:
     from graphniah.atomic import sha256_bytes
     from graphniah.formats import ArtifactHash
     from graphniah.formats.suites import SuiteManifest, SuiteManifestExample, write_suite_manifest
-    from graphniah.sampling.suites import load_suite
+    from graphniah.sampling.suites import load_suite_spec
     from tests.report.synthetic import make_example
 
     exs = [make_example("yesno", 4, 120, "YES", seed=0, index=i) for i in range(3)]
@@ -265,7 +265,7 @@ def _suite_with_manifest(root: Path, record: bool = True) -> Path:
     write_examples(examples, exs)
     data = examples.read_bytes()
     write_suite_manifest(root / "s.json", SuiteManifest(
-        suite=load_suite("demo"), seed=7, per_value=None, snapshot="snap", snapshot_hash="s" * 64, synthetic=True,
+        suite=load_suite_spec("demo"), seed=7, per_value=None, snapshot="snap", snapshot_hash="s" * 64, synthetic=True,
         version="0", created_at="2026-11-01T00:00:00+00:00",
         examples=tuple(SuiteManifestExample(id=e.id, index=i, value=4, recipe=e.recipe) for i, e in enumerate(exs)),
         examples_file=ArtifactHash(sha256=sha256_bytes(data), bytes=len(data)) if record else None))

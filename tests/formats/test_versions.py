@@ -222,9 +222,9 @@ def test_suite_manifests_round_trip_upgrade_version_1_and_refuse_others(tmp_path
         read_suite_manifest,
         write_suite_manifest,
     )
-    from graphniah.sampling.suites import load_suite
+    from graphniah.sampling.suites import load_suite_spec
 
-    spec = load_suite("context-length")  # counts keyed by value: JSON turns the keys into strings
+    spec = load_suite_spec("context-length")  # counts keyed by value: JSON turns the keys into strings
     assert spec.counts is not None
     ex = make_example("yesno", 4, 120, "YES", seed=0, index=0)
     m = SuiteManifest(suite=spec, seed=0, per_value=None, snapshot="snap", snapshot_hash="s" * 64, synthetic=True,

@@ -18,7 +18,7 @@ from graphniah.sampling.suites import (
     ReusedSuite,
     build_suite,
     default_suites_dir,
-    load_suite,
+    load_suite_spec,
     plan_suite,
 )
 
@@ -31,7 +31,7 @@ def planned_as_reused(suite: SuiteSpec, seed: int) -> ReusedSuite | None:
     (same seed; example ids stand in for the built ones)."""
     if suite.reuse is None:
         return None
-    other = plan_suite(load_suite(suite.reuse.suite), seed)
+    other = plan_suite(load_suite_spec(suite.reuse.suite), seed)
     picked = [it for it in other if suite.reuse.from_value is None or it.value == suite.reuse.from_value]
     examples = tuple(ReusedExample(f"{suite.reuse.suite}-{it.index}", it.value, it.spec, it.index, "") for it in picked)
     return ReusedSuite(suite.reuse.suite, seed, "snap", "ex", "man", examples)
@@ -39,7 +39,7 @@ def planned_as_reused(suite: SuiteSpec, seed: int) -> ReusedSuite | None:
 
 @pytest.mark.parametrize("name", PAPER_SUITES)
 def test_paper_suites_follow_the_design(name: str) -> None:
-    suite = load_suite(name)
+    suite = load_suite_spec(name)
     items = plan_suite(suite, seed=1, reused=planned_as_reused(suite, 1))
     assert items == plan_suite(suite, seed=1, reused=planned_as_reused(suite, 1))
     assert items != plan_suite(suite, seed=2, reused=planned_as_reused(suite, 2))
@@ -68,7 +68,7 @@ def test_paper_suites_follow_the_design(name: str) -> None:
 
 
 def test_other_variables_are_drawn_uniformly() -> None:
-    items = plan_suite(load_suite("distractor"), seed=0)
+    items = plan_suite(load_suite_spec("distractor"), seed=0)
     depths = Counter(it.spec.depth for it in items)
     tasks = Counter(it.spec.task for it in items)
     assert set(depths) == {4, 8, 16, 32} and min(depths.values()) > 90
@@ -77,7 +77,7 @@ def test_other_variables_are_drawn_uniformly() -> None:
 
 
 def test_none_option_pairs_share_everything_but_the_option() -> None:
-    suite = load_suite("none-option")
+    suite = load_suite_spec("none-option")
     items = plan_suite(suite, seed=0, reused=planned_as_reused(suite, 0))
     without = {it.index: it for it in items if it.value is False}
     with_ = {it.index: it.spec for it in items if it.value is True}
@@ -89,17 +89,17 @@ def test_none_option_pairs_share_everything_but_the_option() -> None:
         assert spec.reserve_none_option and with_[i].reserve_none_option
         assert it.reused == f"task-{i}"  # the "before" examples are the task suite's, never built here
     # ...which are exactly the task suite's multiple-choice examples, packed with room for option E
-    task = plan_suite(load_suite("task"), seed=0)
+    task = plan_suite(load_suite_spec("task"), seed=0)
     assert {it.index: it.spec for it in task if it.value == "mc"} == {i: it.spec for i, it in without.items()}
     assert all(it.spec.reserve_none_option == (it.spec.task == "mc") for it in task)
 
 
 def test_context_length_reuses_the_reasoning_effort_examples_at_200k() -> None:
-    suite = load_suite("context-length")
+    suite = load_suite_spec("context-length")
     assert suite.reuse is not None and suite.reuse.suite == "reasoning-effort" and suite.reuse.for_value == 200_000
     assert [suite.count(v) for v in suite.values] == [100, 50, 50]
     items = plan_suite(suite, seed=4, reused=planned_as_reused(suite, 4))
-    effort = plan_suite(load_suite("reasoning-effort"), seed=4)
+    effort = plan_suite(load_suite_spec("reasoning-effort"), seed=4)
     at_200k = [it for it in items if it.value == 200_000]
     assert [(it.spec, it.index) for it in at_200k] == [(it.spec, it.index) for it in effort]
     assert all(it.reused is not None for it in at_200k)
@@ -129,7 +129,7 @@ def test_counts_and_reuse_are_validated(tmp_path, extra: str, message: str) -> N
     path = tmp_path / "s.yaml"
     path.write_text("name: s\nvary: depth\nvalues: [1, 2]\n" + extra)
     with pytest.raises(GraphNIAHError, match=f"{path}: not a valid suite file(.|\\n)*{message}"):
-        load_suite(path)
+        load_suite_spec(path)
 
 
 @pytest.mark.slow
@@ -153,17 +153,17 @@ def test_none_option_twins_have_the_same_context(demo_snapshot, demo_graph) -> N
 
 def test_bad_suite_files_are_clear(tmp_path) -> None:
     with pytest.raises(GraphNIAHError, match="no suite 'nope'"):
-        load_suite("nope")
+        load_suite_spec("nope")
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: bad\nvary: colour\nvalues: [1]\nper_value: 1\n")
     with pytest.raises(GraphNIAHError, match="not a valid suite file"):
-        load_suite(bad)
+        load_suite_spec(bad)
     assert (default_suites_dir() / "demo.yaml").is_file()
 
 
 @pytest.mark.slow
 def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, tmp_path) -> None:
-    suite = load_suite("demo")
+    suite = load_suite_spec("demo")
     out = tmp_path / "examples"
     files = suite_files(out, suite.name)
     examples_path, manifest_path, partial = files.examples, files.manifest, files.partial
@@ -212,7 +212,7 @@ SMALL = """draw:
 def _suite_file(folder, name: str, body: str):
     path = folder / f"{name}.yaml"
     path.write_text(f"name: {name}\n{body}{SMALL}")
-    return load_suite(path)
+    return load_suite_spec(path)
 
 
 @pytest.mark.slow
@@ -277,7 +277,7 @@ def test_reusing_suites_copy_examples_byte_for_byte(demo_snapshot, tmp_path) -> 
 
 
 def test_the_rendering_suite_asks_each_example_as_apa_and_as_an_edge_list() -> None:
-    suite = load_suite("rendering")
+    suite = load_suite_spec("rendering")
     items = plan_suite(suite, seed=0)
     apa = {it.index: it.spec for it in items if it.value == "apa"}
     edges = {it.index: it.spec for it in items if it.value == "edges"}
@@ -287,11 +287,11 @@ def test_the_rendering_suite_asks_each_example_as_apa_and_as_an_edge_list() -> N
         assert {**spec.params(), "render": "edges"} == edges[i].params()  # the same draw, the same seed and index
         assert spec.depth == 8 and 100 <= spec.component_size <= 250 and spec.context_length == 200_000
     # suites that do not name the rendering draw exactly as before: every example APA
-    assert all(it.spec.render == "apa" for name in ("depth", "task") for it in plan_suite(load_suite(name), seed=0))
+    assert all(it.spec.render == "apa" for name in ("depth", "task") for it in plan_suite(load_suite_spec(name), seed=0))
 
 
 def test_the_demo_has_one_edge_list_example_after_its_value_groups() -> None:
-    suite = load_suite("demo")
+    suite = load_suite_spec("demo")
     items = plan_suite(suite, seed=0)
     edge_items = [it for it in items if it.spec.render == "edges"]
     assert len(edge_items) == 1 and edge_items[0].value == "mc" and edge_items[0].spec.task == "mc"
@@ -358,7 +358,7 @@ def test_base_twins_hold_the_same_forest_without_distractor_text(demo_snapshot, 
 
 @pytest.mark.parametrize("name", ["depth-matched", "task-matched", "demo"])
 def test_matched_suites_turn_the_control_on_for_every_example(name: str) -> None:
-    suite = load_suite(name)
+    suite = load_suite_spec(name)
     assert suite.match_similarity
     items = plan_suite(suite, seed=3)
     assert all(it.spec.match_similarity for it in items)
@@ -371,7 +371,7 @@ def test_matched_suites_turn_the_control_on_for_every_example(name: str) -> None
     # the twin plans the same design without the control
     twin = name.removesuffix("-matched")
     if twin != name:
-        plain = load_suite(twin)
+        plain = load_suite_spec(twin)
         assert (plain.vary, plain.values, plain.per_value, plain.draw) == (suite.vary, suite.values, suite.per_value, suite.draw)
         assert not any(it.spec.match_similarity for it in plan_suite(plain, seed=3))
 
@@ -397,7 +397,7 @@ PAPER_TABLE_2 = {
 @pytest.mark.parametrize("name", sorted(PAPER_TABLE_2))
 def test_each_shipped_paper_suite_has_the_values_and_counts_of_table_2(name: str) -> None:
     variable, values, counts, lengths = PAPER_TABLE_2[name]
-    suite = load_suite(name)
+    suite = load_suite_spec(name)
     items = plan_suite(suite, seed=0, reused=planned_as_reused(suite, 0))
     assert (suite.vary, suite.values) == (variable, values)
     assert dict(Counter(it.value for it in items)) == counts
@@ -414,12 +414,12 @@ def test_each_shipped_paper_suite_has_the_values_and_counts_of_table_2(name: str
 
 def test_suites_share_examples_as_the_paper_does() -> None:
     # Table 2: the 200k examples of the context-length experiment are the reasoning-effort examples
-    reuse = load_suite("context-length").reuse
+    reuse = load_suite_spec("context-length").reuse
     assert reuse is not None and (reuse.suite, reuse.for_value, reuse.from_value) == ("reasoning-effort", 200_000, None)
     # §4.3: the none-option "before" examples are the task experiment's multiple-choice examples
-    reuse = load_suite("none-option").reuse
+    reuse = load_suite_spec("none-option").reuse
     assert reuse is not None and (reuse.suite, reuse.for_value, reuse.from_value) == ("task", False, "mc")
-    assert load_suite("reasoning-effort").same_examples is True
+    assert load_suite_spec("reasoning-effort").same_examples is True
 
 
 def test_base_twins_of_reused_examples_are_copied_when_the_other_suite_has_them() -> None:
@@ -440,7 +440,7 @@ def test_base_twins_of_reused_examples_are_copied_when_the_other_suite_has_them(
 
 
 def test_the_list_suite_asks_list_questions_at_each_depth() -> None:
-    suite = load_suite("list")
+    suite = load_suite_spec("list")
     items = plan_suite(suite, seed=1)
     assert Counter(it.value for it in items) == {4: 100, 8: 100, 16: 100, 32: 100}
     assert {it.spec.task for it in items} == {"list"} and {it.spec.label for it in items} == {None}

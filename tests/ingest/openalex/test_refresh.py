@@ -53,15 +53,14 @@ def test_refresh_openalex_demo_world_end_to_end(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     # a suite built on it goes through journals (the shortcut baselines') to a report that names the source
     from graphniah.baselines.journals import write_baselines
-    from graphniah.report import build_report
-    from graphniah.report import load_suite as load_runs
-    from graphniah.sampling.suites import build_suite, load_suite
+    from graphniah.report import build_report, load_suite
+    from graphniah.sampling.suites import build_suite, load_suite_spec
 
     (tmp_path / "tiny.yaml").write_text("name: tiny\ndescription: OpenAlex smoke suite\nvary: task\nvalues: [yesno, mc]\nper_value: 2\n"
                                         "draw:\n  depth: [4]\n  component_size: {min: 30, max: 40}\n  distractor: [none]\n", encoding="utf-8")
-    built = build_suite(load_suite(tmp_path / "tiny.yaml"), first.snapshot, 0, out_root=tmp_path / "examples", workers=1)
+    built = build_suite(load_suite_spec(tmp_path / "tiny.yaml"), first.snapshot, 0, out_root=tmp_path / "examples", workers=1)
     write_baselines(built.examples_path, "tiny", tmp_path / "runs")
-    report = build_report(load_runs("tiny", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples"))
+    report = build_report(load_suite("tiny", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples"))
     assert f"- data: OpenAlex release {first.release_id}, papers published on or after {CUTOFF} (SYNTHETIC demo data)" in report.markdown()
 
 
