@@ -37,7 +37,7 @@ from graphniah.scoring import RunScore
 from graphniah.stats import CountingAnswers, ListAnswers, Mean, MultipleChoiceAnswers, Proportion, YesNoAnswers, random_baseline
 from graphniah.view import ViewerFiles
 
-BASELINES = ("oracle", "random", "always-no")
+POLICIES = ("oracle", "random", "always-no")
 DEMO_SUITE = "demo"
 LLM_SUITE = "demo-llm"
 
@@ -79,8 +79,8 @@ def run_demo(
     # Imported here: LiteLLM's import is slow, and only this step needs it.
     from graphniah.run import RunOptions, RunSummary, run_suite
     from graphniah.run.models import get_model
-    from graphniah.run.serve.baseline import BaselineServer
     from graphniah.run.serve.llamacpp import LlamaCppServer
+    from graphniah.run.serve.policies import PolicyServer
 
     suite = load_suite_spec(LLM_SUITE if llm else DEMO_SUITE, suites)  # first: a bad --suites fails before the long refresh
     if per_value is not None and per_value < 1:
@@ -98,7 +98,7 @@ def run_demo(
     dataset = export_if_changed(built.examples_path, examples_root / f"{suite.name}-dataset", suite=suite.name,
                                 snapshots_root=root, prompts=prompts).out
     servers = {"local-smollm2": lambda: LlamaCppServer("smollm2")} if llm else {
-        f"local-{policy}": (lambda policy=policy: BaselineServer(policy, seed=seed, prompts=prompts)) for policy in BASELINES
+        f"local-{policy}": (lambda policy=policy: PolicyServer(policy, seed=seed, prompts=prompts)) for policy in POLICIES
     }
     scores: dict[str, RunScore] = {}
     # What the rest needs of the examples, read in one pass: ids, tasks, whether any has "none of these".

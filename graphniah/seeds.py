@@ -21,8 +21,8 @@ stream              SeedSequence entropy                             draws
 ``alpha-bootstrap`` ``[seed, 0xB007]``                               the ``select-alpha`` bootstrap
 ``f1-bootstrap``    ``[seed, 0xF1, 0xB007]``                         the bootstrap interval of a run's mean F1 (list task)
 ``backoff``         ``[seed]``                                       retry jitter of a model run
-``baseline``        ``[seed]``                                       the ``random`` baseline server's answers
-``faults``          ``[seed]``                                       the baseline server's injected faults (tests)
+``policy``          ``[seed]``                                       the ``random`` policy server's answers
+``faults``          ``[seed]``                                       the policy server's injected faults (tests)
 ``shortcut``        ``[seed, key, 0, 0x5C07]``                       the retrieval shortcut's guess on an example its
                                                                      blocks leave open (key: ``suite_key`` of the
                                                                      example id, so the order of examples is irrelevant)
@@ -72,7 +72,7 @@ class Stream(StrEnum):
     ALPHA_BOOTSTRAP = "alpha-bootstrap"
     F1_BOOTSTRAP = "f1-bootstrap"
     BACKOFF = "backoff"
-    BASELINE = "baseline"
+    POLICY = "policy"
     FAULTS = "faults"
     SHORTCUT = "shortcut"
 
@@ -89,7 +89,7 @@ _LAYOUT: dict[Stream, Callable[..., list[int]]] = {
     Stream.ALPHA_BOOTSTRAP: lambda seed: [seed, _BOOTSTRAP_TAG],
     Stream.F1_BOOTSTRAP: lambda seed: [seed, 0xF1, _BOOTSTRAP_TAG],
     Stream.BACKOFF: lambda seed: [seed],
-    Stream.BASELINE: lambda seed: [seed],
+    Stream.POLICY: lambda seed: [seed],
     Stream.FAULTS: lambda seed: [seed],
     # Four words ending in a tag no other four-word layout ends in (alpha-spec ends in 0x5EC).
     Stream.SHORTCUT: lambda seed, key: [seed, key, 0, _SHORTCUT_TAG],

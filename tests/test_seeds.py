@@ -27,7 +27,7 @@ def _rng(entropy_: object) -> np.random.Generator:
 @given(seeds, small, small)
 def test_streams_equal_the_historical_derivations(seed: int, a: int, b: int) -> None:
     # The literal formulas below are what pools, examples, suites, select-alpha, the demo release,
-    # the runner and the baseline server used before the streams were named here.
+    # the runner and the policy server used before the streams were named here.
     assert _same(generator(Stream.POOL, seed, a), _rng([seed, a]))
     assert _same(generator(Stream.EXAMPLE, seed, a), _rng([seed, a]))
     assert _same(generator(Stream.BATCH, seed), _rng([seed, 0x5EC]))
@@ -35,7 +35,7 @@ def test_streams_equal_the_historical_derivations(seed: int, a: int, b: int) -> 
     assert _same(generator(Stream.ALPHA_SPEC, seed, a, b), _rng([seed, a, b, 0x5EC]))
     assert _same(generator(Stream.ALPHA_BOOTSTRAP, seed), _rng([seed, 0xB007]))
     assert derived_seed(Stream.ALPHA_TASK, seed, a) == int(np.random.SeedSequence([seed, a]).generate_state(1)[0])
-    for stream in (Stream.DEMO_RELEASE, Stream.BACKOFF, Stream.BASELINE, Stream.FAULTS):
+    for stream in (Stream.DEMO_RELEASE, Stream.BACKOFF, Stream.POLICY, Stream.FAULTS):
         assert _same(generator(stream, seed), np.random.default_rng(seed))
 
 

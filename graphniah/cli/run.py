@@ -207,11 +207,11 @@ def serve_cmd(
     if (policy is None) == (local_model is None):
         raise GraphNIAHError("give exactly one of --policy or --local-model")
     if policy is not None:
-        from graphniah.run.serve.baseline import POLICIES, BaselineServer
+        from graphniah.run.serve.policies import POLICIES, PolicyServer
 
         if policy not in POLICIES:
             raise GraphNIAHError(f"--policy must be one of {', '.join(POLICIES)}")
-        server = BaselineServer(policy, port=_registry_port(f"local-{policy}", models) if port is None else port, seed=seed,
+        server = PolicyServer(policy, port=_registry_port(f"local-{policy}", models) if port is None else port, seed=seed,
                                 prompts=prompts)
         print(f"listening on {server.url}", flush=True)
         try:

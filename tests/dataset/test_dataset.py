@@ -226,9 +226,9 @@ def _records(path: Path) -> list[dict]:
 
 @pytest.mark.slow
 def test_run_from_the_dataset_gives_the_journal_of_the_suite(exported, tmp_path):
-    from graphniah.run.serve.baseline import BaselineServer
+    from graphniah.run.serve.policies import PolicyServer
 
-    with BaselineServer("oracle") as srv:
+    with PolicyServer("oracle") as srv:
         entry = local_entry(api_base=srv.url)
         run_suite(entry, exported.examples, runs_root=tmp_path / "suite-runs", snapshots_root=exported.suite.snapshots,
                   options=fast_options())

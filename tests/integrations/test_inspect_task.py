@@ -1,11 +1,11 @@
-"""The inspect_ai task, run by the real inspect_ai against graphniah's baseline servers on 127.0.0.1.
+"""The inspect_ai task, run by the real inspect_ai against graphniah's policy servers on 127.0.0.1.
 
 inspect's own log folder goes to a temporary directory, ``datasets``/hub access is off, and the
 only HTTP server contacted is the local one. Models get plain local names (``openai/local-oracle``):
 inspect takes a name it does not know for a new OpenAI model and talks to it through the Responses
 API (``POST /v1/responses``, the system prompt as a ``developer`` item, after one capability probe);
 with ``-M responses_api=false`` it uses chat completions, still with a ``developer`` message. The
-baseline servers speak both and answer whatever model a request names.
+policy servers speak both and answer whatever model a request names.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pytest
 from graphniah.dataset import iter_dataset_examples, open_dataset, run_dataset
 from graphniah.errors import GraphNIAHError
 from graphniah.run import read_journal
-from graphniah.run.serve.baseline import BaselineServer
+from graphniah.run.serve.policies import PolicyServer
 from graphniah.scoring import score_records
 from graphniah.stats import wilson_interval
 from tests.dataset.conftest import exported_suite
@@ -69,7 +69,7 @@ def _metrics(log) -> dict[str, float]:
 @pytest.mark.slow
 def test_inspect_eval_command_with_the_oracle_scores_one(exported, inspect_env, tmp_path):
     """The issue's command, run as a user would: the task is found through the entry point."""
-    with BaselineServer("oracle") as srv:
+    with PolicyServer("oracle") as srv:
         cmd = [str(Path(sys.executable).with_name("inspect")), "eval", "graphniah/graphniah", "-T", f"dataset={exported.dataset}",
                "--model", ORACLE, "--model-base-url", srv.url, "--log-dir", inspect_env["INSPECT_LOG_DIR"], "--display", "none"]
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=os.environ | inspect_env)
@@ -99,7 +99,7 @@ def test_always_no_scores_what_graphniah_run_gives_and_filters_apply(exported, i
 
     from graphniah.integrations.inspect_task import graphniah
 
-    with BaselineServer("always-no") as srv:
+    with PolicyServer("always-no") as srv:
         summary = run_dataset(local_entry("local-always-no", api_base=srv.url), exported.dataset,
                               runs_root=tmp_path / "runs", options=fast_options())
         [log] = inspect_eval(graphniah(dataset=str(exported.dataset)), model=ALWAYS_NO, model_base_url=srv.url,

@@ -1,4 +1,4 @@
-"""The lm-eval task folder, run by the real ``lm-eval`` command against graphniah's baseline servers on 127.0.0.1.
+"""The lm-eval task folder, run by the real ``lm-eval`` command against graphniah's policy servers on 127.0.0.1.
 
 One export (the run tests' demo suite, two packed examples and three list questions) and three
 ``lm-eval run`` processes, started together once for the module: the oracle with the README's own
@@ -37,7 +37,7 @@ from graphniah.formats.dataset import check_files
 from graphniah.formats.examples import Example, read_examples, write_examples
 from graphniah.formats.journal import Journal, RunRecord, read_journal
 from graphniah.run.models import load_registry
-from graphniah.run.serve.baseline import BaselineServer
+from graphniah.run.serve.policies import PolicyServer
 from graphniah.scoring import counted_records, score_record, score_records
 from tests.dataset.conftest import exported_suite
 
@@ -70,7 +70,7 @@ def _readme_command() -> list[str]:
     return shlex.split(lines[0])
 
 
-def _recording(server: BaselineServer) -> list[str]:
+def _recording(server: PolicyServer) -> list[str]:
     """Keep the messages of every request the server answers (its policy answers them as before)."""
     seen: list[str] = []
     answer = server.app.answer
@@ -129,7 +129,7 @@ def lm(tmp_path_factory: pytest.TempPathFactory) -> LmSetup:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # lm-eval's import of utils.py writes bytecode
     env |= {"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "PYTHONPROFILEIMPORTTIME": "1", "OPENAI_API_KEY": "not-a-key"}
     readme = _readme_command()
-    servers = {p: BaselineServer(p, seed=0) for p in POLICIES}  # type: ignore[arg-type]
+    servers = {p: PolicyServer(p, seed=0) for p in POLICIES}  # type: ignore[arg-type]
     received = {p: _recording(s) for p, s in servers.items()}
     procs = {}
     try:

@@ -93,7 +93,7 @@ def list_suite(viewer_suite, tmp_path_factory) -> ListSuite:
     always-NO servers (real HTTP on 127.0.0.1), as ``make demo`` answers its list examples."""
     from graphniah.run import RunOptions, RunSummary, run_suite
     from graphniah.run.models import get_model
-    from graphniah.run.serve.baseline import BaselineServer
+    from graphniah.run.serve.policies import PolicyServer
 
     example = build_example(viewer_suite.ctx, LIST_SPEC, seed=3, index=0)
     root = tmp_path_factory.mktemp("list-suite")
@@ -101,7 +101,7 @@ def list_suite(viewer_suite, tmp_path_factory) -> ListSuite:
     path.parent.mkdir()
     write_examples(path, [example])
     for name in LIST_RUNS:
-        with BaselineServer(name.removeprefix("local-"), seed=0) as server:
+        with PolicyServer(name.removeprefix("local-"), seed=0) as server:
             summary = run_suite(get_model(name).with_overrides(api_base=server.url), path, suite="lists", runs_root=root / "runs",
                                 snapshots_root=viewer_suite.snapshots, options=RunOptions(concurrency=1))
         assert isinstance(summary, RunSummary) and summary.ok == 1, summary

@@ -1,4 +1,4 @@
-r"""An OpenAI-compatible server for the keyless baselines, with fault knobs for tests.
+r"""An OpenAI-compatible server for the keyless policies (oracle, random, always-NO), with fault knobs for tests.
 
 Two OpenAI APIs, one answer path:
 
@@ -13,7 +13,7 @@ Two OpenAI APIs, one answer path:
 Both turn their request into the same list of ``{role, content}`` text messages
 (:func:`chat_messages`, :func:`responses_messages`: the ``developer`` role and the Responses
 ``instructions`` field are the system message, text content parts are joined), and
-:meth:`BaselineApp.reply` applies faults and the policy to that list; only the JSON the reply is
+:meth:`PolicyApp.reply` applies faults and the policy to that list; only the JSON the reply is
 wrapped in differs. The policies:
 
 - ``oracle``: the text-only solver (:func:`graphniah.sampling.examples.textcheck.solve`) reads the context back
@@ -238,7 +238,7 @@ class Reply:
         return approx_tokens(self.content) + self.reasoning_tokens
 
 
-class BaselineApp:
+class PolicyApp:
     """The policy and the fault state, independent of the HTTP plumbing (thread-safe)."""
 
     def __init__(self, policy: Policy, *, seed: int = 0, faults: Faults | None = None, model_name: str | None = None,
@@ -250,7 +250,7 @@ class BaselineApp:
         self.faults = faults or Faults()
         self.stats = ServerStats()
         self._lock = threading.Lock()
-        self._rng = generator(Stream.BASELINE, seed)
+        self._rng = generator(Stream.POLICY, seed)
         self._fault_rng = generator(Stream.FAULTS, self.faults.seed)
         self._arrivals: Counter[str] = Counter()
         self._prompts: PromptSet | None = None
@@ -602,20 +602,20 @@ class _Server(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 256
 
-    def __init__(self, address: tuple[str, int], app: BaselineApp):
+    def __init__(self, address: tuple[str, int], app: PolicyApp):
         super().__init__(address, _Handler)
         self.app = app
 
 
-class BaselineServer:
-    """A running baseline server on 127.0.0.1 (a background thread); use as a context manager.
+class PolicyServer:
+    """A running policy server on 127.0.0.1 (a background thread); use as a context manager.
 
     ``port=0`` picks a free port; ``url`` is the OpenAI-style base URL (``http://127.0.0.1:P/v1``).
     """
 
     def __init__(self, policy: Policy, *, port: int = 0, host: str = "127.0.0.1", seed: int = 0,
                  faults: Faults | None = None, model_name: str | None = None, prompts: str | Path | None = None):
-        self.app = BaselineApp(policy, seed=seed, faults=faults, model_name=model_name, prompts=prompts)
+        self.app = PolicyApp(policy, seed=seed, faults=faults, model_name=model_name, prompts=prompts)
         try:
             self._httpd = _Server((host, port), self.app)
         except OSError as err:
@@ -634,7 +634,7 @@ class BaselineServer:
     def stats(self) -> ServerStats:
         return self.app.stats
 
-    def start(self) -> BaselineServer:
+    def start(self) -> PolicyServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
@@ -652,7 +652,7 @@ class BaselineServer:
         if self._thread is not None:
             self._thread.join(timeout=5)
 
-    def __enter__(self) -> BaselineServer:
+    def __enter__(self) -> PolicyServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

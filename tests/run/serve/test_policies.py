@@ -1,4 +1,4 @@
-"""The baseline server over raw HTTP: routes, policies, usage block, faults, the CLI entry point."""
+"""The policy server over raw HTTP: routes, policies, usage block, faults, the CLI entry point."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from graphniah.errors import GraphNIAHError
-from graphniah.run.serve.baseline import BaselineServer, Faults, approx_prompt_tokens, wait_until_healthy
+from graphniah.run.serve.policies import Faults, PolicyServer, approx_prompt_tokens, wait_until_healthy
 from graphniah.sampling.examples.textcheck import solve
 
 
@@ -23,7 +23,7 @@ def msgs(ex) -> list[dict]:
 
 def test_routes_and_usage(suite):
     ex = suite.examples[0]
-    with BaselineServer("oracle") as srv:
+    with PolicyServer("oracle") as srv:
         assert httpx.get(srv.url.removesuffix("/v1") + "/health").json() == {"status": "ok"}
         models = httpx.get(f"{srv.url}/models").json()
         assert models["object"] == "list" and models["data"][0]["id"] == "local-oracle"
@@ -45,7 +45,7 @@ def test_routes_and_usage(suite):
 
 
 def test_oracle_matches_the_text_only_solver(suite):
-    with BaselineServer("oracle") as srv:
+    with PolicyServer("oracle") as srv:
         for ex in suite.examples:
             content = chat(srv.url, msgs(ex)).json()["choices"][0]["message"]["content"]
             assert content.endswith(f"\\answer{{{solve(ex.messages)}}}")
@@ -55,7 +55,7 @@ def test_oracle_without_a_determined_answer_gives_no_answer_block(suite):
     ex = suite.examples[0]
     garbled = msgs(ex)
     garbled[1]["content"] = garbled[1]["content"].replace("=== CONTEXT ===", "=== CONTEXT? ===")
-    with BaselineServer("oracle") as srv:
+    with PolicyServer("oracle") as srv:
         content = chat(srv.url, garbled).json()["choices"][0]["message"]["content"]
     assert "\\answer{" not in content
 
@@ -64,17 +64,17 @@ def test_random_is_seeded_and_stays_in_the_answer_set(suite):
     mc = next(e for e in suite.examples if e.task == "mc")
     draws = []
     for _ in range(2):
-        with BaselineServer("random", seed=42) as srv:
+        with PolicyServer("random", seed=42) as srv:
             draws.append([chat(srv.url, msgs(mc)).json()["choices"][0]["message"]["content"] for _ in range(30)])
     assert draws[0] == draws[1]  # same seed, same sequence
     letters = {d.removeprefix("\\answer{").removesuffix("}") for d in draws[0]}
     assert letters <= set("ABCD") and len(letters) >= 3
-    with BaselineServer("random") as srv:
+    with PolicyServer("random") as srv:
         assert chat(srv.url, [{"role": "user", "content": "hello"}]).status_code == 400  # no task to draw for
 
 
 def test_always_no(suite):
-    with BaselineServer("always-no") as srv:
+    with PolicyServer("always-no") as srv:
         for ex in suite.examples[:3]:
             assert chat(srv.url, msgs(ex)).json()["choices"][0]["message"]["content"] == "\\answer{NO}"
 
@@ -82,7 +82,7 @@ def test_always_no(suite):
 def test_fault_script_and_http_faults(suite):
     ex = suite.examples[0]
     faults = Faults(script=("429", "503", "context", "cut", "noanswer", "auth"), retry_after_s=1.5)
-    with BaselineServer("oracle", faults=faults) as srv:
+    with PolicyServer("oracle", faults=faults) as srv:
         r = chat(srv.url, msgs(ex))
         assert r.status_code == 429 and r.headers["retry-after"] == "1.5"
         assert chat(srv.url, msgs(ex)).status_code == 503
@@ -102,7 +102,7 @@ def test_fault_script_and_http_faults(suite):
 
 def test_flex_is_unavailable_only_at_the_flex_tier(suite):
     ex = suite.examples[0]
-    with BaselineServer("oracle", faults=Faults(flex_unavailable=True)) as srv:
+    with PolicyServer("oracle", faults=Faults(flex_unavailable=True)) as srv:
         r = chat(srv.url, msgs(ex), service_tier="flex")
         assert r.status_code == 429 and r.json()["error"]["code"] == "resource_unavailable"
         r = chat(srv.url, msgs(ex))
@@ -130,7 +130,7 @@ def test_serve_command_uses_the_registry_port_or_a_given_one(tmp_path):
 
 def test_oracle_and_random_read_edge_list_prompts() -> None:
     from graphniah.formats.examples import option_letters
-    from graphniah.run.serve.baseline import BaselineApp
+    from graphniah.run.serve.policies import PolicyApp
     from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
     from graphniah.sampling.examples.prompts import load_prompts
     from graphniah.sampling.examples.render import build_messages, question
@@ -141,9 +141,9 @@ def test_oracle_and_random_read_edge_list_prompts() -> None:
     blocks = render_edge_component([(1, 2), (3, 2), (3, 4), (6, 5), (7, 6)], [1, 2, 3, 4, 5, 6, 7], ids, pr)
     q = question("mc", ids(1), [ids(7), ids(4)], True, pr, render="edges")
     messages = [m.model_dump() for m in build_messages("mc", q, [*blocks, "unrelated text"], pr, render="edges")]
-    content, _ = BaselineApp("oracle").answer(messages)
+    content, _ = PolicyApp("oracle").answer(messages)
     assert content.endswith("\\answer{B}")
-    picks = {BaselineApp("random", seed=s).answer(messages)[0] for s in range(30)}
+    picks = {PolicyApp("random", seed=s).answer(messages)[0] for s in range(30)}
     assert picks == {f"\\answer{{{letter}}}" for letter in option_letters(2, True)}
 
 
@@ -151,7 +151,7 @@ def test_oracle_and_random_answer_list_questions() -> None:
     import datetime as dt
 
     from graphniah.formats.examples import PaperMeta
-    from graphniah.run.serve.baseline import BaselineApp
+    from graphniah.run.serve.policies import PolicyApp
     from graphniah.sampling.examples.render import build_messages, question, render_component
     from graphniah.scoring import extract_answer, score_response
 
@@ -160,9 +160,9 @@ def test_oracle_and_random_answer_list_questions() -> None:
     messages = [m.model_dump() for m in build_messages("list", question("list", papers[1].title),
                                                           [*render_component(papers, edges, list(papers)), "unrelated text"])]
     truth = "\n".join(papers[p].title for p in (2, 3, 4))
-    content, _ = BaselineApp("oracle").answer(messages)
+    content, _ = PolicyApp("oracle").answer(messages)
     assert score_response("list", truth, content).listing.f1 == 1.0
-    draws = [BaselineApp("random", seed=s).answer(messages)[0] for s in (5, 5, 6)]
+    draws = [PolicyApp("random", seed=s).answer(messages)[0] for s in (5, 5, 6)]
     assert draws[0] == draws[1]  # seeded
     named = {t for d in draws for t in (extract_answer(d) or "").split("\n") if t}
     assert named <= {p.title for p in papers.values()} and len(named) >= 4  # titles of the context, kept by a coin
