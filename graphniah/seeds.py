@@ -22,7 +22,6 @@ stream              SeedSequence entropy                             draws
 ``f1-bootstrap``    ``[seed, 0xF1, 0xB007]``                         the bootstrap interval of a run's mean F1 (list task)
 ``backoff``         ``[seed]``                                       retry jitter of a model run
 ``policy``          ``[seed]``                                       the ``random`` policy server's answers
-``faults``          ``[seed]``                                       the policy server's injected faults (tests)
 ``shortcut``        ``[seed, key, 0, 0x5C07]``                       the retrieval shortcut's guess on an example its
                                                                      blocks leave open (key: ``suite_key`` of the
                                                                      example id, so the order of examples is irrelevant)
@@ -73,7 +72,6 @@ class Stream(StrEnum):
     F1_BOOTSTRAP = "f1-bootstrap"
     BACKOFF = "backoff"
     POLICY = "policy"
-    FAULTS = "faults"
     SHORTCUT = "shortcut"
 
 
@@ -90,7 +88,6 @@ _LAYOUT: dict[Stream, Callable[..., list[int]]] = {
     Stream.F1_BOOTSTRAP: lambda seed: [seed, 0xF1, _BOOTSTRAP_TAG],
     Stream.BACKOFF: lambda seed: [seed],
     Stream.POLICY: lambda seed: [seed],
-    Stream.FAULTS: lambda seed: [seed],
     # Four words ending in a tag no other four-word layout ends in (alpha-spec ends in 0x5EC).
     Stream.SHORTCUT: lambda seed, key: [seed, key, 0, _SHORTCUT_TAG],
 }

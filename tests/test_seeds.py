@@ -35,7 +35,7 @@ def test_streams_equal_the_historical_derivations(seed: int, a: int, b: int) -> 
     assert _same(generator(Stream.ALPHA_SPEC, seed, a, b), _rng([seed, a, b, 0x5EC]))
     assert _same(generator(Stream.ALPHA_BOOTSTRAP, seed), _rng([seed, 0xB007]))
     assert derived_seed(Stream.ALPHA_TASK, seed, a) == int(np.random.SeedSequence([seed, a]).generate_state(1)[0])
-    for stream in (Stream.DEMO_RELEASE, Stream.BACKOFF, Stream.POLICY, Stream.FAULTS):
+    for stream in (Stream.DEMO_RELEASE, Stream.BACKOFF, Stream.POLICY):
         assert _same(generator(stream, seed), np.random.default_rng(seed))
 
 
@@ -47,7 +47,7 @@ def test_suite_key_is_the_name_hash_prefix() -> None:
 def test_batch_and_example_streams_of_one_seed_differ() -> None:
     # The batch stream's entropy differs from every other stream's at the same seed for keys 0..3
     # (0..3 keys each). Streams of the same layout do share entropy lists (pool/example/alpha-task,
-    # and the four [seed] streams); they are never drawn for the same artifact.
+    # and the three [seed] streams); they are never drawn for the same artifact.
     lists = {}
     for stream in Stream:
         for n in range(4):

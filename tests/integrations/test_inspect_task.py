@@ -24,11 +24,11 @@ import pytest
 from graphniah.dataset import iter_dataset_examples, open_dataset, run_dataset
 from graphniah.errors import GraphNIAHError
 from graphniah.run import read_journal
-from graphniah.run.serve.policies import PolicyServer
 from graphniah.scoring import score_records
 from graphniah.stats import wilson_interval
 from tests.dataset.conftest import exported_suite
 from tests.run.helpers import fast_options, local_entry
+from tests.run.serve.faulty import FaultServer
 
 ORACLE = "openai/local-oracle"  # a name inspect does not know
 ALWAYS_NO = "openai/local-always-no"
@@ -69,7 +69,7 @@ def _metrics(log) -> dict[str, float]:
 @pytest.mark.slow
 def test_inspect_eval_command_with_the_oracle_scores_one(exported, inspect_env, tmp_path):
     """The issue's command, run as a user would: the task is found through the entry point."""
-    with PolicyServer("oracle") as srv:
+    with FaultServer("oracle") as srv:
         cmd = [str(Path(sys.executable).with_name("inspect")), "eval", "graphniah/graphniah", "-T", f"dataset={exported.dataset}",
                "--model", ORACLE, "--model-base-url", srv.url, "--log-dir", inspect_env["INSPECT_LOG_DIR"], "--display", "none"]
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=os.environ | inspect_env)
@@ -99,7 +99,7 @@ def test_always_no_scores_what_graphniah_run_gives_and_filters_apply(exported, i
 
     from graphniah.integrations.inspect_task import graphniah
 
-    with PolicyServer("always-no") as srv:
+    with FaultServer("always-no") as srv:
         summary = run_dataset(local_entry("local-always-no", api_base=srv.url), exported.dataset,
                               runs_root=tmp_path / "runs", options=fast_options())
         [log] = inspect_eval(graphniah(dataset=str(exported.dataset)), model=ALWAYS_NO, model_base_url=srv.url,

@@ -18,8 +18,8 @@ from graphniah.layout import journal_file
 from graphniah.run import read_journal, run_suite
 from graphniah.run.models import ModelEntry
 from graphniah.run.runner import litellm_module
-from graphniah.run.serve.policies import Faults, PolicyServer
 from tests.run.helpers import fast_options, local_entry
+from tests.run.serve.faulty import Faults, FaultServer
 
 
 def _child_run(entry_json: str, examples: str, runs: str, snapshots: str) -> None:
@@ -29,7 +29,7 @@ def _child_run(entry_json: str, examples: str, runs: str, snapshots: str) -> Non
     os._exit(0)
 
 
-def _wait_for_requests(srv: PolicyServer, more_than: int, timeout: float = 60.0) -> None:
+def _wait_for_requests(srv: FaultServer, more_than: int, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while srv.stats.requests <= more_than:
         assert time.monotonic() < deadline, "the runner never sent a request"
@@ -53,7 +53,7 @@ def test_kill_9_at_random_moments_then_resume(suite, tmp_path):
     litellm_module()  # import once here so forked runners do not pay for it
     ctx = mp.get_context("fork")
     cut_short = 0
-    with PolicyServer("oracle", faults=Faults(latency_s=0.15)) as srv:
+    with FaultServer("oracle", faults=Faults(latency_s=0.15)) as srv:
         entry = local_entry(api_base=srv.url)
         # Round 1: the real command line in its own process.
         cmd = [sys.executable, "-c", "from graphniah.cli import main; main()", "run", "--model", "local-oracle",

@@ -17,9 +17,10 @@ from graphniah.layout import journal_file
 from graphniah.run import RetryPolicy, read_journal, run_suite
 from graphniah.run.models import ModelEntry
 from graphniah.run.runner import RunPlan, RunSummary
-from graphniah.run.serve.policies import Faults, PolicyServer, approx_prompt_tokens
+from graphniah.run.serve.policies import approx_prompt_tokens
 from graphniah.scoring import counted_records, score_records
 from tests.run.helpers import CUTOFF, DemoSuite, fast_options, local_entry
+from tests.run.serve.faulty import Faults, FaultServer
 from tests.secret_scan import assert_secret_absent
 
 SECRET = "sk-test-SECRET123"
@@ -41,7 +42,7 @@ def prompt_tokens(ex) -> int:
 
 def test_oracle_scores_100_percent_and_a_rerun_sends_nothing(suite, tmp_path):
     runs = tmp_path / "runs"
-    with PolicyServer("oracle") as srv:
+    with FaultServer("oracle") as srv:
         entry = local_entry(api_base=srv.url)
         s = run(entry, suite, runs)
         assert (s.sent, s.ok, s.failed, s.unsent, s.stopped_by) == (16, 16, 0, 0, None)
@@ -70,7 +71,7 @@ def test_oracle_scores_100_percent_and_a_rerun_sends_nothing(suite, tmp_path):
 
 def test_always_no_scores_exactly_the_no_label_share(suite, tmp_path):
     runs = tmp_path / "runs"
-    with PolicyServer("always-no") as srv:
+    with FaultServer("always-no") as srv:
         run(local_entry("local-always-no", api_base=srv.url), suite, runs)
     sc = score_records(records(runs, "local-always-no"))
     yesno = [e for e in suite.examples if e.task == "yesno"]
@@ -84,7 +85,7 @@ def test_always_no_scores_exactly_the_no_label_share(suite, tmp_path):
 
 def test_random_draws_from_the_answer_set_of_each_task(suite, tmp_path):
     runs = tmp_path / "runs"
-    with PolicyServer("random", seed=11) as srv:
+    with FaultServer("random", seed=11) as srv:
         run(local_entry("local-random", api_base=srv.url), suite, runs)
     recs = records(runs, "local-random")
     assert len(recs) == 16 and all(r.status == "ok" and r.extracted is not None for r in recs)
@@ -100,7 +101,7 @@ def test_random_draws_from_the_answer_set_of_each_task(suite, tmp_path):
 def test_transient_faults_are_retried_and_the_successful_attempt_is_timed(suite, tmp_path):
     runs = tmp_path / "runs"
     faults = Faults(script=("429", "500", "503", "timeout", "cut"), retry_after_s=0.3, delay_s=1.0)
-    with PolicyServer("oracle", faults=faults) as srv:
+    with FaultServer("oracle", faults=faults) as srv:
         s = run(local_entry(api_base=srv.url, timeout_s=0.5), suite, runs, concurrency=8)
         assert srv.stats.requests == 16 * 6  # exactly our attempts: LiteLLM and openai retry nothing themselves
     assert (s.ok, s.failed) == (16, 0)
@@ -116,7 +117,7 @@ def test_transient_faults_are_retried_and_the_successful_attempt_is_timed(suite,
 def test_a_429_storm_ends_within_the_attempt_bound(suite, tmp_path):
     runs = tmp_path / "runs"
     pol = RetryPolicy(max_attempts=3, base_s=0.002, cap_s=0.01)
-    with PolicyServer("oracle", faults=Faults(rates={"429": 0.7}, seed=5, retry_after_s=None)) as srv:
+    with FaultServer("oracle", faults=Faults(rates={"429": 0.7}, seed=5, retry_after_s=None)) as srv:
         s = run(local_entry(api_base=srv.url), suite, runs, retry=pol, concurrency=8)
         recs = records(runs)
         assert sum(r.attempts for r in recs) == srv.stats.requests
@@ -132,7 +133,7 @@ def test_a_429_storm_ends_within_the_attempt_bound(suite, tmp_path):
 def test_recorded_failures_are_resent_only_with_retry_failed(suite, tmp_path):
     runs = tmp_path / "runs"
     entry = local_entry()
-    with PolicyServer("oracle", faults=Faults(script=("500", "500"))) as srv:
+    with FaultServer("oracle", faults=Faults(script=("500", "500"))) as srv:
         s = run(entry.with_overrides(api_base=srv.url), suite, runs, retry=RetryPolicy(max_attempts=2, base_s=0, cap_s=0))
         assert (s.ok, s.failed) == (0, 16)
         again = run(entry.with_overrides(api_base=srv.url), suite, runs)
@@ -151,7 +152,7 @@ def test_context_too_long_is_recorded_and_not_retried(suite, tmp_path):
     limit = sizes[len(sizes) // 2]
     too_long = {e.id for e in suite.examples if prompt_tokens(e) > limit}
     assert 0 < len(too_long) < 16
-    with PolicyServer("oracle", faults=Faults(context_limit=limit)) as srv:
+    with FaultServer("oracle", faults=Faults(context_limit=limit)) as srv:
         run(local_entry(api_base=srv.url), suite, runs)
         assert srv.stats.requests == 16
     for r in records(runs):
@@ -168,7 +169,7 @@ def test_flex_capacity_errors_are_resent_at_the_standard_tier(suite, tmp_path):
     entry = local_entry(service_tier="flex", fallback_tier="standard",
                         price={"standard": {"input": 1.0, "output": 2.0}, "flex": {"input": 0.5, "output": 1.0}})
     assert entry.settings_hash == local_entry().settings_hash  # the tier changes cost, not answers
-    with PolicyServer("oracle", faults=Faults(flex_unavailable=True)) as srv:
+    with FaultServer("oracle", faults=Faults(flex_unavailable=True)) as srv:
         run(entry.with_overrides(api_base=srv.url), suite, runs)
         assert srv.stats.outcomes["flex_unavailable"] == 16
         assert srv.stats.tiers == {"flex": 16, "default": 16}  # the standard tier is the provider default: no service_tier sent
@@ -181,7 +182,7 @@ def test_flex_capacity_errors_are_resent_at_the_standard_tier(suite, tmp_path):
 def test_flex_without_fallback_retries_at_flex(suite, tmp_path):
     runs = tmp_path / "runs"
     entry = local_entry(service_tier="flex", price={"standard": {"input": 1.0, "output": 2.0}, "flex": {"input": 0.5, "output": 1.0}})
-    with PolicyServer("oracle", faults=Faults(script=("flex",))) as srv:
+    with FaultServer("oracle", faults=Faults(script=("flex",))) as srv:
         run(entry.with_overrides(api_base=srv.url), suite, runs)
         assert srv.stats.tiers == {"flex": 32}  # both attempts at flex: no fallback configured
     for r in records(runs):
@@ -191,7 +192,7 @@ def test_flex_without_fallback_retries_at_flex(suite, tmp_path):
 
 def test_a_response_without_an_answer_block_is_answered_but_unscored(suite, tmp_path):
     runs = tmp_path / "runs"
-    with PolicyServer("oracle", faults=Faults(script=("noanswer",))) as srv:
+    with FaultServer("oracle", faults=Faults(script=("noanswer",))) as srv:
         s = run(local_entry(api_base=srv.url), suite, runs)
     assert (s.ok, s.no_answer) == (16, 16)
     sc = score_records(records(runs))
@@ -217,7 +218,7 @@ def test_budget_stops_before_the_estimate_would_pass_it(suite, tmp_path):
     plan = run_suite(entry, path, runs_root=runs, snapshots_root=suite.snapshots, dry_run=True,
                      options=fast_options(assume_output_tokens=out))
     assert isinstance(plan, RunPlan) and plan.estimate.usd == pytest.approx(sum(est))
-    with PolicyServer("oracle") as srv:
+    with FaultServer("oracle") as srv:
         s = run(entry.with_overrides(api_base=srv.url), suite, runs, path=path, concurrency=1, budget_usd=budget,
                 assume_output_tokens=out)
         assert (s.sent, s.ok, s.unsent, s.stopped_by) == (5, 5, 11, "budget")
@@ -280,7 +281,7 @@ def test_api_keys_never_reach_files_logs_or_output(suite, tmp_path, monkeypatch,
             str(suite.snapshots), "--registry", str(registry), "--no-progress", "--max-attempts", "2"]
     outputs = []
     # 1. A provider that rejects the key and echoes it back in its error message.
-    with PolicyServer("oracle", faults=Faults(api_key="sk-test-the-right-one")) as srv:
+    with FaultServer("oracle", faults=Faults(api_key="sk-test-the-right-one")) as srv:
         _registry_with(registry, entry.with_overrides(api_base=srv.url))
         res = cli.invoke(app, args)
         outputs.append(res.output + (res.stderr or ""))
@@ -290,7 +291,7 @@ def test_api_keys_never_reach_files_logs_or_output(suite, tmp_path, monkeypatch,
     assert all(r.status == "failed" and r.attempts == 1 and r.errors[0].kind == "auth" for r in recs)
     assert all("Incorrect API key provided" in r.errors[0].message for r in recs)
     # 2. A provider that accepts exactly this key: it was sent, and still appears nowhere.
-    with PolicyServer("oracle", faults=Faults(api_key=SECRET)) as srv:
+    with FaultServer("oracle", faults=Faults(api_key=SECRET)) as srv:
         _registry_with(registry, entry.with_overrides(api_base=srv.url))
         res = cli.invoke(app, [*args, "--retry-failed"])
         outputs.append(res.output + (res.stderr or ""))
@@ -350,7 +351,7 @@ def test_a_run_reuses_the_answers_another_suites_journal_holds_for_the_same_exam
     # the second suite: ten examples byte for byte, two with the same id and other bytes, one new to both
     changed = [e.model_copy(update={"token_counts": {"o200k_base": prompt_tokens(e)}}) for e in exs[10:12]]
     _suite_file(tmp_path / "second.jsonl", [*exs[:10], *changed, *suite.small[:1]])
-    with PolicyServer("oracle") as srv:
+    with FaultServer("oracle") as srv:
         entry = local_entry(api_base=srv.url)
         first = run(entry, suite, runs, path=tmp_path / "first.jsonl")
         assert (first.sent, first.reused, srv.stats.requests) == (16, 0, 16)
@@ -381,7 +382,7 @@ def test_a_dry_run_shows_what_reuse_saves_and_sends_nothing(suite, tmp_path):
     runs = tmp_path / "runs"
     exs, path = _priced_suite(suite, tmp_path)
     price = {"standard": {"input": 1000.0, "output": 1000.0}}
-    with PolicyServer("oracle") as srv:
+    with FaultServer("oracle") as srv:
         entry = local_entry(api_base=srv.url, price=price)
         run(entry, suite, runs, path=path)
         _suite_file(tmp_path / "copy.jsonl", exs[:6])

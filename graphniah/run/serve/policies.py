@@ -1,4 +1,4 @@
-r"""An OpenAI-compatible server for the keyless policies (oracle, random, always-NO), with fault knobs for tests.
+r"""An OpenAI-compatible server for the keyless policies: oracle, random and always-NO.
 
 Two OpenAI APIs, one answer path:
 
@@ -13,8 +13,8 @@ Two OpenAI APIs, one answer path:
 Both turn their request into the same list of ``{role, content}`` text messages
 (:func:`chat_messages`, :func:`responses_messages`: the ``developer`` role and the Responses
 ``instructions`` field are the system message, text content parts are joined), and
-:meth:`PolicyApp.reply` applies faults and the policy to that list; only the JSON the reply is
-wrapped in differs. The policies:
+:meth:`PolicyApp.reply` applies the policy to that list; only the JSON the reply is wrapped in
+differs. The policies:
 
 - ``oracle``: the text-only solver (:func:`graphniah.sampling.examples.textcheck.solve`) reads the context back
   into a citation graph and answers; when the text does not determine an answer the reply has no
@@ -36,13 +36,10 @@ their ``metadata`` (``usage_rule``). The oracle also returns a short reasoning t
 content in responses) and counts its tokens as reasoning tokens, so a client's handling of
 reasoning output is exercised without a real reasoning model.
 
-Fault injection (:class:`Faults`), for the runner's tests: a per-request *script* (the n-th time the
-same messages arrive, apply the n-th fault: a deterministic schedule under any concurrency), random
-fault rates drawn from a seeded generator, a context limit (400 ``context_length_exceeded`` above
-it), flex-tier capacity errors (429 ``resource_unavailable`` on ``service_tier=flex``), an API key
-check that answers 401 *echoing the key it got* (the worst a provider could do, so the runner's
-redaction is tested), delays (→ client timeouts), cut connections, and replies without an answer.
-Faults apply to both APIs alike (they act on the normalised messages).
+Three methods of :class:`PolicyApp` are where a subclass changes what a request gets: ``reply``
+(the answer to normalised messages; both APIs come through it), ``refused`` (told of every request
+answered with an HTTP error, a :class:`Rejection`) and ``deliver`` (sends a reply's bytes). The
+tests' server (``tests/run/serve/faulty.py``) injects faults and counts requests there.
 
 The server is a ``ThreadingHTTPServer`` with HTTP/1.1 keep-alive. The oracle solve is pure Python
 and holds the GIL, so one server process answers on one core; ``bench/runner.py`` runs it in its own
@@ -51,15 +48,12 @@ process so the client under test gets the other core.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import socket
 import threading
 import time
 import uuid
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -74,8 +68,6 @@ if TYPE_CHECKING:
 
 Policy = Literal["oracle", "random", "always-no"]
 POLICIES: tuple[Policy, ...] = ("oracle", "random", "always-no")
-FaultKind = Literal["429", "500", "503", "timeout", "cut", "noanswer", "context", "flex", "auth"]
-FAULT_KINDS: tuple[str, ...] = ("429", "500", "503", "timeout", "cut", "noanswer", "context", "flex", "auth")
 Api = Literal["chat", "responses"]
 USAGE_RULE = "chars/4"
 _MAX_BODY = 64 << 20  # 64 MiB: a 1M-token prompt is ~4 MB of text
@@ -95,50 +87,7 @@ def approx_tokens(text: str) -> int:
 def approx_prompt_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
     """Prompt tokens of a chat under the cheap rule: content tokens + 3 per message + 3 for the reply."""
     return sum(approx_tokens(str(m.get("content") or "")) + 3 for m in messages) + 3
-@dataclass(frozen=True)
-class Faults:
-    """What the server does wrong, and when.
-
-    ``script[n]`` is applied to the (n+1)-th arrival of the same messages (keyed by their sha256);
-    arrivals after the script are answered normally (subject to ``rates``). ``rates`` maps a fault
-    kind to its probability per request. ``flex`` faults apply only to requests sent with
-    ``service_tier=flex`` (a standard-tier request passes). ``timeout`` sleeps ``delay_s`` before
-    answering normally, so a client with a shorter timeout gives up. ``latency_s`` delays every
-    reply (a model's thinking time), so a test can kill a client while calls are in flight. ``api_key``, when set, is the
-    only bearer key accepted.
-    """
-
-    script: tuple[str, ...] = ()
-    rates: Mapping[str, float] = field(default_factory=dict)
-    seed: int = 0
-    retry_after_s: float | None = 0.05
-    delay_s: float = 2.0
-    latency_s: float = 0.0
-    context_limit: int | None = None
-    flex_unavailable: bool = False
-    api_key: str | None = None
-
-    def __post_init__(self) -> None:
-        bad = [k for k in (*self.script, *self.rates) if k not in FAULT_KINDS]
-        if bad:
-            raise GraphNIAHError(f"unknown fault kind(s) {bad}; known: {', '.join(FAULT_KINDS)}")
-        for k, p in self.rates.items():
-            if not 0 <= p <= 1:
-                raise GraphNIAHError(f"fault rate of {k} must be in [0, 1], got {p}")
-
-
-@dataclass
-class ServerStats:
-    """Counters the tests read: requests by outcome, by service tier and by API (``chat``/``responses``)."""
-
-    requests: int = 0
-    outcomes: Counter[str] = field(default_factory=Counter)
-    tiers: Counter[str] = field(default_factory=Counter)
-    apis: Counter[str] = field(default_factory=Counter)
-    authorization_seen: int = 0
-
-
-class _Reject(Exception):
+class Rejection(Exception):
     """An HTTP error reply: status, OpenAI-style error body, extra headers."""
 
     def __init__(self, status: int, message: str, code: str, type_: str, headers: Mapping[str, str] | None = None,
@@ -151,8 +100,8 @@ class _Reject(Exception):
         return json.dumps({"error": {"message": self.message, "type": self.type, "code": self.code, "param": self.param}}).encode()
 
 
-def _invalid(message: str, param: str | None = None) -> _Reject:
-    return _Reject(400, message, "invalid_messages", "invalid_request_error", param=param)
+def _invalid(message: str, param: str | None = None) -> Rejection:
+    return Rejection(400, message, "invalid_messages", "invalid_request_error", param=param)
 
 
 def _text(content: Any, where: str) -> str:
@@ -239,20 +188,15 @@ class Reply:
 
 
 class PolicyApp:
-    """The policy and the fault state, independent of the HTTP plumbing (thread-safe)."""
+    """The policy, independent of the HTTP plumbing (thread-safe)."""
 
-    def __init__(self, policy: Policy, *, seed: int = 0, faults: Faults | None = None, model_name: str | None = None,
-                 prompts: str | Path | None = None):
+    def __init__(self, policy: Policy, *, seed: int = 0, model_name: str | None = None, prompts: str | Path | None = None):
         if policy not in POLICIES:
             raise GraphNIAHError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
         self.policy = policy
         self.model_name = model_name or f"local-{policy}"
-        self.faults = faults or Faults()
-        self.stats = ServerStats()
         self._lock = threading.Lock()
         self._rng = generator(Stream.POLICY, seed)
-        self._fault_rng = generator(Stream.FAULTS, self.faults.seed)
-        self._arrivals: Counter[str] = Counter()
         self._prompts: PromptSet | None = None
         self._prompts_dir = prompts  # the oracle reads prompts rendered from these templates
 
@@ -294,7 +238,7 @@ class PolicyApp:
                 return self._random_list(context), None
             answers = self._answer_set(task, question, rendering_of(msgs, self._prompt_set()))
         except Undetermined as err:
-            raise _Reject(400, f"cannot tell the task from the messages: {err}", "unknown_task", "invalid_request_error") from None
+            raise Rejection(400, f"cannot tell the task from the messages: {err}", "unknown_task", "invalid_request_error") from None
         with self._lock:
             pick = answers[int(self._rng.integers(len(answers)))]
         return f"\\answer{{{pick}}}", None
@@ -320,86 +264,55 @@ class PolicyApp:
             return list(option_letters(len(q.targets), q.none_option))
         return [str(a) for a in CountingAnswers().answers]
 
-    # -- faults ---------------------------------------------------------------------------------
-
-    def fault_for(self, body_key: str, tier: str | None) -> str | None:
-        """The fault to apply to this arrival (script first, then random rates), or None."""
-        f = self.faults
-        with self._lock:
-            n = self._arrivals[body_key]
-            self._arrivals[body_key] += 1
-            kind = f.script[n] if n < len(f.script) else None
-            if kind is None:
-                for k, p in f.rates.items():
-                    if p > 0 and self._fault_rng.random() < p:
-                        kind = k
-                        break
-        if kind == "flex" and tier != "flex":
-            return None
-        return kind
-
-    def record(self, outcome: str, tier: str | None, api: Api = "chat") -> None:
-        with self._lock:
-            self.stats.requests += 1
-            self.stats.outcomes[outcome] += 1
-            self.stats.tiers[tier or "default"] += 1
-            self.stats.apis[api] += 1
-
     # -- one request ----------------------------------------------------------------------------
 
     def reply(self, messages: Sequence[Mapping[str, str]], tier: str | None, authorization: str | None,
-              api: Api = "chat") -> tuple[Reply, str | None]:
-        """Faults, then the policy, on normalised messages: the reply and the HTTP-level fault (``timeout``/``cut``).
+              api: Api = "chat") -> Reply:
+        """The policy's reply to normalised messages; both APIs come through here.
 
-        Both APIs come through here, so a fault script or a context limit acts the same on either.
-        Raises :class:`_Reject` for the faults that are HTTP errors.
+        Parameters
+        ----------
+        messages : sequence of {role, content}
+            The request's messages, as :func:`chat_messages` or :func:`responses_messages` gave them.
+        tier : str or None
+            The request's ``service_tier``.
+        authorization : str or None
+            The request's ``Authorization`` header (no key is needed: the server is keyless).
+        api : {"chat", "responses"}
+            Which API the request came through.
+
+        Returns
+        -------
+        Reply
+            The answer and its usage; a :class:`Rejection` is raised for a request that cannot be answered.
         """
-        f = self.faults
-        if authorization is not None:
-            with self._lock:
-                self.stats.authorization_seen += 1
-        # Only a script needs to recognise repeated messages; hashing 200 KB per request is not free.
-        key = hashlib.sha256(json.dumps(list(messages), sort_keys=True).encode()).hexdigest() if f.script else ""
-        fault = self.fault_for(key, tier) if (f.script or f.rates) else None
-        given = (authorization or "").removeprefix("Bearer ").strip()
-        if fault == "auth" or (f.api_key is not None and given != f.api_key):
-            raise _Reject(401, f"Incorrect API key provided: {given}.", "invalid_api_key", "invalid_request_error")
-        if (f.flex_unavailable and tier == "flex") or fault == "flex":
-            raise _Reject(429, "Resource unavailable: the flex tier has no capacity right now, retry later or use the default tier.",
-                          "resource_unavailable", "resource_unavailable")
-        if fault == "429":
-            headers = {"Retry-After": f"{f.retry_after_s:g}"} if f.retry_after_s is not None else {}
-            raise _Reject(429, "Rate limit reached for requests. Please try again later.", "rate_limit_exceeded", "requests", headers)
-        if fault in ("500", "503"):
-            raise _Reject(int(fault), "The server had an error while processing your request.", "server_error", "server_error")
-        prompt_tokens = approx_prompt_tokens(messages)
-        if fault == "context" or (f.context_limit is not None and prompt_tokens > f.context_limit):
-            limit = f.context_limit if f.context_limit is not None else prompt_tokens - 1
-            raise _Reject(400, f"This model's maximum context length is {limit} tokens. However, your messages resulted in "
-                          f"{prompt_tokens} tokens. Please reduce the length of the messages.",
-                          "context_length_exceeded", "invalid_request_error")
-        if fault == "noanswer":
-            content, reasoning = "I looked at the context but will not commit to an answer.", None
-        else:
-            content, reasoning = self.answer(messages)
-        outcome = {"noanswer": "noanswer", "timeout": "timeout", "cut": "cut"}.get(fault or "", "ok")
-        self.record(outcome, tier, api)
-        return Reply(content, reasoning, prompt_tokens, tier), fault if fault in ("timeout", "cut") else None
+        content, reasoning = self.answer(messages)
+        return Reply(content, reasoning, approx_prompt_tokens(messages), tier)
 
-    def complete(self, payload: Mapping[str, Any], authorization: str | None) -> tuple[dict[str, Any], str | None]:
-        """A chat-completions reply body and the HTTP-level fault, or raise _Reject."""
+    def refused(self, rejection: Rejection, tier: str | None, api: Api) -> None:
+        """Told of every request answered with an HTTP error; nothing to do here (a test server counts them)."""
+
+    def deliver(self, handler: _Handler, data: bytes, content_type: str) -> None:
+        """Send a reply's bytes with status 200 (a test server delays or cuts them here)."""
+        try:
+            handler.send(200, data, content_type=content_type)
+        except (BrokenPipeError, ConnectionResetError):
+            handler.close_connection = True  # the client gave up: nothing to do
+
+    def complete(self, payload: Mapping[str, Any], authorization: str | None) -> dict[str, Any]:
+        """A chat-completions reply body, or raise :class:`Rejection`."""
         messages = chat_messages(payload)
         if payload.get("stream"):
             # param=stream: inspect_ai (and others) retry without streaming when only a display asked for it
-            raise _Reject(400, "streaming chat completions are not supported by this server (the Responses API streams)",
+            raise Rejection(400, "streaming chat completions are not supported by this server (the Responses API streams)",
                           "unsupported", "invalid_request_error", param="stream")
-        reply, fault = self.reply(messages, payload.get("service_tier"), authorization, "chat")
-        return chat_body(reply, str(payload.get("model") or self.model_name), self.policy), fault
+        reply = self.reply(messages, payload.get("service_tier"), authorization, "chat")
+        return chat_body(reply, str(payload.get("model") or self.model_name), self.policy)
 
-    def respond(self, payload: Mapping[str, Any], authorization: str | None) -> tuple[dict[str, Any], str | None]:
-        """A Responses API reply body (the finished response, streamed or not) and the HTTP-level fault."""
-        reply, fault = self.reply(responses_messages(payload), payload.get("service_tier"), authorization, "responses")
-        return responses_body(reply, payload, str(payload.get("model") or self.model_name), self.policy), fault
+    def respond(self, payload: Mapping[str, Any], authorization: str | None) -> dict[str, Any]:
+        """A Responses API reply body (the finished response, streamed or not), or raise :class:`Rejection`."""
+        reply = self.reply(responses_messages(payload), payload.get("service_tier"), authorization, "responses")
+        return responses_body(reply, payload, str(payload.get("model") or self.model_name), self.policy)
 
 
 def chat_body(reply: Reply, model: str, policy: Policy) -> dict[str, Any]:
@@ -523,8 +436,8 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Silent: request lines would be noise, and headers (keys) must never be logged."""
 
-    def _send(self, status: int, body: bytes, headers: Mapping[str, str] | None = None,
-              content_type: str = "application/json") -> None:
+    def send(self, status: int, body: bytes, headers: Mapping[str, str] | None = None,
+             content_type: str = "application/json") -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -536,65 +449,44 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         app = self.server.app
         if self.path.rstrip("/") in ("/health", "/v1/health"):
-            self._send(200, b'{"status":"ok"}')
+            self.send(200, b'{"status":"ok"}')
         elif self.path.rstrip("/") in ("/v1/models", "/models"):
-            self._send(200, json.dumps({"object": "list", "data": [{"id": app.model_name, "object": "model", "owned_by": "graphniah"}]}).encode())
+            self.send(200, json.dumps({"object": "list", "data": [{"id": app.model_name, "object": "model", "owned_by": "graphniah"}]}).encode())
         else:
-            self._send(404, _Reject(404, f"no route {self.path}", "not_found", "invalid_request_error").body())
+            self.send(404, Rejection(404, f"no route {self.path}", "not_found", "invalid_request_error").body())
 
     def do_POST(self) -> None:
         app = self.server.app
         length = int(self.headers.get("Content-Length") or 0)
         if length <= 0 or length > _MAX_BODY:
             self.close_connection = True
-            self._send(400 if length <= 0 else 413, _Reject(400, "request body missing or too large", "invalid_body", "invalid_request_error").body())
+            self.send(400 if length <= 0 else 413, Rejection(400, "request body missing or too large", "invalid_body", "invalid_request_error").body())
             return
         raw = self.rfile.read(length)
         api = _ROUTES.get(self.path.rstrip("/"))
         if api is None:
-            self._send(404, _Reject(404, f"no route {self.path}", "not_found", "invalid_request_error").body())
+            self.send(404, Rejection(404, f"no route {self.path}", "not_found", "invalid_request_error").body())
             return
         payload: Any = None
         try:
             payload = json.loads(raw)
             if not isinstance(payload, dict):
                 raise ValueError("not an object")
-            body, fault = app.complete(payload, self.headers.get("Authorization")) if api == "chat" else \
+            body = app.complete(payload, self.headers.get("Authorization")) if api == "chat" else \
                 app.respond(payload, self.headers.get("Authorization"))
-        except _Reject as rej:
-            app.record(f"http{rej.status}" if rej.code != "resource_unavailable" else "flex_unavailable",
-                       payload.get("service_tier") if isinstance(payload, dict) else None, api)
-            self._send(rej.status, rej.body(), rej.headers)
+        except Rejection as rej:
+            app.refused(rej, payload.get("service_tier") if isinstance(payload, dict) else None, api)
+            self.send(rej.status, rej.body(), rej.headers)
             return
         except ValueError as err:
-            app.record("http400", None, api)
-            self._send(400, _Reject(400, f"request body is not a JSON object ({err})", "invalid_json", "invalid_request_error").body())
+            bad = Rejection(400, f"request body is not a JSON object ({err})", "invalid_json", "invalid_request_error")
+            app.refused(bad, None, api)
+            self.send(400, bad.body())
             return
         streamed = api == "responses" and bool(payload.get("stream"))
         data = sse(response_events(body)) if streamed else json.dumps(body).encode()
         content_type = "text/event-stream" if streamed else "application/json"
-        if app.faults.latency_s:
-            time.sleep(app.faults.latency_s)
-        if fault == "timeout":
-            time.sleep(app.faults.delay_s)
-        if fault == "cut":
-            # Promise the whole body, send half of it, and drop the connection.
-            self.send_response(200)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data[: len(data) // 2])
-            self.wfile.flush()
-            self.close_connection = True
-            try:
-                self.connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            return
-        try:
-            self._send(200, data, content_type=content_type)
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True  # the client gave up (a timeout fault): nothing to do
+        app.deliver(self, data, content_type)
 
 
 class _Server(ThreadingHTTPServer):
@@ -614,8 +506,8 @@ class PolicyServer:
     """
 
     def __init__(self, policy: Policy, *, port: int = 0, host: str = "127.0.0.1", seed: int = 0,
-                 faults: Faults | None = None, model_name: str | None = None, prompts: str | Path | None = None):
-        self.app = PolicyApp(policy, seed=seed, faults=faults, model_name=model_name, prompts=prompts)
+                 model_name: str | None = None, prompts: str | Path | None = None):
+        self.app = self.make_app(policy, seed=seed, model_name=model_name, prompts=prompts)
         try:
             self._httpd = _Server((host, port), self.app)
         except OSError as err:
@@ -630,9 +522,9 @@ class PolicyServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    @property
-    def stats(self) -> ServerStats:
-        return self.app.stats
+    def make_app(self, policy: Policy, *, seed: int, model_name: str | None, prompts: str | Path | None) -> PolicyApp:
+        """The app that answers the requests (a subclass returns its own :class:`PolicyApp`)."""
+        return PolicyApp(policy, seed=seed, model_name=model_name, prompts=prompts)
 
     def start(self) -> PolicyServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)

@@ -9,8 +9,9 @@ import httpx
 import pytest
 
 from graphniah.errors import GraphNIAHError
-from graphniah.run.serve.policies import Faults, PolicyServer, approx_prompt_tokens, wait_until_healthy
+from graphniah.run.serve.policies import PolicyServer, approx_prompt_tokens, wait_until_healthy
 from graphniah.sampling.examples.textcheck import solve
+from tests.run.serve.faulty import Faults, FaultServer
 
 
 def chat(url: str, messages, **extra) -> httpx.Response:
@@ -82,7 +83,7 @@ def test_always_no(suite):
 def test_fault_script_and_http_faults(suite):
     ex = suite.examples[0]
     faults = Faults(script=("429", "503", "context", "cut", "noanswer", "auth"), retry_after_s=1.5)
-    with PolicyServer("oracle", faults=faults) as srv:
+    with FaultServer("oracle", faults=faults) as srv:
         r = chat(srv.url, msgs(ex))
         assert r.status_code == 429 and r.headers["retry-after"] == "1.5"
         assert chat(srv.url, msgs(ex)).status_code == 503
@@ -102,7 +103,7 @@ def test_fault_script_and_http_faults(suite):
 
 def test_flex_is_unavailable_only_at_the_flex_tier(suite):
     ex = suite.examples[0]
-    with PolicyServer("oracle", faults=Faults(flex_unavailable=True)) as srv:
+    with FaultServer("oracle", faults=Faults(flex_unavailable=True)) as srv:
         r = chat(srv.url, msgs(ex), service_tier="flex")
         assert r.status_code == 429 and r.json()["error"]["code"] == "resource_unavailable"
         r = chat(srv.url, msgs(ex))

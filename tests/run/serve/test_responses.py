@@ -25,8 +25,9 @@ from openai.types.responses import (
 )
 from pydantic import TypeAdapter
 
-from graphniah.run.serve.policies import Faults, PolicyServer, approx_prompt_tokens
+from graphniah.run.serve.policies import approx_prompt_tokens
 from graphniah.sampling.examples.textcheck import solve
+from tests.run.serve.faulty import Faults, FaultServer
 
 
 def msgs(ex) -> list[dict]:
@@ -52,7 +53,7 @@ def chat(url: str, messages, **extra) -> httpx.Response:
 
 def test_oracle_answers_through_the_responses_api_as_through_chat_completions(suite):
     picks = [next(e for e in suite.examples if e.task == t) for t in ("yesno", "mc", "count")]
-    with PolicyServer("oracle") as srv:
+    with FaultServer("oracle") as srv:
         for ex in picks:
             r = respond(srv.url, ex, reasoning={"effort": "low", "summary": "auto"})
             assert r.status_code == 200
@@ -78,7 +79,7 @@ def test_oracle_answers_through_the_responses_api_as_through_chat_completions(su
 def test_instructions_and_a_string_input_are_the_system_and_user_messages(suite):
     ex = suite.examples[0]
     system, user = (m.content for m in ex.messages)
-    with PolicyServer("oracle") as srv:
+    with FaultServer("oracle") as srv:
         text = Response.model_validate(respond(srv.url, instructions=system, input=user).json()).output_text
         assert text.endswith(f"\\answer{{{ex.answer}}}")
         # inspect's capability probe: a bare string, no system prompt -> answered, without an answer block
@@ -90,7 +91,7 @@ def test_developer_role_is_the_system_message_in_chat_completions(suite):
     ex = suite.examples[0]
     as_developer = [{"role": "developer" if m["role"] == "system" else m["role"], "content": m["content"]} for m in msgs(ex)]
     as_parts = [{"role": m["role"], "content": [{"type": "text", "text": m["content"]}]} for m in as_developer]
-    with PolicyServer("oracle") as srv:
+    with FaultServer("oracle") as srv:
         for messages in (as_developer, as_parts):
             r = chat(srv.url, messages)
             assert r.status_code == 200
@@ -100,7 +101,7 @@ def test_developer_role_is_the_system_message_in_chat_completions(suite):
 
 def test_streamed_response_through_the_openai_client(suite):
     ex = next(e for e in suite.examples if e.task == "mc")
-    with PolicyServer("oracle") as srv:
+    with FaultServer("oracle") as srv:
         client = OpenAI(base_url=srv.url, api_key="not-a-key", max_retries=0)
         events = list(client.responses.create(model="local-oracle", input=inspect_input(ex), store=False, stream=True))
         # the SDK's stream helper rebuilds the response from the deltas and checks it against the events
@@ -127,13 +128,13 @@ def test_streamed_response_through_the_openai_client(suite):
 
 def test_random_and_always_no_draw_the_same_way_on_both_apis(suite):
     mc = next(e for e in suite.examples if e.task == "mc")
-    with PolicyServer("random", seed=7) as srv:
+    with FaultServer("random", seed=7) as srv:
         by_chat = [chat(srv.url, msgs(mc)).json()["choices"][0]["message"]["content"] for _ in range(12)]
-    with PolicyServer("random", seed=7) as srv:
+    with FaultServer("random", seed=7) as srv:
         by_responses = [Response.model_validate(respond(srv.url, mc).json()).output_text for _ in range(12)]
         assert respond(srv.url, input="hello").status_code == 400  # no task to draw for
     assert by_chat == by_responses and len(set(by_chat)) > 1
-    with PolicyServer("always-no") as srv:
+    with FaultServer("always-no") as srv:
         resp = Response.model_validate(respond(srv.url, mc).json())
         assert resp.output_text == "\\answer{NO}" and [o.type for o in resp.output] == ["message"]
         assert resp.usage.output_tokens_details.reasoning_tokens == 0
@@ -142,7 +143,7 @@ def test_random_and_always_no_draw_the_same_way_on_both_apis(suite):
 def test_what_the_server_refuses_and_faults_on_the_responses_api(suite):
     ex = suite.examples[0]
     user = ex.messages[1].content
-    with PolicyServer("oracle", faults=Faults(script=("429", "auth"), retry_after_s=0.5)) as srv:
+    with FaultServer("oracle", faults=Faults(script=("429", "auth"), retry_after_s=0.5)) as srv:
         # the fault script counts arrivals of the same messages whichever API brings them
         assert chat(srv.url, msgs(ex)).status_code == 429
         r = respond(srv.url, ex)
@@ -161,7 +162,7 @@ def test_what_the_server_refuses_and_faults_on_the_responses_api(suite):
         r = chat(srv.url, msgs(ex), stream=True)
         assert r.status_code == 400 and r.json()["error"]["param"] == "stream"  # clients may retry unstreamed
         assert srv.stats.apis == {"responses": 8, "chat": 2} and srv.stats.outcomes["http400"] == 7
-    with PolicyServer("oracle", faults=Faults(context_limit=100)) as srv:
+    with FaultServer("oracle", faults=Faults(context_limit=100)) as srv:
         r = respond(srv.url, ex)
         assert r.status_code == 400 and r.json()["error"]["code"] == "context_length_exceeded"
 
@@ -169,7 +170,7 @@ def test_what_the_server_refuses_and_faults_on_the_responses_api(suite):
 @pytest.mark.parametrize("stream", [False, True])
 def test_a_cut_connection_fails_the_client(suite, stream):
     ex = suite.examples[0]
-    with PolicyServer("oracle", faults=Faults(script=("cut",))) as srv:
+    with FaultServer("oracle", faults=Faults(script=("cut",))) as srv:
         client = OpenAI(base_url=srv.url, api_key="not-a-key", max_retries=0)
         # the SDK wraps the dropped connection; a stream cut after the headers may surface as httpx's own error
         with pytest.raises((APIConnectionError, httpx.HTTPError)):
