@@ -9,18 +9,17 @@ S2AG downloads, select-alpha) take ``progress: Progress = NO_PROGRESS`` and call
 - ``note(message)`` for a line worth telling the user (what is being reused, a retry, a warning).
 
 Steps do not nest: ``start`` while a step is open ends that step first. The library itself never
-prints; ``NO_PROGRESS`` ignores everything, :class:`ProgressLog` records the calls (tests and
-callers that want the lines), and ``graphniah.cli.progress.RichProgress`` draws rich bars.
+prints; ``NO_PROGRESS`` ignores everything and ``graphniah.cli.progress.RichProgress`` draws rich
+bars (the tests record the calls with ``tests/progress_log.py``).
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-__all__ = ["NO_PROGRESS", "NoProgress", "Progress", "ProgressLog", "ProgressStep", "step"]
+__all__ = ["NO_PROGRESS", "NoProgress", "Progress", "step"]
 
 
 @runtime_checkable
@@ -55,39 +54,6 @@ class NoProgress:
 
 
 NO_PROGRESS: Progress = NoProgress()
-
-
-@dataclass
-class ProgressStep:
-    """One step as :class:`ProgressLog` saw it (mutable: it is filled in as the step runs)."""
-
-    label: str
-    total: int | None
-    advanced: int = 0
-    ended: bool = False
-
-
-@dataclass
-class ProgressLog:
-    """Records every call: ``notes`` (the lines) and ``steps`` (one :class:`ProgressStep` per start)."""
-
-    notes: list[str] = field(default_factory=list)
-    steps: list[ProgressStep] = field(default_factory=list)
-
-    def start(self, total: int | None, label: str) -> None:
-        self.done()
-        self.steps.append(ProgressStep(label, total))
-
-    def advance(self, n: int = 1) -> None:
-        if self.steps and not self.steps[-1].ended:
-            self.steps[-1].advanced += n
-
-    def done(self) -> None:
-        if self.steps:
-            self.steps[-1].ended = True
-
-    def note(self, message: str) -> None:
-        self.notes.append(message)
 
 
 @contextlib.contextmanager

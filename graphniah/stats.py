@@ -51,6 +51,7 @@ __all__ = [
     "AnswerSpace",
     "CountingAnswers",
     "CountingOutcomes",
+    "HypothesisTest",
     "Interval",
     "ListAnswers",
     "Mean",
@@ -58,7 +59,6 @@ __all__ = [
     "PairwiseComparison",
     "Proportion",
     "SampleSize",
-    "TestResult",
     "YesNoAnswers",
     "binomial_sum_tail",
     "binomial_sum_tails",
@@ -380,14 +380,12 @@ def uniform_mixture_baseline(tasks: Sequence[AnswerSpace] = PAPER_TASKS) -> Frac
 
 
 @dataclass(frozen=True, slots=True)
-class TestResult:
+class HypothesisTest:
     """Outcome of one hypothesis test.
 
     ``n`` is the number of observations the test used (all cells for Fisher and χ², discordant
     pairs for McNemar, non-zero differences for Wilcoxon); ``dof`` is set for χ² only.
     """
-
-    __test__ = False  # not a pytest test class
 
     test: str
     statistic: float
@@ -396,7 +394,7 @@ class TestResult:
     dof: int | None = None
 
 
-def fisher_exact(a: int, b: int, c: int, d: int) -> TestResult:
+def fisher_exact(a: int, b: int, c: int, d: int) -> HypothesisTest:
     """Two-sided Fisher's exact test of the 2×2 table ``[[a, b], [c, d]]``.
 
     For two groups' accuracies pass ``(correct_1, wrong_1, correct_2, wrong_2)``. The p-value sums
@@ -409,10 +407,10 @@ def fisher_exact(a: int, b: int, c: int, d: int) -> TestResult:
     if n == 0:
         raise GraphNIAHError("Fisher's exact test needs a table with at least one observation, got all zeros")
     res = _scipy_stats().fisher_exact([[cells[0], cells[1]], [cells[2], cells[3]]], alternative="two-sided")
-    return TestResult("fisher_exact", float(res.statistic), float(min(1.0, res.pvalue)), n)
+    return HypothesisTest("fisher_exact", float(res.statistic), float(min(1.0, res.pvalue)), n)
 
 
-def chi2_test(table: Sequence[Sequence[int]] | npt.NDArray[np.integer], *, correction: bool = False) -> TestResult:
+def chi2_test(table: Sequence[Sequence[int]] | npt.NDArray[np.integer], *, correction: bool = False) -> HypothesisTest:
     """Pearson's χ² test of independence (homogeneity) for an r×c table of counts.
 
     For "is accuracy the same across groups" pass one row per group: ``[correct, wrong]``.
@@ -439,10 +437,10 @@ def chi2_test(table: Sequence[Sequence[int]] | npt.NDArray[np.integer], *, corre
             f"(empty rows {empty_rows.tolist()}, empty columns {empty_cols.tolist()}) in {obs.tolist()}"
         )
     res = _scipy_stats().chi2_contingency(obs, correction=correction)
-    return TestResult("chi2", float(res.statistic), float(res.pvalue), int(obs.sum()), int(res.dof))
+    return HypothesisTest("chi2", float(res.statistic), float(res.pvalue), int(obs.sum()), int(res.dof))
 
 
-def mcnemar_exact(b: int, c: int) -> TestResult:
+def mcnemar_exact(b: int, c: int) -> HypothesisTest:
     """Exact McNemar test for paired binary outcomes, from the discordant counts.
 
     ``b`` = pairs that became correct, ``c`` = pairs that became wrong (the concordant pairs carry
@@ -455,11 +453,11 @@ def mcnemar_exact(b: int, c: int) -> TestResult:
     c = _count("c (became wrong)", c)
     n = b + c
     pvalue = 1.0 if n == 0 else float(_scipy_stats().binomtest(b, n, 0.5, alternative="two-sided").pvalue)
-    return TestResult("mcnemar_exact", float(min(b, c)), min(1.0, pvalue), n)
+    return HypothesisTest("mcnemar_exact", float(min(b, c)), min(1.0, pvalue), n)
 
 
 def wilcoxon_signed_rank(x: Sequence[float] | npt.NDArray[np.number], y: Sequence[float] | npt.NDArray[np.number],
-                         alternative: Literal["two-sided", "greater"] = "two-sided") -> TestResult:
+                         alternative: Literal["two-sided", "greater"] = "two-sided") -> HypothesisTest:
     """Wilcoxon signed-rank test of the paired differences ``y - x`` (two-sided, or one-sided ``y > x``).
 
     ``x`` is "before" and ``y`` "after" (the paper's median change is the median of y - x).
@@ -487,7 +485,7 @@ def wilcoxon_signed_rank(x: Sequence[float] | npt.NDArray[np.number], y: Sequenc
     has_ties = np.unique(abs_d).size < n
     method = "exact" if n <= _WILCOXON_EXACT_MAX_N and not has_ties else "asymptotic"
     res = _scipy_stats().wilcoxon(d, zero_method="wilcox", correction=False, alternative=alternative, method=method)
-    return TestResult("wilcoxon_signed_rank", float(res.statistic), float(min(1.0, res.pvalue)), n)
+    return HypothesisTest("wilcoxon_signed_rank", float(res.statistic), float(min(1.0, res.pvalue)), n)
 
 
 def binomial_sum_tails(groups: Sequence[tuple[int, Fraction]]) -> npt.NDArray[np.float64]:

@@ -8,7 +8,8 @@ import pytest
 from rich.console import Console
 
 from graphniah.cli.progress import RichProgress
-from graphniah.progress import NO_PROGRESS, Progress, ProgressLog, step
+from graphniah.progress import NO_PROGRESS, Progress, step
+from tests.progress_log import ProgressLog
 
 
 def test_implementations_satisfy_the_protocol() -> None:

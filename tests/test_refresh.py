@@ -11,9 +11,9 @@ import pytest
 from graphniah.formats.snapshot import Snapshot
 from graphniah.ingest.build import ingest_release
 from graphniah.ingest.demo_release import write_demo_releases
-from graphniah.progress import ProgressLog
 from graphniah.refresh import refresh
 from tests.ingest.s2ag.fake_api import FakeS2AG
+from tests.progress_log import ProgressLog
 from tests.secret_scan import assert_secret_absent
 
 KEY = "s2-test-KEY-7f3a9c"

@@ -12,10 +12,10 @@ from typer.testing import CliRunner
 
 from graphniah.cli import app
 from graphniah.formats.snapshot import source_name
-from graphniah.progress import ProgressLog
 from graphniah.refresh import refresh
 from tests.ingest.openalex.conftest import CUTOFF, World
 from tests.ingest.openalex.fake_api import FakeOpenAlex
+from tests.progress_log import ProgressLog
 
 PAPERS = 2000
 

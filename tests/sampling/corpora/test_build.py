@@ -14,10 +14,10 @@ import tarfile
 import pytest
 
 from graphniah.errors import GraphNIAHError
-from graphniah.progress import ProgressLog
 from graphniah.sampling.corpora import CorpusFetchError, Kind, build, fetch, list_manifests, open_corpus
 from graphniah.sampling.corpora.assets import SourceUnavailable
 from graphniah.sampling.corpora.build import DOCUMENTS_FILE, BooksSpec, CodeSpec, corpora_root, read_manifest, verify_files
+from tests.progress_log import ProgressLog
 
 ABSENT_CODE = CodeSpec(package="linux-source-graphniah-absent")
 ABSENT_BOOKS = BooksSpec(austen_package="r-cran-graphniah-absent")
