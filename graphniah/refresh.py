@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphniah.atomic import read_json
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.release import read_openalex_descriptor
 from graphniah.formats.snapshot import MANIFEST_FILE, Snapshot, read_snapshot_manifest
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.store import build_path_pools, prune_snapshot
@@ -221,8 +221,8 @@ def _openalex_demo(base: Path, papers: int, progress: Progress) -> Path:
     rs, fresh = _demo_releases(base / "s2ag", papers, DEMO_RELEASE_SEED, progress)
     folder = base / "openalex"
     desc = folder / OPENALEX_DESCRIPTOR
-    wanted = {"partitions": list(rs.release_ids), "world_version": WORLD_VERSION, "seed": DEMO_RELEASE_SEED, "papers_newest_release": papers}
-    if not fresh and desc.is_file() and {k: read_json(desc).get(k) for k in wanted} == wanted:
+    wanted = {"partitions": tuple(rs.release_ids), "world_version": WORLD_VERSION, "seed": DEMO_RELEASE_SEED, "papers_newest_release": papers}
+    if not fresh and desc.is_file() and {k: getattr(read_openalex_descriptor(desc), k) for k in wanted} == wanted:
         return folder
     progress.note(f"writing the synthetic demo world in OpenAlex form ({folder})")
     return convert_demo_releases(rs, folder, replace=True)

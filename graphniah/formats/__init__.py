@@ -6,7 +6,7 @@ and every reader and writer goes through it: ``snapshot`` (snapshot manifests an
 specs, suite manifests, a build's ``.partial`` lines), ``journal`` (run records and settings),
 ``dataset`` (a dataset folder's manifest and its rows' schema), ``report`` (``summary.json``, ``alpha.json``),
 ``release_store`` (the release store's state), ``release`` (an S2AG release or diff folder's
-``release.json``/``diff.json``) and ``tokenizers`` (the tokenizer manifest). Stages
+``release.json``/``diff.json``, an OpenAlex folder's ``openalex.json``) and ``tokenizers`` (the tokenizer manifest). Stages
 import file models from here, never from one another; where each file lives is
 :mod:`graphniah.layout`'s. Each model is versioned (by ``format_version``, or the field its format
 names), and its reader checks the version *before* it validates the shape, so a file of another

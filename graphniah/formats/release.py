@@ -1,4 +1,4 @@
-"""``release.json`` and ``diff.json``: what an S2AG release folder or diff folder says about itself.
+"""``release.json``, ``diff.json`` and ``openalex.json``: what a release or diff folder says about itself.
 
 A release folder (``<root>/releases/<release_id>/``) or a diff folder (``<root>/diffs/<from>_to_<to>/``)
 holds gzip shards per dataset and, when this project wrote it, a descriptor: :class:`ReleaseDescriptor`
@@ -9,6 +9,9 @@ which marks its releases ``synthetic``. The ingest reader takes the release id (
 from it; a folder fetched with S2's own scripts has none (the id then comes from an option or from the
 folder's name). Each writer sets its own fields; a descriptor is written with exactly the fields its
 writer set (:func:`write_descriptor`), as indented, key-sorted JSON.
+
+An OpenAlex folder written by this project (``graphniah openalex fetch``, or the demo world in
+OpenAlex form) holds :class:`OpenAlexDescriptor` (``openalex.json``) for the same purpose.
 
 **Format.** Version 1, without a ``format_version`` field (the object as first written). A descriptor
 that is not a JSON object, lacks its ids, or does not validate is an error naming the file.
@@ -31,8 +34,10 @@ __all__ = [
     "DIFF_FILE",
     "RELEASE_FILE",
     "DiffDescriptor",
+    "OpenAlexDescriptor",
     "ReleaseDescriptor",
     "read_diff_descriptor",
+    "read_openalex_descriptor",
     "read_release_descriptor",
     "write_descriptor",
 ]
@@ -82,10 +87,34 @@ class DiffDescriptor(_Descriptor):
     to_release: str = Field(min_length=1)
 
 
-D = TypeVar("D", bound=_Descriptor)
+class OpenAlexDescriptor(Frozen):
+    """``openalex.json``: an OpenAlex folder's release id (the API fetch, or the synthetic demo world)."""
+
+    release_id: str = Field(min_length=1)
+    synthetic: bool = False
+    generator_version: str | None = None
+    # graphniah openalex fetch
+    source: str | None = None  # "openalex-api"
+    filter: str | None = None  # the works filter fetched
+    fetched: str | None = None  # the partition date (ISO) the fetch stands for
+    # the demo world in OpenAlex form
+    note: str | None = None
+    format: str | None = None
+    layout: str | None = None  # "jsonl" or "parquet"
+    generator: str | None = None
+    seed: int | None = None
+    world_version: int | None = None
+    papers_newest_release: int | None = None
+    partitions: tuple[str, ...] | None = None
+    works_records: int | None = None
+    merged: int | None = None  # works merged away (listed under merged_ids)
+
+
+D = TypeVar("D", bound=Frozen)
 
 RELEASE_FORMAT = Format("release descriptor", 1)
 DIFF_FORMAT = Format("diff descriptor", 1)
+OPENALEX_FORMAT = Format("OpenAlex descriptor", 1)
 
 
 def _read(model: type[D], form: Format, path: Path, ids: tuple[str, ...]) -> D:
@@ -116,6 +145,11 @@ def read_diff_descriptor(path: str | os.PathLike[str]) -> DiffDescriptor:
     return _read(DiffDescriptor, DIFF_FORMAT, Path(path), ("from_release", "to_release"))
 
 
-def write_descriptor(path: str | os.PathLike[str], descriptor: ReleaseDescriptor | DiffDescriptor) -> None:
+def read_openalex_descriptor(path: str | os.PathLike[str]) -> OpenAlexDescriptor:
+    """The ``openalex.json`` at ``path``; an error naming the file when it is not one."""
+    return _read(OpenAlexDescriptor, OPENALEX_FORMAT, Path(path), ("release_id",))
+
+
+def write_descriptor(path: str | os.PathLike[str], descriptor: ReleaseDescriptor | DiffDescriptor | OpenAlexDescriptor) -> None:
     """Write ``descriptor`` atomically with the fields its writer set, as indented, key-sorted JSON."""
     write_json(path, descriptor.model_dump(mode="json", exclude_unset=True))

@@ -1,4 +1,4 @@
-"""release.json and diff.json: written with exactly the fields set, read back, bad ones refused by name."""
+"""release.json, diff.json and openalex.json: written with exactly the fields set, read back, bad ones refused by name."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ import pytest
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.release import (
     DiffDescriptor,
+    OpenAlexDescriptor,
     ReleaseDescriptor,
     read_diff_descriptor,
+    read_openalex_descriptor,
     read_release_descriptor,
     write_descriptor,
 )
@@ -52,3 +54,15 @@ def test_a_diff_descriptor_needs_both_ids(tmp_path: Path) -> None:
     (tmp_path / "diff.json").write_text('{"from_release": "a"}')
     with pytest.raises(GraphNIAHError, match=r"diff.json: field 'to_release' must be a non-empty string"):
         read_diff_descriptor(tmp_path / "diff.json")
+
+
+def test_an_openalex_descriptor_round_trips_and_needs_its_release_id(tmp_path: Path) -> None:
+    fields = {"release_id": "openalex-2026-11-01", "synthetic": False, "source": "openalex-api",
+              "filter": "from_publication_date:2026-04-01", "fetched": "2026-11-01", "generator_version": "0.1.0"}
+    path = tmp_path / "openalex.json"
+    write_descriptor(path, OpenAlexDescriptor.model_validate(fields))
+    assert path.read_text(encoding="utf-8") == json.dumps(fields, indent=2, sort_keys=True) + "\n"
+    assert read_openalex_descriptor(path).fetched == "2026-11-01"
+    path.write_text('{"release_id": 7}')
+    with pytest.raises(GraphNIAHError, match=r"openalex.json: field 'release_id' must be a non-empty string, got 7"):
+        read_openalex_descriptor(path)

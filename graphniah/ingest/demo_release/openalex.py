@@ -36,8 +36,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from graphniah import __version__
-from graphniah.atomic import atomic_dir, read_json, write_json
+from graphniah.atomic import atomic_dir
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.release import OpenAlexDescriptor, read_openalex_descriptor, write_descriptor
 from graphniah.ingest.demo_release.generate import GENERATOR, GZIP_LEVEL, SYNTHETIC_NOTE, DemoReleaseSet, write_demo_releases
 from graphniah.ingest.demo_release.serialize import to_bytes
 from graphniah.ingest.openalex.layout import DESCRIPTOR, Layout, works_file, write_manifest
@@ -161,21 +162,21 @@ def convert_demo_releases(rs: DemoReleaseSet, out: Path, *, layout: Layout = "js
             path.write_bytes(gzip.compress(text.encode(), mtime=0))
             gone += len(works)
         write_manifest(tmp, layout, files)
-        write_json(tmp / DESCRIPTOR, {
-            "release_id": ids[-1],
-            "synthetic": True,
-            "note": SYNTHETIC_NOTE,
-            "format": FORMAT,
-            "layout": layout,
-            "generator": GENERATOR,
-            "generator_version": __version__,
-            "seed": first.seed,
-            "world_version": first.world_version,
-            "papers_newest_release": first.papers_newest_release,
-            "partitions": list(ids),
-            "works_records": sum(n for _, n in files),
-            "merged": gone,
-        })
+        write_descriptor(tmp / DESCRIPTOR, OpenAlexDescriptor(
+            release_id=ids[-1],
+            synthetic=True,
+            note=SYNTHETIC_NOTE,
+            format=FORMAT,
+            layout=layout,
+            generator=GENERATOR,
+            generator_version=__version__,
+            seed=first.seed,
+            world_version=first.world_version,
+            papers_newest_release=first.papers_newest_release,
+            partitions=tuple(ids),
+            works_records=sum(n for _, n in files),
+            merged=gone,
+        ))
     return out
 
 
@@ -186,7 +187,7 @@ def _check_target(out: Path, replace: bool) -> None:
         raise GraphNIAHError(f"{out} already exists; pass --replace (replace=True) to regenerate the demo there")
     if any(out.iterdir()):
         desc = out / DESCRIPTOR
-        if not desc.is_file() or not read_json(desc).get("synthetic"):
+        if not desc.is_file() or not read_openalex_descriptor(desc).synthetic:
             raise GraphNIAHError(f"{out} is not a synthetic OpenAlex demo folder (no {DESCRIPTOR} marked synthetic): refusing to replace it")
 
 
@@ -208,5 +209,4 @@ def write_openalex_demo(out: Path, *, papers: int = 100_000, seed: int = 0, rele
 
 def demo_summary(out: Path) -> dict[str, Any]:
     """The descriptor of a demo folder in OpenAlex form (for the CLI summary)."""
-    desc: dict[str, Any] = read_json(Path(out) / DESCRIPTOR)
-    return desc
+    return read_openalex_descriptor(Path(out) / DESCRIPTOR).model_dump(mode="json", exclude_unset=True)

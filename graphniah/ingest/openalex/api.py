@@ -43,6 +43,7 @@ from graphniah import __version__
 from graphniah.atomic import atomic_write_bytes, read_json, write_json
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Frozen
+from graphniah.formats.release import OpenAlexDescriptor, write_descriptor
 from graphniah.ingest.openalex.layout import DESCRIPTOR, JSONL_MANIFEST, open_works, works_file, write_manifest
 from graphniah.ingest.s2ag.api import redact_url
 from graphniah.progress import NO_PROGRESS, Progress
@@ -248,8 +249,9 @@ def fetch_works(
     finally:
         pager.close()
     files = [(p.path, p.records) for p in (*state.kept, *state.parts)]
-    write_json(out / DESCRIPTOR, {"release_id": f"openalex-{state.partition.isoformat()}", "synthetic": False, "source": "openalex-api",
-                                  "filter": filter_, "fetched": state.partition.isoformat(), "generator_version": __version__})
+    write_descriptor(out / DESCRIPTOR, OpenAlexDescriptor(
+        release_id=f"openalex-{state.partition.isoformat()}", synthetic=False, source="openalex-api", filter=filter_,
+        fetched=state.partition.isoformat(), generator_version=__version__))
     write_manifest(out, "jsonl", files)
     state = state.model_copy(update={"done": True})
     write_json(state_path, state.to_json())

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from graphniah.atomic import read_json
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.release import read_openalex_descriptor
 
 Layout = Literal["works", "jsonl", "parquet"]
 
@@ -199,12 +199,10 @@ def open_works(root: str | Path, release_id: str | None = None) -> WorksFolder:
     merged = tuple(sorted(p for rel in MERGED_FOLDERS if (root / rel).is_dir() for p in (root / rel).glob("*.csv.gz")))
     synthetic, rid, rid_from = False, None, "newest_partition"
     if (root / DESCRIPTOR).is_file():
-        desc = read_json(root / DESCRIPTOR)
-        if not isinstance(desc, dict) or not isinstance(desc.get("release_id"), str):
-            raise GraphNIAHError(f"{root / DESCRIPTOR} must hold an object with a string release_id")
-        if release_id is not None and release_id != desc["release_id"]:
-            raise GraphNIAHError(f"--release-id {release_id} contradicts {root / DESCRIPTOR}, which names release {desc['release_id']}")
-        synthetic, rid, rid_from = bool(desc.get("synthetic", False)), desc["release_id"], "descriptor"
+        desc = read_openalex_descriptor(root / DESCRIPTOR)
+        if release_id is not None and release_id != desc.release_id:
+            raise GraphNIAHError(f"--release-id {release_id} contradicts {root / DESCRIPTOR}, which names release {desc.release_id}")
+        synthetic, rid, rid_from = desc.synthetic, desc.release_id, "descriptor"
     elif release_id is not None:
         rid, rid_from = release_id, "option"
     if rid is None:
