@@ -172,7 +172,7 @@ def test_a_task_no_shortcut_answered_gets_no_verdict(tmp_path) -> None:
         for i in range(20):
             examples.append(make_example("yesno", depth, 120, ("YES", "NO")[i % 2], seed=0, index=len(examples)))
             examples.append(make_example("mc", depth, 120, "ABCD"[i % 4], seed=0, index=len(examples)))
-    models = {"baseline-retrieval": {"answer": _right_at({4})}}
+    models = {"baseline-retrieval": {"answer": _right_at({4})}, "some-model": {"p": 0.5}}  # the model answers both tasks
     skip = {"baseline-retrieval": {e.id for e in examples if e.task == "mc"}}
     write_suite(tmp_path, "sy", examples, models, np.random.default_rng(0), skip=skip)
     report = build_report(load_suite("sy", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="depth"))
@@ -181,3 +181,17 @@ def test_a_task_no_shortcut_answered_gets_no_verdict(tmp_path) -> None:
     assert [r.level for r in verdicts[0].results] == [str(d) for d in DEPTHS]
     caption = report.table("shortcuts_by_depth").caption
     assert "Holm-adjusted over every cell of the table, is at most 2.5%" in caption and "Wilson interval" in caption
+
+
+def test_a_counting_breakdown_is_read_against_random_guessing() -> None:
+    """Only the list task's rows compare with listing every paper; counting's compare with random guessing."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        examples = [make_example("count", d, 120, str(100 + i), seed=0, index=j)
+                    for j, (d, i) in enumerate((d, i) for d in DEPTHS for i in range(10))]
+        write_suite(Path(tmp), "sc", examples, {"baseline-paper-count": {"answer": lambda ex: ex.answer}}, np.random.default_rng(0))
+        report = build_report(load_suite("sc", runs_root=Path(tmp) / "runs", examples_root=Path(tmp) / "examples", by="depth"))
+    labels = [row[1].text for row in report.table("shortcuts_by_depth").rows]
+    assert "Random guessing" in labels and not any(label.startswith("List every paper") for label in labels)
