@@ -75,7 +75,9 @@ def test_the_table_shows_f1_beside_listing_every_paper(report) -> None:
     assert row[2].text.startswith("F1 ") and row[4].text.startswith("List every paper F1 ") and row[6].text == "yes"
     assert rows[("List", "retrieval")][6].text == "no"
     assert table.value("List | topic-cluster", "f1", "f1").value > table.value("List | topic-cluster", "list_all", "baseline").value
+    assert "the mean F1 with its 95% bootstrap interval, against the mean F1 of listing every paper" in table.caption
     by_depth = rep.table("shortcuts_by_depth")
+    assert "with the 95% Wilson interval (list: mean F1 with its bootstrap interval)" in by_depth.caption
     labels = [row[1].text for row in by_depth.rows]
     assert "List every paper (F1)" in labels and "Random guessing" not in labels
 
