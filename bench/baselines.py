@@ -42,7 +42,8 @@ def real_examples(n: int, length: int) -> Path:
     """``n`` real examples at ``length`` tokens (built once, then cached)."""
     from graphniah.formats.examples import write_examples
     from graphniah.refresh import refresh
-    from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
+    from graphniah.sampling.examples.sample import build_example
+    from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 
     snap = refresh(dt.date(2026, 4, 1), ROOT / "snapshots", demo=True, depths=(8,)).snapshot
     path = ROOT / f"real-{n}-{length}-{snap.content_hash[:12]}.jsonl"  # a rebuilt snapshot needs new examples

@@ -64,7 +64,8 @@ def generation(papers_default: int) -> None:
 
 
 def budget(snap) -> None:
-    from graphniah.sampling.examples.sample import MAX_CONTEXT_LENGTH, ExampleSpec, SampleStats, SamplingContext, build_example
+    from graphniah.sampling.examples.sample import SampleStats, build_example
+    from graphniah.sampling.examples.spec import MAX_CONTEXT_LENGTH, ExampleSpec, SamplingContext
 
     ctx = SamplingContext(snap)
     # the largest budget only where it binds (depths 16 and 32): at depths 4 and 8 it lies far above

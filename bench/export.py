@@ -67,7 +67,8 @@ def real_examples(n: int, length: int) -> tuple[Path, Path]:
     """``n`` real examples at ``length`` tokens and the snapshots root (built once, then cached)."""
     from graphniah.formats.examples import EXAMPLES_FORMAT, write_examples
     from graphniah.refresh import refresh
-    from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
+    from graphniah.sampling.examples.sample import build_example
+    from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 
     snapshots = ROOT / "snapshots"
     snap = refresh(dt.date(2026, 4, 1), snapshots, demo=True, depths=(8,)).snapshot

@@ -59,7 +59,8 @@ from graphniah.formats.examples import Example, PaperMeta, option_letters
 from graphniah.formats.snapshot import Snapshot
 from graphniah.sampling.examples.prompts import load_prompts
 from graphniah.sampling.examples.render import MONTHS
-from graphniah.sampling.examples.sample import SIZE_TASKS, ExampleSpec, SamplingContext, batch_specs, build_example
+from graphniah.sampling.examples.sample import batch_specs, build_example
+from graphniah.sampling.examples.spec import SIZE_TASKS, ExampleSpec, SamplingContext
 from graphniah.sampling.examples.textcheck import ParsedQuestion, TextGraph, paper_blocks, parse_context, parse_question, split_messages
 from graphniah.seeds import Stream, generator, suite_key
 from graphniah.stats import holm, wilson_interval

@@ -42,7 +42,8 @@ import pyarrow as pa
 
 from graphniah.formats.examples import Example
 from graphniah.formats.snapshot import Snapshot
-from graphniah.sampling.examples.sample import MAX_SIZE, MIN_SIZE, SampleStats, SamplingContext, batch_specs, build_example
+from graphniah.sampling.examples.sample import SampleStats, batch_specs, build_example
+from graphniah.sampling.examples.spec import MAX_SIZE, MIN_SIZE, SamplingContext
 from graphniah.seeds import Stream, generator
 from graphniah.stats import wilson_interval
 

@@ -31,7 +31,8 @@ import numpy as np
 
 from graphniah.refresh import refresh
 from graphniah.sampling.examples import sample
-from graphniah.sampling.examples.sample import ExampleSpec, SampleStats, SamplingContext, build_example
+from graphniah.sampling.examples.sample import SampleStats, build_example
+from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 from graphniah.sampling.packing import Packed
 
 CUTOFF = dt.date(2026, 4, 1)

@@ -55,7 +55,8 @@ def base_examples(cache: Path) -> list[Example]:
     from graphniah.graph.store import build_path_pools
     from graphniah.ingest.build import ingest_release
     from graphniah.ingest.demo_release import write_demo_releases
-    from graphniah.sampling.examples.sample import SamplingContext, batch_specs, sample_examples
+    from graphniah.sampling.examples.sample import batch_specs, sample_examples
+    from graphniah.sampling.examples.spec import SamplingContext
 
     out = cache / "examples.jsonl"
     if out.is_file():

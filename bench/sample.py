@@ -24,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from graph import demo_snapshot
 
 from graphniah.graph.store import build_path_pools
-from graphniah.sampling.examples.sample import ExampleSpec, SampleStats, SamplingContext, build_example
+from graphniah.sampling.examples.sample import SampleStats, build_example
+from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 
 DEPTHS = (4, 8, 16, 32)
 TASK_DEPTH = 16  # the depth at which the tasks are timed side by side

@@ -49,7 +49,8 @@ from graphniah.formats.journal import CallError, Journal, RunRecord, Usage
 from graphniah.layout import viewer_page_cache
 from graphniah.refresh import refresh
 from graphniah.report import build_report, load_suite, write_report
-from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
+from graphniah.sampling.examples.sample import build_example
+from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 from graphniah.scoring import target_distances
 from graphniah.view import build_viewer
 

@@ -66,7 +66,8 @@ def sample_cmd(
     from graphniah.formats.examples import write_examples
     from graphniah.formats.snapshot import Snapshot, newest_snapshot
     from graphniah.sampling.examples.prompts import TASKS, load_prompts
-    from graphniah.sampling.examples.sample import SampleStats, SamplingContext, batch_specs, check_packing, sample_examples
+    from graphniah.sampling.examples.sample import SampleStats, batch_specs, sample_examples
+    from graphniah.sampling.examples.spec import SamplingContext, check_packing
     from graphniah.seeds import Stream, generator
 
     # the default output too: a name in examples/ that cannot be written is refused before any sampling
@@ -142,7 +143,8 @@ def show_cmd(
     from graphniah.dataset import examples_in
     from graphniah.formats.snapshot import find_snapshot_by_hash
     from graphniah.sampling.examples.prompts import load_prompts
-    from graphniah.sampling.examples.sample import SamplingContext, regenerate
+    from graphniah.sampling.examples.sample import regenerate
+    from graphniah.sampling.examples.spec import SamplingContext
 
     found = next((ex for f in examples for ex in examples_in(f) if ex.id == example_id), None)
     if found is None:

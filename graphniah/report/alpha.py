@@ -45,14 +45,8 @@ from graphniah.formats.report import AlphaRun, read_alpha_run, write_alpha_run
 from graphniah.formats.snapshot import Snapshot
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.sampling.examples.grow import GrowthStats, grow_components
-from graphniah.sampling.examples.sample import (
-    MAX_ATTEMPTS,
-    ExampleSpec,
-    SampleStats,
-    SamplingContext,
-    draw_paths,
-    example_rng,
-)
+from graphniah.sampling.examples.sample import MAX_ATTEMPTS, SampleStats, draw_paths, example_rng
+from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 from graphniah.seeds import Stream, derived_seed, generator
 
 if TYPE_CHECKING:  # matplotlib is imported only when the figure is drawn

@@ -79,14 +79,9 @@ from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.resources import resource_dir
 from graphniah.sampling.examples.distract import NONE
 from graphniah.sampling.examples.prompts import PromptSet, load_prompts
-from graphniah.sampling.examples.sample import (
-    MATCHED_TASKS,
-    ExampleSpec,
-    SamplingContext,
-    balanced_labels,
-    build_example,
-    spec_of,
-)
+from graphniah.sampling.examples.sample import build_example
+from graphniah.sampling.examples.spec import MATCHED_TASKS, ExampleSpec, SamplingContext, spec_of
+from graphniah.sampling.examples.targets import balanced_labels
 from graphniah.sampling.examples.textcheck import checker_version, verify
 from graphniah.seeds import Stream, generator, suite_key
 

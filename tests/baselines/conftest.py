@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from graphniah.formats.examples import Example, write_examples
-from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
+from graphniah.sampling.examples.sample import build_example
+from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 
 SPECS = (
     ExampleSpec("yesno", 4, 24, "YES", distractor="essays", context_length=12000),

@@ -9,7 +9,7 @@ from graphniah.ingest.s2ag.api import DEFAULT_BASE
 from graphniah.refresh import DEFAULT_POOL, DEMO_PAPERS
 from graphniah.retry import RetryPolicy
 from graphniah.sampling.examples.distract import DISTRACTOR_KINDS, NONE
-from graphniah.sampling.examples.sample import MAX_CONTEXT_LENGTH
+from graphniah.sampling.examples.spec import MAX_CONTEXT_LENGTH
 from graphniah.seeds import DEFAULT_SEED
 
 

@@ -38,7 +38,8 @@ def exported_suite(tmp_path_factory: pytest.TempPathFactory) -> Exported:
         from graphniah.dataset import export_suite
         from graphniah.formats.examples import write_examples
         from graphniah.formats.snapshot import find_snapshot_by_hash
-        from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
+        from graphniah.sampling.examples.sample import build_example
+        from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 
         suite = demo_suite(tmp_path_factory)
         ctx = SamplingContext(find_snapshot_by_hash(suite.snapshots, suite.snapshot_hash))

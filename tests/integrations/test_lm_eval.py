@@ -113,7 +113,8 @@ def exported(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="module")
 def lm(tmp_path_factory: pytest.TempPathFactory) -> LmSetup:
     from graphniah.formats.snapshot import find_snapshot_by_hash
-    from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
+    from graphniah.sampling.examples.sample import build_example
+    from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 
     exported = exported_suite(tmp_path_factory)
     ctx = SamplingContext(find_snapshot_by_hash(exported.suite.snapshots, exported.suite.snapshot_hash))

@@ -55,7 +55,7 @@ def test_kl_divergence_matches_scipy_entropy_on_random_histograms():
 
 @pytest.fixture(scope="module")
 def ctx(demo_snapshot, demo_graph):
-    from graphniah.sampling.examples.sample import SamplingContext
+    from graphniah.sampling.examples.spec import SamplingContext
 
     return SamplingContext(demo_snapshot, demo_graph)
 

@@ -38,7 +38,8 @@ def demo_suite(tmp_path_factory: Any) -> DemoSuite:
         from graphniah.graph.store import build_path_pools
         from graphniah.ingest.build import ingest_release
         from graphniah.ingest.demo_release import write_demo_releases
-        from graphniah.sampling.examples.sample import SamplingContext, batch_specs, sample_examples
+        from graphniah.sampling.examples.sample import batch_specs, sample_examples
+        from graphniah.sampling.examples.spec import SamplingContext
 
         root = tmp_path_factory.mktemp("demo-suite")
         rs = write_demo_releases(root / "release", papers=2000, seed=1, releases=1)

@@ -134,7 +134,8 @@ def test_counts_and_reuse_are_validated(tmp_path, extra: str, message: str) -> N
 
 @pytest.mark.slow
 def test_none_option_twins_have_the_same_context(demo_snapshot, demo_graph) -> None:
-    from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
+    from graphniah.sampling.examples.sample import build_example
+    from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
     from graphniah.sampling.examples.textcheck import split_messages
 
     ctx = SamplingContext(demo_snapshot, demo_graph)

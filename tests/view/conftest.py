@@ -9,7 +9,8 @@ import pytest
 
 from graphniah.formats.examples import Example, write_examples
 from graphniah.formats.journal import CallError, Journal, RunRecord, Usage
-from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
+from graphniah.sampling.examples.sample import build_example
+from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 
 SPECS = (
     ExampleSpec("yesno", 4, 30, "YES", distractor="disjoint-component", context_length=9000),

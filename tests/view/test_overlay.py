@@ -142,7 +142,8 @@ def test_overlay_hits_are_the_scored_hits_of_each_journal(list_suite) -> None:
 def test_list_overlay_with_a_text_distractor(viewer_suite, list_suite) -> None:
     """With a text distractor the forest holds every paper of the context: a named paper outside the truth is
     a node, and a made-up title names no paper."""
-    from graphniah.sampling.examples.sample import ExampleSpec, build_example
+    from graphniah.sampling.examples.sample import build_example
+    from graphniah.sampling.examples.spec import ExampleSpec
     from graphniah.view.data import Answer, RunView
 
     ex = build_example(viewer_suite.ctx, ExampleSpec("list", 4, 12, None, distractor="essays", context_length=6000), seed=5, index=1)

@@ -50,7 +50,7 @@ from graphniah.sampling.examples.render import render_component
 from graphniah.sampling.packing import Distractor
 
 if TYPE_CHECKING:
-    from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext
+    from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 
 NONE = "none"
 DISTRACTOR_KINDS: tuple[str, ...] = (NONE, *(k.value for k in Kind))

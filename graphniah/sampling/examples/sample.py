@@ -32,209 +32,49 @@ replay the draw without it.
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
-import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from graphniah import __version__
 from graphniah.atomic import canonical_json, sha256_bytes
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import RENDERS, Render
-from graphniah.formats.examples import (
-    DEFAULT_ALPHA,
-    Example,
-    Message,
-    NeedlePositions,
-    PaperMeta,
-    Recipe,
-    RecipeParams,
-    option_letters,
-    papers_from_table,
-)
-from graphniah.formats.pools import read_pool
-from graphniah.formats.snapshot import Snapshot
-from graphniah.graph.citation_graph import CitationGraph
-from graphniah.layout import pool_file
+from graphniah.formats import Render
+from graphniah.formats.examples import DEFAULT_ALPHA, Example, Message, NeedlePositions, PaperMeta, Recipe, RecipeParams
 from graphniah.progress import NO_PROGRESS, Progress, step
-from graphniah.sampling.corpora import Corpus
-from graphniah.sampling.examples.backbones import PoolIndex
-from graphniah.sampling.examples.components import ComponentIndex
-from graphniah.sampling.examples.distract import (
-    NONE,
-    ComponentSource,
-    DocumentSource,
-    RenderedComponent,
-    check_kind,
-    corpus_fingerprint,
-    load_corpus,
-    wikipedia_source,
-)
+from graphniah.sampling.examples.distract import NONE, ComponentSource, DocumentSource, RenderedComponent, wikipedia_source
 from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
 from graphniah.sampling.examples.evidence import evidence
 from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
 from graphniah.sampling.examples.positions import attached_positions
-from graphniah.sampling.examples.prompts import EDGE_TASKS, PromptSet, Task, load_prompts
+from graphniah.sampling.examples.prompts import Task
 from graphniah.sampling.examples.render import build_messages, example_stats, question, render_component
-from graphniah.sampling.examples.similarity import MatchIndex, TitleSpace, field_masks, venue_codes
-from graphniah.sampling.examples.textcheck import Undetermined, normalize, solve, verify
-from graphniah.sampling.packing import DistractorSource, Frame, NeedlesExceedLimit, Packed, pack, tokenizer_fingerprint
-from graphniah.sampling.tokenizers import BLOCK_SEPARATOR, Tokenizer, load_all, load_tokenizer
+from graphniah.sampling.examples.spec import (
+    COMPONENTS,
+    MATCHED_TASKS,
+    MAX_SIZE,
+    MIN_SIZE,
+    SIZE_TASKS,
+    ExampleSpec,
+    SamplingContext,
+    other_sizes,
+    spec_of,
+)
+from graphniah.sampling.examples.targets import balanced_labels, choose_targets
+from graphniah.sampling.examples.textcheck import Undetermined, solve, verify
+from graphniah.sampling.packing import DistractorSource, Frame, NeedlesExceedLimit, Packed, pack
+from graphniah.sampling.tokenizers import BLOCK_SEPARATOR
 from graphniah.seeds import Stream, generator
 
-MIN_SIZE, MAX_SIZE = 100, 250
-COMPONENTS = {"yesno": 2, "mc": 4, "count": 2, "list": 2}
 MAX_PATH_DRAWS = 100  # per attempt: compatible tuples drawn until none has a mutual citation inside a path
 # With component matching most draws are redrawn (on the demo about one multiple-choice draw in 10 is
 # kept: partners, equal word counts, every similarity and length side filled; some sources have no
 # partner at all); a draw costs a millisecond or two, so an attempt may take this many.
 MAX_MATCHED_DRAWS = 2000
 MAX_ATTEMPTS = 50  # per example: growth or verification failures before giving up
-MAX_CONTEXT_LENGTH = 1_050_000
 _CONTEXT_SLOT = "\x00context\x00"  # stands for the context when the prompt frame is cut out
-
-
-def check_packing(distractor: str, context_length: int | None) -> None:
-    """A known distractor kind, L within [1, MAX_CONTEXT_LENGTH], and an L whenever there are distractors."""
-    check_kind(distractor)
-    if context_length is not None and not 1 <= context_length <= MAX_CONTEXT_LENGTH:
-        raise GraphNIAHError(f"the context length must be between 1 and {MAX_CONTEXT_LENGTH:,}, got {context_length:,}")
-    if distractor != NONE and context_length is None:
-        raise GraphNIAHError(f"distractor kind {distractor!r} needs a context length (--context-length L)")
-
-
-MATCHED_TASKS = ("yesno", "mc")  # a target in the question: its wrong alternatives are similarity-matched
-SIZE_TASKS = ("count", "list")  # the answer is the source component's size: the other sizes are redrawn
-
-
-def check_matching(spec: ExampleSpec) -> None:
-    """``size_range`` only with matched counting or listing, and one that leaves a size besides the source's."""
-    if spec.match_venue and not (spec.match_similarity and spec.task in MATCHED_TASKS):
-        raise GraphNIAHError("matching the venue applies to matched YES/NO and multiple choice only")
-    if spec.match_components and not spec.match_similarity:
-        raise GraphNIAHError("matching the components applies to matched sampling only (match_similarity)")
-    if spec.size_range is None:
-        return
-    lo, hi = spec.size_range
-    if not spec.match_similarity or spec.task not in SIZE_TASKS:
-        raise GraphNIAHError("a size range for the other components applies to matched counting and listing only")
-    lo = max(lo, 3 * spec.depth - 2)  # no component is smaller than its backbone
-    if lo > hi or (lo == hi == spec.component_size):
-        raise GraphNIAHError(
-            f"the other components' size range {list(spec.size_range)} holds no size of at least the backbone's "
-            f"{3 * spec.depth - 2} papers besides the source component's {spec.component_size}"
-        )
-
-
-def other_sizes(spec: ExampleSpec, count: int, rng: np.random.Generator) -> list[int]:
-    """Sizes of ``count`` more components of a matched counting or listing example: each uniform in
-    the size range, redrawn while it equals the source component's size (so the total paper count
-    does not determine the answer). Without the control, or for other tasks: the knob's size."""
-    if not (spec.match_similarity and spec.task in SIZE_TASKS):
-        return [spec.component_size] * count
-    lo, hi = spec.sizes_range
-    lo = max(lo, 3 * spec.depth - 2)
-    choices = np.setdiff1d(np.arange(lo, hi + 1), [spec.component_size])
-    if choices.size == 0:
-        raise GraphNIAHError(f"no component size in [{lo}, {hi}] besides the source component's {spec.component_size}")
-    return [int(s) for s in rng.choice(choices, size=count)]
-
-
-@dataclass(frozen=True)
-class ExampleSpec:
-    """Everything that defines an example besides the randomness."""
-
-    task: Task
-    depth: int
-    component_size: int
-    label: str | None = None  # "YES"/"NO" (yesno), the answer letter (mc), None (count)
-    none_option: bool = False
-    alpha: float = DEFAULT_ALPHA
-    distractor: str = NONE  # none | code | essays | books | wikipedia | disjoint-component
-    context_length: int | None = None  # L: the whole prompt's limit under every tokenizer; None: no packing
-    # Pack as if the "none of these" option were asked, so that an example and its none-option twin
-    # (same seed and index) get the very same context (the paper's none-option experiment).
-    reserve_none_option: bool = False
-    # How the needles are written: APA paper blocks, or an edge list of paper ids (edgelist.py).
-    # The forest, keys, distractors and L do not depend on it (see build_example).
-    render: Render = "apa"
-    # Matched sampling (similarity.py): wrong answers as similar to the source as the true one, and
-    # in counting/listing the other components' sizes drawn from ``size_range`` (None: [MIN_SIZE,
-    # MAX_SIZE]), never the source component's.
-    match_similarity: bool = False
-    size_range: tuple[int, int] | None = None
-    # Matched YES/NO and MC: the wrong answers' venue relation to the source is the true target's too
-    # (similarity.py). Off in recipes written before the rule, which replay without it.
-    match_venue: bool = False
-    # Matched sampling: the other components' backbones as close in subject to the source's as it is
-    # to itself, and the wrong targets' title lengths the true one's (components.py). Off in recipes
-    # written before the rule, which replay without it.
-    match_components: bool = False
-
-    def __post_init__(self) -> None:
-        check_packing(self.distractor, self.context_length)
-        check_matching(self)
-        if self.render not in RENDERS:
-            raise GraphNIAHError(f"unknown rendering {self.render!r} (choose {' or '.join(RENDERS)})")
-        if self.render == "edges" and self.task not in EDGE_TASKS:
-            raise GraphNIAHError(f"the edge-list rendering has no {self.task} question (tasks: {', '.join(EDGE_TASKS)})")
-        if self.task not in COMPONENTS:
-            raise GraphNIAHError(f"unknown task {self.task!r} (choose yesno, mc, count or list)")
-        if self.alpha <= 0:
-            raise GraphNIAHError(f"alpha must be > 0, got {self.alpha}")
-        if self.depth < 2:
-            raise GraphNIAHError(f"depth must be at least 2, got {self.depth}")
-        if self.component_size < 3 * self.depth - 2:
-            raise GraphNIAHError(
-                f"component size {self.component_size} is smaller than the backbone of depth {self.depth} ({3 * self.depth - 2} papers)"
-            )
-        if self.task == "yesno" and self.label not in ("YES", "NO"):
-            raise GraphNIAHError(f"a YES/NO example needs label YES or NO, got {self.label!r}")
-        if self.task == "mc" and (self.label is None or self.label not in option_letters(COMPONENTS["mc"], False)):
-            raise GraphNIAHError(f"a multiple-choice example needs an answer letter A-D, got {self.label!r}")
-        if self.task in ("count", "list") and self.label is not None:
-            raise GraphNIAHError(f"a {self.task} example has no label")
-        if (self.none_option or self.reserve_none_option) and self.task != "mc":
-            raise GraphNIAHError("the 'none of these' option exists only for multiple choice")
-
-    def params(self) -> dict[str, str | int | float | None]:
-        return {
-            "task": self.task,
-            "depth": self.depth,
-            "component_size": self.component_size,
-            "label": self.label,
-            "none_option": self.none_option,
-            "alpha": self.alpha,
-            "distractor": self.distractor,
-            "context_length": self.context_length,
-        } | ({"reserve_none_option": True} if self.reserve_none_option else {}) | (
-            {"render": self.render} if self.render != "apa" else {}
-        ) | self.matching_params()
-
-    def matching_params(self) -> dict[str, Any]:
-        """Recipe entries of matched sampling, present only when it is on (old recipes unchanged)."""
-        if not self.match_similarity:
-            return {}
-        return ({"match_similarity": True} | ({"match_venue": True} if self.match_venue else {})
-                | ({"match_components": True} if self.match_components else {})
-                | ({"size_range": list(self.sizes_range)} if self.task in SIZE_TASKS else {}))
-
-    def other_sizes(self, count: int, rng: np.random.Generator) -> list[int]:
-        """Sizes of ``count`` components besides the source's (see :func:`other_sizes`)."""
-        return other_sizes(self, count, rng)
-
-    @property
-    def sizes_range(self) -> tuple[int, int]:
-        """The range the other components' sizes come from in matched counting and listing."""
-        return self.size_range or (MIN_SIZE, MAX_SIZE)
 
 
 @dataclass
@@ -246,144 +86,6 @@ class SampleStats:
     token_counts: list[dict[str, int]] = field(default_factory=list)  # per packed example, in order
 
 
-class SamplingContext:
-    """A loaded snapshot: citation graph, paper metadata aligned with vertices, path pools, prompts."""
-
-    def __init__(
-        self,
-        snapshot: Snapshot,
-        graph: CitationGraph | None = None,
-        prompts: PromptSet | None = None,
-        *,
-        tokenizers: Mapping[str, Tokenizer] | None = None,
-        data_root: Path | None = None,
-    ):
-        """``tokenizers`` (default: the three of ``graphniah.sampling.tokenizers.load_all``, loaded on first
-        use) and ``data_root`` (where corpora and tokenizer files live) matter only for packing."""
-        self.snapshot = snapshot
-        self._tokenizers = dict(tokenizers) if tokenizers is not None else None
-        self.data_root = data_root
-        self._corpora: dict[str, Corpus] = {}
-        papers = pq.read_table(snapshot.papers_path)  # read once: metadata here, and the graph below
-        self.graph = graph if graph is not None else CitationGraph.load(snapshot, papers)
-        if not np.array_equal(np.asarray(papers.column("corpusid"), dtype=np.int64), self.graph.corpusids):
-            papers = papers.sort_by("corpusid")
-        self._papers = papers  # row v describes vertex v (both ascending by corpus id)
-        self._titles = papers.column("title").combine_chunks()
-        self.prompts = prompts or load_prompts()
-        self.mask = np.zeros(self.graph.n, dtype=bool)
-        self._pools: dict[int, tuple[np.ndarray, str]] = {}
-        self._pool_index: dict[int, PoolIndex] = {}
-
-    @property
-    def snapshot_hash(self) -> str:
-        return self.snapshot.content_hash
-
-    @property
-    def tokenizers(self) -> dict[str, Tokenizer]:
-        if self._tokenizers is None:
-            self._tokenizers = load_all(self.data_root)
-        return self._tokenizers
-
-    @functools.cached_property
-    def o200k(self) -> Tokenizer:
-        """The tokenizer evidence is measured in: the packer's o200k_base when loaded, else o200k alone."""
-        given = self._tokenizers or {}
-        return given["o200k_base"] if "o200k_base" in given else load_tokenizer("o200k_base", self.data_root)
-
-    def corpus(self, kind: str) -> Corpus:
-        """The corpus of a text distractor kind, opened and read once (a missing one fails here)."""
-        if kind not in self._corpora:
-            self._corpora[kind] = load_corpus(kind, self.data_root)
-        return self._corpora[kind]
-
-    def packing_params(self, spec: ExampleSpec) -> dict[str, Any]:
-        """Recipe entries that pin packing's inputs besides the snapshot: corpus and tokenizers."""
-        out: dict[str, Any] = {}
-        if spec.distractor not in (NONE, "disjoint-component"):
-            out["corpus"] = corpus_fingerprint(self.corpus(spec.distractor))
-        if spec.context_length is not None:
-            out["tokenizers"] = {name: tokenizer_fingerprint(t) for name, t in self.tokenizers.items()}
-        return out
-
-    def pool(self, depth: int) -> tuple[np.ndarray, str]:
-        """The pool of ``depth`` as vertex ids (n_paths × (3k−2)) and the pool file's sha256."""
-        if depth not in self._pools:
-            try:
-                manifest, paths = read_pool(self.snapshot, depth)
-            except (GraphNIAHError, OSError) as err:
-                raise GraphNIAHError(
-                    f"no usable path pool for depth {depth} in {self.snapshot.path} ({err}); run `graphniah paths --depth {depth}` or `make refresh`"
-                ) from None
-            source = str(pool_file(self.snapshot.path, depth))
-            verts = self.graph.vertex_of(paths.reshape(-1), source=source).reshape(paths.shape)
-            sha = manifest.sha256
-            self._pools[depth] = (verts, sha)
-        return self._pools[depth]
-
-    @functools.cached_property
-    def connected_parts(self) -> tuple[np.ndarray, np.ndarray]:
-        """(part label per vertex, papers per part) of the snapshot's undirected citation graph."""
-        ptr, idx = self.graph.neighbor_csr
-        adj = sp.csr_matrix((np.ones(idx.size, dtype=np.int8), idx, ptr), shape=(self.graph.n, self.graph.n))
-        _, labels = connected_components(adj, directed=False)
-        return labels, np.bincount(labels)
-
-    def pool_index(self, depth: int) -> PoolIndex:
-        """The depth's pool with its path-conflict matrix (built once per context)."""
-        if depth not in self._pool_index:
-            verts, _ = self.pool(depth)
-            self._pool_index[depth] = PoolIndex.build(verts, self.graph.neighbor_csr, self.graph.n, self.title_key)
-        return self._pool_index[depth]
-
-    @functools.cached_property
-    def title_space(self) -> TitleSpace:
-        """TF-IDF over the snapshot's eligible titles (matched sampling; fitted once per context)."""
-        return TitleSpace.fit(self._titles)
-
-    @functools.cached_property
-    def _match_indexes(self) -> dict[int, MatchIndex]:
-        return {}
-
-    def match_index(self, depth: int) -> MatchIndex:
-        """The depth's pool endpoints in title space, with the true pairs' strata (built once per context)."""
-        if depth not in self._match_indexes:
-            fos = self._papers.column("fields_of_study") if "fields_of_study" in self._papers.column_names else None
-            masks = field_masks(fos, self.graph.n)
-            self._match_indexes[depth] = MatchIndex.build(self.pool(depth)[0], depth, self.title_space, self._titles, masks,
-                                                          self.venue_codes)
-        return self._match_indexes[depth]
-
-    @functools.cached_property
-    def _component_indexes(self) -> dict[int, ComponentIndex]:
-        return {}
-
-    def component_index(self, depth: int) -> ComponentIndex:
-        """The depth's pool paths by subject, for component matching (built once per context)."""
-        if depth not in self._component_indexes:
-            self._component_indexes[depth] = ComponentIndex.build(self.pool(depth)[0], self.title_space, self._titles)
-        return self._component_indexes[depth]
-
-    @functools.cached_property
-    def venue_codes(self) -> np.ndarray:
-        """Vertex -> id of the venue its block and references print (similarity.venue_codes; -1: none)."""
-        cols = [self._papers.column(c) if c in self._papers.column_names else None for c in ("venue", "journal")]
-        return venue_codes(cols[0], cols[1], self.graph.n)
-
-    @functools.cached_property
-    def title_key(self) -> Callable[[int], str]:
-        """Vertex -> the verifier's normalised title (two papers with equal keys could be confused)."""
-        titles = self._titles
-
-        @functools.lru_cache(maxsize=1 << 18)
-        def key(v: int) -> str:
-            return normalize(titles[v].as_py())
-
-        return key
-
-    def meta(self, vertices: Sequence[int]) -> dict[int, PaperMeta]:
-        """``{corpusid: PaperMeta}`` of the given vertices."""
-        return papers_from_table(self._papers.take(pa.array(np.asarray(vertices, dtype=np.int64))))
 
 
 def example_rng(seed: int, index: int) -> np.random.Generator:
@@ -446,22 +148,6 @@ def draw_paths(
     )
 
 
-def _pose(spec: ExampleSpec, comps: list[Component]) -> tuple[int, list[int], str]:
-    """Source vertex, target vertices (option order) and answer, from the grown components."""
-    first = comps[0]
-    if spec.task == "yesno":
-        target = first.target if spec.label == "YES" else comps[1].target
-        return first.source, [target], spec.label or ""
-    if spec.task == "mc":
-        letters = option_letters(COMPONENTS["mc"], False)
-        wrong = [c.target for c in comps[1:]]
-        pos = letters.index(spec.label or "")
-        return first.source, wrong[:pos] + [first.target] + wrong[pos:], spec.label or ""
-    if spec.task == "list":  # every other paper of the component; the answer (their titles) is set by _assemble
-        return first.source, [v for v in first.order if v != first.source], ""
-    return first.source, [], str(spec.component_size - 1)
-
-
 def _example_id(recipe: Recipe, task: str) -> str:
     return f"{task}-{sha256_bytes(canonical_json(recipe.model_dump()).encode())[:16]}"
 
@@ -492,7 +178,7 @@ def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int
         if comps is None:
             continue
         _check_invariant(ctx, comps, spec, want)
-        source, targets, answer = _pose(spec, comps)
+        source, targets, answer = choose_targets(spec, comps)
         needles = _needles(ctx, spec, comps, source, targets, rng)
         if spec.render == "edges":
             edged = _as_edges(ctx, spec, needles, answer, PaperIds(seed, index), rng, stats)
@@ -742,23 +428,6 @@ def _positions(ctx: SamplingContext, spec: ExampleSpec, messages: Sequence[Messa
     return attached_positions(messages, context, attached, ctx.o200k, ctx.prompts, spec.render == "edges", chat)
 
 
-def balanced_labels(tasks: Sequence[str], rng: np.random.Generator) -> list[str | None]:
-    """Answers for a sequence of tasks: YES/NO in consecutive pairs of the YES/NO examples (one of
-    each, random order), letters A–D in consecutive groups of four of the multiple-choice ones,
-    None for counting (appendix A.2.5). The last pair or group may be incomplete."""
-    groups = {"yesno": ["YES", "NO"], "mc": list(option_letters(COMPONENTS["mc"], False))}
-    current: dict[str, list[str]] = {"yesno": [], "mc": []}
-    out: list[str | None] = []
-    for task in tasks:
-        if task not in groups:
-            out.append(None)
-            continue
-        if not current[task]:
-            current[task] = rng.permutation(groups[task]).tolist()[::-1]  # popped from the end
-        out.append(current[task].pop())
-    return out
-
-
 def batch_specs(
     task: Task,
     depth: int,
@@ -800,18 +469,6 @@ def sample_examples(
         for i, spec in enumerate(specs):
             yield build_example(ctx, spec, seed, first_index + i, stats)
             progress.advance()
-
-
-def spec_of(example: Example) -> tuple[ExampleSpec, int, int]:
-    """The spec, seed and index stored in an example's recipe."""
-    p = example.recipe.params
-    spec = ExampleSpec(p.task, p.depth, p.component_size, p.label, p.none_option, p.alpha, p.distractor,
-                       p.context_length, p.reserve_none_option, render=p.render)
-    if p.match_similarity:
-        size_range = (p.size_range[0], p.size_range[1]) if p.size_range is not None else None
-        spec = replace(spec, match_similarity=True, size_range=size_range, match_venue=p.match_venue,
-                       match_components=p.match_components)
-    return spec, example.recipe.seed, p.index
 
 
 def regenerate(ctx: SamplingContext, example: Example) -> Example:

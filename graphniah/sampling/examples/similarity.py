@@ -70,7 +70,7 @@ recipe records ``match_similarity`` and ``match_venue`` (each absent means false
 read and regenerate unchanged), so ``regenerate`` replays the same choice byte for byte.
 
 Counting (and listing) has no target in the question; there the control acts on sizes instead
-(``other_sizes`` in :mod:`.sample`).
+(``other_sizes`` in :mod:`.spec`).
 """
 
 from __future__ import annotations

@@ -14,8 +14,9 @@ from scipy import stats as sps
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import parse_example
 from graphniah.sampling.examples.components import ComponentIndex
-from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, batch_specs, build_example, regenerate
+from graphniah.sampling.examples.sample import batch_specs, build_example, regenerate
 from graphniah.sampling.examples.similarity import TitleSpace, title_words
+from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 from graphniah.sampling.examples.textcheck import verify
 from tests.sampling.examples.test_similarity import _hand_made_pool, reference_vector
 

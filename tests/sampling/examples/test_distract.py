@@ -19,7 +19,8 @@ from graphniah.sampling.corpora import fetch, open_corpus
 from graphniah.sampling.examples.distract import DISTRACTOR_KINDS, ComponentSource, RenderedComponent, WikipediaSource, wikipedia_source
 from graphniah.sampling.examples.grow import Occupied
 from graphniah.sampling.examples.render import build_messages
-from graphniah.sampling.examples.sample import ExampleSpec, SampleStats, SamplingContext, build_example, regenerate
+from graphniah.sampling.examples.sample import SampleStats, build_example, regenerate
+from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 from graphniah.sampling.examples.textcheck import verify
 from graphniah.sampling.packing import Frame, pack
 from graphniah.sampling.tokenizers import fetch_assets

@@ -22,7 +22,8 @@ from graphniah.sampling.examples import edgelist
 from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
 from graphniah.sampling.examples.prompts import load_prompts
 from graphniah.sampling.examples.render import build_messages, question
-from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example, regenerate
+from graphniah.sampling.examples.sample import build_example, regenerate
+from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 from graphniah.sampling.examples.textcheck import (
     Undetermined,
     parse_edge_context,

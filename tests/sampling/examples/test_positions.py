@@ -8,7 +8,8 @@ import graphniah.sampling.examples.positions as positions_mod
 from graphniah.formats.examples import Example, parse_example
 from graphniah.sampling.examples.positions import block_runs, count_positions, user_fields
 from graphniah.sampling.examples.render import render_component
-from graphniah.sampling.examples.sample import ExampleSpec, SamplingContext, build_example
+from graphniah.sampling.examples.sample import build_example
+from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 from graphniah.sampling.tokenizers import BLOCK_SEPARATOR, load_tokenizer
 
 # Every text kind, both renderings, an unpacked prompt and a none-option twin (packed for the longer question).

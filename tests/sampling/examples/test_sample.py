@@ -14,15 +14,8 @@ from typer.testing import CliRunner
 from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, clean_text, read_examples, write_examples
-from graphniah.sampling.examples.sample import (
-    ExampleSpec,
-    SampleStats,
-    SamplingContext,
-    batch_specs,
-    build_example,
-    regenerate,
-    sample_examples,
-)
+from graphniah.sampling.examples.sample import SampleStats, batch_specs, build_example, regenerate, sample_examples
+from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 from graphniah.sampling.examples.textcheck import normalize, verify
 
 DEPTHS = (4, 8, 16, 32)

@@ -17,14 +17,7 @@ import pytest
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, PaperMeta, RecipeParams, parse_example
 from graphniah.sampling.examples.render import printed_venue
-from graphniah.sampling.examples.sample import (
-    ExampleSpec,
-    SamplingContext,
-    batch_specs,
-    build_example,
-    other_sizes,
-    regenerate,
-)
+from graphniah.sampling.examples.sample import batch_specs, build_example, regenerate
 from graphniah.sampling.examples.similarity import (
     CALIPER,
     DIFFERENT,
@@ -38,6 +31,7 @@ from graphniah.sampling.examples.similarity import (
     venue_codes,
     venue_relation,
 )
+from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext, other_sizes
 from graphniah.sampling.examples.textcheck import normalize, verify
 
 
