@@ -27,7 +27,7 @@ paper blocks; title-similarity leaves them out (an id says nothing about what a 
   answer on the kept blocks, or none when those blocks leave it open.
 * **paper-count** counts the distinct papers the context names (blocks and reference entries,
   merged by the checker's identity rule) and divides by the number of components the published
-  design puts in a counting example (``spec.COMPONENTS["count"]``), minus one, rounded to the
+  design puts in a counting example (``graphniah.sampling.COMPONENTS["count"]``), minus one, rounded to the
   nearest integer (halves up). It never reads which paper cites which.
 """
 
@@ -248,7 +248,7 @@ def retrieval(
 
 def papers_per_count_example() -> int:
     """Components the published design puts in a counting example (the sampler's own constant)."""
-    from graphniah.sampling.examples.spec import COMPONENTS
+    from graphniah.sampling import COMPONENTS
 
     return COMPONENTS["count"]
 

@@ -14,7 +14,7 @@ parameter fixed before it sees any answer:
 3. **Graph.** Each title is linked to its :data:`NEIGHBOURS` most similar other titles (ties by
    context order); the links are symmetrised as ``W = (A + Aᵀ) / 2``.
 4. **Groups.** Spectral clustering of ``W`` into as many groups as the task's design has components
-   (two, or four for multiple choice; ``sampling.examples.spec.COMPONENTS``): the eigenvectors of
+   (two, or four for multiple choice; ``graphniah.sampling.COMPONENTS``): the eigenvectors of
    the ``k`` largest eigenvalues of ``D^{-1/2} W D^{-1/2}``, scaled by ``D^{-1/2}`` and
    each row set to unit length, then k-means (k-means++ starts, :data:`KMEANS_RUNS` runs, the one
    of least within-group sum of squares kept). Every draw comes from the example's ``shortcut``
@@ -210,7 +210,7 @@ def topic_cluster(examples: Sequence[Example], prompts: PromptSet | None = None,
         edge-list examples and examples of another prompt set are absent.
     """
     from graphniah.baselines.shortcuts import _question
-    from graphniah.sampling.examples.spec import COMPONENTS
+    from graphniah.sampling import COMPONENTS
 
     pr = prompts or load_prompts()
     out: dict[str, str | None] = {}

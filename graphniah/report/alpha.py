@@ -9,11 +9,11 @@ over tasks, S(α), is minimised. A bootstrap that resamples examples within each
 gives percentile intervals for S(α) and how often each α is selected.
 
 Only the grown forests matter here, so examples are not rendered, packed or text-verified:
-:func:`forest_in_degrees` replays the first attempt of
-:func:`graphniah.sampling.examples.sample.build_example` (same generator, same backbone draw, same growth)
-and stops after growth. Its in-degrees are therefore those of the example ``graphniah sample``
-builds for the same spec, seed and index, except when that example's first grown forest was
-rejected later (needles exceeding L, or text verification) — a rare event that the tests measure.
+:func:`forest_in_degrees` counts them on :func:`graphniah.sampling.grow_forest`, which replays the
+attempts of the sampler's ``build_example`` (same generator, same backbone draw, same growth) and
+stops after the first growth that succeeds. Its in-degrees are therefore those of the example
+``graphniah sample`` builds for the same spec, seed and index, except when that example's first
+grown forest was rejected later (needles exceeding L, or text verification) — a rare event that the tests measure.
 
 Every example gets its own generator, derived from (seed, task, index), and the same one for every
 α: the candidates are compared on the same backbones and specs (common random numbers), which
@@ -44,9 +44,7 @@ from graphniah.formats import PAPER_TASKS, TASKS, Task
 from graphniah.formats.report import AlphaRun, read_alpha_run, write_alpha_run
 from graphniah.formats.snapshot import Snapshot
 from graphniah.progress import NO_PROGRESS, Progress, step
-from graphniah.sampling.examples.grow import GrowthStats, grow_components
-from graphniah.sampling.examples.sample import MAX_ATTEMPTS, SampleStats, draw_paths, example_rng
-from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
+from graphniah.sampling import ExampleSpec, SamplingContext, grow_forest
 from graphniah.seeds import Stream, derived_seed, generator
 
 if TYPE_CHECKING:  # matplotlib is imported only when the figure is drawn
@@ -147,19 +145,9 @@ def example_spec(config: AlphaConfig, task: Task, index: int, alpha: float) -> E
 
 
 def forest_in_degrees(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int) -> np.ndarray:
-    """In-degree histogram of the task components ``build_example(ctx, spec, seed, index)`` grows first."""
-    rng = example_rng(seed, index)
-    stats = SampleStats()
-    for _ in range(MAX_ATTEMPTS):
-        paths = draw_paths(ctx, spec, rng, stats)
-        comps = grow_components(ctx.graph, paths, spec.depth, spec.component_size, spec.alpha, rng, ctx.title_key,
-                                ctx.mask, GrowthStats())
-        if comps is not None:
-            return in_degree_histogram(np.fromiter((b for c in comps for _, b in c.edges), dtype=np.int64))
-    raise GraphNIAHError(
-        f"could not grow a {spec.task} example (depth {spec.depth}, size {spec.component_size}, alpha {spec.alpha}) in "
-        f"{MAX_ATTEMPTS} attempts; the snapshot is too small or sparse for this request"
-    )
+    """In-degree histogram of the task components ``build_example(ctx, spec, seed, index)`` grows first
+    (:func:`graphniah.sampling.grow_forest`)."""
+    return in_degree_histogram(grow_forest(ctx, spec, seed, index)[:, 1])
 
 
 # Work units run in worker processes, each with its own SamplingContext loaded once.

@@ -4,4 +4,32 @@ Takes a snapshot and its path pools (from ``graphniah.graph``); gives examples (
 ``Example`` each): citation forests grown around disjoint backbones (``examples``), rendered as
 paper blocks among distractor text (``corpora``) packed to a target length counted under three
 tokenizers (``tokenizers``, ``packing``), and whole experiment suites (``suites``).
+
+The names in ``__all__`` are what other stages use; they load on first access (module
+``__getattr__``), so importing the package costs nothing.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graphniah.sampling.examples.sample import grow_forest
+    from graphniah.sampling.examples.spec import COMPONENTS, ExampleSpec, SamplingContext
+
+__all__ = ["COMPONENTS", "ExampleSpec", "SamplingContext", "grow_forest"]
+
+# Where each public name lives; loaded on first access.
+_HOMES = {
+    "COMPONENTS": "graphniah.sampling.examples.spec",
+    "ExampleSpec": "graphniah.sampling.examples.spec",
+    "SamplingContext": "graphniah.sampling.examples.spec",
+    "grow_forest": "graphniah.sampling.examples.sample",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_HOMES[name]), name)

@@ -37,6 +37,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+import numpy.typing as npt
 
 from graphniah import __version__
 from graphniah.atomic import canonical_json, sha256_bytes
@@ -152,6 +153,21 @@ def _example_id(recipe: Recipe, task: str) -> str:
     return f"{task}-{sha256_bytes(canonical_json(recipe.model_dump()).encode())[:16]}"
 
 
+def _wanted_sizes(spec: ExampleSpec, rng: np.random.Generator) -> list[int]:
+    """Each component's size, the source's first. The other components' sizes (matched counting and
+    listing: redrawn, never the source's) are drawn once per example, before any path, so every
+    attempt grows the same sizes."""
+    return [spec.component_size, *other_sizes(spec, COMPONENTS[spec.task] - 1, rng)]
+
+
+def _grow(ctx: SamplingContext, spec: ExampleSpec, want: Sequence[int], rng: np.random.Generator,
+          stats: SampleStats) -> tuple[list[Component] | None, GrowthStats]:
+    """One attempt's growth: backbone paths drawn (:func:`draw_paths`), a component grown around each."""
+    paths = draw_paths(ctx, spec, rng, stats, want)
+    growth = GrowthStats()
+    return grow_components(ctx.graph, paths, spec.depth, want, spec.alpha, rng, ctx.title_key, ctx.mask, growth), growth
+
+
 def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int, stats: SampleStats | None = None) -> Example:
     """The example of (spec, seed, index): deterministic, invariant-checked, packed and text-verified."""
     stats = stats if stats is not None else SampleStats()
@@ -165,14 +181,10 @@ def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int
         version=__version__,
         params=RecipeParams.model_validate(spec.params() | {"index": index} | ctx.packing_params(spec)),
     )
-    # The other components' sizes (matched counting/listing: redrawn, never the source's) are drawn
-    # once per example, before any path, so every attempt grows the same sizes.
-    want = [spec.component_size, *other_sizes(spec, COMPONENTS[spec.task] - 1, rng)]
+    want = _wanted_sizes(spec, rng)
     for _ in range(MAX_ATTEMPTS):
         stats.attempts += 1
-        paths = draw_paths(ctx, spec, rng, stats, want)
-        growth = GrowthStats()
-        comps = grow_components(ctx.graph, paths, spec.depth, want, spec.alpha, rng, ctx.title_key, ctx.mask, growth)
+        comps, growth = _grow(ctx, spec, want, rng, stats)
         stats.growth_steps += growth.steps
         stats.rejects.update({f"grow_{k}": v for k, v in growth.rejects.items()})
         if comps is None:
@@ -205,6 +217,50 @@ def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int
         f"could not build a {spec.task} example (depth {spec.depth}, size {spec.component_size}) in {MAX_ATTEMPTS} attempts "
         f"(rejects: {dict(stats.rejects)}); the snapshot is too small or sparse for this request"
         + (" or the context length too short for the needles" if stats.rejects["needles_exceed_length"] else "")
+    )
+
+
+def grow_forest(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int) -> npt.NDArray[np.int64]:
+    """The citations of the task components that ``build_example(ctx, spec, seed, index)`` grows first.
+
+    Parameters
+    ----------
+    ctx : SamplingContext
+        The snapshot the example is drawn from.
+    spec : ExampleSpec
+        The example's spec (its distractors, rendering and context length play no part).
+    seed, index : int
+        The batch seed and the example's index in it, as for ``build_example``.
+
+    Returns
+    -------
+    numpy.ndarray
+        One row ``(citing, cited)`` of vertex ids per citation of the grown components (an
+        ``(edges, 2)`` int64 array), in component order.
+
+    Raises
+    ------
+    GraphNIAHError
+        When no attempt of ``MAX_ATTEMPTS`` grows the components.
+
+    Notes
+    -----
+    The attempts are ``build_example``'s: the same generator, the same backbone draws and growth,
+    stopped at the first forest that grows, before rendering, packing and text verification. The
+    forest is therefore the example's own unless that example rejected its first grown forest
+    later (needles longer than L, a text that does not verify), which is rare. The selection of α
+    (``graphniah.report.alpha``) counts in-degrees on these forests.
+    """
+    rng = example_rng(seed, index)
+    stats = SampleStats()
+    want = _wanted_sizes(spec, rng)
+    for _ in range(MAX_ATTEMPTS):
+        comps, _ = _grow(ctx, spec, want, rng, stats)
+        if comps is not None:
+            return np.array([e for c in comps for e in c.edges], dtype=np.int64).reshape(-1, 2)
+    raise GraphNIAHError(
+        f"could not grow a {spec.task} example (depth {spec.depth}, size {spec.component_size}, alpha {spec.alpha}) in "
+        f"{MAX_ATTEMPTS} attempts; the snapshot is too small or sparse for this request"
     )
 
 

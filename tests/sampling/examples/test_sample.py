@@ -119,6 +119,25 @@ def test_answer_balance_in_pairs_and_groups_of_four() -> None:
     assert min(sizes) >= 100 and max(sizes) <= 250 and len(set(sizes)) > 100
 
 
+@pytest.mark.parametrize("spec", [ExampleSpec("mc", 4, 110, "B"), ExampleSpec("count", 4, 120, match_similarity=True)],
+                         ids=["mc", "matched-count"])
+def test_grow_forest_is_the_forest_the_example_grows(ctx, spec) -> None:
+    """The public growth trial (the α selection's) replays build_example's attempts up to the first
+    grown forest: same generator, sizes (the matched count draws the other's size first) and paths."""
+    from graphniah.sampling import grow_forest
+
+    compared = 0
+    for index in range(3):
+        stats = SampleStats()
+        ex = build_example(ctx, spec, 7, index, stats)
+        forest = grow_forest(ctx, spec, 7, index)
+        if stats.rejects["verify"]:  # the example rejected a grown forest after growth: not the first one
+            continue
+        assert [(int(a), int(b)) for a, b in ctx.graph.corpusids[forest]] == [tuple(e) for e in ex.edges]
+        compared += 1
+    assert compared >= 2
+
+
 def test_alpha_shapes_the_in_degree_distribution(ctx) -> None:
     """Small alpha concentrates new children on few papers (heavier tail) than large alpha."""
 
