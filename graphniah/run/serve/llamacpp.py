@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from graphniah.assets import check_sha256, data_dir, pip_wheel, scratch_dir, wheel_members
 from graphniah.atomic import atomic_write_bytes, read_json, write_json
 from graphniah.errors import GraphNIAHError
 from graphniah.run.serve.policies import wait_until_healthy
-from graphniah.sampling.corpora.assets import check_sha256, data_dir, pip_wheel, scratch_dir, wheel_members
 
 
 @dataclass(frozen=True)

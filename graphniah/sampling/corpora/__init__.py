@@ -7,7 +7,7 @@ for drawing distractors as blocks (paragraphs; long ones cut at sentences or cod
 example's paper titles.
 """
 
-from graphniah.sampling.corpora.assets import SourceUnavailable, data_dir
+from graphniah.assets import SourceUnavailable, data_dir
 from graphniah.sampling.corpora.build import CorpusFetchError, fetch, list_manifests
 from graphniah.sampling.corpora.corpus import Corpus, open_corpus
 from graphniah.sampling.corpora.model import (

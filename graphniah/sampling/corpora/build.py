@@ -46,10 +46,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphniah import __version__
-from graphniah.atomic import atomic_dir, canonical_json, read_json, sha256_file, write_json
-from graphniah.errors import GraphNIAHError
-from graphniah.progress import NO_PROGRESS, Progress
-from graphniah.sampling.corpora.assets import (
+from graphniah.assets import (
     Artifact,
     SourceUnavailable,
     apt_candidate,
@@ -61,6 +58,9 @@ from graphniah.sampling.corpora.assets import (
     scratch_dir,
     wheel_members,
 )
+from graphniah.atomic import atomic_dir, canonical_json, read_json, sha256_file, write_json
+from graphniah.errors import GraphNIAHError
+from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.sampling.corpora.model import (
     TEXT_KINDS,
     BlockRule,

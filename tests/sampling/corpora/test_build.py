@@ -13,9 +13,9 @@ import tarfile
 
 import pytest
 
+from graphniah.assets import SourceUnavailable
 from graphniah.errors import GraphNIAHError
 from graphniah.sampling.corpora import CorpusFetchError, Kind, build, fetch, list_manifests, open_corpus
-from graphniah.sampling.corpora.assets import SourceUnavailable
 from graphniah.sampling.corpora.build import DOCUMENTS_FILE, BooksSpec, CodeSpec, corpora_root, read_manifest, verify_files
 from tests.progress_log import ProgressLog
 
