@@ -9,6 +9,10 @@ A snapshot is ``<root>/<release>/cutoff=<YYYY-MM-DD>/`` holding
                        one :class:`SnapshotManifest`,
 - ``pruned/depth=K.parquet`` and ``paths/depth=K.parquet`` written by the graph stage.
 
+Every stage reads the two tables through :func:`read_papers` and :func:`read_edges`, which check the
+file against the manifest and its columns against the schema (``LATER_PAPER_COLUMNS``: the columns
+a snapshot built before them lacks).
+
 **Manifest format.** ``format_version`` 3. Version 3 added the ``earliest_public_date`` column of
 ``papers.parquet`` (``graphniah.ingest.s2ag.preprints``: a paper is as old as its earliest public
 version) and the manifest's ``earliest_public_date`` range of the kept papers. Versions 1 and 2
@@ -25,12 +29,13 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from graphniah.atomic import check_artifact, write_json
 from graphniah.errors import GraphNIAHError
@@ -59,6 +64,10 @@ PAPERS_SCHEMA = pa.schema(
 )
 
 EDGES_SCHEMA = pa.schema([("citing", pa.int64()), ("cited", pa.int64())])
+
+#: Columns of ``papers.parquet`` that snapshots built before them lack: :func:`read_papers` leaves
+#: them out of such a snapshot's table (readers treat a missing one as "not known").
+LATER_PAPER_COLUMNS = ("earliest_public_date", "fields_of_study")
 
 PAPERS_FILE = "papers.parquet"
 EDGES_FILE = "edges.parquet"
@@ -208,6 +217,82 @@ class Snapshot:
     def content_hash(self) -> str:
         """The hash later stages record as their input: the manifest's ``snapshot_hash``."""
         return self.manifest.snapshot_hash
+
+
+def read_papers(snapshot: Snapshot, columns: Sequence[str] | None = None) -> pa.Table:
+    """A snapshot's ``papers.parquet``, its columns checked against :data:`PAPERS_SCHEMA`.
+
+    Parameters
+    ----------
+    snapshot : Snapshot
+        The snapshot; its table is checked against the manifest first (:attr:`Snapshot.papers_path`).
+    columns : sequence of str, optional
+        The columns to read, in this order. Default: every column of the schema, except the
+        :data:`LATER_PAPER_COLUMNS` a snapshot built before them lacks.
+
+    Returns
+    -------
+    pyarrow.Table
+        One row per paper, in the file's order (ingest writes them by corpus id), with the schema's
+        types.
+
+    Raises
+    ------
+    GraphNIAHError
+        When a column of the file has another type than the schema's, or a column asked for (or
+        one every snapshot has) is missing; the message names the file and the command that
+        rebuilds the snapshot.
+    """
+    return _read_table(snapshot, snapshot.papers_path, PAPERS_SCHEMA, columns, LATER_PAPER_COLUMNS)
+
+
+def read_edges(snapshot: Snapshot, columns: Sequence[str] | None = None) -> pa.Table:
+    """A snapshot's ``edges.parquet``, its columns checked against :data:`EDGES_SCHEMA`.
+
+    Parameters
+    ----------
+    snapshot : Snapshot
+        The snapshot; its table is checked against the manifest first (:attr:`Snapshot.edges_path`).
+    columns : sequence of str, optional
+        The columns to read, in this order (default: ``citing``, ``cited``).
+
+    Returns
+    -------
+    pyarrow.Table
+        One row per citation (``citing`` cites ``cited``), in the file's order.
+
+    Raises
+    ------
+    GraphNIAHError
+        As :func:`read_papers`.
+    """
+    return _read_table(snapshot, snapshot.edges_path, EDGES_SCHEMA, columns, ())
+
+
+def _read_table(snapshot: Snapshot, path: Path, schema: pa.Schema, columns: Sequence[str] | None,
+                later: Sequence[str]) -> pa.Table:
+    """``path`` read through ``pq.ParquetFile`` (one file: no dataset machinery), after its footer's
+    schema is checked against ``schema``: the values come back as written, so a reader gets exactly
+    the types the file holds, which the check makes the schema's."""
+    file = pq.ParquetFile(path)
+    found = file.schema_arrow
+    rebuild = f"rebuild it with `{snapshot.rebuild_command}`"
+    for want in schema:
+        i = found.get_field_index(want.name)
+        if i >= 0 and not found.field(i).type.equals(want.type):
+            raise GraphNIAHError(f"{path} does not have the snapshot schema: column {want.name!r} is {found.field(i).type}, "
+                                 f"not {want.type}; {rebuild}")
+        if i < 0 and want.name not in later:
+            raise GraphNIAHError(f"{path} does not have the snapshot schema: it has no column {want.name!r}; {rebuild}")
+    if columns is None:
+        columns = [name for name in schema.names if name in found.names]
+    unknown = [c for c in columns if c not in schema.names]
+    if unknown:
+        raise GraphNIAHError(f"{', '.join(map(repr, unknown))} is no column of the snapshot's {path.name} (columns: {', '.join(schema.names)})")
+    absent = [c for c in columns if c not in found.names]
+    if absent:
+        raise GraphNIAHError(f"{path} has no column {', '.join(map(repr, absent))}: the snapshot was built before it existed; {rebuild}")
+    return file.read(columns=list(columns))
 
 
 def find_snapshot_by_hash(root: str | Path, snapshot_hash: str) -> Snapshot:

@@ -23,10 +23,9 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.snapshot import Snapshot
+from graphniah.formats.snapshot import Snapshot, read_edges, read_papers
 
 if TYPE_CHECKING:
     import igraph as ig
@@ -120,8 +119,8 @@ class CitationGraph:
 
         ``papers``: the snapshot's papers table when the caller has read it already."""
         if papers is None:
-            papers = pq.read_table(snapshot.papers_path, columns=["corpusid", "title", "authors"])
-        edges = pq.read_table(snapshot.edges_path, columns=["citing", "cited"])
+            papers = read_papers(snapshot, ["corpusid", "title", "authors"])
+        edges = read_edges(snapshot, ["citing", "cited"])
         usable = usable_metadata_mask(papers.column("title"), papers.column("authors"))
         corpusids = np.asarray(papers.column("corpusid"), dtype=np.int64)
         del papers

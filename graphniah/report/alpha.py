@@ -35,14 +35,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pyarrow.parquet as pq
 
 from graphniah import __version__
 from graphniah.atomic import atomic_dir, write_in_staging
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import PAPER_TASKS, TASKS, Task
 from graphniah.formats.report import AlphaRun, read_alpha_run, write_alpha_run
-from graphniah.formats.snapshot import Snapshot
+from graphniah.formats.snapshot import Snapshot, read_edges
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.sampling import ExampleSpec, SamplingContext, grow_forest
 from graphniah.seeds import Stream, derived_seed, generator
@@ -125,7 +124,7 @@ def in_degree_histogram(cited: np.ndarray) -> np.ndarray:
 
 def snapshot_in_degree_histogram(snapshot: Snapshot) -> np.ndarray:
     """In-degree histogram of the snapshot's citation graph (edges between eligible papers only)."""
-    cited = pq.read_table(snapshot.edges_path, columns=["cited"]).column("cited").to_numpy()
+    cited = read_edges(snapshot, ["cited"]).column("cited").to_numpy()
     if cited.size == 0:
         raise GraphNIAHError(f"snapshot {snapshot.path} has no citation edges")
     return in_degree_histogram(cited)

@@ -19,13 +19,12 @@ from typing import NamedTuple, Protocol
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.dataset import design_fields
 from graphniah.formats.examples import Example, PaperMeta, clean_text, papers_from_table
 from graphniah.formats.journal import RunRecord, read_journal
-from graphniah.formats.snapshot import find_snapshot_by_hash
+from graphniah.formats.snapshot import Snapshot, find_snapshot_by_hash, read_papers
 from graphniah.layout import journals_in
 from graphniah.scoring import ListScore, counted_records, run_labels, score_record, split_runs
 
@@ -206,12 +205,12 @@ class PaperLookup:
 
     def __init__(self, root: str | os.PathLike[str] | None):
         self.root = Path(root) if root is not None else None
-        self._paths: dict[str, Path | None] = {}
+        self._snapshots: dict[str, Snapshot | None] = {}
         self._tables: dict[tuple[str, tuple[str, ...]], tuple[np.ndarray, pa.Table]] = {}
         self.missing: set[str] = set()
 
-    def _papers_path(self, snapshot_hash: str) -> Path | None:
-        if snapshot_hash not in self._paths:
+    def _snapshot(self, snapshot_hash: str) -> Snapshot | None:
+        if snapshot_hash not in self._snapshots:
             snap = None
             if self.root is not None and self.root.is_dir():
                 try:
@@ -220,15 +219,17 @@ class PaperLookup:
                     snap = None
             if snap is None:
                 self.missing.add(snapshot_hash)
-            self._paths[snapshot_hash] = None if snap is None else snap.papers_path
-        return self._paths[snapshot_hash]
+            else:
+                _ = snap.papers_path  # checked against its manifest now, even when every page is cached
+            self._snapshots[snapshot_hash] = snap
+        return self._snapshots[snapshot_hash]
 
     def _table(self, snapshot_hash: str, columns: tuple[str, ...]) -> tuple[np.ndarray, pa.Table] | None:
-        path = self._papers_path(snapshot_hash)
-        if path is None:
+        snap = self._snapshot(snapshot_hash)
+        if snap is None:
             return None
         if (snapshot_hash, columns) not in self._tables:
-            t = pq.ParquetFile(path).read(columns=list(columns)).combine_chunks()  # one file: no dataset machinery
+            t = read_papers(snap, columns).combine_chunks()
             ids = _int64s(t)
             if ids.size > 1 and not bool((np.diff(ids) > 0).all()):  # snapshots write papers sorted; sort if not
                 t = t.sort_by("corpusid").combine_chunks()
@@ -238,7 +239,7 @@ class PaperLookup:
 
     def available(self, snapshot_hash: str) -> bool:
         """Whether the snapshot with this hash is under ``root`` (its metadata can be shown)."""
-        return self._papers_path(snapshot_hash) is not None
+        return self._snapshot(snapshot_hash) is not None
 
     def _rows(self, example: Example, columns: tuple[str, ...], extra: Iterable[int] = ()) -> pa.Table | None:
         """The rows of the example's papers in its snapshot (None when the snapshot is not available)."""

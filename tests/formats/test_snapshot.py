@@ -12,10 +12,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.snapshot import EDGES_FILE, PAPERS_FILE, Snapshot
+from graphniah.formats.snapshot import EDGES_FILE, PAPERS_FILE, Snapshot, read_edges, read_papers
 from graphniah.graph.citation_graph import CitationGraph
 from tests.graph.synthetic import preferential_attachment, write_snapshot
 
@@ -111,3 +113,79 @@ def test_a_refresh_rebuilds_a_snapshot_whose_table_is_damaged(tmp_path):
     again = refresh(CUTOFF, tmp_path, demo=True, demo_papers=2000, depths=(4,), pool_size=5).snapshot
     assert again.path == first.path and (again.path / PAPERS_FILE).read_bytes() == good
     again.check_tables()
+
+
+# ---- reading the tables through the snapshot schema ------------------------------------------------
+
+PAPER_COLUMNS = ["corpusid", "title", "authors", "venue", "journal", "publication_date", "year", "arxiv_id", "doi",
+                 "earliest_public_date", "fields_of_study"]
+
+
+def test_the_demo_snapshot_reads_with_the_schema_columns_as_pyarrow_reads_the_files(demo_snapshot):
+    papers = read_papers(demo_snapshot)
+    assert papers.column_names == PAPER_COLUMNS
+    assert papers.num_rows == demo_snapshot.manifest.rows["papers"]["kept"] > 1000
+    types = {f.name: f.type for f in papers.schema}
+    assert types["corpusid"] == pa.int64() and types["title"] == pa.string() and types["year"] == pa.int32()
+    assert types["publication_date"] == types["earliest_public_date"] == pa.date32()
+    assert types["authors"] == pa.list_(pa.struct([("id", pa.string()), ("name", pa.string())]))
+    assert types["fields_of_study"] == pa.list_(pa.string())
+    assert papers.equals(pq.read_table(demo_snapshot.path / "papers.parquet"))  # values and types as written
+    some = read_papers(demo_snapshot, ["title", "corpusid"])
+    assert some.column_names == ["title", "corpusid"] and some.column("title").equals(papers.column("title"))
+    edges = read_edges(demo_snapshot)
+    assert edges.column_names == ["citing", "cited"] and edges.num_rows == demo_snapshot.manifest.rows["edges"]["kept"]
+    assert edges.schema.field("citing").type == edges.schema.field("cited").type == pa.int64()
+    assert edges.equals(pq.read_table(demo_snapshot.path / "edges.parquet"))
+    assert read_edges(demo_snapshot, ["cited"]).column_names == ["cited"]
+
+
+@pytest.fixture
+def small(tmp_path) -> Snapshot:
+    """A hand-made snapshot (its manifest records no hashes, so a rewritten table is read, not refused)."""
+    citing, cited = preferential_attachment(50, 2, np.random.default_rng(3))
+    return Snapshot.open(write_snapshot(tmp_path / "s" / "cutoff=2026-04-01", 50, citing, cited))
+
+
+def _rewrite(path: Path, change) -> None:
+    pq.write_table(change(pq.read_table(path)), path)
+
+
+def _refresh_hint(snap: Snapshot) -> str:
+    return f"; rebuild it with `graphniah refresh --cutoff 2026-04-01 --root {snap.path.parent.parent}`"
+
+
+def test_a_papers_column_of_another_type_is_one_line_naming_the_file(small):
+    papers = small.path / PAPERS_FILE
+    _rewrite(papers, lambda t: t.set_column(t.schema.get_field_index("year"), "year", t.column("year").cast(pa.string())))
+    expected = f"{papers} does not have the snapshot schema: column 'year' is string, not int32" + _refresh_hint(small)
+    with pytest.raises(GraphNIAHError) as err:
+        read_papers(small, ["corpusid"])  # the whole file's schema is checked, not only the columns read
+    assert str(err.value) == expected
+    with pytest.raises(GraphNIAHError) as err:  # every reader goes through it: here the graph's
+        CitationGraph.load(Snapshot.open(small.path))
+    assert str(err.value) == expected
+
+
+def test_an_edges_column_of_another_type_or_a_missing_column_is_refused(small):
+    edges, papers = small.path / EDGES_FILE, small.path / PAPERS_FILE
+    _rewrite(edges, lambda t: t.set_column(1, "cited", t.column("cited").cast(pa.string())))
+    with pytest.raises(GraphNIAHError) as err:
+        read_edges(small)
+    assert str(err.value) == f"{edges} does not have the snapshot schema: column 'cited' is string, not int64" + _refresh_hint(small)
+    _rewrite(papers, lambda t: t.drop_columns(["authors"]))
+    with pytest.raises(GraphNIAHError) as err:
+        read_papers(small)
+    assert str(err.value) == f"{papers} does not have the snapshot schema: it has no column 'authors'" + _refresh_hint(small)
+
+
+def test_a_snapshot_built_before_the_later_columns_reads_without_them(small):
+    papers = small.path / PAPERS_FILE
+    _rewrite(papers, lambda t: t.drop_columns(["earliest_public_date", "fields_of_study"]))
+    assert read_papers(small).column_names == PAPER_COLUMNS[:-2]
+    with pytest.raises(GraphNIAHError) as err:
+        read_papers(small, ["corpusid", "fields_of_study"])
+    assert str(err.value) == (f"{papers} has no column 'fields_of_study': the snapshot was built before it existed"
+                              + _refresh_hint(small))
+    with pytest.raises(GraphNIAHError, match=r"'abstract' is no column of the snapshot's papers\.parquet"):
+        read_papers(small, ["corpusid", "abstract"])

@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
@@ -33,7 +32,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats import RENDERS, Render
 from graphniah.formats.examples import DEFAULT_ALPHA, Example, PaperMeta, option_letters, papers_from_table
 from graphniah.formats.pools import read_pool
-from graphniah.formats.snapshot import Snapshot
+from graphniah.formats.snapshot import Snapshot, read_papers
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.layout import pool_file
 from graphniah.sampling.corpora import Corpus
@@ -204,7 +203,7 @@ class SamplingContext:
         self._tokenizers = dict(tokenizers) if tokenizers is not None else None
         self.data_root = data_root
         self._corpora: dict[str, Corpus] = {}
-        papers = pq.read_table(snapshot.papers_path)  # read once: metadata here, and the graph below
+        papers = read_papers(snapshot)  # read once: metadata here, and the graph below
         self.graph = graph if graph is not None else CitationGraph.load(snapshot, papers)
         if not np.array_equal(np.asarray(papers.column("corpusid"), dtype=np.int64), self.graph.corpusids):
             papers = papers.sort_by("corpusid")
