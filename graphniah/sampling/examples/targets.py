@@ -21,7 +21,28 @@ from graphniah.sampling.examples.spec import COMPONENTS, ExampleSpec
 
 
 def choose_targets(spec: ExampleSpec, comps: list[Component]) -> tuple[int, list[int], str]:
-    """Source vertex, target vertices (option order) and answer, from the grown components."""
+    """The question posed on the grown components: its source, its targets and the answer.
+
+    Parameters
+    ----------
+    spec : ExampleSpec
+        The example's task and label (YES or NO; the answer letter of multiple choice).
+    comps : list of Component
+        The grown components, ``COMPONENTS[spec.task]`` of them, the first grown around the source.
+
+    Returns
+    -------
+    source : int
+        The source paper's vertex: the first component's source.
+    targets : list of int
+        The vertices the question names, in option order: the first component's target (YES) or
+        the second's (NO); the four components' targets, the first's at the answer letter (multiple
+        choice); the first component's other papers (listing); none (counting).
+    answer : str
+        The label (YES/NO, multiple choice), the number of other papers in the source's component
+        (counting), or empty for listing (its answer, the targets' titles, is written when the
+        example is assembled).
+    """
     first = comps[0]
     if spec.task == "yesno":
         target = first.target if spec.label == "YES" else comps[1].target
@@ -34,6 +55,7 @@ def choose_targets(spec: ExampleSpec, comps: list[Component]) -> tuple[int, list
     if spec.task == "list":  # every other paper of the component; the answer (their titles) is set by _assemble
         return first.source, [v for v in first.order if v != first.source], ""
     return first.source, [], str(spec.component_size - 1)
+
 
 def balanced_labels(tasks: Sequence[str], rng: np.random.Generator) -> list[str | None]:
     """Answers for a sequence of tasks: YES/NO in consecutive pairs of the YES/NO examples (one of
