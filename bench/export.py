@@ -104,9 +104,8 @@ def with_build_record(examples: Path, snapshots: Path) -> Path:
     from graphniah.atomic import sha256_bytes
     from graphniah.formats.examples import parse_example
     from graphniah.formats.suites import SuiteManifest, SuiteManifestExample, write_suite_manifest
-    from graphniah.sampling.examples.prompts import load_prompts
-    from graphniah.sampling.examples.textcheck import checker_version, verify
     from graphniah.sampling.suites import load_suite_spec
+    from graphniah.text import checker_version, load_prompts, verify
 
     path = examples.with_name(f"{examples.stem}-built.jsonl")
     if path.with_suffix(".json").is_file() and path.is_file():
@@ -134,7 +133,7 @@ def child(mode: str, examples: str, out: str, snapshots: str) -> None:
         n = sum(1 for _ in iter_examples(examples))
     elif mode == "check":  # the part of export that is the text-only check: read + verify, nothing written
         from graphniah.formats.examples import iter_examples
-        from graphniah.sampling.examples.textcheck import verify
+        from graphniah.text import verify
 
         t0, c0, m0 = time.perf_counter(), time.process_time(), time.thread_time()
         n = sum(verify(ex).ok for ex in iter_examples(examples))

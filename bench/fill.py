@@ -25,7 +25,7 @@ from graphniah.sampling.corpora.model import MAX_BLOCK_BYTES
 from graphniah.sampling.examples.distract import DocumentSource, wikipedia_source
 from graphniah.sampling.examples.render import build_messages
 from graphniah.sampling.packing import Distractor, Frame, pack
-from graphniah.sampling.tokenizers import BLOCK_SEPARATOR, load_all
+from graphniah.text import BLOCK_SEPARATOR, load_all
 
 SLOT = "\x00slot\x00"
 

@@ -57,13 +57,12 @@ from scipy import stats as sps
 
 from graphniah.formats.examples import Example, PaperMeta, option_letters
 from graphniah.formats.snapshot import Snapshot
-from graphniah.sampling.examples.prompts import load_prompts
 from graphniah.sampling.examples.render import MONTHS
 from graphniah.sampling.examples.sample import batch_specs, build_example
 from graphniah.sampling.examples.spec import SIZE_TASKS, ExampleSpec, SamplingContext
-from graphniah.sampling.examples.textcheck import ParsedQuestion, TextGraph, paper_blocks, parse_context, parse_question, split_messages
 from graphniah.seeds import Stream, generator, suite_key
 from graphniah.stats import holm, wilson_interval
+from graphniah.text import ParsedQuestion, TextGraph, load_prompts, paper_blocks, parse_context, parse_question, split_messages
 
 TASKS = ("yesno", "mc", "count", "list")
 DEPTHS = (16, 32)

@@ -30,11 +30,10 @@ from graphniah.layout import EXAMPLES_ROOT, REPORTS_ROOT, RUNS_ROOT, SNAPSHOTS_R
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.refresh import refresh
 from graphniah.report import ReportFiles
-from graphniah.sampling.examples.prompts import PromptSet
-from graphniah.sampling.examples.textcheck import split_messages
 from graphniah.sampling.suites import build_suite, load_suite_spec
 from graphniah.scoring import RunScore
 from graphniah.stats import CountingAnswers, ListAnswers, Mean, MultipleChoiceAnswers, Proportion, YesNoAnswers, random_baseline
+from graphniah.text import PromptSet, split_messages
 from graphniah.view import ViewerFiles
 
 POLICIES = ("oracle", "random", "always-no")
@@ -128,7 +127,7 @@ def run_demo(
     # The shortcut baselines (graphniah baselines): journals beside the endpoints', rows of the same tables.
     from graphniah.baselines import model_name
     from graphniah.baselines.journals import write_baselines
-    from graphniah.sampling.examples.prompts import load_prompts
+    from graphniah.text import load_prompts
 
     for j in write_baselines(built.examples_path, suite.name, runs_root, seed=seed, prompts=load_prompts(prompts), progress=progress):
         scores[model_name(j.shortcut)] = journal_score(runs_root, suite.name, model_name(j.shortcut), j.settings_hash, ids)

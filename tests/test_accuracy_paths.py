@@ -287,8 +287,8 @@ def _inspect_eval(w: Written) -> Accuracies:
 
     from graphniah.formats.journal import read_journal
     from graphniah.integrations.inspect_task import graphniah as graphniah_task
-    from graphniah.sampling.tokenizers import load_tokenizer
     from graphniah.scoring import counted_records, split_runs
+    from graphniah.text import load_tokenizer
 
     tok = load_tokenizer("o200k_base")
     prompt_of = {e.id: e.messages[-1].content for e in w.examples}

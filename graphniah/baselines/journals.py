@@ -27,8 +27,8 @@ from graphniah.formats.examples import Example, read_examples
 from graphniah.formats.journal import RunRecord, RunSettings, RunSettingsEntry
 from graphniah.layout import RUNS_ROOT, journal_file, settings_file
 from graphniah.progress import NO_PROGRESS, Progress
-from graphniah.sampling.examples.prompts import PromptSet
 from graphniah.seeds import DEFAULT_SEED
+from graphniah.text import PromptSet
 
 __all__ = ["RULES_VERSION", "BaselineJournal", "settings_of", "write_baselines"]
 

@@ -2,7 +2,7 @@
 (the fourth, topic-cluster, is :mod:`graphniah.baselines.topics`).
 
 Every shortcut reads the messages through the text checker's parser
-(:mod:`graphniah.sampling.examples.textcheck`): the question and its titles, the paper blocks, the
+(:mod:`graphniah.text.textcheck`): the question and its titles, the paper blocks, the
 papers the context names. None of them looks at an example's stored answer, papers or edges.
 Examples in the edge-list rendering are read the same way, with ids for titles and edge blocks for
 paper blocks; title-similarity leaves them out (an id says nothing about what a paper is about).
@@ -45,14 +45,17 @@ from graphniah.baselines import BUDGET_TOKENS, SHORTCUT_TASKS, ShortcutName
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Render
 from graphniah.formats.examples import Example, option_letters
-from graphniah.sampling.examples.prompts import PromptSet, load_prompts
-from graphniah.sampling.examples.textcheck import (
+from graphniah.scoring import score_response
+from graphniah.seeds import DEFAULT_SEED, Stream, generator, suite_key
+from graphniah.stats import Proportion, proportion
+from graphniah.text import (
     ParsedQuestion,
+    PromptSet,
     TextGraph,
     Undetermined,
     answer_of,
     edge_blocks,
-    normalize,
+    load_prompts,
     paper_blocks,
     parse_context,
     parse_edge_context,
@@ -60,9 +63,7 @@ from graphniah.sampling.examples.textcheck import (
     rendering_of,
     split_messages,
 )
-from graphniah.scoring import score_response
-from graphniah.seeds import DEFAULT_SEED, Stream, generator, suite_key
-from graphniah.stats import Proportion, proportion
+from graphniah.text.textcheck import normalize
 
 __all__ = ["Answers", "accuracy", "answer", "paper_count", "retrieval", "title_similarity"]
 
@@ -218,7 +219,7 @@ def retrieval(
 
     ``data`` is the data folder holding the o200k_base encoding (default: ``GRAPHNIAH_DATA``).
     """
-    from graphniah.sampling.tokenizers import load_tokenizer
+    from graphniah.text import load_tokenizer
 
     pr = prompts or load_prompts()
     count_tokens = load_tokenizer("o200k_base", data).count

@@ -6,7 +6,7 @@ guess that papers of one subject belong to one component. This shortcut is that 
 parameter fixed before it sees any answer:
 
 1. **Titles.** The titles of the papers the context names, paper blocks and reference entries alike,
-   as the text checker's parser reads them (:func:`~graphniah.sampling.examples.textcheck.parse_context`),
+   as the text checker's parser reads them (:func:`~graphniah.text.textcheck.parse_context`),
    one per distinct normalised title. Which paper cites which is never read.
 2. **Vectors.** TF-IDF over those titles alone (the title-similarity shortcut's
    :class:`~graphniah.baselines.shortcuts.TitleSpace`: words of the checker's normal form, smoothed
@@ -44,9 +44,9 @@ from scipy.linalg import eigh
 from scipy.sparse.linalg import lobpcg
 
 from graphniah.formats.examples import Example, option_letters
-from graphniah.sampling.examples.prompts import PromptSet, load_prompts
-from graphniah.sampling.examples.textcheck import ParsedQuestion, Undetermined, normalize, parse_context
 from graphniah.seeds import DEFAULT_SEED, Stream, generator, suite_key
+from graphniah.text import ParsedQuestion, PromptSet, Undetermined, load_prompts, parse_context
+from graphniah.text.textcheck import normalize
 
 __all__ = ["KMEANS_RUNS", "NEIGHBOURS", "TitleGroups", "group_titles", "topic_cluster"]
 

@@ -48,7 +48,7 @@ def baselines_cmd(
     from graphniah.baselines.journals import write_baselines
     from graphniah.baselines.shortcuts import accuracy
     from graphniah.formats.examples import read_examples
-    from graphniah.sampling.examples.prompts import load_prompts
+    from graphniah.text import load_prompts
 
     check_output(runs, "folder", "--runs")
 

@@ -109,7 +109,7 @@ def tokenize_fetch(data: DataOpt = None) -> None:
 
     from graphniah.atomic import check_output
     from graphniah.sampling.corpora import data_dir
-    from graphniah.sampling.tokenizers import fetch_assets
+    from graphniah.text import fetch_assets
 
     check_output(data_dir(data), "folder", "--data")
 
@@ -130,7 +130,7 @@ def tokenize_count(
     from rich.console import Console
     from rich.table import Table
 
-    from graphniah.sampling.tokenizers import TOKENIZERS, load_tokenizer
+    from graphniah.text import TOKENIZERS, load_tokenizer
 
     if (file is None) == (text is None):
         raise GraphNIAHError("give exactly one of FILE or --text")

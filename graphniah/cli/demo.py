@@ -84,7 +84,7 @@ def demo_cmd(
     from graphniah.demo import accuracy_tables, preview, run_demo
     from graphniah.formats.examples import iter_examples
     from graphniah.formats.snapshot import parse_cutoff
-    from graphniah.sampling.examples.prompts import load_prompts
+    from graphniah.text import load_prompts
 
     for option, folder in (("--root", root), ("--examples", examples), ("--runs", runs), ("--reports", reports)):
         check_output(folder, "folder", option)

@@ -62,13 +62,13 @@ def sample_cmd(
 
     from graphniah.atomic import check_output
     from graphniah.cli.progress import RichProgress
-    from graphniah.formats import Render
+    from graphniah.formats import TASKS, Render
     from graphniah.formats.examples import write_examples
     from graphniah.formats.snapshot import Snapshot, newest_snapshot
-    from graphniah.sampling.examples.prompts import TASKS, load_prompts
     from graphniah.sampling.examples.sample import SampleStats, batch_specs, sample_examples
     from graphniah.sampling.examples.spec import SamplingContext, check_packing
     from graphniah.seeds import Stream, generator
+    from graphniah.text import load_prompts
 
     # the default output too: a name in examples/ that cannot be written is refused before any sampling
     out = out if out is not None else default_out(task, depth, distractor, context_length, seed, render, match_similarity)
@@ -112,8 +112,7 @@ def verify_cmd(files: Annotated[list[Path], typer.Argument(help="JSON-lines exam
     from rich.console import Console
 
     from graphniah.dataset import examples_in  # a dataset folder: its manifest's hashes are checked first
-    from graphniah.sampling.examples.prompts import load_prompts
-    from graphniah.sampling.examples.textcheck import verify
+    from graphniah.text import load_prompts, verify
 
     console = Console()
     prompt_set = load_prompts(prompts)
@@ -142,9 +141,9 @@ def show_cmd(
 
     from graphniah.dataset import examples_in
     from graphniah.formats.snapshot import find_snapshot_by_hash
-    from graphniah.sampling.examples.prompts import load_prompts
     from graphniah.sampling.examples.sample import regenerate
     from graphniah.sampling.examples.spec import SamplingContext
+    from graphniah.text import load_prompts
 
     found = next((ex for f in examples for ex in examples_in(f) if ex.id == example_id), None)
     if found is None:

@@ -8,7 +8,7 @@ Layout of ``DIR`` (see :mod:`graphniah.formats.dataset` for the columns)::
     graphniah-manifest.json    sha256 of every other file and of the source examples file
 
 One streamed pass reads the examples file (hashing its bytes as it goes), checks each example from
-its text alone (:func:`graphniah.sampling.examples.textcheck.verify`, the check behind ``graphniah
+its text alone (:func:`graphniah.text.textcheck.verify`, the check behind ``graphniah
 verify``), and appends its row to the buffer of its task; a buffer is written out as a Parquet row
 group, built column by column, as soon as it holds :data:`ROW_GROUP_BYTES` of prompt text or
 :data:`ROW_GROUP_ROWS` rows. The check, parsing and canonical serialisation of each line run in a
@@ -77,8 +77,7 @@ from graphniah.formats.dataset import (
 from graphniah.formats.examples import Example, file_lines, open_examples, parse_example
 from graphniah.layout import SNAPSHOTS_ROOT, suite_manifest_of, suite_name
 from graphniah.progress import NO_PROGRESS, Progress
-from graphniah.sampling.examples.prompts import PromptSet, load_prompts
-from graphniah.sampling.examples.textcheck import VerifyResult, checker_version, verify
+from graphniah.text import PromptSet, VerifyResult, checker_version, load_prompts, verify
 
 #: A row group is written once its buffered prompts hold this much text (bounds memory and the
 #: cost of reading one row back: a reader decodes a whole row group of the column it asks for).
@@ -526,7 +525,7 @@ def export_suite(
     ``suite`` names the dataset (default: the file's suite name, :func:`graphniah.layout.suite_name`). Raises ``GraphNIAHError`` listing every
     example that fails the text-only check, and for duplicate ids or snapshots not under
     ``snapshots_root``. ``prompts`` is the template folder the examples were rendered with (default:
-    :func:`~graphniah.sampling.examples.prompts.default_prompts_dir`); the check reads them with it.
+    :func:`~graphniah.text.prompts.default_prompts_dir`); the check reads them with it.
     ``workers`` is the number of processes that check examples (default :func:`default_workers`;
     0 checks in this process); the output is the same bytes for any number.
     """

@@ -23,7 +23,7 @@ from graphniah.atomic import sha256_file, write_json
 from graphniah.dataset.read import Dataset, checked_examples, example_refs, open_dataset, write_examples_file
 from graphniah.layout import RUNS_ROOT, dataset_examples_dir, suite_files
 from graphniah.progress import NO_PROGRESS, Progress, step
-from graphniah.sampling.examples.textcheck import verify
+from graphniah.text import verify
 
 if TYPE_CHECKING:
     from graphniah.run import RunPlan, RunSummary

@@ -45,7 +45,7 @@ from graphniah.errors import GraphNIAHError, validation_detail
 from graphniah.formats import Format, Frozen
 from graphniah.formats.examples import Example, ExampleStats, NeedlePositions
 from graphniah.layout import DATASET_CARD, DATASET_DATA_DIR, DATASET_MANIFEST
-from graphniah.sampling.tokenizers import TOKENIZERS
+from graphniah.text import TOKENIZERS
 
 DATA_DIR = DATASET_DATA_DIR
 CARD_FILE = DATASET_CARD

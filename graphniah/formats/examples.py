@@ -128,7 +128,7 @@ class ExampleStats(Frozen):
     reference_lines: int = Field(ge=0)
     nodes: int = Field(ge=0)
     edges: int = Field(ge=0)
-    # The evidence the answer needs (graphniah.sampling.examples.evidence): o200k tokens of the paper
+    # The evidence the answer needs (graphniah.text.evidence): o200k tokens of the paper
     # blocks a breadth-first search from the source reads to settle it, and that search's depth.
     # None only in examples upgraded from format version 2, which did not record them.
     evidence_tokens: int | None = Field(default=None, ge=0)

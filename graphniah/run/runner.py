@@ -12,7 +12,7 @@ Flow of :func:`run_suite`:
    whose answer another suite's journal holds for the same example bytes, model and settings
    (:func:`reusable_answers`): those are appended as reused records naming that journal, and never
    sent (``RunOptions.reuse=False``, ``--no-reuse``, sends them anyway). The cost estimate
-   uses each example's stored token counts (or counts them with ``graphniah.sampling.tokenizers`` when it can)
+   uses each example's stored token counts (or counts them with ``graphniah.text.tokenizers`` when it can)
    and the registry's price at the tier requests go to.
 3. **Run.** ``concurrency`` workers pull examples from one iterator and call ``litellm.acompletion``;
    retries follow :mod:`graphniah.run.failures`. Finished records go to a single writer task that
@@ -271,11 +271,11 @@ class _TokenCounter:
     def _tokenizer(self) -> Any:
         if self._tok is None and self.unavailable is None:
             try:
-                from graphniah.sampling.tokenizers import load_tokenizer
+                from graphniah.text import load_tokenizer
 
                 self._tok = load_tokenizer(self.entry.tokenizer or "o200k_base")
             except ImportError:
-                self.unavailable = "graphniah.sampling.tokenizers is not available"
+                self.unavailable = "graphniah.text.tokenizers is not available"
             except GraphNIAHError as err:
                 self.unavailable = f"the {self.entry.tokenizer or 'o200k_base'} tokenizer cannot be loaded ({err})"
         return self._tok

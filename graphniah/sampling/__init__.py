@@ -3,7 +3,9 @@
 Takes a snapshot and its path pools (from ``graphniah.graph``); gives examples (JSON lines, one
 ``Example`` each): citation forests grown around disjoint backbones (``examples``), rendered as
 paper blocks among distractor text (``corpora``) packed to a target length counted under three
-tokenizers (``tokenizers``, ``packing``), and whole experiment suites (``suites``).
+tokenizers (``packing``, with the tokenizers of ``graphniah.text``), and whole experiment suites
+(``suites``). The prompt templates and the text-only reader that checks every example are
+``graphniah.text``'s.
 
 The names in ``__all__`` are what other stages use; they load on first access (module
 ``__getattr__``), so importing the package costs nothing.

@@ -37,19 +37,19 @@ import numpy.typing as npt
 from sortedcontainers import SortedList
 
 from graphniah.errors import GraphNIAHError
-from graphniah.sampling.tokenizers import (
+from graphniah.text import (
     BLOCK_SEPARATOR,
     O200K_SHA256,
     QWEN_VOCAB_SHA256,
     Gemma,
     GlueFlags,
-    Message,
     O200k,
     Qwen35,
     Tokenizer,
     counts_compose,
     is_clean_block,
 )
+from graphniah.text.tokenizers import Message
 
 NEAR_LIMIT = 100  # stop once the prompt is within this many tokens of L (appendix A.2.4)
 MIN_CHUNK_CHARS = 8_000  # smallest batch of blocks counted at once

@@ -78,12 +78,11 @@ from graphniah.layout import EXAMPLES_ROOT, suite_files
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.resources import resource_dir
 from graphniah.sampling.examples.distract import NONE
-from graphniah.sampling.examples.prompts import PromptSet, load_prompts
 from graphniah.sampling.examples.sample import build_example
 from graphniah.sampling.examples.spec import MATCHED_TASKS, ExampleSpec, SamplingContext, spec_of
 from graphniah.sampling.examples.targets import balanced_labels
-from graphniah.sampling.examples.textcheck import checker_version, verify
 from graphniah.seeds import Stream, generator, suite_key
+from graphniah.text import PromptSet, checker_version, load_prompts, verify
 
 SUITES_ENV = "GRAPHNIAH_SUITES"
 
@@ -443,7 +442,7 @@ def build_suite(
 ) -> BuiltSuite:
     """Build (or finish building) the suite's examples; see the module docstring for the files.
 
-    ``prompts`` is the template folder (default: :func:`~graphniah.sampling.examples.prompts.default_prompts_dir`).
+    ``prompts`` is the template folder (default: :func:`~graphniah.text.prompts.default_prompts_dir`).
     """
     taken = load_reused(suite, out_root, snapshot.content_hash, seed, per_value) if suite.reuse is not None else None
     items = plan_suite(suite, seed, per_value, taken)

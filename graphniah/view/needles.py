@@ -39,8 +39,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, NeedlePositions
 from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
 from graphniah.sampling.examples.positions import block_runs, count_positions, user_fields
-from graphniah.sampling.examples.prompts import PromptSet
-from graphniah.sampling.tokenizers import Tokenizer, load_tokenizer
+from graphniah.text import PromptSet, Tokenizer, load_tokenizer
 from graphniah.view.data import ShownPaper
 
 __all__ = ["ROW_WIDTH", "NeedleMap", "PromptRows", "RowLayout", "Span", "needle_map", "prompt_rows", "row_layout"]

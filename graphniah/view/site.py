@@ -42,10 +42,8 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, example_lines, example_to_json, option_letters
 from graphniah.layout import SNAPSHOTS_ROOT, viewer_page_cache
 from graphniah.progress import NO_PROGRESS, Progress
-from graphniah.sampling.examples.prompts import PromptSet, load_prompts
-from graphniah.sampling.examples.textcheck import parse_context
-from graphniah.sampling.tokenizers import Tokenizer
-from graphniah.scoring import list_papers, recall_by_distance, target_distances, title_index, title_key
+from graphniah.scoring import list_papers, recall_by_distance, target_distances, title_index
+from graphniah.text import PromptSet, Tokenizer, load_prompts, parse_context, title_key
 from graphniah.view.data import Answer, PaperLookup, RunView, ShownPaper, check_id, example_facts, load_answers, outcome_of
 from graphniah.view.forest import PALETTE, ForestLayout, forest_caption, forest_data, forest_layout, highlighted_path
 from graphniah.view.needles import ROW_WIDTH, NeedleMap, needle_map, row_layout
@@ -146,7 +144,7 @@ def _has_word(text: str, word: str) -> bool:
 
 def _named_in_blocks(keys: set[str], ctx: _ListContext) -> list[str]:
     """Titles of the papers that the other blocks name (title line or reference), read by the text-only
-    parser (:func:`graphniah.sampling.examples.textcheck.parse_context`) from the blocks that may name
+    parser (:func:`graphniah.text.textcheck.parse_context`) from the blocks that may name
     one of ``keys``: a block naming a title holds each of its words, so only the blocks holding the
     longest word of some key are parsed (a context of component distractors has a thousand blocks,
     and parsing them all is most of such a page's build)."""

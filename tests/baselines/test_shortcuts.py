@@ -19,8 +19,9 @@ from graphniah.baselines.shortcuts import (
     title_similarity,
 )
 from graphniah.formats.examples import Example
-from graphniah.sampling.examples.textcheck import ParsedQuestion, TextGraph, TextNode, normalize, parse_messages, rendering_of
 from graphniah.seeds import Stream, generator
+from graphniah.text import ParsedQuestion, TextGraph, TextNode, parse_messages, rendering_of
+from graphniah.text.textcheck import normalize
 
 # --------------------------------------------------------------------------- title similarity
 
@@ -235,10 +236,10 @@ def test_paper_count_rounds_halves_up(monkeypatch, named: int, expected: str) ->
 
 
 def _hand_made() -> list[Example]:
-    """Examples rendered from hand-made forests with the real templates (tests/sampling/examples/test_textcheck.py),
+    """Examples rendered from hand-made forests with the real templates (tests/text/test_textcheck.py),
     and one whose messages follow no template (another prompt set): the shortcuts leave it out."""
     from tests.report.synthetic import make_example
-    from tests.sampling.examples.test_textcheck import build_case
+    from tests.text.test_textcheck import build_case
 
     cases = [build_case(seed, task) for seed in range(1, 9) for task in ("yesno", "mc")]
     return [c.example for c in cases] + [make_example("yesno", 4, 20, "YES", seed=0, index=99)]

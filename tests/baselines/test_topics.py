@@ -13,7 +13,8 @@ from graphniah.baselines.journals import settings_of, write_baselines
 from graphniah.baselines.shortcuts import TitleSpace, answer
 from graphniah.baselines.topics import TitleGroups, _answer, group_titles, topic_cluster
 from graphniah.formats.journal import read_journal
-from graphniah.sampling.examples.textcheck import ParsedQuestion, normalize, parse_context, split_messages
+from graphniah.text import ParsedQuestion, parse_context, split_messages
+from graphniah.text.textcheck import normalize
 
 # Four subjects with disjoint vocabularies; each title uses three of its subject's words and a number.
 SUBJECTS = (
@@ -189,7 +190,7 @@ def test_topic_cluster_answers_every_rendered_example_of_each_task() -> None:
     task is answered in its task's form (or None, where its text names a question title twice), the
     one in another template is left out, and the answers are a function of the seed."""
     from tests.report.synthetic import make_example
-    from tests.sampling.examples.test_textcheck import build_case
+    from tests.text.test_textcheck import build_case
 
     exs = [build_case(seed, task).example for seed in range(1, 5) for task in ("yesno", "mc", "count")]
     other = make_example("yesno", 4, 20, "YES", seed=0, index=99)
@@ -275,7 +276,7 @@ def test_kmeans_keeps_the_first_run_of_least_inertia(monkeypatch) -> None:
 
 def test_a_context_the_checker_cannot_read_gives_no_answer_and_the_next_is_answered(monkeypatch, shortcut_suite) -> None:
     from graphniah.baselines import topics
-    from graphniah.sampling.examples.textcheck import Undetermined
+    from graphniah.text import Undetermined
 
     examples = [ex for ex in shortcut_suite.examples if ex.recipe.params.render == "apa"][:2]
     real = topics.parse_context

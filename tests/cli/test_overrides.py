@@ -15,8 +15,8 @@ from graphniah.cli import app
 from graphniah.formats.examples import read_examples
 from graphniah.resources import resource_dir
 from graphniah.run.models import MODELS_ENV, load_registry
-from graphniah.sampling.examples.prompts import PROMPTS_ENV, load_prompts
 from graphniah.sampling.suites import SUITES_ENV, default_suites_dir, load_suite_spec
+from graphniah.text import PROMPTS_ENV, load_prompts
 
 TINY_SUITE = {
     "name": "tiny", "description": "two small examples", "vary": "task", "values": ["yesno", "count"], "per_value": 1,

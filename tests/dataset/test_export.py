@@ -13,9 +13,8 @@ from graphniah.dataset import export as export_mod
 from graphniah.dataset import export_suite
 from graphniah.formats.examples import example_to_json, iter_examples, write_examples
 from graphniah.formats.suites import SuiteManifest, SuiteManifestExample, write_suite_manifest
-from graphniah.sampling.examples import textcheck
-from graphniah.sampling.examples.prompts import load_prompts
 from graphniah.sampling.suites import load_suite_spec
+from graphniah.text import load_prompts, textcheck
 
 
 def _manifest(examples, recorded: set[str], checker: str | None, snapshot_hash: str) -> SuiteManifest:

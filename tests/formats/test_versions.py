@@ -51,7 +51,7 @@ def test_task_and_effort_names_are_defined_once():
     from graphniah.formats.journal import RunRecord as R
     from graphniah.formats.suites import Draw
     from graphniah.run.models import Effort
-    from graphniah.sampling.examples import prompts
+    from graphniah.text import prompts
 
     assert TASKS == ("yesno", "mc", "count", "list") and EFFORTS == ("none", "minimal", "low", "medium", "high")
     assert TASKS[:3] == PAPER_TASKS

@@ -20,7 +20,7 @@ from graphniah.sampling.corpora import fetch, open_corpus
 from graphniah.sampling.examples.distract import DocumentSource, wikipedia_source
 from graphniah.sampling.examples.render import build_messages
 from graphniah.sampling.packing import NEAR_LIMIT, Distractor, Frame, NeedlesExceedLimit, Packed, _Tally, pack
-from graphniah.sampling.tokenizers import counts_compose, fetch_assets, load_all, load_tokenizer
+from graphniah.text import counts_compose, fetch_assets, load_all, load_tokenizer
 
 SLOT = "\x00slot\x00"
 TEXT_KINDS = ("code", "essays", "books", "wikipedia")
@@ -371,7 +371,7 @@ def test_every_corpus_block_costs_at_most_900_tokens(toks: dict, corpora: dict) 
     + 2 tokens with its separator (no tokenizer makes more tokens than bytes), checked on the largest
     blocks of every corpus; and the few longer blocks (whole sentences) are counted outright."""
     from graphniah.sampling.corpora import MAX_BLOCK_BYTES
-    from graphniah.sampling.tokenizers import BLOCK_SEPARATOR
+    from graphniah.text import BLOCK_SEPARATOR
 
     for kind, corpus in corpora.items():
         blocks = [b for i in range(len(corpus)) for b in corpus.blocks(i)]

@@ -12,7 +12,6 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import read_examples
 from graphniah.formats.suites import SuiteSpec
 from graphniah.layout import suite_files
-from graphniah.sampling.examples.textcheck import verify
 from graphniah.sampling.suites import (
     ReusedExample,
     ReusedSuite,
@@ -21,6 +20,7 @@ from graphniah.sampling.suites import (
     load_suite_spec,
     plan_suite,
 )
+from graphniah.text import verify
 
 PAPER_SUITES = ("depth", "component-size", "task", "distractor", "context-length", "reasoning-effort", "none-option",
                 "depth-matched", "task-matched")
@@ -136,7 +136,7 @@ def test_counts_and_reuse_are_validated(tmp_path, extra: str, message: str) -> N
 def test_none_option_twins_have_the_same_context(demo_snapshot, demo_graph) -> None:
     from graphniah.sampling.examples.sample import build_example
     from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
-    from graphniah.sampling.examples.textcheck import split_messages
+    from graphniah.text import split_messages
 
     ctx = SamplingContext(demo_snapshot, demo_graph)
     base = ExampleSpec("mc", 4, 100, "B", distractor="essays", context_length=45_000, reserve_none_option=True)
@@ -172,8 +172,8 @@ def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, t
     built_once = build_suite(suite, demo_snapshot, 3, out_root=tmp_path / "first", per_value=1, workers=1)
     lines = built_once.examples_path.read_text().splitlines()
     first = read_examples(built_once.examples_path)
-    from graphniah.sampling.examples.prompts import load_prompts
     from graphniah.sampling.suites import _item_key
+    from graphniah.text import load_prompts
 
     keys = [_item_key(it, 3, demo_snapshot.content_hash, load_prompts().hash) for it in plan_suite(suite, 3, 1)]
     out.mkdir()
@@ -193,7 +193,7 @@ def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, t
     # of the two examples it found in the interrupted build's partial file, which it checks again: a
     # resumed build writes the manifest an uninterrupted one writes
     from graphniah.atomic import sha256_bytes
-    from graphniah.sampling.examples.textcheck import checker_version
+    from graphniah.text import checker_version
 
     assert manifest["checker"] == checker_version(load_prompts())
     hashes = [e.get("sha256") for e in manifest["examples"]]
@@ -222,7 +222,7 @@ def test_reusing_suites_copy_examples_byte_for_byte(demo_snapshot, tmp_path) -> 
     others with their own counts) and none-option (reuse a task suite's multiple-choice examples as
     "before", build "after" twins with the very same context), on small examples."""
     from graphniah.report.load import read_example_infos
-    from graphniah.sampling.examples.textcheck import split_messages
+    from graphniah.text import split_messages
 
     out = tmp_path / "examples"
     effort = _suite_file(tmp_path, "effort", "vary: reasoning_effort\nvalues: [low, high]\nsame_examples: true\nper_value: 2\n")

@@ -21,7 +21,7 @@ from graphniah.layout import viewer_page_cache
 from graphniah.report import build_report, load_suite, write_report
 from graphniah.report.html import ViewerLinks
 from graphniah.sampling.examples.render import render_component
-from graphniah.sampling.tokenizers import load_tokenizer
+from graphniah.text import load_tokenizer
 from graphniah.view import build_viewer
 from graphniah.view.data import PaperLookup, example_facts, load_answers
 from graphniah.view.forest import forest_data, forest_layout, highlighted_path

@@ -12,8 +12,6 @@ import networkx as nx
 import pytest
 
 from graphniah.formats.journal import read_journal
-from graphniah.sampling.examples.prompts import load_prompts
-from graphniah.sampling.examples.textcheck import normalize
 from graphniah.scoring import (
     counted_records,
     extract_answer,
@@ -23,6 +21,8 @@ from graphniah.scoring import (
     score_response,
     title_index,
 )
+from graphniah.text import load_prompts
+from graphniah.text.textcheck import normalize
 from graphniah.view.data import PaperLookup, load_answers
 from graphniah.view.forest import forest_caption, highlighted_path
 from graphniah.view.site import example_page_data
@@ -165,7 +165,7 @@ def test_a_paper_named_only_in_a_distractor_reference_is_extra(list_suite) -> No
     """A title that only a reference list of a distractor component names is a paper of the context (extra,
     not drawn); a line like NO names none. Few such lines: only the blocks holding their words are parsed."""
     from graphniah.sampling.examples.positions import user_fields
-    from graphniah.sampling.examples.textcheck import parse_context
+    from graphniah.text import parse_context
     from graphniah.view.data import Answer, RunView
 
     ex = list_suite.example

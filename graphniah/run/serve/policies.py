@@ -16,7 +16,7 @@ Both turn their request into the same list of ``{role, content}`` text messages
 :meth:`PolicyApp.reply` applies the policy to that list; only the JSON the reply is wrapped in
 differs. The policies:
 
-- ``oracle``: the text-only solver (:func:`graphniah.sampling.examples.textcheck.solve`) reads the context back
+- ``oracle``: the text-only solver (:func:`graphniah.text.textcheck.solve`) reads the context back
   into a citation graph and answers; when the text does not determine an answer the reply has no
   ``\answer{}`` block (and scores as "no answer");
 - ``random``: a uniform draw from the task's answer set (YES/NO; the option letters the question
@@ -64,7 +64,7 @@ from graphniah.seeds import Stream, generator
 if TYPE_CHECKING:
     from graphniah.formats import Render
     from graphniah.formats.examples import Message
-    from graphniah.sampling.examples.prompts import PromptSet
+    from graphniah.text import PromptSet
 
 Policy = Literal["oracle", "random", "always-no"]
 POLICIES: tuple[Policy, ...] = ("oracle", "random", "always-no")
@@ -204,7 +204,7 @@ class PolicyApp:
 
     def _prompt_set(self) -> PromptSet:
         if self._prompts is None:
-            from graphniah.sampling.examples.prompts import load_prompts
+            from graphniah.text import load_prompts
 
             self._prompts = load_prompts(self._prompts_dir)
         return self._prompts
@@ -221,7 +221,7 @@ class PolicyApp:
         """``(content, reasoning)`` of the policy's reply."""
         if self.policy == "always-no":
             return "\\answer{NO}", None
-        from graphniah.sampling.examples.textcheck import Undetermined, rendering_of, solve, split_messages
+        from graphniah.text import Undetermined, rendering_of, solve, split_messages
 
         msgs = self._messages(messages)
         if self.policy == "oracle":
@@ -245,7 +245,7 @@ class PolicyApp:
 
     def _random_list(self, context: str) -> str:
         r"""A random list answer: each paper the context names, kept with probability 1/2 (``\answer{}`` may be empty)."""
-        from graphniah.sampling.examples.textcheck import parse_context
+        from graphniah.text import parse_context
 
         titles = [node.title for node in parse_context(context, self._prompt_set()).nodes]
         with self._lock:
@@ -254,8 +254,8 @@ class PolicyApp:
 
     def _answer_set(self, task: str, question: str, render: Render = "apa") -> list[str]:
         from graphniah.formats.examples import option_letters
-        from graphniah.sampling.examples.textcheck import parse_question
         from graphniah.stats import CountingAnswers
+        from graphniah.text import parse_question
 
         if task == "yesno":
             return ["YES", "NO"]

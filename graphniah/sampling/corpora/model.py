@@ -47,7 +47,7 @@ def split_blocks(text: str) -> list[str]:
     A blank line is a line holding nothing or only whitespace. Line ends are normalised to "\\n",
     trailing whitespace of each line is dropped, and runs of blank lines count as one separator.
     Each block therefore starts with a visible character on its first line and has no newline
-    at either end — the "clean" form that ``graphniah.sampling.tokenizers.joined_count`` relies on.
+    at either end — the "clean" form that ``graphniah.text.tokenizers.joined_count`` relies on.
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = [line.rstrip() for line in text.split("\n")]

@@ -1,10 +1,15 @@
-"""Examples stage: records, prompt templates, rendering, and the text-only verifier (the oracle).
+"""Examples: the sampler that draws, grows, poses, renders and verifies one example at a time.
 
-- ``records``   PaperMeta, Message, Example (+ stats, recipe) and JSONL read/write
-- ``prompts``   the template set in ``prompts/`` (loading, hash, fill/read-back)
-- ``render``    paper blocks, questions, messages, Table-2 statistics
-- ``textcheck`` reads messages back into a graph and recomputes the answer (never uses the
-                example's structured fields)
+- ``spec``       what defines an example (``ExampleSpec``) and the snapshot it is drawn from (``SamplingContext``)
+- ``backbones``  backbone paths drawn from a path pool
+- ``similarity`` matched sampling: wrong answers whose titles are as close to the source as the true answer's
+- ``components`` matched components: the other components as close in subject to the source's as it is to itself
+- ``grow``       the components grown around the backbones (preferential attachment)
+- ``targets``    the question posed on the grown components: source, targets and answer
+- ``render``     paper blocks, questions, chat messages, statistics; ``edgelist`` the edge-list rendering
+- ``distract``   distractors of each kind; ``positions`` where the question and blocks lie, in tokens
+- ``sample``     the drawing loop: draw, grow, pose, render, pack, verify; ``regenerate`` from a recipe
 
-The sampler's modules (component growth, sampling) live beside these and build on them.
+The example records are ``graphniah.formats.examples``; the prompt templates, the text-only reader that
+verifies every example (``textcheck``) and the evidence statistics are ``graphniah.text``.
 """

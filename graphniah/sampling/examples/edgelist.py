@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from graphniah.atomic import sha256_bytes
-from graphniah.sampling.examples.prompts import PromptSet, load_prompts
+from graphniah.text import PromptSet, load_prompts
 
 __all__ = ["ID_LENGTH", "PaperIds", "render_edge_component"]
 

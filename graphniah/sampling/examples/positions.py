@@ -31,7 +31,7 @@ of the text before that point.
   final full stop may join the blank line after it), so a block is its start and its own count.
 - :func:`attached_positions` (the sampler's way) adds up the counts the packer already took: each
   context block counted with its separator attached, ``a(B) = count(B + "\\n\\n")``. By the theorem
-  of :func:`graphniah.sampling.tokenizers.joined_count` the count of the text before a block is the
+  of :func:`graphniah.text.tokenizers.joined_count` the count of the text before a block is the
   sum of the attached counts of the units before it (the text before the context, then the
   blocks), a run of units joined by glued junctions counted as one; a block's own count is
   ``a(B) - count(X + "\\n\\n") + count(X)`` for its last line ``X`` (the start of ``X`` is a
@@ -39,7 +39,7 @@ of the text before that point.
   short texts are tokenised: the question, the text around the context, glued runs and last lines.
   The user message's count so obtained is checked against the packer's o200k_base total of the whole
   chat (exact: a recount, or for the pinned o200k_base the running total that the theorem of
-  :func:`graphniah.sampling.tokenizers.joined_count` makes exact); if it or any hypothesis fails (a block that is not a whole context block, a glued block start), the positions
+  :func:`graphniah.text.tokenizers.joined_count` makes exact); if it or any hypothesis fails (a block that is not a whole context block, a glued block start), the positions
   are counted as the viewer would.
 
 ``tests/sampling/examples/test_positions.py`` checks both against counting every prefix whole.
@@ -53,9 +53,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from graphniah.formats.examples import Message, NeedlePositions
-from graphniah.sampling.examples.prompts import PromptSet
-from graphniah.sampling.examples.textcheck import Undetermined, edge_line_pattern, split_messages
-from graphniah.sampling.tokenizers import BLOCK_SEPARATOR, GlueFlags, Tokenizer
+from graphniah.text import BLOCK_SEPARATOR, GlueFlags, PromptSet, Tokenizer, Undetermined, edge_line_pattern, split_messages
 
 __all__ = ["attached_positions", "block_runs", "count_positions", "user_fields"]
 

@@ -24,9 +24,9 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from graphniah.formats import Render
+from graphniah.formats import Render, Task
 from graphniah.formats.examples import ExampleStats, Message, PaperMeta, option_letters
-from graphniah.sampling.examples.prompts import PromptSet, Task, load_prompts
+from graphniah.text import PromptSet, load_prompts
 
 MONTHS = (
     "January", "February", "March", "April", "May", "June",

@@ -42,15 +42,13 @@ import numpy.typing as npt
 from graphniah import __version__
 from graphniah.atomic import canonical_json, sha256_bytes
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import Render
+from graphniah.formats import Render, Task
 from graphniah.formats.examples import DEFAULT_ALPHA, Example, Message, NeedlePositions, PaperMeta, Recipe, RecipeParams
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.sampling.examples.distract import NONE, ComponentSource, DocumentSource, RenderedComponent, wikipedia_source
 from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
-from graphniah.sampling.examples.evidence import evidence
 from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
 from graphniah.sampling.examples.positions import attached_positions
-from graphniah.sampling.examples.prompts import Task
 from graphniah.sampling.examples.render import build_messages, example_stats, question, render_component
 from graphniah.sampling.examples.spec import (
     COMPONENTS,
@@ -64,10 +62,10 @@ from graphniah.sampling.examples.spec import (
     spec_of,
 )
 from graphniah.sampling.examples.targets import balanced_labels, choose_targets
-from graphniah.sampling.examples.textcheck import Undetermined, solve, verify
 from graphniah.sampling.packing import DistractorSource, Frame, NeedlesExceedLimit, Packed, pack
-from graphniah.sampling.tokenizers import BLOCK_SEPARATOR
 from graphniah.seeds import Stream, generator
+from graphniah.text import BLOCK_SEPARATOR, Undetermined, solve, verify
+from graphniah.text.evidence import evidence
 
 MAX_PATH_DRAWS = 100  # per attempt: compatible tuples drawn until none has a mutual citation inside a path
 # With component matching most draws are redrawn (on the demo about one multiple-choice draw in 10 is
@@ -422,7 +420,7 @@ def _pack(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], needl
 
 
 def _evidence(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str) -> dict[str, int]:
-    """``evidence_tokens`` and ``hops_needed`` of the example (see ``graphniah.sampling.examples.evidence``)."""
+    """``evidence_tokens`` and ``hops_needed`` of the example (see ``graphniah.text.evidence``)."""
     ev = evidence(spec.task, answer, nd.source.corpusid, [t.corpusid for t in nd.targets], nd.edges, nd.block_of,
                   ctx.o200k.count)
     return {"evidence_tokens": ev.tokens, "hops_needed": ev.hops}

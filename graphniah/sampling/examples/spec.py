@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import RENDERS, Render
+from graphniah.formats import RENDERS, Render, Task
 from graphniah.formats.examples import DEFAULT_ALPHA, Example, PaperMeta, option_letters, papers_from_table
 from graphniah.formats.pools import read_pool
 from graphniah.formats.snapshot import Snapshot, read_papers
@@ -39,11 +39,10 @@ from graphniah.sampling.corpora import Corpus
 from graphniah.sampling.examples.backbones import PoolIndex
 from graphniah.sampling.examples.components import ComponentIndex
 from graphniah.sampling.examples.distract import NONE, check_kind, corpus_fingerprint, load_corpus
-from graphniah.sampling.examples.prompts import EDGE_TASKS, PromptSet, Task, load_prompts
 from graphniah.sampling.examples.similarity import MatchIndex, TitleSpace, field_masks, venue_codes
-from graphniah.sampling.examples.textcheck import normalize
 from graphniah.sampling.packing import tokenizer_fingerprint
-from graphniah.sampling.tokenizers import Tokenizer, load_all, load_tokenizer
+from graphniah.text import EDGE_TASKS, PromptSet, Tokenizer, load_all, load_prompts, load_tokenizer
+from graphniah.text.textcheck import normalize
 
 MIN_SIZE, MAX_SIZE = 100, 250
 COMPONENTS = {"yesno": 2, "mc": 4, "count": 2, "list": 2}
@@ -197,7 +196,7 @@ class SamplingContext:
         tokenizers: Mapping[str, Tokenizer] | None = None,
         data_root: Path | None = None,
     ):
-        """``tokenizers`` (default: the three of ``graphniah.sampling.tokenizers.load_all``, loaded on first
+        """``tokenizers`` (default: the three of ``graphniah.text.tokenizers.load_all``, loaded on first
         use) and ``data_root`` (where corpora and tokenizer files live) matter only for packing."""
         self.snapshot = snapshot
         self._tokenizers = dict(tokenizers) if tokenizers is not None else None

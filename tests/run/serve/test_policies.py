@@ -10,7 +10,7 @@ import pytest
 
 from graphniah.errors import GraphNIAHError
 from graphniah.run.serve.policies import PolicyServer, approx_prompt_tokens, wait_until_healthy
-from graphniah.sampling.examples.textcheck import solve
+from graphniah.text import solve
 from tests.run.serve.faulty import Faults, FaultServer
 
 
@@ -133,8 +133,8 @@ def test_oracle_and_random_read_edge_list_prompts() -> None:
     from graphniah.formats.examples import option_letters
     from graphniah.run.serve.policies import PolicyApp
     from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
-    from graphniah.sampling.examples.prompts import load_prompts
     from graphniah.sampling.examples.render import build_messages, question
+    from graphniah.text import load_prompts
 
     pr = load_prompts()
     ids = PaperIds(0, 1)
@@ -154,7 +154,8 @@ def test_oracle_and_random_answer_list_questions() -> None:
     from graphniah.formats.examples import PaperMeta
     from graphniah.run.serve.policies import PolicyApp
     from graphniah.sampling.examples.render import build_messages, question, render_component
-    from graphniah.scoring import extract_answer, score_response
+    from graphniah.scoring import score_response
+    from graphniah.text import extract_answer
 
     papers = {i: PaperMeta(i, f"Reachable or not, paper {i}", (f"Author {i}",), "Nature", dt.date(2026, 5, i)) for i in range(1, 9)}
     edges = [(1, 2), (3, 2), (3, 4), (6, 5), (7, 6), (8, 7)]  # 1-2-3-4 and 5-6-7-8

@@ -26,7 +26,7 @@ from openai.types.responses import (
 from pydantic import TypeAdapter
 
 from graphniah.run.serve.policies import approx_prompt_tokens
-from graphniah.sampling.examples.textcheck import solve
+from graphniah.text import solve
 from tests.run.serve.faulty import Faults, FaultServer
 
 

@@ -9,7 +9,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.sampling.corpora import Kind, open_corpus
 from graphniah.sampling.corpora.corpus import folder_env
 from graphniah.sampling.corpora.model import block_rule, line_starts, sentence_starts, split_blocks
-from graphniah.sampling.tokenizers import is_clean_block
+from graphniah.text import is_clean_block
 
 
 @pytest.mark.parametrize("kind", ["code", "essays", "books", "wikipedia"])

@@ -19,7 +19,7 @@ from graphniah.sampling.corpora.model import (
     parse_kind,
     sentence_starts,
 )
-from graphniah.sampling.tokenizers import is_clean_block
+from graphniah.text import is_clean_block
 
 
 def test_split_at_blank_lines():

@@ -17,7 +17,7 @@ from graphniah.sampling.examples.components import ComponentIndex
 from graphniah.sampling.examples.sample import batch_specs, build_example, regenerate
 from graphniah.sampling.examples.similarity import TitleSpace, title_words
 from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
-from graphniah.sampling.examples.textcheck import verify
+from graphniah.text import verify
 from tests.sampling.examples.test_similarity import _hand_made_pool, reference_vector
 
 WORDS = ["graph", "citation", "protein", "folding", "galaxy", "survey", "neural", "kinase", "quasar", "tensor"]

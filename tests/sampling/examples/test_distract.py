@@ -21,9 +21,8 @@ from graphniah.sampling.examples.grow import Occupied
 from graphniah.sampling.examples.render import build_messages
 from graphniah.sampling.examples.sample import SampleStats, build_example, regenerate
 from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
-from graphniah.sampling.examples.textcheck import verify
 from graphniah.sampling.packing import Frame, pack
-from graphniah.sampling.tokenizers import fetch_assets
+from graphniah.text import fetch_assets, verify
 
 DEPTH, SIZE = 3, 12
 CUTOFF = dt.date(2026, 4, 1)

@@ -10,7 +10,7 @@ from graphniah.sampling.examples.positions import block_runs, count_positions, u
 from graphniah.sampling.examples.render import render_component
 from graphniah.sampling.examples.sample import build_example
 from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
-from graphniah.sampling.tokenizers import BLOCK_SEPARATOR, load_tokenizer
+from graphniah.text import BLOCK_SEPARATOR, load_tokenizer
 
 # Every text kind, both renderings, an unpacked prompt and a none-option twin (packed for the longer question).
 SPECS = (
@@ -98,7 +98,7 @@ def test_positions_are_part_of_the_example_line_and_regenerate_identically(examp
 
 
 def _prompts():
-    from graphniah.sampling.examples.prompts import load_prompts
+    from graphniah.text import load_prompts
 
     return load_prompts()
 
@@ -132,7 +132,7 @@ def test_block_runs_found_by_their_title_prefix_are_every_block_shaped_run(examp
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from graphniah.sampling.examples.prompts import load_prompts
+    from graphniah.text import load_prompts
 
     prompts = load_prompts()
     title_prefix = prompts.block.title.literals[0]

@@ -16,7 +16,8 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, clean_text, read_examples, write_examples
 from graphniah.sampling.examples.sample import SampleStats, batch_specs, build_example, regenerate, sample_examples
 from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
-from graphniah.sampling.examples.textcheck import normalize, verify
+from graphniah.text import verify
+from graphniah.text.textcheck import normalize
 
 DEPTHS = (4, 8, 16, 32)
 TASKS = ("yesno", "mc", "count")
@@ -192,9 +193,8 @@ def test_cli_sample_verify_show_and_mutation(demo_snapshot, tmp_path) -> None:
 
 
 def test_list_examples_name_the_reachable_set_and_measure_their_evidence(ctx, snapshot_edges, titles) -> None:
-    from graphniah.sampling.examples.textcheck import solve
-    from graphniah.sampling.tokenizers import load_tokenizer
     from graphniah.scoring import score_response
+    from graphniah.text import load_tokenizer, solve
 
     o200k = load_tokenizer("o200k_base")
     exs = list(sample_examples(ctx, batch_specs("list", 8, 3, np.random.default_rng(3), component_size=105), seed=11))

@@ -32,7 +32,8 @@ from graphniah.sampling.examples.similarity import (
     venue_relation,
 )
 from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext, other_sizes
-from graphniah.sampling.examples.textcheck import normalize, verify
+from graphniah.text import verify
+from graphniah.text.textcheck import normalize
 
 
 def reference_vector(corpus: list[str], t: str) -> dict[str, float]:

@@ -12,7 +12,7 @@ import pytest
 from graphniah.atomic import sha256_file
 from graphniah.errors import GraphNIAHError
 from graphniah.sampling.corpora import fetch, open_corpus
-from graphniah.sampling.tokenizers import (
+from graphniah.text.tokenizers import (
     BLOCK_SEPARATOR,
     GEMMA_TOKENIZER_SHA256,
     O200K_SHA256,

@@ -6,7 +6,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from graphniah.sampling.examples.evidence import distances, evidence
+from graphniah.text.evidence import distances, evidence
 
 # 0 -> 1 <- 2 -> 3 <- 4, and a second component 10 -> 11 -> 12 (edges are (citing, cited))
 EDGES = [(0, 1), (2, 1), (2, 3), (4, 3), (10, 11), (11, 12)]

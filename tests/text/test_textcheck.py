@@ -14,16 +14,9 @@ import numpy as np
 import pytest
 
 from graphniah.formats.examples import Example, PaperMeta, Recipe, RecipeParams, option_letters
-from graphniah.sampling.examples.prompts import load_prompts
 from graphniah.sampling.examples.render import build_messages, example_stats, question, render_component
-from graphniah.sampling.examples.textcheck import (
-    Undetermined,
-    identity_key,
-    parse_context,
-    parse_messages,
-    solve,
-    verify,
-)
+from graphniah.text.prompts import load_prompts
+from graphniah.text.textcheck import Undetermined, identity_key, parse_context, parse_messages, solve, verify
 
 # ----------------------------------------------------------------------------- random metadata
 
@@ -564,7 +557,7 @@ def test_runs_jump_scan_equals_line_scan(seed: int) -> None:
     of whitespace ``str.strip`` removes (\\r, tabs, no-break and ideographic spaces), and edges at
     both ends of the text, under the shipped prefix and under prefixes the jump cannot use.
     """
-    from graphniah.sampling.examples.textcheck import _runs, _runs_by_line
+    from graphniah.text.textcheck import _runs, _runs_by_line
 
     rng = np.random.default_rng(seed)
     pieces = ["Title: A.", "Title: ", "x Title: y", "References:", "- (2020). T.", "", " ", "\t", "\r",

@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphniah.errors import GraphNIAHError
-from graphniah.sampling.examples.prompts import PROMPTS_ENV, TASKS, default_prompts_dir, load_prompts, prompts_hash
+from graphniah.formats import TASKS
+from graphniah.text.prompts import PROMPTS_ENV, default_prompts_dir, load_prompts, prompts_hash
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 PROMPTS = REPO / "prompts"
 PAPER = REPO.parent / "shared" / "seeds" / "graphniah-paper.txt"
 FIELD = re.compile(r"\S(?:[^\n]*\S)?")

@@ -97,7 +97,7 @@ from pathlib import Path
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Render
 from graphniah.formats.examples import Example, Message, option_letters
-from graphniah.sampling.examples.prompts import PromptSet, Task, load_prompts
+from graphniah.text.prompts import PromptSet, Task, load_prompts
 
 Key = tuple[str, frozenset[str]]
 

@@ -1,0 +1,128 @@
+"""The text contract: what a prompt says and how it is read back, shared by every stage.
+
+- ``prompts``    the template set in ``prompts/``: loading, its hash, and the :class:`Template` that both
+                 fills a line (the renderer) and enumerates its readings (the reader)
+- ``textcheck``  the text-only reader: messages back into a citation graph and the answer they imply
+                 (``verify``, ``solve``); never reads an example's structured fields
+- ``evidence``   how far a breadth-first search from the source must read before the answer is settled
+- ``normalize``  the answer of a response: its last ``\\answer{...}`` block in the task's canonical form
+- ``tokenizers`` the three tokenizers a prompt must fit under, offline and exact, with their chat templates
+
+The package imports no stage. The names in ``__all__`` are what other packages use; they load on
+first access (module ``__getattr__``), so importing the package costs nothing. Three names are not
+here because a submodule of the package has the same name or another meaning of it:
+``textcheck.normalize`` (title normal form), ``evidence.evidence`` and ``tokenizers.Message``
+(a ``(role, content)`` pair); import them from their module.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graphniah.text.evidence import distances
+    from graphniah.text.normalize import extract_answer, normalize_answer, title_key, unwrap_answer
+    from graphniah.text.prompts import EDGE_TASKS, PROMPTS_ENV, PromptSet, default_prompts_dir, load_prompts, prompts_hash
+    from graphniah.text.textcheck import (
+        ParsedQuestion,
+        TextGraph,
+        TextNode,
+        Undetermined,
+        VerifyResult,
+        answer_of,
+        checker_version,
+        edge_blocks,
+        edge_line_pattern,
+        paper_blocks,
+        parse_context,
+        parse_edge_context,
+        parse_messages,
+        parse_question,
+        rendering_of,
+        solve,
+        split_messages,
+        verify,
+    )
+    from graphniah.text.tokenizers import (
+        BLOCK_SEPARATOR,
+        O200K_SHA256,
+        QWEN_VOCAB_SHA256,
+        TOKENIZERS,
+        Gemma,
+        GlueFlags,
+        O200k,
+        Qwen35,
+        Tokenizer,
+        counts_compose,
+        fetch_assets,
+        is_clean_block,
+        load_all,
+        load_tokenizer,
+    )
+
+# Where each public name lives; loaded on first access.
+_HOMES = {
+    **dict.fromkeys(["distances"], "graphniah.text.evidence"),
+    **dict.fromkeys(["extract_answer", "normalize_answer", "title_key", "unwrap_answer"], "graphniah.text.normalize"),
+    **dict.fromkeys(["EDGE_TASKS", "PROMPTS_ENV", "PromptSet", "default_prompts_dir", "load_prompts", "prompts_hash"],
+                    "graphniah.text.prompts"),
+    **dict.fromkeys(["ParsedQuestion", "TextGraph", "TextNode", "Undetermined", "VerifyResult", "answer_of", "checker_version",
+                     "edge_blocks", "edge_line_pattern", "paper_blocks", "parse_context", "parse_edge_context", "parse_messages",
+                     "parse_question", "rendering_of", "solve", "split_messages", "verify"], "graphniah.text.textcheck"),
+    **dict.fromkeys(["BLOCK_SEPARATOR", "O200K_SHA256", "QWEN_VOCAB_SHA256", "TOKENIZERS", "Gemma", "GlueFlags", "O200k",
+                     "Qwen35", "Tokenizer", "counts_compose", "fetch_assets", "is_clean_block", "load_all", "load_tokenizer"],
+                    "graphniah.text.tokenizers"),
+}
+
+__all__ = [
+    "BLOCK_SEPARATOR",
+    "EDGE_TASKS",
+    "O200K_SHA256",
+    "PROMPTS_ENV",
+    "QWEN_VOCAB_SHA256",
+    "TOKENIZERS",
+    "Gemma",
+    "GlueFlags",
+    "O200k",
+    "ParsedQuestion",
+    "PromptSet",
+    "Qwen35",
+    "TextGraph",
+    "TextNode",
+    "Tokenizer",
+    "Undetermined",
+    "VerifyResult",
+    "answer_of",
+    "checker_version",
+    "counts_compose",
+    "default_prompts_dir",
+    "distances",
+    "edge_blocks",
+    "edge_line_pattern",
+    "extract_answer",
+    "fetch_assets",
+    "is_clean_block",
+    "load_all",
+    "load_prompts",
+    "load_tokenizer",
+    "normalize_answer",
+    "paper_blocks",
+    "parse_context",
+    "parse_edge_context",
+    "parse_messages",
+    "parse_question",
+    "prompts_hash",
+    "rendering_of",
+    "solve",
+    "split_messages",
+    "title_key",
+    "unwrap_answer",
+    "verify",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_HOMES[name]), name)
