@@ -26,8 +26,7 @@ from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.text import verify
 
 if TYPE_CHECKING:
-    from graphniah.run import RunPlan, RunSummary
-    from graphniah.run.models import ModelEntry
+    from graphniah.run import ModelEntry, RunPlan, RunSummary
 
 
 def run_dataset(entry: ModelEntry, folder: str | os.PathLike[str], *, runs_root: str | os.PathLike[str] = RUNS_ROOT,

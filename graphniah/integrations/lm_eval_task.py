@@ -40,7 +40,7 @@ from datasets.table import InMemoryTable
 from lm_eval.api.task import ConfigurableTask
 from lm_eval.models.api_models import JsonChatStr
 
-from graphniah.dataset.read import open_dataset
+from graphniah.dataset import open_dataset
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASKS
 from graphniah.scoring import score_response

@@ -10,6 +10,7 @@ oracle, random, always-NO, a llama.cpp model).
 from graphniah.formats.examples import ExampleRef, index_examples
 from graphniah.formats.journal import Journal, RunRecord, read_journal
 from graphniah.run.failures import ErrorKind, Redactor, RetryPolicy, classify
+from graphniah.run.models import ModelEntry, get_model
 from graphniah.run.runner import (
     Estimate,
     RunOptions,
@@ -26,6 +27,7 @@ __all__ = [
     "Estimate",
     "ExampleRef",
     "Journal",
+    "ModelEntry",
     "Redactor",
     "RetryPolicy",
     "RunOptions",
@@ -34,6 +36,7 @@ __all__ = [
     "RunSummary",
     "check_cutoff",
     "classify",
+    "get_model",
     "index_examples",
     "litellm_module",
     "read_journal",

@@ -33,7 +33,7 @@ from graphniah.formats import RENDERS, Render, Task
 from graphniah.formats.examples import DEFAULT_ALPHA, Example, PaperMeta, option_letters, papers_from_table
 from graphniah.formats.pools import read_pool
 from graphniah.formats.snapshot import Snapshot, read_papers
-from graphniah.graph.citation_graph import CitationGraph
+from graphniah.graph import CitationGraph
 from graphniah.layout import pool_file
 from graphniah.sampling.corpora import Corpus
 from graphniah.sampling.examples.backbones import PoolIndex
