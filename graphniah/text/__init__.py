@@ -17,8 +17,9 @@ here because a submodule of the package has the same name or another meaning of 
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from graphniah.lazy import attribute
 
 if TYPE_CHECKING:
     from graphniah.text.evidence import distances
@@ -123,6 +124,4 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(_HOMES[name]), name)
+    return attribute(__name__, _HOMES, name)
