@@ -3,10 +3,12 @@ them beside the models', and ``graphniah report`` shows them as rows and in the 
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 
 import pytest
-from statsmodels.stats.proportion import proportion_confint
+from statsmodels.stats.multitest import multipletests
 from typer.testing import CliRunner
 
 from graphniah.baselines import SHORTCUTS, is_baseline_model, model_name
@@ -68,11 +70,21 @@ def test_baselines_flow_through_report(shortcut_suite, tmp_path) -> None:
     assert "paper-count" in [r.shortcut for r in verdicts["count"].beaten_by]
     assert "paper-count" in verdicts["count"].text and "random guessing" in verdicts["count"].text
     rows = {(row[0].text, row[1].text): row for row in table.rows}
+    results = report_results(report)
+    # each cell's p-value by enumerating every right/wrong pattern of its examples under random guessing,
+    # then Holm over all cells (statsmodels): beats random exactly when the adjusted value is at most 2.5%
+    raw = []
+    for r in results:
+        rates = [float(rate) for n, rate in r.chance for _ in range(n)]
+        assert len(rates) == r.accuracy.n
+        raw.append(sum(math.prod(q if hit else 1 - q for hit, q in zip(pattern, rates, strict=True))
+                       for pattern in itertools.product((0, 1), repeat=len(rates)) if sum(pattern) >= r.accuracy.k))
+    beats = dict(zip(results, multipletests(raw, method="holm")[1] <= 0.025, strict=True))
     for v in verdicts.values():
-        for r in (r for r in report_results(report) if r.task == v.task):
-            lo = proportion_confint(r.accuracy.k, r.accuracy.n, method="wilson")[0]
-            assert (r in v.beaten_by) == (lo > r.random)  # beyond its interval, and only then
-            assert rows[(TASK_LABELS[v.task], r.shortcut)][-1].text == ("yes" if lo > r.random else "no")
+        for r in (r for r in results if r.task == v.task):
+            assert r.pvalue == pytest.approx(raw[results.index(r)], rel=1e-9)
+            assert (r in v.beaten_by) == beats[r]
+            assert rows[(TASK_LABELS[v.task], r.shortcut)][-1].text == ("yes" if beats[r] else "no")
     assert all(v.text in {c.text for row in table.rows for c in row} for v in verdicts.values())
 
     # and through the command line's report, which writes the table with the others
