@@ -13,8 +13,9 @@ The names in ``__all__`` are what other stages use; they load on first access (m
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from graphniah.lazy import attribute
 
 if TYPE_CHECKING:
     from graphniah.sampling.examples.sample import grow_forest
@@ -24,14 +25,10 @@ __all__ = ["COMPONENTS", "ExampleSpec", "SamplingContext", "grow_forest"]
 
 # Where each public name lives; loaded on first access.
 _HOMES = {
-    "COMPONENTS": "graphniah.sampling.examples.spec",
-    "ExampleSpec": "graphniah.sampling.examples.spec",
-    "SamplingContext": "graphniah.sampling.examples.spec",
+    **dict.fromkeys(["COMPONENTS", "ExampleSpec", "SamplingContext"], "graphniah.sampling.examples.spec"),
     "grow_forest": "graphniah.sampling.examples.sample",
 }
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(_HOMES[name]), name)
+    return attribute(__name__, _HOMES, name)
