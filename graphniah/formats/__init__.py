@@ -60,7 +60,7 @@ PAPER_TASKS: tuple[Task, ...] = ("yesno", "mc", "count")
 #: ``str`` so that a task name read from a file looks up as it is).
 TASK_LABELS: Mapping[str, str] = {"yesno": "YES/NO", "mc": "Multiple choice", "count": "Counting", "list": "List"}
 #: How an example writes its papers: APA paper blocks (the paper's format) or an edge list of ids
-#: (GraphWalks' format; graphniah.sampling.examples.edgelist).
+#: (GraphWalks' format; graphniah.text.edgelist).
 Render = Literal["apa", "edges"]
 RENDERS: tuple[Render, ...] = get_args(Render)
 #: Reasoning efforts a model may be run at (LiteLLM's ``reasoning_effort``), lowest first.

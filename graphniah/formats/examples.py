@@ -138,7 +138,7 @@ class ExampleStats(Frozen):
 class NeedlePositions(Frozen):
     """Where the question and the paper blocks lie in the user message (the last one), in o200k_base
     tokens; a token offset is the count of the text before that point (see
-    :mod:`graphniah.sampling.examples.positions`, which computes them and proves them exact).
+    :mod:`graphniah.text.positions`, which computes them and proves them exact).
 
     ``blocks`` lists every paper block of the context (the task's needles and the blocks of
     components added as distractors), in text order, as (character offset in the user message,
@@ -176,7 +176,7 @@ class RecipeParams(Frozen):
     distractor: str
     context_length: int | None
     reserve_none_option: bool = False
-    # How the needles are written (graphniah.sampling.examples.edgelist): APA paper blocks, or an
+    # How the needles are written (graphniah.text.edgelist): APA paper blocks, or an
     # edge list of paper ids. Absent means APA, so examples written before the choice existed read
     # unchanged and keep their ids; only "edges" is written.
     render: Render = "apa"

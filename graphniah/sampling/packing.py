@@ -169,7 +169,7 @@ class Packed:
     counted_blocks: int  # distractor blocks tokenized (kept + the cut remainder of the last batch)
     # o200k_base's count of each context block with its separator attached, count(block + S), in
     # context order (None when o200k_base is not among the tokenizers): where each block lands
-    # follows from these without tokenising the prompt again (graphniah.sampling.examples.positions).
+    # follows from these without tokenising the prompt again (graphniah.text.positions).
     o200k_attached: tuple[int, ...] | None = None
 
     @property

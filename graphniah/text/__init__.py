@@ -4,6 +4,10 @@
                  fills a line (the renderer) and enumerates its readings (the reader)
 - ``textcheck``  the text-only reader: messages back into a citation graph and the answer they imply
                  (``verify``, ``solve``); never reads an example's structured fields
+- ``edgelist``   the edge-list rendering (GraphWalks' format): ids for papers and one ``<id> -> <id>`` line
+                 per citation
+- ``positions``  where the paper blocks and the question sit in a rendered prompt, in tokens (the viewer's
+                 needle map reads them; the sampler records them)
 - ``evidence``   how far a breadth-first search from the source must read before the answer is settled
 - ``normalize``  the answer of a response: its last ``\\answer{...}`` block in the task's canonical form
 - ``tokenizers`` the three tokenizers a prompt must fit under, offline and exact, with their chat templates

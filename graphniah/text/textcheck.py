@@ -594,7 +594,7 @@ def _add_blockless_papers(
         )
 
 
-_EDGE_ID = r"[0-9a-f]{8}"  # graphniah.sampling.examples.edgelist.ID_LENGTH hex digits
+_EDGE_ID = r"[0-9a-f]{8}"  # graphniah.text.edgelist.ID_LENGTH hex digits
 
 
 def edge_line_pattern(pr: PromptSet) -> re.Pattern[str]:
@@ -614,7 +614,7 @@ def parse_edge_context(context: str, prompts: PromptSet | None = None) -> TextGr
     line; each such line is one edge (citing, cited) between the papers its ids name, and a paper is
     its id. Runs with only some citation lines are counted in ``rejected_runs``. The argument of the
     module docstring carries over with ids for keys: ids are unique within an example
-    (:class:`graphniah.sampling.examples.edgelist.PaperIds`), so (R2) and (R4) hold by construction,
+    (:class:`graphniah.text.edgelist.PaperIds`), so (R2) and (R4) hold by construction,
     and under (R3) (no distractor run consists of citation lines only) the blocks are exactly the
     rendered ones, hence the edges exactly the forest's.
     """

@@ -17,7 +17,7 @@ metadata needed) and must match whole. Without metadata, the needles cannot be t
 distractor components, and every block-shaped run is marked as a paper block.
 
 Token offsets. The offset of a position is the number of tokens of the text before it. The blocks
-are found, and their offsets defined, by :mod:`graphniah.sampling.examples.positions`: an example
+are found, and their offsets defined, by :mod:`graphniah.text.positions`: an example
 records them when it is built (``Example.needle_positions``, format version 4), so the viewer reads
 them and never tokenises the prompt; for an older example they are counted here as before, by
 cutting the text at the start of the question and of every block (each a boundary of o200k's
@@ -37,9 +37,9 @@ import numpy as np
 
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, NeedlePositions
-from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
-from graphniah.sampling.examples.positions import block_runs, count_positions, user_fields
 from graphniah.text import PromptSet, Tokenizer, load_tokenizer
+from graphniah.text.edgelist import PaperIds, render_edge_component
+from graphniah.text.positions import block_runs, count_positions, user_fields
 from graphniah.view.data import ShownPaper
 
 __all__ = ["ROW_WIDTH", "NeedleMap", "PromptRows", "RowLayout", "Span", "needle_map", "prompt_rows", "row_layout"]
@@ -84,7 +84,7 @@ def needle_map(example: Example, tokenizer: Tokenizer | None, prompts: PromptSet
 
     The offsets are the example's recorded needle positions when it has them for every block found
     (examples of format version 4); otherwise (older examples) they are counted with ``tokenizer``
-    (o200k_base, loaded here when None), as :func:`graphniah.sampling.examples.positions.count_positions` does.
+    (o200k_base, loaded here when None), as :func:`graphniah.text.positions.count_positions` does.
     """
     text = example.messages[-1].content
     fields = user_fields(example.messages, prompts)

@@ -18,12 +18,11 @@ from typer.testing import CliRunner
 from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, option_letters, read_examples
-from graphniah.sampling.examples import edgelist
-from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
 from graphniah.sampling.examples.render import build_messages, question
 from graphniah.sampling.examples.sample import build_example, regenerate
 from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
-from graphniah.text import Undetermined, load_prompts, parse_edge_context, parse_messages, rendering_of, solve, verify
+from graphniah.text import Undetermined, edgelist, load_prompts, parse_edge_context, parse_messages, rendering_of, solve, verify
+from graphniah.text.edgelist import PaperIds, render_edge_component
 
 HEX8 = re.compile(r"[0-9a-f]{8}")
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-import graphniah.sampling.examples.positions as positions_mod
+import graphniah.text.positions as positions_mod
 from graphniah.formats.examples import Example, parse_example
-from graphniah.sampling.examples.positions import block_runs, count_positions, user_fields
 from graphniah.sampling.examples.render import render_component
 from graphniah.sampling.examples.sample import build_example
 from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 from graphniah.text import BLOCK_SEPARATOR, load_tokenizer
+from graphniah.text.positions import block_runs, count_positions, user_fields
 
 # Every text kind, both renderings, an unpacked prompt and a none-option twin (packed for the longer question).
 SPECS = (
@@ -104,7 +104,7 @@ def _prompts():
 
 
 def test_bookkeeping_that_disagrees_with_the_packers_total_falls_back_to_counting(examples, o200k) -> None:
-    from graphniah.sampling.examples.positions import attached_positions
+    from graphniah.text.positions import attached_positions
 
     for ex in examples[:3]:
         text = ex.messages[-1].content

@@ -164,8 +164,8 @@ def test_list_overlay_with_a_text_distractor(viewer_suite, list_suite) -> None:
 def test_a_paper_named_only_in_a_distractor_reference_is_extra(list_suite) -> None:
     """A title that only a reference list of a distractor component names is a paper of the context (extra,
     not drawn); a line like NO names none. Few such lines: only the blocks holding their words are parsed."""
-    from graphniah.sampling.examples.positions import user_fields
     from graphniah.text import parse_context
+    from graphniah.text.positions import user_fields
     from graphniah.view.data import Answer, RunView
 
     ex = list_suite.example

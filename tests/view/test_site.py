@@ -21,7 +21,7 @@ def test_the_pages_depend_on_the_viewer_the_renderers_and_the_formats():
     names = {p.relative_to(PACKAGE).as_posix() for p in page_code_files()}
     # the needle map finds blocks by the templates and positions (APA blocks by their title line, edge lists rendered again)
     assert {"view/site.py", "view/data.py", "view/forest.py", "view/needles.py", "text/prompts.py",
-            "sampling/examples/positions.py", "sampling/examples/edgelist.py", "text/textcheck.py",
+            "text/positions.py", "text/edgelist.py", "text/textcheck.py",
             "formats/examples.py", "formats/journal.py", "scoring.py"} <= names
     # the graph stage and the ingest stage make no page
     assert not any(n.startswith(("graph/", "ingest/", "cli/")) for n in names)

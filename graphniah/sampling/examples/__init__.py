@@ -6,10 +6,11 @@
 - ``components`` matched components: the other components as close in subject to the source's as it is to itself
 - ``grow``       the components grown around the backbones (preferential attachment)
 - ``targets``    the question posed on the grown components: source, targets and answer
-- ``render``     paper blocks, questions, chat messages, statistics; ``edgelist`` the edge-list rendering
-- ``distract``   distractors of each kind; ``positions`` where the question and blocks lie, in tokens
+- ``render``     paper blocks, questions, chat messages, statistics
+- ``distract``   distractors of each kind
 - ``sample``     the drawing loop: draw, grow, pose, render, pack, verify; ``regenerate`` from a recipe
 
 The example records are ``graphniah.formats.examples``; the prompt templates, the text-only reader that
-verifies every example (``textcheck``) and the evidence statistics are ``graphniah.text``.
+verifies every example (``textcheck``), the edge-list rendering (``edgelist``), where blocks lie in tokens
+(``positions``) and the evidence statistics are ``graphniah.text``.
 """

@@ -44,10 +44,10 @@ from graphniah.errors import GraphNIAHError
 from graphniah.sampling.corpora import Corpus, open_corpus
 from graphniah.sampling.corpora.build import DOCUMENTS_FILE
 from graphniah.sampling.corpora.model import Kind, block_rule
-from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
 from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
 from graphniah.sampling.examples.render import render_component
 from graphniah.sampling.packing import Distractor
+from graphniah.text.edgelist import PaperIds, render_edge_component
 
 if TYPE_CHECKING:
     from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext

@@ -46,9 +46,7 @@ from graphniah.formats import Render, Task
 from graphniah.formats.examples import DEFAULT_ALPHA, Example, Message, NeedlePositions, PaperMeta, Recipe, RecipeParams
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.sampling.examples.distract import NONE, ComponentSource, DocumentSource, RenderedComponent, wikipedia_source
-from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
 from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
-from graphniah.sampling.examples.positions import attached_positions
 from graphniah.sampling.examples.render import build_messages, example_stats, question, render_component
 from graphniah.sampling.examples.spec import (
     COMPONENTS,
@@ -65,7 +63,9 @@ from graphniah.sampling.examples.targets import balanced_labels, choose_targets
 from graphniah.sampling.packing import DistractorSource, Frame, NeedlesExceedLimit, Packed, pack
 from graphniah.seeds import Stream, generator
 from graphniah.text import BLOCK_SEPARATOR, Undetermined, solve, verify
+from graphniah.text.edgelist import PaperIds, render_edge_component
 from graphniah.text.evidence import evidence
+from graphniah.text.positions import attached_positions
 
 MAX_PATH_DRAWS = 100  # per attempt: compatible tuples drawn until none has a mutual citation inside a path
 # With component matching most draws are redrawn (on the demo about one multiple-choice draw in 10 is

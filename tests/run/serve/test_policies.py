@@ -132,9 +132,9 @@ def test_serve_command_uses_the_registry_port_or_a_given_one(tmp_path):
 def test_oracle_and_random_read_edge_list_prompts() -> None:
     from graphniah.formats.examples import option_letters
     from graphniah.run.serve.policies import PolicyApp
-    from graphniah.sampling.examples.edgelist import PaperIds, render_edge_component
     from graphniah.sampling.examples.render import build_messages, question
     from graphniah.text import load_prompts
+    from graphniah.text.edgelist import PaperIds, render_edge_component
 
     pr = load_prompts()
     ids = PaperIds(0, 1)
