@@ -325,7 +325,7 @@ def _viewer(w: Written) -> Accuracies:
     does: accuracy = correct / (correct + wrong), failed and not-run apart."""
     import json
 
-    from graphniah.view.site import build_viewer
+    from graphniah.view.pages import build_viewer
 
     files = build_viewer(w.examples_root / f"{SUITE}.jsonl", w.root / "viewer", runs=w.runs / SUITE, snapshots=w.snapshots)
     text = (files.out / "data.js").read_text(encoding="utf-8")

@@ -1,14 +1,26 @@
 """Dataset stage: a suite's examples as a Hugging Face datasets folder, and everything that reads one.
 
-``export`` writes the folder (Parquet per task, dataset card, manifest of hashes); ``read`` rebuilds
-the examples from it; ``use`` runs models, checks and reports from a folder alone; the manifest
-(the tamper check) and the columns are file formats (``graphniah.formats.dataset``); ``card`` writes the card.
+``export`` writes the folder (Parquet per task, dataset card, manifest of hashes); ``use`` runs models,
+checks and reports from a folder alone; ``card`` writes the card. The folder is a file format
+(``graphniah.formats.dataset``): its columns, its manifest (the tamper check) and its reader, which
+rebuilds the examples; the names here re-export the reader for the stage's users.
 """
 
 from graphniah.dataset.export import ExportResult, export_if_changed, export_suite
-from graphniah.dataset.read import Dataset, checked_examples, example_refs, examples_in, iter_dataset_examples, open_dataset, write_examples_file
 from graphniah.dataset.use import DatasetCheck, materialize_examples, run_dataset, verify_dataset
-from graphniah.formats.dataset import DatasetManifest, check_files, read_manifest, require_intact
+from graphniah.formats.dataset import (
+    Dataset,
+    DatasetManifest,
+    check_files,
+    checked_examples,
+    example_refs,
+    examples_in,
+    iter_dataset_examples,
+    open_dataset,
+    read_manifest,
+    require_intact,
+    write_examples_file,
+)
 
 __all__ = [
     "Dataset",

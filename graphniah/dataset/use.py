@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphniah.atomic import sha256_file, write_json
-from graphniah.dataset.read import Dataset, checked_examples, example_refs, open_dataset, write_examples_file
+from graphniah.formats.dataset import Dataset, checked_examples, example_refs, open_dataset, write_examples_file
 from graphniah.layout import RUNS_ROOT, dataset_examples_dir, suite_files
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.text import verify

@@ -204,7 +204,7 @@ def write_report(report: Report, out: str | os.PathLike[str], *, figures: bool =
                         svgs[name] = data.decode("utf-8")
         html_path = None
         if html:
-            from graphniah.report.html import render_html, viewer_links
+            from graphniah.report.page import render_html, viewer_links
 
             links = None if viewer is None else viewer_links(d, Path(os.path.relpath(Path(viewer).resolve(), out.resolve())).as_posix())
             write_in_staging(tmp / REPORT_HTML, render_html(

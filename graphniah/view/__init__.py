@@ -7,6 +7,6 @@ the runs' answers, the sampled forest (laid out in :mod:`graphniah.view.forest`)
 needle map and the prompt (found and counted in o200k tokens by :mod:`graphniah.view.needles`).
 """
 
-from graphniah.view.site import ViewerFiles, build_viewer, example_page_data
+from graphniah.view.pages import ViewerFiles, build_viewer, example_page_data
 
 __all__ = ["ViewerFiles", "build_viewer", "example_page_data"]

@@ -339,7 +339,7 @@ def test_the_report_reads_a_version_1_suite_through_the_models(tmp_path: Path):
 
 def test_every_task_has_one_label_and_the_report_reads_them():
     from graphniah.formats import TASK_LABELS
-    from graphniah.report import html
+    from graphniah.report import page
 
     assert tuple(TASK_LABELS) == TASKS and len(set(TASK_LABELS.values())) == len(TASKS)
-    assert {label: html._TASKS[label] for label in TASK_LABELS.values()} == {v: k for k, v in TASK_LABELS.items()}
+    assert {label: page._TASKS[label] for label in TASK_LABELS.values()} == {v: k for k, v in TASK_LABELS.items()}

@@ -19,7 +19,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import option_letters, write_examples
 from graphniah.layout import viewer_page_cache
 from graphniah.report import build_report, load_suite, write_report
-from graphniah.report.html import ViewerLinks
+from graphniah.report.page import ViewerLinks
 from graphniah.sampling.examples.render import render_component
 from graphniah.text import load_tokenizer
 from graphniah.view import build_viewer
@@ -35,7 +35,7 @@ def o200k():
 
 
 def _unpack(packed: str) -> str:
-    """A string the site packed (``graphniah.view.site.packed_text``), as the page unpacks it."""
+    """A string the site packed (``graphniah.view.pages.packed_text``), as the page unpacks it."""
     return gzip.decompress(base64.b64decode(packed)).decode()
 
 
@@ -251,7 +251,7 @@ def test_dataset_folder_gives_the_same_site_data(viewer_suite, tmp_path) -> None
 
 
 def test_a_rebuild_reuses_the_pages_whose_inputs_did_not_change(viewer_suite, tmp_path, monkeypatch) -> None:
-    import graphniah.view.site as site_mod
+    import graphniah.view.pages as site_mod
     from graphniah.formats.journal import Journal
 
     runs = tmp_path / "runs"

@@ -25,7 +25,7 @@ from graphniah.text import load_prompts
 from graphniah.text.textcheck import normalize
 from graphniah.view.data import PaperLookup, load_answers
 from graphniah.view.forest import forest_caption, highlighted_path
-from graphniah.view.site import example_page_data
+from graphniah.view.pages import example_page_data
 
 
 def _graph(ex) -> nx.Graph:

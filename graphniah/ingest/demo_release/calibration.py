@@ -9,7 +9,7 @@ from; ``docs/demo-release.md`` explains them at length. Two kinds of statistics:
 * :func:`reference_statistics` — reference lists as written in the newest release (from the
   generated world, so no files are needed): lengths, unresolved share, in-window share, contexts,
   intents. Ranges around the real S2AG sample records where those apply.
-* :func:`graphniah.graph.statistics.graph_statistics` — the snapshot graph the pipeline sees
+* :func:`graphniah.graph.measures.graph_statistics` — the snapshot graph the pipeline sees
   (eligible post-cutoff papers and the citations between them): in-degree law over degrees >= 1,
   never-cited share, sparsity, components, clustering, and what pruning removes with the
   biconnected bound per depth. It belongs to the graph stage, which the ingest stage does not import.
@@ -56,7 +56,7 @@ TARGETS: tuple[Target, ...] = (
     Target("contexts_share", 0.30, 0.45, f"{_SAMPLE}: 37 % of rows carry citation contexts"),
     Target("intent_background_share", 0.70, 0.88, f"{_SAMPLE}: 79 % of intent labels are 'background' (18 % methodology, 3 % result)"),
     Target("in_window_share", 0.05, 0.30, "a post-cutoff paper cites mostly older work: only a few references point into the 6-month window"),
-    # --- the snapshot graph (graphniah.graph.statistics.graph_statistics) ---
+    # --- the snapshot graph (graphniah.graph.measures.graph_statistics) ---
     Target(
         "in_degree_1",
         0.63,

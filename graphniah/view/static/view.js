@@ -271,9 +271,9 @@
   // ---------------------------------------------------------------------------------------- example page
   var ROW_H = 16;
   var KIND_CLASS = ['', 'q', 'nb', 'pb'];
-  var KIND_NAME = ['context', 'question', 'needle', 'paper'];  // graphniah.view.site._KIND_CODE
+  var KIND_NAME = ['context', 'question', 'needle', 'paper'];  // graphniah.view.pages._KIND_CODE
 
-  /* The user message and the data of the forest and the needle map arrive gzip-compressed and base64-encoded (graphniah.view.site.packed_text),
+  /* The user message and the data of the forest and the needle map arrive gzip-compressed and base64-encoded (graphniah.view.pages.packed_text),
      so the site weighs less than the examples file; the browser's own DecompressionStream unpacks them. */
   function unpackText(b64) {
     var bin = atob(b64), bytes = new Uint8Array(bin.length);
@@ -336,7 +336,7 @@
   }
   V.forestSvg = forestSvg;
 
-  /* The needle map as SVG, from graphniah.view.site.needle_map_data and the page's spans ([first row, last row,
+  /* The needle map as SVG, from graphniah.view.pages.needle_map_data and the page's spans ([first row, last row,
      kind, colour]): the user message's tokens left to right, the context grey, then the question and the
      blocks over it (needles tall, in their component's colour); each mark names its row for the click. */
   function needleSvg(m, spans, palette) {
@@ -457,7 +457,7 @@
       ', and the distractor text around them (grey). Click a mark to scroll the prompt there.' +
       (d.metadata ? '' : ' Without the snapshot, needles cannot be told from other paper blocks.') + (d.missing_blocks ? ' ' + d.missing_blocks + ' block(s) not found in the text!' : '');
     $('system').textContent = d.system;
-    // The forest, the needle map and the prompt arrive packed (graphniah.view.site.packed_text).
+    // The forest, the needle map and the prompt arrive packed (graphniah.view.pages.packed_text).
     Promise.all([unpackText(d.forest), unpackText(d.needle_map), unpackText(d.prompt)]).then(function (parts) {
       d.forest = JSON.parse(parts[0]); d.needle_map = JSON.parse(parts[1]);
       $('forest').innerHTML = forestSvg(d.forest, d.palette);  // every text in it escaped by esc
@@ -534,7 +534,7 @@
   }
 
   /* Colour the forest by what the chosen run answered ('' clears). Everything shown was computed in Python
-     (graphniah.scoring, through graphniah.view.site.list_overlay); the page only looks the results up. */
+     (graphniah.scoring, through graphniah.view.pages.list_overlay); the page only looks the results up. */
   V.applyRun = function (label) {
     var d = V.current, svg = document.querySelector('#forest svg');
     if (!d || !svg) { return; }

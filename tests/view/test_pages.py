@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import graphniah
-from graphniah.view.site import _code_hash, page_code_files
+from graphniah.view.pages import _code_hash, page_code_files
 
 PACKAGE = Path(graphniah.__file__).parent
 
@@ -20,7 +20,7 @@ def _copy(tmp_path: Path) -> Path:
 def test_the_pages_depend_on_the_viewer_the_renderers_and_the_formats():
     names = {p.relative_to(PACKAGE).as_posix() for p in page_code_files()}
     # the needle map finds blocks by the templates and positions (APA blocks by their title line, edge lists rendered again)
-    assert {"view/site.py", "view/data.py", "view/forest.py", "view/needles.py", "text/prompts.py",
+    assert {"view/pages.py", "view/data.py", "view/forest.py", "view/needles.py", "text/prompts.py",
             "text/positions.py", "text/edgelist.py", "text/textcheck.py",
             "formats/examples.py", "formats/journal.py", "scoring.py"} <= names
     # the graph stage and the ingest stage make no page

@@ -308,7 +308,7 @@ def _examples_of(examples: Path | None, dataset: Path | None) -> tuple[Iterator[
     if examples is not None:
         lines = ((ex, line) for _, ex, line in example_lines(examples))  # the line as read: hashing it is cheaper than serialising again
         return lines, {"path": str(examples), "sha256": sha256_file(examples)}, examples.name
-    from graphniah.dataset.read import iter_dataset_examples, open_dataset  # the dataset stage, only when asked for
+    from graphniah.formats.dataset import iter_dataset_examples, open_dataset  # the dataset folder's reader, only when asked for
 
     assert dataset is not None
 
@@ -409,7 +409,7 @@ def build_viewer(
 
 
 #: The module a page is built by; every module of the package it imports, directly or not, shapes pages.
-PAGE_MODULE = "graphniah.view.site"
+PAGE_MODULE = "graphniah.view.pages"
 
 
 def _module_file(root: Path, module: str) -> Path | None:
