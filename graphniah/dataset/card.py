@@ -20,22 +20,20 @@ from __future__ import annotations
 import string
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 
 from graphniah.dataset.lm_eval import card_fields as lm_eval_card_fields
 from graphniah.errors import GraphNIAHError
-from graphniah.formats.dataset import CARD_FILE, COLUMN_DOCS, SCHEMA, SnapshotInfo, SourceExamples, compression_note, hf_features_yaml
+from graphniah.formats.dataset import CARD_FILE, COLUMN_DOCS, SCHEMA, SnapshotInfo, SourceExamples, compression_note, design, hf_features_yaml
+from graphniah.formats.examples import Example
 from graphniah.formats.snapshot import SOURCE_LABELS
 from graphniah.resources import resource_dir
 from graphniah.stats import AnswerSpace, CountingAnswers, MultipleChoiceAnswers, YesNoAnswers, mixture_baseline, random_baseline
-
-if TYPE_CHECKING:
-    from graphniah.dataset.export import Tally
 
 SPLIT = "test"
 #: The card's prose: a Markdown template in the shipped pipelines folder (``pipelines/dataset-card.md``).
@@ -69,6 +67,43 @@ DISTRACTOR_LICENCES = {
     "disjoint-component": "further S2AG paper blocks (ODC-BY, as above)",
 }
 
+
+
+@dataclass
+class Tally:
+    """What the card counts, gathered during the pass (a few counters, never the examples)."""
+
+    n: int = 0
+    tasks: Counter[str] = field(default_factory=Counter)
+    depths: Counter[int] = field(default_factory=Counter)
+    sizes: Counter[int] = field(default_factory=Counter)
+    lengths: Counter[int | None] = field(default_factory=Counter)
+    distractors: Counter[str] = field(default_factory=Counter)
+    mc_choices: Counter[tuple[int, bool]] = field(default_factory=Counter)  # (candidate options, "none" option listed)
+    snapshots: set[str] = field(default_factory=set)
+    versions: set[str] = field(default_factory=set)
+    seeds: set[int] = field(default_factory=set)
+    prompts: set[str] = field(default_factory=set)
+    tokens: dict[str, list[int]] = field(default_factory=dict)  # tokenizer -> [min, max]
+
+    def add(self, ex: Example) -> None:
+        length, distractor = design(ex)
+        self.n += 1
+        self.tasks[ex.task] += 1
+        self.depths[ex.depth] += 1
+        self.sizes[ex.component_size] += 1
+        self.lengths[length] += 1
+        self.distractors[distractor] += 1
+        if ex.task == "mc":
+            self.mc_choices[(len(ex.options), ex.none_option)] += 1
+        self.snapshots.add(ex.recipe.snapshot_hash)
+        self.versions.add(ex.recipe.version)
+        self.seeds.add(ex.recipe.seed)
+        self.prompts.add(ex.recipe.prompts_hash)
+        for name, value in (ex.token_counts or {}).items():
+            lo_hi = self.tokens.setdefault(name, [value, value])
+            lo_hi[0] = min(lo_hi[0], value)
+            lo_hi[1] = max(lo_hi[1], value)
 
 @dataclass(frozen=True)
 class CardFacts:

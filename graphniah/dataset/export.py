@@ -36,7 +36,7 @@ import hashlib
 import json
 import multiprocessing
 import os
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Generator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import closing
@@ -49,7 +49,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphniah.atomic import _umask, atomic_dir, sha256_file, write_in_staging
-from graphniah.dataset.card import CardFacts, render_card
+from graphniah.dataset.card import CardFacts, Tally, render_card
 from graphniah.dataset.lm_eval import folder_is_current, write_lm_eval_folder
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASKS, Task
@@ -68,7 +68,6 @@ from graphniah.formats.dataset import (
     SourceExamples,
     check_files,
     compression_record,
-    design,
     example_to_row,
     file_entry,
     manifest_json,
@@ -425,43 +424,6 @@ class _TaskWriter:
         """Stop ``jobs`` (dropping the ones not started, after an error) and close the file: on any outcome."""
         self.jobs.close()
         self.close()
-
-
-@dataclass
-class Tally:
-    """What the card counts, gathered during the pass (a few counters, never the examples)."""
-
-    n: int = 0
-    tasks: Counter[str] = field(default_factory=Counter)
-    depths: Counter[int] = field(default_factory=Counter)
-    sizes: Counter[int] = field(default_factory=Counter)
-    lengths: Counter[int | None] = field(default_factory=Counter)
-    distractors: Counter[str] = field(default_factory=Counter)
-    mc_choices: Counter[tuple[int, bool]] = field(default_factory=Counter)  # (candidate options, "none" option listed)
-    snapshots: set[str] = field(default_factory=set)
-    versions: set[str] = field(default_factory=set)
-    seeds: set[int] = field(default_factory=set)
-    prompts: set[str] = field(default_factory=set)
-    tokens: dict[str, list[int]] = field(default_factory=dict)  # tokenizer -> [min, max]
-
-    def add(self, ex: Example) -> None:
-        length, distractor = design(ex)
-        self.n += 1
-        self.tasks[ex.task] += 1
-        self.depths[ex.depth] += 1
-        self.sizes[ex.component_size] += 1
-        self.lengths[length] += 1
-        self.distractors[distractor] += 1
-        if ex.task == "mc":
-            self.mc_choices[(len(ex.options), ex.none_option)] += 1
-        self.snapshots.add(ex.recipe.snapshot_hash)
-        self.versions.add(ex.recipe.version)
-        self.seeds.add(ex.recipe.seed)
-        self.prompts.add(ex.recipe.prompts_hash)
-        for name, value in (ex.token_counts or {}).items():
-            lo_hi = self.tokens.setdefault(name, [value, value])
-            lo_hi[0] = min(lo_hi[0], value)
-            lo_hi[1] = max(lo_hi[1], value)
 
 
 @dataclass(frozen=True)
