@@ -142,8 +142,8 @@ def run_demo(
     baselines = {t: b for t, b in baselines.items() if t in present}  # the tasks the suite holds
     files = viewer = None
     from graphniah.report import ReportConfig, build_report, load_suite, write_report
+    from graphniah.report.grid import ReportContext
     from graphniah.report.shortcuts import shortcut_verdicts
-    from graphniah.report.tables import ReportContext
 
     data = load_suite(suite.name, runs_root=runs_root, examples_root=examples_root)
     verdicts = tuple(v.text for v in shortcut_verdicts(ReportContext(data, ReportConfig())))

@@ -35,6 +35,7 @@ from graphniah.report.effective import (
     effective_scales,
     effective_table,
 )
+from graphniah.report.grid import AccuracyGrid, ReportContext, accuracy_grid
 from graphniah.report.load import Outcomes, RunInfo, SuiteData, load_suite
 from graphniah.report.matched import matched_table
 from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, ReportTable, cells_csv
@@ -45,7 +46,7 @@ from graphniah.report.shortcuts import (
     shortcut_table,
     with_shortcut_notes,
 )
-from graphniah.report.tables import AccuracyGrid, ReportContext, accuracy_grid, build_tables
+from graphniah.report.tables import build_tables
 
 if TYPE_CHECKING:  # matplotlib is imported only when figures are drawn
     from matplotlib.figure import Figure

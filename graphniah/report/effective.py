@@ -41,9 +41,9 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
+from graphniah.report.grid import ReportContext, size_bins
 from graphniah.report.load import level_label
 from graphniah.report.model import Cell, CellValue, ReportTable, pct
-from graphniah.report.tables import ReportContext, size_bins
 from graphniah.stats import Proportion
 
 __all__ = [

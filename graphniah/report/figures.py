@@ -18,7 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.typing import RcKeyType
 
-from graphniah.report.tables import AccuracyGrid, ReportContext
+from graphniah.report.grid import AccuracyGrid, ReportContext
 
 __all__ = ["accuracy_by_task_figure", "accuracy_figure", "figure_bytes"]
 
@@ -35,7 +35,7 @@ def figure_bytes(fig: Figure, fmt: str) -> bytes:
     return buf.getvalue()
 
 
-def _draw(ax: Axes, ctx: ReportContext, grid: AccuracyGrid, ordered: bool, title: str | None) -> None:
+def draw_grid(ax: Axes, ctx: ReportContext, grid: AccuracyGrid, ordered: bool, title: str | None) -> None:
     L = len(grid.col_labels) - 1  # without Overall
     R = len(grid.row_labels)
     xs = list(range(L))
@@ -84,7 +84,7 @@ def accuracy_figure(ctx: ReportContext, grid: AccuracyGrid) -> Figure:
     d = ctx.data
     fig = Figure(figsize=(6.4, 3.8))
     ax = fig.add_subplot()
-    _draw(ax, ctx, grid, d.variable in ORDERED, None)
+    draw_grid(ax, ctx, grid, d.variable in ORDERED, None)
     ax.set_xlabel(d.variable_title)
     # Accuracies reach 100%, so no corner of the axes is free: the legend goes beside them.
     ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
@@ -99,7 +99,7 @@ def accuracy_by_task_figure(ctx: ReportContext, grids: Sequence[tuple[str, Accur
     fig = Figure(figsize=(3.4 * n + 0.6, 3.6))
     axes = fig.subplots(1, n, sharey=True, squeeze=False)[0]
     for i, (ax, (title, grid)) in enumerate(zip(axes, grids, strict=True)):
-        _draw(ax, ctx, grid, d.variable in ORDERED, title)
+        draw_grid(ax, ctx, grid, d.variable in ORDERED, title)
         ax.set_xlabel(d.variable_title)
         if i:
             ax.set_ylabel("")

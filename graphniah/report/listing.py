@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from graphniah.formats import TASK_LABELS, TASKS
+from graphniah.report.grid import DASH, AccuracyGrid, ReportContext, examples_row, grid_rows, tabulate
 from graphniah.report.model import Cell, CellValue, ReportTable, pct
-from graphniah.report.tables import DASH, AccuracyGrid, ReportContext, _examples_row, _grid, _grid_rows
 from graphniah.scoring import recall_by_distance
 from graphniah.seeds import DEFAULT_SEED, Stream, generator
 from graphniah.stats import Mean, bootstrap_mean
@@ -138,9 +138,9 @@ def _recall_table(ctx: ReportContext, grid: AccuracyGrid) -> ReportTable:
     key, title = "recall_by_distance", "Recall (%) of the list answers by hops from the source"
     # A cell counts papers, #Examples counts examples: no † (it compares the two).
     plain = replace(grid, examples=np.zeros_like(grid.examples))
-    rows, values, lists = _grid_rows(ctx, plain, key, title, row_parts=[(x,) for x in grid.row_labels], bold=False,
+    rows, values, lists = grid_rows(ctx, plain, key, title, row_parts=[(x,) for x in grid.row_labels], bold=False,
                                      metric="recall", groups=("every paper at this distance named", "some missed"))
-    rows.append(_examples_row(grid, ("#Examples",)))
+    rows.append(examples_row(grid, ("#Examples",)))
     caption = (
         f"Recall (%) of the list answers of each model in suite {d.suite} by the shortest distance (hops) of a reachable paper "
         "from the source: the papers at that distance the answer names, over all of them, pooled over the answered list "
@@ -166,11 +166,11 @@ def recall_figure(ctx: ReportContext, grid: AccuracyGrid) -> Figure:
     """Recall against hops from the source, one line per model with its Wilson band."""
     from matplotlib.figure import Figure
 
-    from graphniah.report.figures import _draw
+    from graphniah.report.figures import draw_grid  # matplotlib loads only when a figure is drawn
 
     fig = Figure(figsize=(6.4, 3.8))
     ax = fig.add_subplot()
-    _draw(ax, ctx, grid, True, None)
+    draw_grid(ax, ctx, grid, True, None)
     ax.set_xlabel("Hops from the source")
     ax.set_ylabel("recall (%)")
     ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
@@ -197,17 +197,17 @@ def _evidence_table(ctx: ReportContext, key: str, what: str, cols: np.ndarray, c
     tasks = [t for t in TASKS if (mask & (o.task == t)).any()]
     task_code = np.array([tasks.index(t) if t in tasks else 0 for t in o.task.tolist()], dtype=np.int64)
     parts = [(m, TASK_LABELS[t]) for m in d.row_labels for t in tasks]
-    grid = _grid(ctx, mask, d.row * len(tasks) + task_code, [" | ".join(p) for p in parts], cols, col_labels,
+    grid = tabulate(ctx, mask, d.row * len(tasks) + task_code, [" | ".join(p) for p in parts], cols, col_labels,
                  baselines=[None] * (len(col_labels) + 1))
     # A row holds one task's examples, the column count all tasks': the † of a partial run would mark every
     # row, so it is left out here (the #Examples rows below count each task's examples per column).
     grid = replace(grid, examples=np.zeros_like(grid.examples))
     title = f"Accuracy (%) by {what}"
-    rows, values, lists = _grid_rows(ctx, grid, key, title, row_parts=parts, bold=False)
+    rows, values, lists = grid_rows(ctx, grid, key, title, row_parts=parts, bold=False)
     for t_i, t in enumerate(tasks):
-        sub = _grid(ctx, mask & (task_code == t_i), np.zeros(len(o), dtype=np.int64), ("x",), cols, col_labels,
+        sub = tabulate(ctx, mask & (task_code == t_i), np.zeros(len(o), dtype=np.int64), ("x",), cols, col_labels,
                     baselines=[None] * (len(col_labels) + 1))
-        rows.append(_examples_row(sub, ("#Examples", TASK_LABELS[t])))
+        rows.append(examples_row(sub, ("#Examples", TASK_LABELS[t])))
     caption = (
         f"Accuracy (%) of each model and task in suite {d.suite} by {what}, so that question depth and component size meet on "
         "one axis: how much a breadth-first search from the source must read before the answer is settled (YES: until the "

@@ -28,22 +28,28 @@ these" option) it is that set's, and a pooled column weighs the sets by their ex
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASK_LABELS, TASKS
-from graphniah.report.load import SuiteData, level_label
-from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, ReportTable, pct
+from graphniah.report.grid import (
+    DASH,
+    AccuracyGrid,
+    ReportContext,
+    accuracy_grid,
+    accuracy_text,
+    examples_row,
+    grid_rows,
+    size_bins,
+    tabulate,
+)
+from graphniah.report.listing import evidence_tables, list_tables
+from graphniah.report.load import level_label
+from graphniah.report.model import Cell, CellValue, ExampleList, ReportTable, pct
 from graphniah.stats import (
-    AnswerSpace,
-    CountingAnswers,
-    ListAnswers,
     MultipleChoiceAnswers,
-    Proportion,
     YesNoAnswers,
     chi2_test,
     counting_outcomes,
@@ -51,19 +57,14 @@ from graphniah.stats import (
     format_pvalue,
     mcnemar_detectable_difference,
     mcnemar_exact,
-    mixture_baseline,
     pairwise_fisher_holm,
-    proportion,
     random_baseline,
     wilcoxon_signed_rank,
 )
 
-__all__ = ["AccuracyGrid", "ReportContext", "build_tables", "size_bins"]
+__all__ = ["build_tables"]
 
-DASH = "–"
-_FIXED_SPACE_VARIABLES = ("task", "none_option")
 _PAIRED_VARIABLES = ("reasoning_effort",)
-# What "detects ±x" in a comparison cell means (graphniah.stats: exact power, every outcome enumerated).
 _MDE_NOTE = (
     "'detects ±x': the smallest accuracy difference (points) the two-sided Fisher test at α = 0.05 would detect with 80% "
     "power at the cell's two numbers of answers, placed around their pooled accuracy (before Holm's correction, which "
@@ -84,215 +85,9 @@ def _mde_text(mde: float | None) -> str:
 # ------------------------------------------------------------------------------------------------
 
 
-class ReportContext:
-    """Per-report derived arrays: example codes, answer sets, the ``graphniah show`` hint."""
-
-    def __init__(self, data: SuiteData, config: ReportConfig):
-        self.data = data
-        self.cfg = config
-        o = data.outcomes
-        self.ex_ids, self.ex_code = np.unique(o.example_id.astype(str), return_inverse=True) if len(o) else (np.zeros(0, dtype=str), np.zeros(0, dtype=np.int64))
-        sizes = [e.component_size for e in data.examples.values()]
-        # The counting answers are component size - 1 over the range sizes are drawn from: the
-        # suite manifest's, else the paper's [100, 250] widened to cover every size in the suite.
-        lo, hi = data.size_range or (100, 250)
-        self.counting = CountingAnswers(min([lo, *sizes]), max([hi, *sizes]))
-        self.space_key = np.array([f"{t}:{c}" for t, c in zip(o.task.tolist(), o.n_choices.tolist(), strict=True)], dtype=object)
-        self.show = f"graphniah show ID --examples {data.examples_path}"
-        self.run_row = self._run_rows()
-
-    def _run_rows(self) -> np.ndarray:
-        d = self.data
-        if d.variable == "reasoning_effort":
-            return np.array([d.row_labels.index(r.model) for r in d.runs], dtype=np.int64)
-        return np.arange(len(d.runs), dtype=np.int64)
-
-    def space(self, key: str) -> AnswerSpace:
-        task, choices = key.split(":")
-        if task == "yesno":
-            return YesNoAnswers()
-        if task == "mc":
-            return MultipleChoiceAnswers(options=int(choices))
-        if task == "list":
-            return ListAnswers(self.counting.min_component_size - 1)
-        return self.counting
-
-    def uniform_baseline(self, mask: np.ndarray) -> Fraction | None:
-        """Task drawn uniformly among the answer sets present under ``mask`` (appendix D, eq. 8)."""
-        keys = sorted(set(self.space_key[mask].tolist()))
-        return mixture_baseline([(self.space(k), 1) for k in keys]) if keys else None
-
-    def weighted_baseline(self, mask: np.ndarray) -> Fraction | None:
-        """Answer sets fixed by the design: weigh each by its number of distinct examples."""
-        if not mask.any():
-            return None
-        pairs = set(zip(self.ex_code[mask].tolist(), self.space_key[mask].tolist(), strict=True))
-        counts: dict[str, int] = {}
-        for _, k in pairs:
-            counts[k] = counts.get(k, 0) + 1
-        return mixture_baseline([(self.space(k), c) for k, c in sorted(counts.items())])
-
-    def baselines(self, mask: np.ndarray, col: np.ndarray, n_cols: int) -> list[Fraction | None]:
-        """The random-guessing row: one value per column and Overall (see the module docstring)."""
-        if self.data.variable in _FIXED_SPACE_VARIABLES:
-            return [self.weighted_baseline(mask & (col == c)) for c in range(n_cols)] + [self.weighted_baseline(mask)]
-        b = self.uniform_baseline(mask)
-        return [b] * (n_cols + 1)
-
-    def proportion(self, k: int, n: int) -> Proportion:
-        return proportion(int(k), int(n), self.cfg.confidence, z=self.cfg.z)
-
-
-def size_bins(sizes: np.ndarray) -> tuple[np.ndarray, tuple[str, ...], tuple[int, ...]]:
-    """Component-size ranges for tables by size when sizes are drawn at random (Table 16).
-
-    Sizes within the paper's [100, 250] get its ranges 100–149, 150–199, 200–250; other ranges are
-    cut into three equal-width ranges; ranges that no size falls in are left out. Returns (range
-    index per size, labels, upper ends).
-    """
-    if sizes.size == 0:
-        return np.zeros(0, dtype=np.int64), (), ()
-    lo, hi = int(sizes.min()), int(sizes.max())
-    if lo >= 100 and hi <= 250:
-        edges = [100, 150, 200, 251]
-    else:
-        step = max(1, -(-(hi - lo + 1) // 3))
-        edges = [lo + i * step for i in range(3)] + [hi + 1]
-        edges = sorted(set(edges))
-    codes = np.searchsorted(np.asarray(edges[1:]), sizes, side="right")
-    used = np.flatnonzero(np.bincount(codes, minlength=len(edges) - 1))  # ranges without any size are left out
-    labels = tuple(f"{edges[i]}–{edges[i + 1] - 1}" for i in used)
-    return np.searchsorted(used, codes).astype(np.int64), labels, tuple(edges[i + 1] - 1 for i in used)
-
-
-# ------------------------------------------------------------------------------------------------
-# Accuracy grids
-# ------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AccuracyGrid:
-    """Successes ``k`` and answered ``n`` per row × column, the last column pooling all (Overall).
-
-    ``examples[c]`` is the number of distinct examples answered by some row in column c (the
-    paper's #Examples); a row with fewer answers in a column is marked † and never bold.
-    ``ids[(r, c)]`` are the example ids of the cell, split into successes and failures.
-    """
-
-    row_labels: tuple[str, ...]
-    col_labels: tuple[str, ...]
-    k: np.ndarray
-    n: np.ndarray
-    examples: np.ndarray
-    baselines: tuple[Fraction | None, ...]
-    ids: dict[tuple[int, int], tuple[tuple[str, ...], tuple[str, ...]]]
-
-    def cell(self, ctx: ReportContext, r: int, c: int) -> Proportion | None:
-        return ctx.proportion(self.k[r, c], self.n[r, c]) if self.n[r, c] else None
-
-
-def _grid(
-    ctx: ReportContext,
-    mask: np.ndarray,
-    rows: np.ndarray,
-    row_labels: Sequence[str],
-    cols: np.ndarray,
-    col_labels: Sequence[str],
-    success: np.ndarray | None = None,
-    baselines: Sequence[Fraction | None] | None = None,
-) -> AccuracyGrid:
-    o = ctx.data.outcomes
-    succ = o.correct if success is None else success
-    R, C = len(row_labels), len(col_labels)
-    idx = np.flatnonzero(mask)
-    r, c, s = rows[idx], cols[idx], succ[idx]
-    k = np.zeros((R, C + 1), dtype=np.int64)
-    n = np.zeros((R, C + 1), dtype=np.int64)
-    for cc in (c, np.full_like(c, C)):
-        flat = r * (C + 1) + cc
-        k += np.bincount(flat, weights=s, minlength=R * (C + 1)).astype(np.int64).reshape(R, C + 1)
-        n += np.bincount(flat, minlength=R * (C + 1)).reshape(R, C + 1)
-    ex = ctx.ex_code[idx]
-    examples = np.zeros(C + 1, dtype=np.int64)
-    if idx.size:
-        pairs = np.unique(c * (ex.max() + 1) + ex)
-        examples[:C] = np.bincount(pairs // (ex.max() + 1), minlength=C)
-        examples[C] = np.unique(ex).size
-    ids: dict[tuple[int, int], tuple[tuple[str, ...], tuple[str, ...]]] = {}
-    names = o.example_id[idx]
-    for cc in (c, np.full_like(c, C)):
-        flat = r * (C + 1) + cc
-        order = np.lexsort((names, ~s.astype(bool), flat))
-        fs, ss, ns = flat[order], s[order].astype(bool), names[order]
-        bounds = np.flatnonzero(np.diff(fs)) + 1
-        for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, fs.size], strict=True):
-            if lo == hi:
-                continue
-            key = divmod(int(fs[lo]), C + 1)
-            good = ss[lo:hi]
-            ids[key] = (tuple(ns[lo:hi][good].tolist()), tuple(ns[lo:hi][~good].tolist()))
-    if baselines is None:
-        baselines = ctx.baselines(mask, cols, C)
-    return AccuracyGrid(tuple(row_labels), tuple(col_labels) + ("Overall",), k, n, examples, tuple(baselines), ids)
-
-
-def _accuracy_text(p: Proportion, dagger: bool) -> str:
-    lo, hi = p.interval
-    return f"{pct(p.estimate)}{'†' if dagger else ''} [{pct(lo)}, {pct(hi)}]"
-
-
-def _grid_rows(
-    ctx: ReportContext,
-    grid: AccuracyGrid,
-    key: str,
-    title: str,
-    *,
-    row_parts: Sequence[tuple[str, ...]],
-    bold: bool,
-    metric: str = "accuracy",
-    groups: tuple[str, str] = ("correct", "wrong"),
-    skip_overall: bool = False,
-) -> tuple[list[list[Cell]], list[CellValue], list[ExampleList]]:
-    """Printed cells, tidy values and example lists of a grid's rows."""
-    R, C1 = grid.n.shape
-    cols = range(C1 - 1) if skip_overall else range(C1)
-    best: dict[int, float] = {}
-    if bold:
-        for c in cols:
-            full = [grid.k[r, c] / grid.n[r, c] for r in range(R) if grid.n[r, c] and grid.n[r, c] >= grid.examples[c]]
-            if full:
-                best[c] = max(full)
-    rows: list[list[Cell]] = []
-    values: list[CellValue] = []
-    lists: list[ExampleList] = []
-    for r in range(R):
-        cells = [Cell(p) for p in row_parts[r]]
-        row_name = " | ".join(row_parts[r])
-        for c in cols:
-            p = grid.cell(ctx, r, c)
-            if p is None:
-                cells.append(Cell(DASH))
-                values.append(CellValue(key, row_name, grid.col_labels[c], metric, 0, 0))
-                continue
-            anchor = f"{key}-r{r}-c{c}"
-            dagger = grid.n[r, c] < grid.examples[c]
-            is_best = c in best and not dagger and grid.k[r, c] / grid.n[r, c] == best[c]
-            cells.append(Cell(_accuracy_text(p, dagger), bold=is_best, link=anchor))
-            values.append(CellValue(key, row_name, grid.col_labels[c], metric, p.k, p.n, p.estimate, p.interval.low, p.interval.high, link=anchor))
-            good, bad = grid.ids.get((r, c), ((), ()))
-            lists.append(ExampleList(anchor, f"{title} — {row_name}, {grid.col_labels[c]}", ((groups[0], good), (groups[1], bad))))
-        rows.append(cells)
-    return rows, values, lists
-
-
 def _baseline_row(grid: AccuracyGrid, label_width: int, skip_overall: bool = False) -> list[Cell]:
     bs = grid.baselines[:-1] if skip_overall else grid.baselines
     return [Cell("Random guessing")] + [Cell("")] * (label_width - 1) + [Cell(DASH if b is None else pct(b)) for b in bs]
-
-
-def _examples_row(grid: AccuracyGrid, label: tuple[str, ...], skip_overall: bool = False) -> list[Cell]:
-    ex = grid.examples[:-1] if skip_overall else grid.examples
-    return [Cell(p) for p in label] + [Cell(str(int(v))) for v in ex]
 
 
 def _dagger_note(grid: AccuracyGrid) -> str:
@@ -306,22 +101,15 @@ def _dagger_note(grid: AccuracyGrid) -> str:
 # ------------------------------------------------------------------------------------------------
 
 
-def accuracy_grid(ctx: ReportContext, task: str | None = None) -> AccuracyGrid:
-    """Accuracy per row × value of the varied variable (one task, or all)."""
-    d = ctx.data
-    mask = np.ones(len(d.outcomes), dtype=bool) if task is None else d.outcomes.task == task
-    return _grid(ctx, mask, d.row, d.row_labels, d.value, d.levels)
-
-
 def _accuracy_table(ctx: ReportContext, task: str | None) -> ReportTable:
     d = ctx.data
     grid = accuracy_grid(ctx, task)
     key = "accuracy" if task is None else f"accuracy_{task}"
     what = "" if task is None else f" on the {TASK_LABELS[task]} examples"
     title = f"Accuracy (%){what} by {d.variable_title.lower()}"
-    rows, values, lists = _grid_rows(ctx, grid, key, title, row_parts=[(x,) for x in grid.row_labels], bold=True)
+    rows, values, lists = grid_rows(ctx, grid, key, title, row_parts=[(x,) for x in grid.row_labels], bold=True)
     rows.append(_baseline_row(grid, 1))
-    rows.append(_examples_row(grid, ("#Examples",)))
+    rows.append(examples_row(grid, ("#Examples",)))
     caption = (
         f"Accuracy (%) of each model{what} in suite {d.suite}, by {d.variable_title.lower()}; Overall pools all values. "
         f"Brackets: {100 * ctx.cfg.confidence:g}% Wilson interval. Bold: the highest accuracy in each column. "
@@ -341,23 +129,23 @@ def _labels_table(ctx: ReportContext) -> ReportTable | None:
     if d.variable == "task":
         # Table 13: the columns are the labels.
         half = random_baseline(YesNoAnswers())
-        grid = _grid(ctx, yn, d.row, d.row_labels, is_no, ("YES-label", "NO-label"), baselines=[half] * 3)
-        rows, values, lists = _grid_rows(ctx, grid, key, title, row_parts=[(x,) for x in grid.row_labels], bold=True)
+        grid = tabulate(ctx, yn, d.row, d.row_labels, is_no, ("YES-label", "NO-label"), baselines=[half] * 3)
+        rows, values, lists = grid_rows(ctx, grid, key, title, row_parts=[(x,) for x in grid.row_labels], bold=True)
         rows.append(_baseline_row(grid, 1))
-        rows.append(_examples_row(grid, ("#Examples",)))
+        rows.append(examples_row(grid, ("#Examples",)))
         header: tuple[str, ...] = ("Model", *grid.col_labels)
         note = _dagger_note(grid)
     else:
         # Tables 11-12: one row per model and label, columns are the values.
         parts = [(m, lab) for m in d.row_labels for lab in ("YES-label", "NO-label")]
-        grid = _grid(ctx, yn, d.row * 2 + is_no, [" | ".join(p) for p in parts], d.value, d.levels,
+        grid = tabulate(ctx, yn, d.row * 2 + is_no, [" | ".join(p) for p in parts], d.value, d.levels,
                      baselines=[random_baseline(YesNoAnswers())] * (len(d.levels) + 1))
-        rows, values, lists = _grid_rows(ctx, grid, key, title, row_parts=parts, bold=False)
+        rows, values, lists = grid_rows(ctx, grid, key, title, row_parts=parts, bold=False)
         rows.append(_baseline_row(grid, 2))
         for lab_code, lab in enumerate(("YES-label", "NO-label")):
-            sub = _grid(ctx, yn & (is_no == lab_code), np.zeros(len(o), dtype=np.int64), ("x",), d.value, d.levels,
+            sub = tabulate(ctx, yn & (is_no == lab_code), np.zeros(len(o), dtype=np.int64), ("x",), d.value, d.levels,
                         baselines=[None] * (len(d.levels) + 1))
-            rows.append(_examples_row(sub, ("#Examples", lab)))
+            rows.append(examples_row(sub, ("#Examples", lab)))
         header = ("Model", "Label", *grid.col_labels)
         note = _dagger_note(grid)
     caption = (
@@ -381,8 +169,8 @@ def _no_rate_table(ctx: ReportContext) -> ReportTable | None:
         cols, col_labels, var_title = d.value, d.levels, d.variable_title.lower()
     said_no = np.array([e == "NO" for e in o.extracted.tolist()], dtype=bool)
     key, title = "no_rate", "Share (%) of YES/NO examples answered NO"
-    grid = _grid(ctx, yn, d.row, d.row_labels, cols, col_labels, success=said_no, baselines=[None] * (len(col_labels) + 1))
-    truth = _grid(ctx, yn, np.zeros(len(o), dtype=np.int64), ("x",), cols, col_labels,
+    grid = tabulate(ctx, yn, d.row, d.row_labels, cols, col_labels, success=said_no, baselines=[None] * (len(col_labels) + 1))
+    truth = tabulate(ctx, yn, np.zeros(len(o), dtype=np.int64), ("x",), cols, col_labels,
                   success=(o.answer == "NO"), baselines=[None] * (len(col_labels) + 1))
     # Ground truth: the share of NO labels among the column's distinct examples.
     gt: list[Cell] = [Cell("Ground truth")]
@@ -390,9 +178,9 @@ def _no_rate_table(ctx: ReportContext) -> ReportTable | None:
         good, bad = truth.ids.get((0, c), ((), ()))
         n_ex = len(set(good) | set(bad))
         gt.append(Cell(pct(len(set(good)) / n_ex) if n_ex else DASH))
-    rows, values, lists = _grid_rows(ctx, grid, key, title, row_parts=[(x,) for x in grid.row_labels], bold=False,
+    rows, values, lists = grid_rows(ctx, grid, key, title, row_parts=[(x,) for x in grid.row_labels], bold=False,
                                      metric="no_share", groups=("answered NO", "answered otherwise"))
-    rows = [gt, *rows, _examples_row(grid, ("#Examples",))]
+    rows = [gt, *rows, examples_row(grid, ("#Examples",))]
     caption = (
         f"Percentage of the YES/NO examples of suite {d.suite} that each model answers NO, by {var_title}; Overall pools all. "
         f"Brackets: {100 * ctx.cfg.confidence:g}% Wilson interval. Ground truth is the percentage of NO-label examples, i.e. "
@@ -438,7 +226,7 @@ def _counting_table(ctx: ReportContext) -> ReportTable | None:
                 raise AssertionError(f"internal error: counting category {name} disagrees with stats.counting_outcomes")
             p = ctx.proportion(counts[name], res.n)
             anchor = f"{key}-r{r}-c{c}"
-            cells.append(Cell(_accuracy_text(p, False), link=anchor))
+            cells.append(Cell(accuracy_text(p, False), link=anchor))
             values.append(CellValue(key, label, name, "share", p.k, p.n, p.estimate, p.interval.low, p.interval.high, link=anchor))
             lists.append(ExampleList(anchor, f"{title} — {label}, {name}", ((name, tuple(sorted(ids[m].tolist()))), ("other", tuple(sorted(ids[~m].tolist()))))))
         mr = res.median_ratio
@@ -461,10 +249,10 @@ def _counting_by_size_table(ctx: ReportContext) -> ReportTable | None:
         return None
     codes, labels, _ = size_bins(o.component_size)
     base = ctx.uniform_baseline(cnt)
-    grid = _grid(ctx, cnt, d.row, d.row_labels, codes, labels, baselines=[base] * (len(labels) + 1))
+    grid = tabulate(ctx, cnt, d.row, d.row_labels, codes, labels, baselines=[base] * (len(labels) + 1))
     key, title = "counting_by_size", "Counting accuracy (%) by component size"
-    rows, values, lists = _grid_rows(ctx, grid, key, title, row_parts=[(x,) for x in grid.row_labels], bold=True)
-    rows += [_baseline_row(grid, 1), _examples_row(grid, ("#Examples",))]
+    rows, values, lists = grid_rows(ctx, grid, key, title, row_parts=[(x,) for x in grid.row_labels], bold=True)
+    rows += [_baseline_row(grid, 1), examples_row(grid, ("#Examples",))]
     caption = (
         f"Counting accuracy (%) of each model in suite {d.suite} by component-size range; Overall pools all. "
         f"Brackets: {100 * ctx.cfg.confidence:g}% Wilson interval. Bold: the highest accuracy in each column." + _dagger_note(grid)
@@ -516,7 +304,7 @@ def _none_option_tables(ctx: ReportContext) -> list[ReportTable]:
         mde = mcnemar_detectable_difference(int(cb.size), test.n / cb.size)
         anchor = f"{key}-r{r}"
         rows.append((
-            Cell(label), Cell(str(cb.size)), Cell(_accuracy_text(pb, False)), Cell(_accuracy_text(pa, False)),
+            Cell(label), Cell(str(cb.size)), Cell(accuracy_text(pb, False)), Cell(accuracy_text(pa, False)),
             Cell(f"{100 * (pa.estimate - pb.estimate):+.2f}"),
             Cell(f"+{gained} / -{lost} p = {format_pvalue(test.pvalue)} {_mde_text(mde)}", link=anchor),
         ))
@@ -751,7 +539,6 @@ def build_tables(ctx: ReportContext) -> list[ReportTable]:
         if t is not None:
             tables.append(t)
     tables += _none_option_tables(ctx)
-    from graphniah.report.listing import evidence_tables, list_tables  # it builds on this module's grids
 
     tables += list_tables(ctx) + evidence_tables(ctx)
     for make in (_pairwise_table, _paired_table):

@@ -10,8 +10,8 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from graphniah.report import build_report, load_suite
+from graphniah.report.grid import DASH
 from graphniah.report.shortcuts import shortcut_level_verdicts, shortcut_verdicts
-from graphniah.report.tables import DASH
 
 from .synthetic import make_example, write_suite
 

@@ -395,7 +395,7 @@ def test_suite_manifest_gives_variable_and_size_range(tmp_path):
 
 
 def test_size_ranges_follow_the_paper_and_skip_empty_ones():
-    from graphniah.report.tables import size_bins
+    from graphniah.report.grid import size_bins
 
     codes, labels, uppers = size_bins(np.array([100, 149, 150, 250, 201]))
     assert labels == ("100–149", "150–199", "200–250") and codes.tolist() == [0, 0, 1, 2, 2] and uppers == (149, 199, 250)
