@@ -48,3 +48,31 @@ def test_a_module_no_page_imports_leaves_the_key_alone(tmp_path):
     (root / "ingest" / "build.py").write_bytes((root / "ingest" / "build.py").read_bytes() + b"\n# changed\n")
     _code_hash.cache_clear()
     assert _code_hash(root) == before
+
+
+def test_distractor_paper_blocks_are_not_drawn_in_a_component_colour():
+    """The needle map draws needles in their component's colour (the source's is the palette's first, a blue)
+    and paper blocks of distractor components in the stylesheet's colour: that colour must be told apart
+    from every component colour, by hue, not only by its hex string."""
+    import colorsys
+    import re
+    from importlib import resources
+
+    from graphniah.view.forest import PALETTE
+
+    css = resources.files("graphniah.view").joinpath("static", "view.css").read_text(encoding="utf-8")
+    paper = re.search(r"svg\.needles rect\.paper \{ fill: (#[0-9a-fA-F]{6}); \}", css)
+    bar = re.search(r"\.prompt \.r\.pb \{[^}]*border-left-color: (#[0-9a-fA-F]{6});", css)
+    assert paper and bar and paper.group(1).lower() == bar.group(1).lower()  # the map and the prompt agree
+
+    def hue(colour: str) -> float:
+        r, g, b = (int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
+        return 360 * colorsys.rgb_to_hls(r, g, b)[0]
+
+    def saturated(colour: str) -> bool:
+        r, g, b = (int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
+        return colorsys.rgb_to_hls(r, g, b)[2] > 0.15
+
+    for colour in (c for c in PALETTE if saturated(c)):  # the palette's grey has no hue to compare
+        gap = abs(hue(paper.group(1)) - hue(colour))
+        assert min(gap, 360 - gap) >= 25, (paper.group(1), colour)

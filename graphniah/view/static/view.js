@@ -453,7 +453,7 @@
     $('forest-legend').textContent = d.forest_caption;  // worded per task by graphniah.view.forest.forest_caption
     runChoice(d);
     $('map-legend').textContent = 'The user message, ' + fmtInt(d.total_tokens) + ' o200k tokens, left to right: the question (dark), ' +
-      d.blocks.needle + ' needle blocks (tall, in their component\'s colour)' + (d.blocks.paper ? ', ' + d.blocks.paper + ' paper blocks of distractor components (blue)' : '') +
+      d.blocks.needle + ' needle blocks (tall, in their component\'s colour)' + (d.blocks.paper ? ', ' + d.blocks.paper + ' paper blocks of distractor components (violet)' : '') +
       ', and the distractor text around them (grey). Click a mark to scroll the prompt there.' +
       (d.metadata ? '' : ' Without the snapshot, needles cannot be told from other paper blocks.') + (d.missing_blocks ? ' ' + d.missing_blocks + ' block(s) not found in the text!' : '');
     $('system').textContent = d.system;
@@ -470,7 +470,7 @@
       if (d.rows.length !== d.row_count) {  // the spans' row numbers would point elsewhere
         var e = $('error'); e.hidden = false; e.textContent = 'The prompt of ' + d.id + ' has ' + d.rows.length + ' rows, its spans expect ' + d.row_count + '.';
       }
-      $('prompt-legend').textContent = d.rows.length.toLocaleString('en-US') + ' rows; only the rows on screen are drawn. Highlighted: the question (yellow), needle blocks (coloured bar), other paper blocks (blue).';
+      $('prompt-legend').textContent = d.rows.length.toLocaleString('en-US') + ' rows; only the rows on screen are drawn. Highlighted: the question (yellow), needle blocks (coloured bar), other paper blocks (violet).';
       prompt(d);
     }, function (err) {
       var e = $('error'); e.hidden = false; e.textContent = 'The page data of ' + d.id + ' could not be unpacked: ' + err;
