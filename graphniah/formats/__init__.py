@@ -4,7 +4,7 @@ Each file format the project writes has exactly one pydantic model, in one modul
 and every reader and writer goes through it: ``snapshot`` (snapshot manifests and Parquet schemas),
 ``pools`` (pruned sets and path pools), ``examples`` (examples and their recipes), ``suites`` (suite
 specs, suite manifests, a build's ``.partial`` lines), ``journal`` (run records and settings),
-``dataset`` (a dataset folder's manifest and its rows' schema), ``report`` (``summary.json``, ``alpha.json``),
+``dataset`` (a dataset folder's manifest, its rows' schema and its reader), ``report`` (``summary.json``, ``alpha.json``),
 ``release_store`` (the release store's state), ``release`` (an S2AG release or diff folder's
 ``release.json``/``diff.json``, an OpenAlex folder's ``openalex.json``) and ``tokenizers`` (the tokenizer manifest). Stages
 import file models from here, never from one another; where each file lives is
