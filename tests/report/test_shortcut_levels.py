@@ -195,3 +195,19 @@ def test_a_counting_breakdown_is_read_against_random_guessing() -> None:
         report = build_report(load_suite("sc", runs_root=Path(tmp) / "runs", examples_root=Path(tmp) / "examples", by="depth"))
     labels = [row[1].text for row in report.table("shortcuts_by_depth").rows]
     assert "Random guessing" in labels and not any(label.startswith("List every paper") for label in labels)
+
+
+def test_a_task_with_one_cell_in_the_breakdown(tmp_path) -> None:
+    """The shortcut answers YES/NO at every depth but multiple choice at depth 4 only: the multiple-choice
+    verdict rests on one cell, and its sentence still names the family of all the breakdown's cells."""
+    examples = []
+    for depth in DEPTHS:
+        for i in range(20):
+            examples.append(make_example("yesno", depth, 120, ("YES", "NO")[i % 2], seed=0, index=len(examples)))
+            examples.append(make_example("mc", depth, 120, "ABCD"[i % 4], seed=0, index=len(examples)))
+    skip = {"baseline-retrieval": {e.id for e in examples if e.task == "mc" and e.depth != 4}}
+    write_suite(tmp_path, "so", examples, {"baseline-retrieval": {"answer": _right_at({4})}}, np.random.default_rng(0), skip=skip)
+    report = build_report(load_suite("so", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="depth"))
+    verdicts = {v.task: v for v in shortcut_level_verdicts(report.context)}
+    assert [r.level for r in verdicts["mc"].results] == ["4"]
+    assert verdicts["mc"].text == "Multiple choice: retrieval beats random guessing at depth 4 (one-sided p ≤ 2.5%, Holm over 5 tests)"
