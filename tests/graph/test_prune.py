@@ -152,7 +152,7 @@ def test_unusable_papers_are_excluded_before_pruning() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# One pass is the fixed point (the theorem in prune's docstring), checked by brute force
+# One pass is the fixed point (the theorem of docs/pruning.md), checked by brute force
 # --------------------------------------------------------------------------------------------
 
 
