@@ -9,6 +9,8 @@
 - ``positions``  where the paper blocks and the question sit in a rendered prompt, in tokens (the viewer's
                  needle map reads them; the sampler records them)
 - ``evidence``   how far a breadth-first search from the source must read before the answer is settled
+- ``surface``    what a pair of printed papers shows besides the citations (title similarity, shared
+                 authors, venue, year and day gaps, title length, author count) as feature rows
 - ``normalize``  the answer of a response: its last ``\\answer{...}`` block in the task's canonical form
 - ``tokenizers`` the three tokenizers a prompt must fit under, offline and exact, with their chat templates
 
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from graphniah.text.evidence import distances
     from graphniah.text.normalize import extract_answer, normalize_answer, title_key, unwrap_answer
     from graphniah.text.prompts import EDGE_TASKS, PROMPTS_ENV, PromptSet, default_prompts_dir, load_prompts, prompts_hash
+    from graphniah.text.surface import SURFACE_FEATURES, PrintedPaper, pair_features
     from graphniah.text.textcheck import (
         ParsedQuestion,
         TextGraph,
@@ -72,6 +75,7 @@ _HOMES = {
     **dict.fromkeys(["extract_answer", "normalize_answer", "title_key", "unwrap_answer"], "graphniah.text.normalize"),
     **dict.fromkeys(["EDGE_TASKS", "PROMPTS_ENV", "PromptSet", "default_prompts_dir", "load_prompts", "prompts_hash"],
                     "graphniah.text.prompts"),
+    **dict.fromkeys(["SURFACE_FEATURES", "PrintedPaper", "pair_features"], "graphniah.text.surface"),
     **dict.fromkeys(["ParsedQuestion", "TextGraph", "TextNode", "Undetermined", "VerifyResult", "answer_of", "checker_version",
                      "edge_blocks", "edge_line_pattern", "paper_blocks", "parse_context", "parse_edge_context", "parse_messages",
                      "parse_question", "rendering_of", "solve", "split_messages", "verify"], "graphniah.text.textcheck"),
@@ -86,11 +90,13 @@ __all__ = [
     "O200K_SHA256",
     "PROMPTS_ENV",
     "QWEN_VOCAB_SHA256",
+    "SURFACE_FEATURES",
     "TOKENIZERS",
     "Gemma",
     "GlueFlags",
     "O200k",
     "ParsedQuestion",
+    "PrintedPaper",
     "PromptSet",
     "Qwen35",
     "TextGraph",
@@ -112,6 +118,7 @@ __all__ = [
     "load_prompts",
     "load_tokenizer",
     "normalize_answer",
+    "pair_features",
     "paper_blocks",
     "parse_context",
     "parse_edge_context",
