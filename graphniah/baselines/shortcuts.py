@@ -35,35 +35,18 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
 from graphniah.baselines import BUDGET_TOKENS, SHORTCUT_TASKS, ShortcutName
+from graphniah.baselines.reading import CheckerTitleSpace, read_question
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import Render
 from graphniah.formats.examples import Example, option_letters
 from graphniah.scoring import score_response
 from graphniah.seeds import DEFAULT_SEED, Stream, generator, suite_key
 from graphniah.stats import Proportion, proportion
-from graphniah.text import (
-    ParsedQuestion,
-    PromptSet,
-    TextGraph,
-    Undetermined,
-    answer_of,
-    edge_blocks,
-    load_prompts,
-    paper_blocks,
-    parse_context,
-    parse_edge_context,
-    parse_question,
-    rendering_of,
-    split_messages,
-)
-from graphniah.text.textcheck import normalize
+from graphniah.text import ParsedQuestion, PromptSet, TextGraph, Undetermined, answer_of, load_prompts
 
 __all__ = ["Answers", "accuracy", "answer", "paper_count", "retrieval", "title_similarity"]
 
@@ -72,73 +55,15 @@ __all__ = ["Answers", "accuracy", "answer", "paper_count", "retrieval", "title_s
 Answers = dict[str, str | None]
 
 
-@dataclass(frozen=True)
-class _Text:
-    """An example as its text states it: the parsed question, the question's text, the context, the rendering."""
-
-    q: ParsedQuestion
-    question: str
-    context: str
-    render: Render
-
-    def blocks(self, prompts: PromptSet) -> list[str]:
-        return edge_blocks(self.context, prompts) if self.render == "edges" else paper_blocks(self.context, prompts)
-
-    def graph(self, context: str, prompts: PromptSet) -> TextGraph:
-        return parse_edge_context(context, prompts) if self.render == "edges" else parse_context(context, prompts)
-
-
-def _question(ex: Example, prompts: PromptSet) -> _Text | None:
-    """An example's text, read; None when its messages do not follow the templates (another prompt
-    set): such an example is left out of the shortcut's answers."""
-    try:
-        task, question, context = split_messages(ex.messages, prompts)
-        render = rendering_of(ex.messages, prompts)
-        return _Text(parse_question(task, question, prompts, render=render), question, context, render)
-    except Undetermined:
-        return None
-
-
 # --------------------------------------------------------------------------- title similarity
-
-
-@dataclass(frozen=True)
-class TitleSpace:
-    """TF-IDF vectors of titles: one unit-length row per distinct normalised title."""
-
-    row: Mapping[str, int]
-    vectors: sp.csr_matrix
-
-    @classmethod
-    def fit(cls, titles: Sequence[str]) -> TitleSpace:
-        docs = list(dict.fromkeys(normalize(t) for t in titles))
-        vocab: dict[str, int] = {}
-        rows, cols = [], []
-        for i, doc in enumerate(docs):
-            for word in doc.split():
-                rows.append(i)
-                cols.append(vocab.setdefault(word, len(vocab)))
-        counts = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(docs), len(vocab)))
-        counts.sum_duplicates()
-        df = np.bincount(counts.indices, minlength=len(vocab))
-        idf = np.log((1 + len(docs)) / (1 + df)) + 1
-        weighted = sp.csr_matrix(counts.multiply(idf[None, :]))
-        norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel())
-        norms[norms == 0] = 1.0  # a title with no word (all punctuation) has similarity 0 to all
-        vectors = sp.csr_matrix(sp.diags(1 / norms) @ weighted)
-        return cls({d: i for i, d in enumerate(docs)}, vectors)
-
-    def similarity(self, a: str, b: str) -> float:
-        va, vb = self.vectors[self.row[normalize(a)]], self.vectors[self.row[normalize(b)]]
-        return float(va.multiply(vb).sum())
 
 
 def title_similarity(examples: Sequence[Example], prompts: PromptSet | None = None) -> Answers:
     """The title-similarity shortcut on the YES/NO and MC examples (see the module docstring)."""
     pr = prompts or load_prompts()
-    parsed = {ex.id: _question(ex, pr) for ex in examples if ex.task in ("yesno", "mc")}
+    parsed = {ex.id: read_question(ex, pr) for ex in examples if ex.task in ("yesno", "mc")}
     questions = {i: p.q for i, p in parsed.items() if p is not None and p.render == "apa"}  # edge-list ids are not titles
-    space = TitleSpace.fit([t for q in questions.values() for t in (q.source, *q.targets)])
+    space = CheckerTitleSpace.fit([t for q in questions.values() for t in (q.source, *q.targets)])
     yesno = {i: space.similarity(q.source, q.targets[0]) for i, q in questions.items() if q.task == "yesno"}
     median = float(np.median(list(yesno.values()))) if yesno else 0.0
     out: Answers = {}
@@ -225,7 +150,7 @@ def retrieval(
     count_tokens = load_tokenizer("o200k_base", data).count
     out: Answers = {}
     for ex in examples:
-        parsed = _question(ex, pr)
+        parsed = read_question(ex, pr)
         if parsed is None:
             continue
         q = parsed.q
@@ -262,7 +187,7 @@ def paper_count(examples: Sequence[Example], prompts: PromptSet | None = None) -
     for ex in examples:
         if ex.task != "count":
             continue
-        parsed = _question(ex, pr)
+        parsed = read_question(ex, pr)
         if parsed is None:
             continue
         try:

@@ -9,7 +9,7 @@ parameter fixed before it sees any answer:
    as the text checker's parser reads them (:func:`~graphniah.text.textcheck.parse_context`),
    one per distinct normalised title. Which paper cites which is never read.
 2. **Vectors.** TF-IDF over those titles alone (the title-similarity shortcut's
-   :class:`~graphniah.baselines.shortcuts.TitleSpace`: words of the checker's normal form, smoothed
+   :class:`~graphniah.baselines.reading.CheckerTitleSpace`: words of the checker's normal form, smoothed
    IDF, unit rows), so the similarity of two titles is the dot product of their rows.
 3. **Graph.** Each title is linked to its :data:`NEIGHBOURS` most similar other titles (ties by
    context order); the links are symmetrised as ``W = (A + Aᵀ) / 2``.
@@ -43,6 +43,7 @@ from scipy.cluster.vq import kmeans2
 from scipy.linalg import eigh
 from scipy.sparse.linalg import lobpcg
 
+from graphniah.baselines.reading import CheckerTitleSpace, read_question
 from graphniah.formats.examples import Example, option_letters
 from graphniah.seeds import DEFAULT_SEED, Stream, generator, suite_key
 from graphniah.text import ParsedQuestion, PromptSet, Undetermined, load_prompts, parse_context
@@ -155,12 +156,10 @@ def group_titles(titles: Sequence[str], k: int, rng: np.random.Generator, *, nei
     TitleGroups
         With fewer than ``k + 1`` distinct titles every title is a group of its own.
     """
-    from graphniah.baselines.shortcuts import TitleSpace
-
     first: dict[str, str] = {}
     for t in titles:
         first.setdefault(normalize(t), t)
-    space = TitleSpace.fit(list(first.values()))
+    space = CheckerTitleSpace.fit(list(first.values()))
     n = len(first)
     if n <= k:
         labels = np.arange(n, dtype=np.int64)
@@ -209,13 +208,12 @@ def topic_cluster(examples: Sequence[Example], prompts: PromptSet | None = None,
         ``{example id: answer}``, None where the text names a question title twice or not at all;
         edge-list examples and examples of another prompt set are absent.
     """
-    from graphniah.baselines.shortcuts import _question
     from graphniah.sampling import COMPONENTS
 
     pr = prompts or load_prompts()
     out: dict[str, str | None] = {}
     for ex in examples:
-        parsed = _question(ex, pr)
+        parsed = read_question(ex, pr)
         if parsed is None or parsed.render != "apa":
             continue
         try:

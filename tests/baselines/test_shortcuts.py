@@ -9,8 +9,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from graphniah.baselines.reading import CheckerTitleSpace
 from graphniah.baselines.shortcuts import (
-    TitleSpace,
     _closed_world,
     answer,
     paper_count,
@@ -51,7 +51,7 @@ def _tfidf_cosine(titles: list[str], a: str, b: str) -> float:
 
 
 def test_title_space_is_tfidf_cosine() -> None:
-    space = TitleSpace.fit(TITLES)
+    space = CheckerTitleSpace.fit(TITLES)
     for a in TITLES:
         for b in TITLES:
             assert space.similarity(a, b) == pytest.approx(_tfidf_cosine(TITLES, a, b))
@@ -226,7 +226,7 @@ def test_paper_count_rounds_halves_up(monkeypatch, named: int, expected: str) ->
             return TextGraph(tuple(TextNode(f"t{i}", frozenset(), frozenset(), True) for i in range(named)), frozenset(), named, 0)
 
     assert shortcuts.papers_per_count_example() == 2  # the published design, stated here on its own
-    monkeypatch.setattr(shortcuts, "_question", lambda ex, pr: Named())
+    monkeypatch.setattr(shortcuts, "read_question", lambda ex, pr: Named())
     ex = make_example("count", 4, 20, "19", seed=0, index=0)
     other = make_example("yesno", 4, 20, "YES", seed=0, index=1)  # not a counting example: passed over, not an end
     assert paper_count([other, ex]) == {ex.id: expected}
@@ -260,7 +260,7 @@ def test_title_similarity_on_hand_made_examples() -> None:
 
 
 def test_a_title_without_words_is_similar_to_nothing() -> None:
-    space = TitleSpace.fit(["...", "Graph search", "Graph theory"])
+    space = CheckerTitleSpace.fit(["...", "Graph search", "Graph theory"])
     assert space.similarity("...", "Graph search") == 0.0 and space.similarity("...", "...") == 0.0
     assert space.similarity("Graph search", "Graph search") == pytest.approx(1.0)
 

@@ -10,7 +10,8 @@ import scipy.sparse as sp
 
 from graphniah.baselines import SHORTCUT_TASKS, SHORTCUTS, is_baseline_model
 from graphniah.baselines.journals import settings_of, write_baselines
-from graphniah.baselines.shortcuts import TitleSpace, answer
+from graphniah.baselines.reading import CheckerTitleSpace
+from graphniah.baselines.shortcuts import answer
 from graphniah.baselines.topics import TitleGroups, _answer, group_titles, topic_cluster
 from graphniah.formats.journal import read_journal
 from graphniah.text import ParsedQuestion, parse_context, split_messages
@@ -67,7 +68,7 @@ def test_titles_with_one_normal_form_count_once_and_tiny_contexts() -> None:
 
 
 def _groups(titles: list[str], labels: list[int]) -> TitleGroups:
-    space = TitleSpace.fit(titles)
+    space = CheckerTitleSpace.fit(titles)
     return TitleGroups(tuple(titles), dict(space.row), space.vectors, np.asarray(labels, dtype=np.int64))
 
 
@@ -162,7 +163,7 @@ def test_the_title_graph_in_blocks_is_the_plain_one() -> None:
 
     rng = np.random.default_rng(1)
     titles = [" ".join(rng.choice([w for s in SUBJECTS for w in s], size=2)) for _ in range(1500)]  # many ties
-    vectors = TitleSpace.fit(titles).vectors
+    vectors = CheckerTitleSpace.fit(titles).vectors
     sims = np.asarray((vectors @ vectors.T).todense())
     np.fill_diagonal(sims, -np.inf)
     nearest = np.argsort(-sims, axis=1, kind="stable")[:, :10]
