@@ -4,6 +4,10 @@ The answer of a response is read by :mod:`graphniah.text.normalize`: the content
 ``\answer{...}`` block (:func:`~graphniah.text.extract_answer`), in the canonical form of the task's
 answer (:func:`~graphniah.text.normalize_answer`: YES/NO, a letter, a base-10 integer, or a list's
 titles one a line, each keyed as the text-only verifier keys titles, :func:`~graphniah.text.title_key`).
+A template set that asks for its answer another way (an ``Answer:`` line, ``<answer>`` tags, a bare
+reply; options numbered) passes its :class:`~graphniah.text.prompts.AnswerFormat` (the *extraction
+hook*: ``fmt`` of :func:`score_response` and :func:`score_record`, ``formats`` of
+:func:`score_records`); without one, a reply is read the default set's way.
 The truth gets the same treatment. For a list, a line matches the truth title it equals.
 Precision is matched lines over all answer lines (a duplicate or an unknown title is a line that
 does not match), recall is matched truth titles over all of them, F1 their harmonic mean, and the
@@ -42,6 +46,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.seeds import DEFAULT_SEED, Stream, generator
 from graphniah.stats import CountingOutcomes, Mean, Proportion, bootstrap_mean, counting_outcomes, proportion
 from graphniah.text import distances, extract_answer, normalize_answer, title_key, unwrap_answer
+from graphniah.text.prompts import DEFAULT_FORMAT, AnswerFormat
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,9 +97,10 @@ def match_list(truth: str, extracted: str | None) -> ListScore:
     return ListScore(tuple(hits), len(lines))
 
 
-def score_response(task: str, truth: str, text: str | None) -> Scored:
-    raw = extract_answer(text)
-    ext = normalize_answer(task, raw)
+def score_response(task: str, truth: str, text: str | None, fmt: AnswerFormat = DEFAULT_FORMAT) -> Scored:
+    """Score the reply ``text`` against ``truth`` (the stored answer), reading it in the set's format ``fmt``."""
+    raw = extract_answer(text, fmt, task)
+    ext = normalize_answer(task, raw, fmt)
     if task == "list":
         got = match_list(truth, ext)
         return Scored(raw, ext, got.f1 == 1.0, got)
@@ -223,7 +229,7 @@ def counted_records(records: Iterable[R]) -> dict[str, R]:
 _FAILED = Scored(None, None, False)
 
 
-def score_record(record: ScoredRecord) -> Scored:
+def score_record(record: ScoredRecord, fmt: AnswerFormat = DEFAULT_FORMAT) -> Scored:
     """Score one record from its response text with the current :func:`score_response`.
 
     The stored ``extracted``/``correct`` of the record are never used, so a journal written under an
@@ -232,17 +238,20 @@ def score_record(record: ScoredRecord) -> Scored:
     """
     if record.status != "ok":
         return _FAILED
-    return score_response(record.task, record.answer, record.response)
+    return score_response(record.task, record.answer, record.response, fmt)
 
 
-def score_records(records: Iterable[ScoredRecord], *, z: float | None = None, seed: int = DEFAULT_SEED) -> RunScore:
+def score_records(records: Iterable[ScoredRecord], *, z: float | None = None, seed: int = DEFAULT_SEED,
+                  formats: Mapping[str, AnswerFormat] | None = None) -> RunScore:
     """Summarise one run's records into accuracies with Wilson intervals (through :func:`counted_records`).
 
     Every accuracy the project prints comes from here or from the same two functions
-    (:func:`counted_records` picks the record, :func:`score_record` scores it).
+    (:func:`counted_records` picks the record, :func:`score_record` scores it). ``formats`` gives the
+    answer format of each example rendered under a template set other than ``default`` (by id).
     """
     counted = counted_records(records).values()
-    ok = [(r, score_record(r)) for r in counted if r.status == "ok"]
+    fmts = formats or {}
+    ok = [(r, score_record(r, fmts.get(r.example_id, DEFAULT_FORMAT))) for r in counted if r.status == "ok"]
     by_task_n: Counter[str] = Counter(r.task for r, _ in ok)
     by_task_k: Counter[str] = Counter(r.task for r, s in ok if s.correct)
     by_task = {t: proportion(by_task_k[t], n, z=z) for t, n in sorted(by_task_n.items())}

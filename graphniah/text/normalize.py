@@ -1,13 +1,18 @@
 r"""Reading an answer out of a response: the last ``\answer{...}`` block, and its canonical form.
 
 The answer of a response is the content of its *last complete* ``\answer{...}`` block (braces inside
-it are matched, so ``\answer{\textbf{YES}}`` is one block; :func:`extract_answer`). Normalisation
+it are matched, so ``\answer{\textbf{YES}}`` is one block; :func:`extract_answer`). A template set
+that asks for its answer another way says so (:class:`graphniah.text.prompts.AnswerFormat`), and
+the same function reads it: the last ``<answer>...</answer>`` (``tags``), what follows the last line
+that starts with ``Answer:`` (``line``: the rest of that line, or for a list the lines after it),
+or the reply itself (``bare``: its last non-empty line, or for a list every line). Normalisation
 (:func:`normalize_answer`) strips what models wrap answers in (LaTeX ``\text{}``/``\textbf{}``/``\boxed{}``,
 ``$...$``, Markdown ``**``/backticks, quotes, parentheses, a trailing full stop) and then reads the
 task's answer form:
 
 - YES/NO: the word YES or NO in any case;
-- multiple choice: one letter (``C``, ``(C)``, ``C)``, ``Option C``), returned in upper case;
+- multiple choice: one letter (``C``, ``(C)``, ``C)``, ``Option C``), returned in upper case; a set
+  that numbers its options reads ``3`` (``(3)``, ``Option 3``) as ``C``;
 - counting: a base-10 integer; thousands separators (``1,234``) are removed, anything else
   (``about 17``, ``17 papers``, ``17.5``) is not a number. The prompt asks for digits only, and the
   paper's "no number" outcome covers exactly the answers this rule rejects;
@@ -25,11 +30,15 @@ from __future__ import annotations
 import functools
 import re
 
+from graphniah.text.prompts import DEFAULT_FORMAT, AnswerFormat
 from graphniah.text.textcheck import normalize
 
 _OPEN = "\\answer{"
 _WRAPPERS = re.compile(r"^\\(?:text|textbf|textrm|mathrm|mathbf|boxed|texttt|emph)\{(.*)\}$", re.S)
 _LETTER = re.compile(r"^(?:option\s+)?\(?([A-Za-z])\)?$", re.I)
+_NUMBER = re.compile(r"^(?:option\s+)?\(?(\d{1,2})\)?$", re.I)
+_TAG_OPEN, _TAG_CLOSE = re.compile(r"<answer>", re.I), re.compile(r"</answer>", re.I)
+_ANSWER_LINE = re.compile(r"^[ \t*_#>]*answer[ \t*_]*:[ \t*_]*", re.I | re.M)
 _INT = re.compile(r"^[+-]?\d+$")
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+$")
 _BULLET = re.compile(r"^(?:[-*\u2022]|\d{1,4}[.)])\s+")
@@ -55,10 +64,53 @@ def _closing_brace(text: str, start: int) -> int | None:
     return None
 
 
-def extract_answer(text: str | None) -> str | None:
-    r"""The raw content of the last complete ``\answer{...}`` block of ``text``, or None."""
+def extract_answer(text: str | None, fmt: AnswerFormat = DEFAULT_FORMAT, task: str | None = None) -> str | None:
+    r"""The raw answer of a reply in the format ``fmt`` asks for, or None.
+
+    Parameters
+    ----------
+    text : str or None
+        The reply.
+    fmt : AnswerFormat
+        The template set's answer format (default: the last complete ``\answer{...}`` block).
+    task : str, optional
+        The task; ``line`` and ``bare`` read a list's answer over several lines, any other task's
+        from one line.
+
+    Returns
+    -------
+    str or None
+        The answer as written (before :func:`normalize_answer`), or None when the reply has none.
+    """
     if not text:
         return None
+    if fmt.style == "tags":
+        return _tagged(text)
+    if fmt.style == "line":
+        found = list(_ANSWER_LINE.finditer(text))
+        if not found:
+            return None
+        rest = text[found[-1].end() :]
+        return rest.strip("\n") if task == "list" else rest.split("\n", 1)[0]
+    if fmt.style == "bare":
+        if task == "list":
+            return text.strip()
+        lines = [line for line in text.split("\n") if line.strip()]
+        return lines[-1] if lines else None
+    return _latex(text)
+
+
+def _tagged(text: str) -> str | None:
+    """The content of the last complete ``<answer>...</answer>`` element (tags in any case)."""
+    closes = list(_TAG_CLOSE.finditer(text))
+    if not closes:
+        return None
+    end = closes[-1].start()
+    opens = list(_TAG_OPEN.finditer(text, 0, end))
+    return text[opens[-1].end() : end] if opens else None
+
+
+def _latex(text: str) -> str | None:
     pos = text.rfind(_OPEN)
     while pos >= 0:
         end = _closing_brace(text, pos + len(_OPEN))
@@ -85,12 +137,12 @@ def unwrap_answer(raw: str) -> str:
             return s
 
 
-def normalize_answer(task: str, raw: str | None) -> str | None:
+def normalize_answer(task: str, raw: str | None, fmt: AnswerFormat = DEFAULT_FORMAT) -> str | None:
     """The canonical answer (``YES``/``NO``, a letter, digits, or a list's normalised lines joined by
-    newlines) of a raw block content, or None."""
+    newlines) of a raw block content, or None; ``fmt`` says how the set labels options."""
     if task == "list":  # long and rarely repeated: kept out of the cache of short answers
         return _list_answer(raw)
-    return _short_answer(task, raw)
+    return _short_answer(task, raw, fmt.labels == "digits")
 
 
 def _list_answer(raw: str | None) -> str | None:
@@ -99,7 +151,7 @@ def _list_answer(raw: str | None) -> str | None:
 
 
 @functools.lru_cache(maxsize=65536)  # pure, and answers repeat: a report re-scores every record of a suite
-def _short_answer(task: str, raw: str | None) -> str | None:
+def _short_answer(task: str, raw: str | None, numbered: bool = False) -> str | None:
     if raw is None:
         return None
     s = unwrap_answer(raw)
@@ -107,6 +159,9 @@ def _short_answer(task: str, raw: str | None) -> str | None:
         up = s.upper()
         return up if up in ("YES", "NO") else None
     if task == "mc":
+        if numbered:  # options labelled 1, 2, ...: the stored answer is still the letter
+            n = _NUMBER.match(s)
+            return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[int(n.group(1)) - 1] if n and 1 <= int(n.group(1)) <= 26 else None
         m = _LETTER.match(s)
         return m.group(1).upper() if m else None
     if task == "count":

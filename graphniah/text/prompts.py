@@ -4,6 +4,14 @@ Templates live in files, not in code, so that wording can be reviewed and change
 the pipeline; the hash of the whole set goes into every example's recipe, so a changed template is
 visible in everything made afterwards.
 
+**Named template sets.** The files at the top of ``prompts/`` are the set ``default``. Every other
+set is a folder ``prompts/sets/<name>/`` holding a ``set.yaml`` (which answer format the set asks
+for and how it labels options: :class:`AnswerFormat`) and its own system messages, questions and
+reminders for every task (``user.txt`` and the option lines too, when it words them differently);
+what it does not give (the paper-block templates, the edge-list rendering) is the default set's, so
+the context of an example is the same text under every set. :func:`load_template` loads a set by
+name; ``default`` is :func:`load_prompts` itself, byte for byte and hash for hash.
+
 A template here is text with ``{name}`` placeholders. The same :class:`Template` object serves the
 renderer (:meth:`Template.fill`) and the text-only verifier (:meth:`Template.readings`), which
 enumerates *every* way a rendered line can be split into placeholder values. Rendering and reading
@@ -20,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import Literal, get_args
 
 import yaml
 
@@ -200,9 +209,56 @@ class QuestionTemplates:
     option_field: str
 
 
+AnswerStyle = Literal["latex", "tags", "line", "bare"]
+OptionLabels = Literal["letters", "digits", "parens"]
+ANSWER_STYLES: tuple[str, ...] = get_args(AnswerStyle)
+OPTION_LABELS: tuple[str, ...] = get_args(OptionLabels)
+DEFAULT_TEMPLATE = "default"
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@dataclass(frozen=True)
+class AnswerFormat:
+    r"""How a template set asks for the answer, and how its options are labelled.
+
+    ``style``: ``latex`` (the last ``\answer{...}`` block), ``tags`` (the last ``<answer>...</answer>``),
+    ``line`` (what follows the last line that starts with ``Answer:``) or ``bare`` (the reply is the
+    answer). ``labels``: multiple-choice options shown as ``A``-``D`` (``letters``), ``1``-``4``
+    (``digits``) or ``(a)``-``(d)`` (``parens``). An example's stored answer is always the letter;
+    the label is only how the prompt (and the reply) writes it.
+    """
+
+    style: AnswerStyle = "latex"
+    labels: OptionLabels = "letters"
+
+    def label(self, letter: str) -> str:
+        """How the prompt writes option ``letter`` (``A``, ``B``, ...)."""
+        i = _LETTERS.index(letter)
+        if self.labels == "digits":
+            return str(i + 1)
+        if self.labels == "parens":
+            return f"({letter.lower()})"
+        return letter
+
+    def letter(self, label: str) -> str | None:
+        """The option letter a written label stands for (None when it is no label of this set)."""
+        if self.labels == "digits":
+            n = int(label) if label.isascii() and label.isdigit() else 0
+            return _LETTERS[n - 1] if 1 <= n <= len(_LETTERS) else None
+        text = label.strip("()") if self.labels == "parens" else label
+        return text.upper() if len(text) == 1 and text.upper() in _LETTERS else None
+
+
+DEFAULT_FORMAT = AnswerFormat()
+
+
 @dataclass(frozen=True)
 class PromptSet:
-    """All templates of one ``prompts/`` folder, validated, with the hash of their bytes."""
+    """All templates of one template set, validated, with the hash of their bytes.
+
+    ``name`` is the set's name (``default`` for the files at the top of ``prompts/``), ``answer`` the
+    answer format it asks for.
+    """
 
     directory: Path
     hash: str
@@ -214,6 +270,8 @@ class PromptSet:
     user: Template
     block: BlockTemplates
     edges: EdgeTemplates
+    name: str = DEFAULT_TEMPLATE
+    answer: AnswerFormat = DEFAULT_FORMAT
 
     def asking(self, render: Render) -> QuestionTemplates:
         """The question templates of a rendering: titles for ``apa``, ids for ``edges``."""
@@ -256,11 +314,16 @@ def _read(directory: Path, rel: str) -> str:
 def _load(directory: str, signature: tuple[tuple[int, int] | None, ...]) -> PromptSet:
     """Load and validate; ``signature`` (file sizes and mtimes) only keys the cache, so an edit is seen."""
     d = Path(directory)
-    raw = {rel: _read(d, rel) for rel in _files()}
-    digest = sha256_bytes(canonical_json({rel: sha256_bytes(raw[rel].encode("utf-8")) for rel in raw}).encode("utf-8"))
+    return _build(d, {rel: _read(d, rel) for rel in _files()})
 
+
+def _digest(raw: Mapping[str, str]) -> str:
+    return sha256_bytes(canonical_json({rel: sha256_bytes(raw[rel].encode("utf-8")) for rel in raw}).encode("utf-8"))
+
+
+def _block_templates(d: Path, text: str) -> BlockTemplates:
     try:
-        spec = yaml.safe_load(raw["block.yaml"])
+        spec = yaml.safe_load(text)
     except yaml.YAMLError as err:
         raise GraphNIAHError(f"prompt template {d / 'block.yaml'} is not valid YAML: {yaml_detail(err)}") from None
     expected = set(_BLOCK_FIELDS) | set(_BLOCK_STRINGS)
@@ -272,7 +335,7 @@ def _load(directory: str, signature: tuple[tuple[int, int] | None, ...]) -> Prom
     if any("\n" in v for v in spec.values()):
         raise GraphNIAHError(f"{d / 'block.yaml'}: every template must be a single line")
     templates = {k: Template.parse(f"block.yaml:{k}", spec[k], f) for k, f in _BLOCK_FIELDS.items()}
-    block = BlockTemplates(
+    return BlockTemplates(
         title=templates["title"],
         authors=templates["authors"],
         published_venue_date=templates["published_venue_date"],
@@ -290,23 +353,32 @@ def _load(directory: str, signature: tuple[tuple[int, int] | None, ...]) -> Prom
         no_year=spec["no_year"],
         source_arxiv=spec["source_arxiv"],
     )
+
+
+def _build(d: Path, raw: Mapping[str, str], name: str = DEFAULT_TEMPLATE, answer: AnswerFormat = DEFAULT_FORMAT) -> PromptSet:
+    """The validated set of the files ``raw`` (relative path -> text) read from ``d``."""
     questions = {t: Template.parse(f"question/{t}.txt", raw[f"question/{t}.txt"], _QUESTION_FIELDS[t]) for t in _TASKS}
     for t, q in questions.items():
         if "\n\n" in q.text:
             raise GraphNIAHError(f"prompt template question/{t}.txt: a question may not contain a blank line")
+    reminders = {t: raw[f"reminder/{t}.txt"] for t in _TASKS}
+    if len(set(reminders.values())) != len(reminders):
+        raise GraphNIAHError(f"prompt templates {d / 'reminder'}: each task needs its own reminder (the reader tells the task by it)")
     return PromptSet(
         directory=d,
-        hash=digest,
+        hash=_digest(raw),
         system=MappingProxyType({t: raw[f"system/{t}.txt"] for t in _TASKS}),
         questions=MappingProxyType(questions),
         mc_option=Template.parse(
             "question/mc_option.txt", raw["question/mc_option.txt"], frozenset({"letter", "title"})
         ),
         mc_none=Template.parse("question/mc_none.txt", raw["question/mc_none.txt"], frozenset({"letter"})),
-        reminders=MappingProxyType({t: raw[f"reminder/{t}.txt"] for t in _TASKS}),
+        reminders=MappingProxyType(reminders),
         user=Template.parse("user.txt", raw["user.txt"], frozenset({"question", "context", "format_reminder"})),
-        block=block,
+        block=_block_templates(d, raw["block.yaml"]),
         edges=_edge_templates(raw),
+        name=name,
+        answer=answer,
     )
 
 
@@ -352,3 +424,122 @@ def load_prompts(directory: str | Path | None = None) -> PromptSet:
 def prompts_hash(directory: str | Path | None = None) -> str:
     """Hash of the template set, as recorded in example recipes."""
     return load_prompts(directory).hash
+
+
+# ---------------------------------------------------------------------------------- named sets
+
+SETS_FOLDER = "sets"
+SET_FILE = "set.yaml"
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
+
+
+def _set_required() -> list[str]:
+    """What every named set must word itself: each task's system message, question and reminder."""
+    return [f"{kind}/{t}.txt" for kind in ("system", "question", "reminder") for t in _TASKS]
+
+
+# What a named set may word differently as well; everything else is the default set's files.
+_SET_OPTIONAL = ("question/mc_option.txt", "question/mc_none.txt", "user.txt")
+
+
+def template_names(directory: str | Path | None = None) -> tuple[str, ...]:
+    """The names of the template sets of a prompts folder: ``default``, then ``sets/*`` by name."""
+    d = Path(directory if directory is not None else default_prompts_dir())
+    folder = d / SETS_FOLDER
+    named = sorted(p.name for p in folder.iterdir() if (p / SET_FILE).is_file()) if folder.is_dir() else []
+    return (DEFAULT_TEMPLATE, *named)
+
+
+def _answer_format(path: Path) -> AnswerFormat:
+    try:
+        spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as err:
+        raise GraphNIAHError(f"{path} is not valid YAML: {yaml_detail(err)}") from None
+    if not isinstance(spec, dict) or not set(spec) <= {"answer", "labels", "description"} or "answer" not in spec:
+        raise GraphNIAHError(f"{path}: needs the keys answer ({' | '.join(ANSWER_STYLES)}), optionally labels "
+                             f"({' | '.join(OPTION_LABELS)}) and description")
+    style, labels = spec["answer"], spec.get("labels", "letters")
+    if style not in ANSWER_STYLES:
+        raise GraphNIAHError(f"{path}: answer must be one of {', '.join(ANSWER_STYLES)}, got {style!r}")
+    if labels not in OPTION_LABELS:
+        raise GraphNIAHError(f"{path}: labels must be one of {', '.join(OPTION_LABELS)}, got {labels!r}")
+    return AnswerFormat(style, labels)
+
+
+def load_template(name: str = DEFAULT_TEMPLATE, directory: str | Path | None = None) -> PromptSet:
+    """The template set ``name`` of a prompts folder (default: :func:`default_prompts_dir`).
+
+    Parameters
+    ----------
+    name : str
+        ``default`` (the files at the top of the folder: :func:`load_prompts`) or the name of a
+        folder under ``sets/``.
+    directory : path, optional
+        The prompts folder.
+
+    Returns
+    -------
+    PromptSet
+        The set, its hash covering every file it renders with and its ``set.yaml``.
+
+    Raises
+    ------
+    GraphNIAHError
+        When the set does not exist (the error lists the sets there are) or a file is missing or invalid.
+    """
+    base = load_prompts(directory)
+    if name == DEFAULT_TEMPLATE:
+        return base
+    folder = base.directory / SETS_FOLDER / name
+    if not _NAME.fullmatch(name) or not (folder / SET_FILE).is_file():
+        raise GraphNIAHError(f"no template set {name!r} in {base.directory} (known: {', '.join(template_names(base.directory))})")
+    rels = [SET_FILE, *_set_required(), *_SET_OPTIONAL]
+    signature = []
+    for rel in rels:
+        try:
+            st = (folder / rel).stat()
+            signature.append((st.st_mtime_ns, st.st_size))
+        except OSError:
+            signature.append(None)
+    return _load_set(str(base.directory), name, tuple(signature), base.hash)
+
+
+@functools.lru_cache(maxsize=32)
+def _load_set(directory: str, name: str, signature: tuple[tuple[int, int] | None, ...], base_hash: str) -> PromptSet:
+    """A named set over the default files of ``directory`` (``signature`` and ``base_hash`` key the cache)."""
+    d = Path(directory)
+    folder = d / SETS_FOLDER / name
+    raw = {rel: _read(d, rel) for rel in _files()}
+    for rel in _set_required():
+        raw[rel] = _read(folder, rel)
+    for rel in _SET_OPTIONAL:
+        if (folder / rel).is_file():
+            raw[rel] = _read(folder, rel)
+    answer = _answer_format(folder / SET_FILE)
+    raw[SET_FILE] = canonical_json({"answer": answer.style, "labels": answer.labels})
+    return _build(d, raw, name, answer)
+
+
+def load_all_templates(names: tuple[str, ...] | list[str] | None = None, directory: str | Path | None = None) -> dict[str, PromptSet]:
+    """Every named set of a prompts folder (or those of ``names``), by name, checked to be told apart.
+
+    A reply server and the reader tell an example's set by its system message, so no two sets may
+    share one; that is checked here.
+    """
+    chosen = tuple(names) if names is not None else template_names(directory)
+    sets = {n: load_template(n, directory) for n in chosen}
+    seen: dict[str, str] = {}
+    for n, pr in sets.items():
+        for text in pr.system.values():
+            if text in seen and seen[text] != n:
+                raise GraphNIAHError(f"template sets {seen[text]} and {n} share a system message; each set must word its own")
+            seen[text] = n
+    return sets
+
+
+def template_of_system(system: str, directory: str | Path | None = None) -> PromptSet:
+    """The set whose system message ``system`` is (the default set when none is)."""
+    for pr in load_all_templates(None, directory).values():
+        if system in pr.system.values():
+            return pr
+    return load_prompts(directory)

@@ -294,7 +294,8 @@ def rendering_of(messages: Sequence[Message], prompts: PromptSet | None = None) 
 
 def parse_question(task: Task, text: str, prompts: PromptSet | None = None, render: Render = "apa") -> ParsedQuestion:
     """The question's source and targets (titles, or ids in the edge-list rendering)."""
-    asking = (prompts or load_prompts()).asking(render)
+    pr = prompts or load_prompts()
+    asking = pr.asking(render)
     if task not in asking.questions:
         raise Undetermined(f"the {render} rendering has no {task} question")
     tpl = asking.questions[task]
@@ -313,7 +314,7 @@ def parse_question(task: Task, text: str, prompts: PromptSet | None = None, rend
     targets: list[str] = []
     none_option = False
     for i, (letter, line) in enumerate(zip(letters, lines, strict=True)):
-        fixed = {"letter": re.compile(re.escape(letter))}
+        fixed = {"letter": re.compile(re.escape(pr.answer.label(letter)))}  # as the set labels options
         opt = asking.mc_option.readings(line, {**fixed, asking.option_field: _FIELD})
         if len(opt) == 1 and not none_option:
             targets.append(opt[0][asking.option_field])

@@ -172,7 +172,8 @@ def question(
 ) -> str:
     """The question of ``task`` about titles (ids in the edge-list rendering): ``targets`` is [target]
     for yesno, the candidates for mc, [] for count."""
-    asking = (prompts or load_prompts()).asking(render)
+    pr = prompts or load_prompts()
+    asking = pr.asking(render)
     titles = [source, *targets]
     if any("\n" in t or not t.strip() for t in titles):
         raise ValueError("question: titles must be non-empty single lines (build them with PaperMeta)")
@@ -187,9 +188,11 @@ def question(
         letters = option_letters(len(targets), none_option)
         if not targets or len(letters) != len(targets) + none_option:
             raise ValueError(f"question: {len(targets)} multiple-choice candidates cannot be lettered")
-        lines = [asking.mc_option.fill({"letter": letter, asking.option_field: t}) for letter, t in zip(letters, targets, strict=False)]
+        label = pr.answer.label  # the set's option labels (A-D, 1-4, (a)-(d)); the stored answer stays the letter
+        lines = [asking.mc_option.fill({"letter": label(letter), asking.option_field: t})
+                 for letter, t in zip(letters, targets, strict=False)]
         if none_option:
-            lines.append(asking.mc_none.fill({"letter": letters[-1]}))
+            lines.append(asking.mc_none.fill({"letter": label(letters[-1])}))
         return tpl.fill({"source": source, "options": "\n".join(lines)})
     if targets or none_option:
         raise ValueError("question: a counting question has no targets and no none option")
