@@ -18,8 +18,6 @@ from statsmodels.stats.proportion import proportion_effectsize
 
 from graphniah.errors import GraphNIAHError
 from graphniah.stats import (
-    _fisher_region,
-    _mcnemar_region,
     fisher_detectable_difference,
     fisher_normal_n,
     fisher_power,
@@ -30,6 +28,7 @@ from graphniah.stats import (
     mcnemar_power,
     mcnemar_sample_size,
 )
+from graphniah.stats.power import _fisher_region, _mcnemar_region
 
 
 @pytest.mark.parametrize(("n1", "n2"), [(7, 9), (12, 12), (3, 20), (1, 1)])

@@ -1,0 +1,122 @@
+"""Statistics for GraphNIAH reports: intervals, exact random baselines, hypothesis tests, power.
+
+- ``intervals``     Wilson intervals of accuracy cells (``PAPER_Z`` reproduces the paper's), the
+                    bootstrap mean of per-example scores
+- ``chance``        each task's answer set and the exact accuracy of a uniform guess (appendix D)
+- ``significance``  Fisher, χ², exact McNemar, Wilcoxon, sums of binomials, Holm's correction
+- ``counting``      how counting answers miss the truth (Table 15)
+- ``power``         exact power and sample sizes of Fisher's and McNemar's tests (``graphniah power``)
+- ``checks``        argument checks shared by the modules, scipy imported on first use
+
+Every function reproduces a quantity the method paper prints (appendices D and E); the tests in
+``tests/test_stats.py`` and ``tests/test_stats_power.py`` check it against those printed numbers and
+against statsmodels/scipy. The package imports no stage. The names in ``__all__`` load on first
+access (module ``__getattr__``), so importing the package costs nothing; a new module adds its
+names to the map below.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from graphniah.lazy import attribute
+
+if TYPE_CHECKING:
+    from graphniah.stats.chance import (
+        PAPER_TASKS,
+        AnswerSpace,
+        CountingAnswers,
+        ListAnswers,
+        MultipleChoiceAnswers,
+        YesNoAnswers,
+        mixture_baseline,
+        random_baseline,
+        uniform_mixture_baseline,
+    )
+    from graphniah.stats.counting import CountingOutcomes, counting_outcomes
+    from graphniah.stats.intervals import BOOTSTRAP_RESAMPLES, PAPER_Z, Interval, Mean, Proportion, bootstrap_mean, proportion, wilson_interval
+    from graphniah.stats.power import (
+        SampleSize,
+        fisher_detectable_difference,
+        fisher_normal_n,
+        fisher_power,
+        fisher_sample_size,
+        mcnemar_detectable_difference,
+        mcnemar_normal_n,
+        mcnemar_power,
+        mcnemar_sample_size,
+    )
+    from graphniah.stats.significance import (
+        HypothesisTest,
+        PairwiseComparison,
+        binomial_sum_tail,
+        binomial_sum_tails,
+        chi2_test,
+        fisher_exact,
+        format_pvalue,
+        holm,
+        mcnemar_exact,
+        pairwise_fisher_holm,
+        wilcoxon_signed_rank,
+    )
+
+# Where each public name lives; loaded on first access.
+_HOMES = {
+    **dict.fromkeys(["PAPER_TASKS", "AnswerSpace", "CountingAnswers", "ListAnswers", "MultipleChoiceAnswers", "YesNoAnswers",
+                     "mixture_baseline", "random_baseline", "uniform_mixture_baseline"], "graphniah.stats.chance"),
+    **dict.fromkeys(["CountingOutcomes", "counting_outcomes"], "graphniah.stats.counting"),
+    **dict.fromkeys(["BOOTSTRAP_RESAMPLES", "PAPER_Z", "Interval", "Mean", "Proportion", "bootstrap_mean", "proportion",
+                     "wilson_interval"], "graphniah.stats.intervals"),
+    **dict.fromkeys(["SampleSize", "fisher_detectable_difference", "fisher_normal_n", "fisher_power", "fisher_sample_size",
+                     "mcnemar_detectable_difference", "mcnemar_normal_n", "mcnemar_power", "mcnemar_sample_size"],
+                    "graphniah.stats.power"),
+    **dict.fromkeys(["HypothesisTest", "PairwiseComparison", "binomial_sum_tail", "binomial_sum_tails", "chi2_test", "fisher_exact",
+                     "format_pvalue", "holm", "mcnemar_exact", "pairwise_fisher_holm", "wilcoxon_signed_rank"],
+                    "graphniah.stats.significance"),
+}
+
+__all__ = [
+    "BOOTSTRAP_RESAMPLES",
+    "PAPER_TASKS",
+    "PAPER_Z",
+    "AnswerSpace",
+    "CountingAnswers",
+    "CountingOutcomes",
+    "HypothesisTest",
+    "Interval",
+    "ListAnswers",
+    "Mean",
+    "MultipleChoiceAnswers",
+    "PairwiseComparison",
+    "Proportion",
+    "SampleSize",
+    "YesNoAnswers",
+    "binomial_sum_tail",
+    "binomial_sum_tails",
+    "bootstrap_mean",
+    "chi2_test",
+    "counting_outcomes",
+    "fisher_detectable_difference",
+    "fisher_exact",
+    "fisher_normal_n",
+    "fisher_power",
+    "fisher_sample_size",
+    "format_pvalue",
+    "holm",
+    "mcnemar_detectable_difference",
+    "mcnemar_exact",
+    "mcnemar_normal_n",
+    "mcnemar_power",
+    "mcnemar_sample_size",
+    "mixture_baseline",
+    "pairwise_fisher_holm",
+    "proportion",
+    "random_baseline",
+    "uniform_mixture_baseline",
+    "wilcoxon_signed_rank",
+    "wilson_interval",
+]
+
+
+def __getattr__(name: str) -> Any:
+    return attribute(__name__, _HOMES, name)
