@@ -1,4 +1,4 @@
-"""Every file format of the project: this package holds each one's model and reader/writer; this module what they share.
+"""Every file format of the project: this package holds each one's model and reader/writer, and re-exports what they share.
 
 Each file format the project writes has exactly one pydantic model, in one module of this package,
 and every reader and writer goes through it: ``snapshot`` (snapshot manifests and Parquet schemas),
@@ -20,192 +20,63 @@ version is never misread as this one:
 
 A file written before versions existed has no ``format_version``; it is version 1 of its format.
 
-This module also defines, once, the names other modules use: the tasks, their labels and the reasoning efforts.
+What the formats share lives in ``base`` (:class:`Format`, :class:`Frozen`, :class:`ArtifactHash`);
+the names other modules use (tasks, their labels, renderings, reasoning efforts, tokenizers, distractor
+kinds) are defined once in ``names``. This ``__init__`` only re-exports them, loaded on first access.
 """
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from graphniah.lazy import attribute
 
-from graphniah.atomic import canonical_json, sha256_bytes
-from graphniah.errors import GraphNIAHError, validation_detail
+if TYPE_CHECKING:
+    from graphniah.formats.base import ArtifactHash, Format, Frozen, add_version
+    from graphniah.formats.names import (
+        DISTRACTOR_KINDS,
+        EFFORTS,
+        NO_DISTRACTOR,
+        PAPER_TASKS,
+        RENDERS,
+        TASK_LABELS,
+        TASKS,
+        TOKENIZERS,
+        DistractorKind,
+        ReasoningEffort,
+        Render,
+        Task,
+        TokenizerName,
+    )
+
+# Where each public name lives; loaded on first access (the names module imports only the standard library).
+_HOMES = {
+    **dict.fromkeys(["ArtifactHash", "Format", "Frozen", "add_version"], "graphniah.formats.base"),
+    **dict.fromkeys(["DISTRACTOR_KINDS", "EFFORTS", "NO_DISTRACTOR", "PAPER_TASKS", "RENDERS", "TASK_LABELS", "TASKS",
+                     "TOKENIZERS", "DistractorKind", "ReasoningEffort", "Render", "Task", "TokenizerName"],
+                    "graphniah.formats.names"),
+}
 
 __all__ = [
+    "DISTRACTOR_KINDS",
     "EFFORTS",
+    "NO_DISTRACTOR",
     "PAPER_TASKS",
     "RENDERS",
     "TASKS",
     "TASK_LABELS",
+    "TOKENIZERS",
     "ArtifactHash",
+    "DistractorKind",
     "Format",
     "Frozen",
     "ReasoningEffort",
     "Render",
     "Task",
+    "TokenizerName",
+    "add_version",
 ]
 
-#: The tasks: the paper's three (YES/NO, multiple choice, counting), in the paper's order, then
-#: ``list`` (name every reachable paper; scored by F1), which this project adds.
-Task = Literal["yesno", "mc", "count", "list"]
-TASKS: tuple[Task, ...] = get_args(Task)
-#: The paper's three tasks: what a suite draws from unless it names its tasks.
-PAPER_TASKS: tuple[Task, ...] = ("yesno", "mc", "count")
-#: How tables, figures and the HTML report name each task (one entry per task of ``Task``; keyed by
-#: ``str`` so that a task name read from a file looks up as it is).
-TASK_LABELS: Mapping[str, str] = {"yesno": "YES/NO", "mc": "Multiple choice", "count": "Counting", "list": "List"}
-#: How an example writes its papers: APA paper blocks (the paper's format) or an edge list of ids
-#: (GraphWalks' format; graphniah.text.edgelist).
-Render = Literal["apa", "edges"]
-RENDERS: tuple[Render, ...] = get_args(Render)
-#: Reasoning efforts a model may be run at (LiteLLM's ``reasoning_effort``), lowest first.
-ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
-EFFORTS: tuple[ReasoningEffort, ...] = get_args(ReasoningEffort)
 
-
-class Frozen(BaseModel):
-    """The base of every typed record: immutable, and an unknown field is an error (never ignored)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    def to_json(self) -> dict[str, Any]:
-        """The record as plain JSON values (dates as ISO strings, tuples as lists)."""
-        return self.model_dump(mode="json")
-
-
-class ArtifactHash(Frozen):
-    """What a manifest records of a file beside it, so a reader can check it before trusting it
-    (:func:`graphniah.atomic.check_artifact`): its sha256 and its size in bytes."""
-
-    sha256: str
-    bytes: int
-
-
-Upgrade = Callable[[dict[str, Any]], dict[str, Any]]
-M = TypeVar("M", bound=BaseModel)
-
-
-class Format:
-    """One versioned file format: its name, the version written today, and upgrades of older ones.
-
-    ``upgrades[v]`` turns a parsed object of version ``v`` into one of version ``v + 1`` (the chain
-    is applied until ``current``); it is given a copy and returns the object with ``format_version``
-    set. ``hint`` is appended to the error for a version that cannot be read (what to do about it).
-    ``version_key`` names the version field of a format that calls it something else (the release
-    store's state says ``schema_version``). ``seal_key`` names a field that holds the sha256 of the
-    rest of the object (:meth:`seal`): a file that holds one is checked against it before anything
-    else, so a changed byte that still parses is not read as data; the seal is then dropped (the
-    model has no field for it).
-    """
-
-    def __init__(self, what: str, current: int, upgrades: Mapping[int, Upgrade] | None = None, hint: str = "",
-                 version_key: str = "format_version", seal_key: str | None = None):
-        self.what = what
-        self.current = current
-        self.upgrades = dict(upgrades or {})
-        self.hint = hint
-        self.version_key = version_key
-        self.seal_key = seal_key
-
-    def seal(self, obj: Mapping[str, Any]) -> dict[str, Any]:
-        """``obj`` with its seal: the sha256 of its canonical JSON without the seal field."""
-        assert self.seal_key is not None
-        rest = {k: v for k, v in obj.items() if k != self.seal_key}
-        return rest | {self.seal_key: _sha256_json(rest)}
-
-    def _unsealed(self, obj: Any, where: str) -> Any:
-        """``obj`` without its seal, after checking it (an object without one is returned as it is)."""
-        if self.seal_key is None or not isinstance(obj, dict) or self.seal_key not in obj:
-            return obj
-        rest = {k: v for k, v in obj.items() if k != self.seal_key}
-        if obj[self.seal_key] != _sha256_json(rest):
-            raise GraphNIAHError(f"{where} was changed or damaged after it was written (its {self.seal_key} differs "
-                                 f"from its content){f'; {self.hint}' if self.hint else ''}")
-        return rest
-
-    @property
-    def readable(self) -> tuple[int, ...]:
-        """The versions this code reads: the current one and every one with an upgrade chain to it."""
-        out = [self.current]
-        v = self.current - 1
-        while v in self.upgrades:
-            out.append(v)
-            v -= 1
-        return tuple(sorted(out))
-
-    def version_of(self, obj: Mapping[str, Any]) -> Any:
-        return obj.get(self.version_key, 1)
-
-    def to_current(self, obj: Any, where: str) -> dict[str, Any]:
-        """``obj`` (a parsed JSON value) as an object of the current version, or a clear error."""
-        if not isinstance(obj, dict):
-            raise GraphNIAHError(f"{where}: a {self.what} must be a JSON object, found {type(obj).__name__}")
-        found = self.version_of(obj)
-        if found == self.current:
-            return obj
-        if type(found) is not int or found not in self.readable:
-            versions = ", ".join(map(str, self.readable))
-            newer = type(found) is int and found > self.current
-            raise GraphNIAHError(
-                f"{where}: {self.what} {self.version_key} {found!r} is not supported (this graphniah reads version"
-                f"{'s' if len(self.readable) > 1 else ''} {versions})"
-                + ("; it was written by a newer graphniah, upgrade the package" if newer else "")
-                + (f"; {self.hint}" if self.hint and not newer else "")
-            )
-        out = dict(obj)
-        for v in range(found, self.current):
-            out = self.upgrades[v](out)
-        return out
-
-    def fast_prefix(self) -> bytes:
-        """How a compact JSON line of the current version starts when ``format_version`` is the model's
-        first field: such a line can go straight to ``model_validate_json`` (no second parse)."""
-        return b'{"format_version":%d,' % self.current
-
-    def parse_json(self, text: str | bytes, where: str) -> dict[str, Any]:
-        """Parse one JSON document (a file or one line) and bring it to the current version."""
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise GraphNIAHError(f"{where}: not JSON ({err.msg} at line {err.lineno} column {err.colno})") from None
-        except UnicodeDecodeError as err:  # json.loads of bytes decodes them first
-            raise GraphNIAHError(f"{where}: not UTF-8 ({err.reason} at byte {err.start})") from None
-        return self.to_current(self._unsealed(obj, where), where)
-
-    def read_file(self, model: type[M], path: str | os.PathLike[str]) -> M:
-        """A whole JSON file of this format as ``model``; every problem is a ``GraphNIAHError`` naming the
-        file (and, for a shape that does not validate, the field and what to do: ``hint``)."""
-        p = Path(path)
-        try:
-            text = p.read_bytes()
-        except OSError as err:
-            raise GraphNIAHError(f"cannot read {self.what} {p}: {err.strerror}") from None
-        return self.read_text(model, text, str(p))
-
-    def read_text(self, model: type[M], text: str | bytes, where: str) -> M:
-        """One JSON document of this format (a file's text, a line, a database cell) as ``model``;
-        every problem is a ``GraphNIAHError`` starting with ``where``."""
-        try:
-            return model.model_validate(self.parse_json(text, where))
-        except ValidationError as err:
-            raise GraphNIAHError(f"{where}: not a valid {self.what} ({validation_detail(err)})"
-                                 + (f"; {self.hint}" if self.hint else "")) from None
-
-
-def _sha256_json(obj: object) -> str:
-    """sha256 of ``obj`` as canonical JSON (sorted keys, no spaces): what a seal is taken over."""
-    return sha256_bytes(canonical_json(obj).encode())
-
-
-def add_version(version: int) -> Upgrade:
-    """The upgrade of a format whose next version only adds the ``format_version`` field."""
-
-    def upgrade(obj: dict[str, Any]) -> dict[str, Any]:
-        return {"format_version": version} | {k: v for k, v in obj.items() if k != "format_version"}
-
-    return upgrade
+def __getattr__(name: str) -> Any:
+    return attribute(__name__, _HOMES, name)

@@ -46,10 +46,10 @@ from pydantic import Field, ValidationError
 
 from graphniah.atomic import artifact_problem, atomic_path, sha256_file
 from graphniah.errors import GraphNIAHError, validation_detail
-from graphniah.formats import Format, Frozen
+from graphniah.formats.base import Format, Frozen
 from graphniah.formats.examples import Example, ExampleRef, ExampleStats, NeedlePositions, example_to_json, parse_recipe
+from graphniah.formats.names import TOKENIZERS
 from graphniah.layout import DATASET_CARD, DATASET_DATA_DIR, DATASET_MANIFEST
-from graphniah.text import TOKENIZERS
 
 DATA_DIR = DATASET_DATA_DIR
 CARD_FILE = DATASET_CARD

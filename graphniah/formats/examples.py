@@ -40,7 +40,9 @@ from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, mode
 from graphniah import layout
 from graphniah.atomic import atomic_path, check_artifact, sha256_bytes
 from graphniah.errors import GraphNIAHError, validation_detail
-from graphniah.formats import Format, Frozen, Render, Task, add_version
+from graphniah.formats.base import Format, Frozen, add_version
+from graphniah.formats.names import Render, Task
+from graphniah.formats.recorded import recorded_examples_file
 
 _WS = re.compile(r"\s+")
 _UNCLEAN = re.compile(r"[^\S ]|  |^ | $")  # what clean_text changes: whitespace other than single inner spaces
@@ -350,13 +352,11 @@ def open_examples(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO
     """Open an examples file for reading, after checking it against the suite manifest beside it.
 
     A suite's examples file ``<suite>.jsonl`` has its sha256 and size in ``<suite>.json``
-    (:func:`graphniah.formats.suites.recorded_examples_file`, format 4 on): a file changed or damaged
+    (:func:`graphniah.formats.recorded.recorded_examples_file`, format 4 on): a file changed or damaged
     since it was written is one error line naming it and the command that builds it again
     (:func:`graphniah.atomic.check_artifact`, once per process). A file without such a manifest
     is read as it is. A file that cannot be opened is an error naming it.
     """
-    from graphniah.formats.suites import recorded_examples_file  # suites imports this module
-
     recorded = recorded_examples_file(layout.suite_manifest_of(Path(path)))
     if recorded is not None:
         check_artifact(path, recorded[0].sha256, recorded[0].bytes, recorded[1])

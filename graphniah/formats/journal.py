@@ -45,7 +45,8 @@ from pydantic import Field, ValidationError
 from graphniah import layout
 from graphniah.atomic import atomic_write_text, disk_error, flock_holder
 from graphniah.errors import GraphNIAHError, validation_detail
-from graphniah.formats import Format, Frozen, ReasoningEffort, Task, add_version
+from graphniah.formats.base import Format, Frozen, add_version
+from graphniah.formats.names import ReasoningEffort, Task
 
 
 class Usage(Frozen):

@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from graphniah import layout
 from graphniah.atomic import check_artifact, write_json
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import Format, Frozen, add_version
+from graphniah.formats.base import Format, Frozen, add_version
 from graphniah.formats.snapshot import Snapshot
 
 __all__ = [

@@ -28,7 +28,7 @@ from pydantic import Field, ValidationError
 
 from graphniah.atomic import read_json, write_json
 from graphniah.errors import GraphNIAHError, validation_detail
-from graphniah.formats import Format, Frozen
+from graphniah.formats.base import Format, Frozen
 
 __all__ = [
     "DIFF_FILE",

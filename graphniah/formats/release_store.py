@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from graphniah.formats import Format, Frozen
+from graphniah.formats.base import Format, Frozen
 
 __all__ = ["ID_FROM_DESCRIPTOR", "STORE_STATE_FORMAT", "AppliedDiff", "LoadedRelease", "StoreState", "StoredInput"]
 

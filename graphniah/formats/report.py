@@ -17,7 +17,7 @@ import os
 from typing import Any
 
 from graphniah.atomic import write_json
-from graphniah.formats import Format, Frozen
+from graphniah.formats.base import Format, Frozen
 
 __all__ = [
     "ALPHA_RUN_FORMAT",

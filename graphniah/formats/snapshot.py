@@ -39,7 +39,7 @@ import pyarrow.parquet as pq
 
 from graphniah.atomic import check_artifact, write_json
 from graphniah.errors import GraphNIAHError
-from graphniah.formats import Format, Frozen, add_version
+from graphniah.formats.base import Format, Frozen, add_version
 from graphniah.layout import SNAPSHOT_MANIFEST, SNAPSHOTS_ROOT, snapshot_manifests
 
 AUTHOR_TYPE = pa.struct([("id", pa.string()), ("name", pa.string())])

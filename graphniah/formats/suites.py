@@ -22,7 +22,6 @@ builds suites). A built suite leaves two files beside its examples (paths:
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,8 +30,10 @@ from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, mode
 
 from graphniah.atomic import canonical_json, write_json
 from graphniah.errors import GraphNIAHError, validation_detail, yaml_detail
-from graphniah.formats import PAPER_TASKS, ArtifactHash, Format, Frozen, Task, add_version
+from graphniah.formats.base import ArtifactHash, Format, Frozen
 from graphniah.formats.examples import DEFAULT_ALPHA, Recipe
+from graphniah.formats.names import PAPER_TASKS, DistractorKind, Task
+from graphniah.formats.recorded import SUITE_MANIFEST_FORMAT, recorded_examples_file
 
 __all__ = [
     "EXAMPLE_VARIABLES",
@@ -83,7 +84,7 @@ class Draw(Frozen):
     task: tuple[Task, ...] = PAPER_TASKS  # the list task only where a suite names it
     depth: tuple[int, ...] = (4, 8, 16, 32)
     component_size: SizeRange = SizeRange(min=100, max=250)
-    distractor: tuple[str, ...] = ("code", "essays", "books", "wikipedia", "disjoint-component")
+    distractor: tuple[str, ...] = tuple(k.value for k in DistractorKind)  # every kind, none excluded
     context_length: tuple[int, ...] = (200_000,)
     alpha: float = DEFAULT_ALPHA
 
@@ -129,11 +130,31 @@ class SuiteSpec(Frozen):
     base: bool = False
     # More examples for single values, with some variables fixed, planned after the value groups.
     extra: tuple[Extra, ...] = ()
+    # The template set(s) the prompts are worded in (prompts/sets/): one name, or a list, in which case
+    # every example is rendered once per set (same spec, seed and index: the same forest and context).
+    # Left out of the written spec when it is "default", so manifests read and write as before it existed.
+    template: str | tuple[str, ...] = "default"
+
+    @model_serializer(mode="wrap")
+    def _omit_default_template(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if self.template == "default":
+            del out["template"]
+        return out
+
+    @property
+    def templates(self) -> tuple[str, ...]:
+        """The template sets, in order (one for a single name)."""
+        return (self.template,) if isinstance(self.template, str) else self.template
 
     @model_validator(mode="after")
     def _check(self) -> SuiteSpec:
         if not self.values:
             raise ValueError("a suite needs at least one value")
+        if not self.templates or len(set(self.templates)) != len(self.templates):
+            raise ValueError(f"template must be a name or a list of distinct names, got {self.template!r}")
+        if len(self.templates) > 1 and (self.reuse is not None or self.vary == "render"):
+            raise ValueError("a suite that varies the template set can neither reuse examples nor vary the rendering")
         if self.vary == "reasoning_effort" and not self.same_examples:
             raise ValueError("reasoning effort is a run setting: set same_examples: true")
         unknown = set(self.fixed) - set(EXAMPLE_VARIABLES)
@@ -286,10 +307,6 @@ class SuiteManifest(Frozen):
         return data
 
 
-SUITE_MANIFEST_FORMAT = Format("suite manifest", 4, {1: add_version(2), 2: add_version(3), 3: add_version(4)},
-                               hint="build the suite again with graphniah build", seal_key="content_sha256")
-
-
 def read_suite_manifest(path: str | Path) -> SuiteManifest:
     """A suite manifest, read through :class:`SuiteManifest`; errors name the file."""
     return SUITE_MANIFEST_FORMAT.read_file(SuiteManifest, path)
@@ -298,37 +315,6 @@ def read_suite_manifest(path: str | Path) -> SuiteManifest:
 def write_suite_manifest(path: str | Path, manifest: SuiteManifest) -> None:
     """Write ``manifest`` atomically, sealed (``content_sha256``: readers check it before anything else)."""
     write_json(path, SUITE_MANIFEST_FORMAT.seal(manifest.model_dump(mode="json")))
-
-
-# The examples-file records of the suite manifests this process has read, by the manifest's stat.
-_RECORDED: dict[tuple[str, int, int, int, int], tuple[ArtifactHash, str] | None] = {}
-
-
-def recorded_examples_file(manifest: Path) -> tuple[ArtifactHash, str] | None:
-    """What the suite manifest ``manifest`` records of its examples file, and the command that builds
-    it again; None when there is no manifest or it records nothing (format 3 and older).
-
-    Only the fields needed are taken from the JSON (a suite manifest holds every example's recipe,
-    which a reader of the examples file does not need validated); a manifest is read once per process
-    while it is unchanged. One that is not JSON, or records a malformed hash, is an error naming it.
-    """
-    try:
-        st = os.stat(manifest)
-    except OSError:
-        return None
-    key = (str(manifest), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-    if key not in _RECORDED:
-        obj = SUITE_MANIFEST_FORMAT.parse_json(Path(manifest).read_bytes(), str(manifest))
-        rec, spec = obj.get("examples_file"), obj.get("suite")
-        name = spec.get("name") if isinstance(spec, dict) else None
-        try:
-            recorded = None if rec is None else ArtifactHash.model_validate(rec)
-        except ValidationError as err:
-            raise GraphNIAHError(f"{manifest}: not a valid suite manifest (examples_file: {validation_detail(err)}); "
-                                 f"{SUITE_MANIFEST_FORMAT.hint}") from None
-        rebuild = f"graphniah build --suite {name} --seed {obj.get('seed')} --out {Path(manifest).parent}"
-        _RECORDED[key] = None if recorded is None else (recorded, rebuild)
-    return _RECORDED[key]
 
 
 class PartialLine(Frozen):

@@ -16,7 +16,7 @@ import os
 from pydantic import ConfigDict, Field
 
 from graphniah.atomic import write_json
-from graphniah.formats import Format, Frozen
+from graphniah.formats.base import Format, Frozen
 
 __all__ = [
     "TOKENIZER_MANIFEST_FORMAT",

@@ -6,8 +6,8 @@ Each entry is a :class:`ModelEntry`. Two of its derived values matter downstream
   LiteLLM model string, the sampling parameters, the reasoning effort and the extra request body
   (provider routing picks weights, e.g. FP8 on a second provider). It is what a journal record is
   keyed by, so changing any of these makes a re-run send everything again. The service tier, the
-  base URL, the timeout and the prices are left out on purpose: they change cost, speed or where the
-  request goes, not the distribution of answers (the paper mixes flex and standard answers freely).
+  base URL, the timeout, the prices and ``batch`` (send through the provider's batch API) are left
+  out on purpose: they change cost, speed or where the request goes, not the distribution of answers (the paper mixes flex and standard answers freely).
 - :meth:`ModelEntry.completion_kwargs` is the keyword set for ``litellm.acompletion``. OpenAI-style
   parameters go as keywords; ``top_k`` and ``min_p`` (not OpenAI parameters) go in ``extra_body``,
   which OpenRouter and llama.cpp both read.
@@ -28,12 +28,11 @@ from pydantic import Field, ValidationError, model_validator
 
 from graphniah.atomic import canonical_json, sha256_bytes
 from graphniah.errors import GraphNIAHError, validation_detail, yaml_detail
-from graphniah.formats import Frozen, ReasoningEffort
+from graphniah.formats import Frozen, ReasoningEffort, TokenizerName
 from graphniah.resources import resource_dir
 
 MODELS_ENV = "GRAPHNIAH_MODELS"
 Tier = Literal["standard", "flex"]
-TokenizerName = Literal["o200k_base", "qwen3.5", "gemma"]
 Effort = ReasoningEffort  # the names are defined once, in graphniah.formats
 #: The key sent to local endpoints, which ignore it (LiteLLM's OpenAI client insists on some key).
 LOCAL_DUMMY_KEY = "graphniah-local-no-key"
@@ -110,6 +109,7 @@ class ModelEntry(Frozen):
     tokenizer: TokenizerName | None = None
     price: Prices = Field(default_factory=Prices)
     timeout_s: float = Field(default=3600.0, gt=0)
+    batch: bool = False  # send through the provider's batch API (graphniah run --batch); not in the settings hash
     notes: str = ""
 
     @model_validator(mode="after")

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from graphniah.lazy import attribute
 
 if TYPE_CHECKING:
+    from graphniah.formats.names import TOKENIZERS
     from graphniah.text.evidence import distances
     from graphniah.text.normalize import extract_answer, normalize_answer, title_key, unwrap_answer
     from graphniah.text.prompts import EDGE_TASKS, PROMPTS_ENV, PromptSet, default_prompts_dir, load_prompts, prompts_hash
@@ -56,7 +57,6 @@ if TYPE_CHECKING:
         BLOCK_SEPARATOR,
         O200K_SHA256,
         QWEN_VOCAB_SHA256,
-        TOKENIZERS,
         Gemma,
         GlueFlags,
         O200k,
@@ -79,7 +79,8 @@ _HOMES = {
     **dict.fromkeys(["ParsedQuestion", "TextGraph", "TextNode", "Undetermined", "VerifyResult", "answer_of", "checker_version",
                      "edge_blocks", "edge_line_pattern", "paper_blocks", "parse_context", "parse_edge_context", "parse_messages",
                      "parse_question", "rendering_of", "solve", "split_messages", "verify"], "graphniah.text.textcheck"),
-    **dict.fromkeys(["BLOCK_SEPARATOR", "O200K_SHA256", "QWEN_VOCAB_SHA256", "TOKENIZERS", "Gemma", "GlueFlags", "O200k",
+    **dict.fromkeys(["TOKENIZERS"], "graphniah.formats.names"),  # defined with the other shared names
+    **dict.fromkeys(["BLOCK_SEPARATOR", "O200K_SHA256", "QWEN_VOCAB_SHA256", "Gemma", "GlueFlags", "O200k",
                      "Qwen35", "Tokenizer", "counts_compose", "fetch_assets", "is_clean_block", "load_all", "load_tokenizer"],
                     "graphniah.text.tokenizers"),
 }

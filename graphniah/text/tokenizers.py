@@ -66,6 +66,7 @@ from graphniah.assets import (
 )
 from graphniah.atomic import atomic_write_bytes, read_json, sha256_bytes, sha256_file
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.names import TOKENIZERS
 from graphniah.formats.tokenizers import (
     GemmaEntry,
     O200kEntry,
@@ -76,7 +77,6 @@ from graphniah.formats.tokenizers import (
     write_tokenizer_manifest,
 )
 
-TOKENIZERS: tuple[str, ...] = ("o200k_base", "qwen3.5", "gemma")
 BLOCK_SEPARATOR = "\n\n"
 Message = tuple[str, str]  # (role, content)
 
