@@ -5,6 +5,8 @@
 - ``chance``        each task's answer set and the exact accuracy of a uniform guess (appendix D)
 - ``significance``  Fisher, χ², exact McNemar, Wilcoxon, sums of binomials, Holm's correction
 - ``counting``      how counting answers miss the truth (Table 15)
+- ``paired``        several conditions on the same examples: Cochran's Q, pairwise McNemar with Holm,
+                    the spread of accuracies with its bootstrap interval, Kendall's τ of rankings
 - ``power``         exact power and sample sizes of Fisher's and McNemar's tests (``graphniah power``)
 - ``checks``        argument checks shared by the modules, scipy imported on first use
 
@@ -35,6 +37,15 @@ if TYPE_CHECKING:
     )
     from graphniah.stats.counting import CountingOutcomes, counting_outcomes
     from graphniah.stats.intervals import BOOTSTRAP_RESAMPLES, PAPER_Z, Interval, Mean, Proportion, bootstrap_mean, proportion, wilson_interval
+    from graphniah.stats.paired import (
+        PairedComparison,
+        Spread,
+        accuracy_spread,
+        cochran_q,
+        kendall_tau,
+        pairwise_mcnemar_holm,
+        ranking_agreement,
+    )
     from graphniah.stats.power import (
         SampleSize,
         fisher_detectable_difference,
@@ -65,6 +76,8 @@ _HOMES = {
     **dict.fromkeys(["PAPER_TASKS", "AnswerSpace", "CountingAnswers", "ListAnswers", "MultipleChoiceAnswers", "YesNoAnswers",
                      "mixture_baseline", "random_baseline", "uniform_mixture_baseline"], "graphniah.stats.chance"),
     **dict.fromkeys(["CountingOutcomes", "counting_outcomes"], "graphniah.stats.counting"),
+    **dict.fromkeys(["PairedComparison", "Spread", "accuracy_spread", "cochran_q", "kendall_tau", "pairwise_mcnemar_holm",
+                     "ranking_agreement"], "graphniah.stats.paired"),
     **dict.fromkeys(["BOOTSTRAP_RESAMPLES", "PAPER_Z", "Interval", "Mean", "Proportion", "bootstrap_mean", "proportion",
                      "wilson_interval"], "graphniah.stats.intervals"),
     **dict.fromkeys(["SampleSize", "fisher_detectable_difference", "fisher_normal_n", "fisher_power", "fisher_sample_size",
@@ -87,14 +100,18 @@ __all__ = [
     "ListAnswers",
     "Mean",
     "MultipleChoiceAnswers",
+    "PairedComparison",
     "PairwiseComparison",
     "Proportion",
     "SampleSize",
+    "Spread",
     "YesNoAnswers",
+    "accuracy_spread",
     "binomial_sum_tail",
     "binomial_sum_tails",
     "bootstrap_mean",
     "chi2_test",
+    "cochran_q",
     "counting_outcomes",
     "fisher_detectable_difference",
     "fisher_exact",
@@ -103,6 +120,7 @@ __all__ = [
     "fisher_sample_size",
     "format_pvalue",
     "holm",
+    "kendall_tau",
     "mcnemar_detectable_difference",
     "mcnemar_exact",
     "mcnemar_normal_n",
@@ -110,8 +128,10 @@ __all__ = [
     "mcnemar_sample_size",
     "mixture_baseline",
     "pairwise_fisher_holm",
+    "pairwise_mcnemar_holm",
     "proportion",
     "random_baseline",
+    "ranking_agreement",
     "uniform_mixture_baseline",
     "wilcoxon_signed_rank",
     "wilson_interval",
