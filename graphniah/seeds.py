@@ -70,6 +70,7 @@ class Stream(StrEnum):
     ALPHA_SPEC = "alpha-spec"
     ALPHA_BOOTSTRAP = "alpha-bootstrap"
     F1_BOOTSTRAP = "f1-bootstrap"
+    WORDING_BOOTSTRAP = "wording-bootstrap"
     BACKOFF = "backoff"
     POLICY = "policy"
     SHORTCUT = "shortcut"
@@ -86,6 +87,7 @@ _LAYOUT: dict[Stream, Callable[..., list[int]]] = {
     Stream.ALPHA_SPEC: lambda seed, task_index, index: [seed, task_index, index, _SPEC_TAG],
     Stream.ALPHA_BOOTSTRAP: lambda seed: [seed, _BOOTSTRAP_TAG],
     Stream.F1_BOOTSTRAP: lambda seed: [seed, 0xF1, _BOOTSTRAP_TAG],
+    Stream.WORDING_BOOTSTRAP: lambda seed: [seed, 0x3D, _BOOTSTRAP_TAG],  # the spread across template sets
     Stream.BACKOFF: lambda seed: [seed],
     Stream.POLICY: lambda seed: [seed],
     # Four words ending in a tag no other four-word layout ends in (alpha-spec ends in 0x5EC).
