@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.measures import graph_statistics
-from graphniah.ingest.demo_release import model as Mo
+from graphniah.ingest.demo_release import world as Mo
 from graphniah.ingest.demo_release import write_demo_releases
 from graphniah.ingest.demo_release.calibration import TARGETS, check, reference_statistics
 from graphniah.refresh import DEMO_PAPERS, DEMO_RELEASES, refresh

@@ -21,7 +21,7 @@ from collections import Counter
 import numpy as np
 
 from graphniah.sampling.corpora import TEXT_KINDS, Corpus, fetch, open_corpus, split_blocks
-from graphniah.sampling.corpora.model import MAX_BLOCK_BYTES
+from graphniah.sampling.corpora.records import MAX_BLOCK_BYTES
 from graphniah.sampling.examples.distract import DocumentSource, wikipedia_source
 from graphniah.sampling.examples.render import build_messages
 from graphniah.sampling.packing import Distractor, Frame, pack

@@ -8,7 +8,7 @@ Measures, with the project's own reader (``read.papers_sql``) and preprint rule
    arXiv id, a dated bioRxiv/medRxiv DOI, a Preprints.org DOI, any DOI, and an earliest public
    date before the record's own date, each with its 95 % Wilson interval; as a cross-check the
    arXiv ids in the ``abstracts`` records' ``openaccessinfo.externalids``. The demo release's
-   targets (``demo_release.model.P_ARXIV``, ``P_PREPRINT_DOI``) are the centres of these
+   targets (``demo_release.world.P_ARXIV``, ``P_PREPRINT_DOI``) are the centres of these
    intervals: with no record showing a preprint, the interval's centre is the estimate that
    stays inside what the sample allows.
 2. **the demo release** (``--papers``, default the demo's size, one release, the demo seed): the
@@ -31,7 +31,7 @@ import duckdb
 
 from graphniah.formats.snapshot import Snapshot
 from graphniah.ingest.build import ingest_release
-from graphniah.ingest.demo_release import model as Mo
+from graphniah.ingest.demo_release import world as Mo
 from graphniah.ingest.demo_release import write_demo_releases
 from graphniah.ingest.s2ag import preprints
 from graphniah.ingest.s2ag.read import papers_sql, shard_files, sql_str

@@ -31,7 +31,7 @@ from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.store import build_path_pools, prune_snapshot
 from graphniah.ingest.build import snapshot_from_store
 from graphniah.ingest.demo_release import DemoReleaseSet, write_demo_releases
-from graphniah.ingest.demo_release.model import WORLD_VERSION
+from graphniah.ingest.demo_release.world import WORLD_VERSION
 from graphniah.ingest.openalex.layout import DESCRIPTOR as OPENALEX_DESCRIPTOR
 from graphniah.ingest.s2ag.limits import Limits
 from graphniah.ingest.s2ag.store import ReleaseStore

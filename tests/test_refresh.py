@@ -74,7 +74,7 @@ def test_refresh_downloads_once_then_applies_only_diffs(tmp_path) -> None:
 def test_a_demo_release_of_another_world_version_is_generated_again(tmp_path) -> None:
     """A demo release whose release.json lacks this code's world_version (made before preprints)
     is generated again; one with it is reused."""
-    from graphniah.ingest.demo_release.model import WORLD_VERSION
+    from graphniah.ingest.demo_release.world import WORLD_VERSION
     from graphniah.refresh import _demo_releases
 
     log = ProgressLog()

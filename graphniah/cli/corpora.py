@@ -62,7 +62,7 @@ def corpora_fetch(
     from graphniah.atomic import check_output
     from graphniah.cli.progress import RichProgress
     from graphniah.sampling.corpora import CorpusFetchError, data_dir, fetch
-    from graphniah.sampling.corpora.model import parse_kind
+    from graphniah.sampling.corpora.records import parse_kind
 
     check_output(data_dir(data), "folder", "--data")
 

@@ -12,6 +12,9 @@ from typing import Annotated
 
 import typer
 
+from graphniah.formats.names import DISTRACTOR_KINDS as DISTRACTOR_KINDS  # the help lists the registry
+from graphniah.formats.names import NO_DISTRACTOR
+
 PromptsOpt = Annotated[
     Path | None,
     typer.Option("--prompts", help="Prompt template folder (default: $GRAPHNIAH_PROMPTS, else the templates shipped in the package)."),
@@ -32,8 +35,7 @@ DEFAULT_CAP = 100  # graphniah.graph.paths.DEFAULT_CAP
 DEFAULT_STEP_BUDGET = 100_000  # graphniah.graph.paths.DEFAULT_STEP_BUDGET
 DEFAULT_ALPHA = 0.1  # graphniah.formats.examples.DEFAULT_ALPHA
 MAX_CONTEXT_LENGTH = 1_050_000  # graphniah.sampling.examples.spec.MAX_CONTEXT_LENGTH
-NONE = "none"  # graphniah.sampling.examples.distract.NONE
-DISTRACTOR_KINDS: tuple[str, ...] = (NONE, "code", "essays", "books", "wikipedia", "disjoint-component")  # graphniah.sampling.examples.distract
+NONE = NO_DISTRACTOR  # the distractor kinds are the registry's (a module of the standard library only)
 DEFAULT_POOL = 1000  # graphniah.refresh.DEFAULT_POOL
 DEMO_PAPERS = 300_000  # graphniah.refresh.DEMO_PAPERS
 MAX_ATTEMPTS = 8  # graphniah.retry.RetryPolicy.max_attempts

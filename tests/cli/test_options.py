@@ -8,7 +8,6 @@ from graphniah.graph.paths import DEFAULT_CAP, DEFAULT_STEP_BUDGET
 from graphniah.ingest.s2ag.api import DEFAULT_BASE
 from graphniah.refresh import DEFAULT_POOL, DEMO_PAPERS
 from graphniah.retry import RetryPolicy
-from graphniah.sampling.examples.distract import DISTRACTOR_KINDS, NONE
 from graphniah.sampling.examples.spec import MAX_CONTEXT_LENGTH
 from graphniah.seeds import DEFAULT_SEED
 
@@ -19,8 +18,6 @@ def test_each_default_is_the_library_value() -> None:
     assert options.DEFAULT_STEP_BUDGET == DEFAULT_STEP_BUDGET
     assert options.DEFAULT_ALPHA == DEFAULT_ALPHA
     assert options.MAX_CONTEXT_LENGTH == MAX_CONTEXT_LENGTH
-    assert options.NONE == NONE
-    assert options.DISTRACTOR_KINDS == DISTRACTOR_KINDS
     assert options.DEFAULT_POOL == DEFAULT_POOL
     assert options.DEMO_PAPERS == DEMO_PAPERS
     assert RetryPolicy().max_attempts == options.MAX_ATTEMPTS

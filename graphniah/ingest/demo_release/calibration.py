@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphniah.ingest.demo_release import model as Mo
+from graphniah.ingest.demo_release import world as Mo
 from graphniah.ingest.demo_release import vocabulary as V
 
 __all__ = ["TARGETS", "Target", "check", "reference_statistics"]

@@ -41,7 +41,7 @@ from graphniah.formats.release import (
     read_release_descriptor,
     write_descriptor,
 )
-from graphniah.ingest.demo_release import model as Mo
+from graphniah.ingest.demo_release import world as Mo
 from graphniah.ingest.demo_release.serialize import Renderer, to_bytes
 from graphniah.ingest.s2ag.read import DATASETS as S2AG_DATASETS
 from graphniah.seeds import Stream, generator

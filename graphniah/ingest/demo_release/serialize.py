@@ -22,7 +22,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from graphniah.ingest.demo_release import model as Mo
+from graphniah.ingest.demo_release import world as Mo
 from graphniah.ingest.demo_release import vocabulary as V
 
 LS = pa.large_string()

@@ -10,7 +10,7 @@ example's paper titles.
 from graphniah.assets import SourceUnavailable, data_dir
 from graphniah.sampling.corpora.build import CorpusFetchError, fetch, list_manifests
 from graphniah.sampling.corpora.corpus import Corpus, open_corpus
-from graphniah.sampling.corpora.model import (
+from graphniah.sampling.corpora.records import (
     MAX_BLOCK_BYTES,
     TEXT_KINDS,
     BlockRule,

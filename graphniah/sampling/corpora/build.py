@@ -61,7 +61,7 @@ from graphniah.assets import (
 from graphniah.atomic import atomic_dir, canonical_json, read_json, sha256_file, write_json
 from graphniah.errors import GraphNIAHError
 from graphniah.progress import NO_PROGRESS, Progress
-from graphniah.sampling.corpora.model import (
+from graphniah.sampling.corpora.records import (
     TEXT_KINDS,
     BlockRule,
     CorpusManifest,

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from graphniah.errors import GraphNIAHError
 from graphniah.sampling.corpora.build import DOCUMENTS_FILE, corpora_root, read_manifest, verify_files
-from graphniah.sampling.corpora.model import CorpusManifest, Document, Kind, block_rule, parse_kind, split_blocks
+from graphniah.sampling.corpora.records import CorpusManifest, Document, Kind, block_rule, parse_kind, split_blocks
 
 BM25_K1 = 0.9
 BM25_B = 0.4

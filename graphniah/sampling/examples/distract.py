@@ -11,7 +11,7 @@ after another, passing the example's generator:
   random positions. A prompt ends short of L by less than the first block that does not fit (the
   paper's rule), so the corpora store blocks no longer than a paragraph: long paragraphs (the
   packaged essays lost their blank lines) are cut at sentences, code at lines, into pieces of at
-  most ``MAX_BLOCK_BYTES`` (``graphniah.sampling.corpora.model.BlockRule``), which keeps every
+  most ``MAX_BLOCK_BYTES`` (``graphniah.sampling.corpora.records.BlockRule``), which keeps every
   prompt within 3% of L for every L >= 30,000.
 - ``wikipedia``: passages retrieved by BM25 against the titles of the example's papers
   (``Corpus.retrieve``: every title's best passage, then every title's second best, ...), drawn in
@@ -41,9 +41,10 @@ import numpy as np
 
 from graphniah.atomic import canonical_json, sha256_bytes
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.names import DISTRACTOR_KINDS, NO_DISTRACTOR
 from graphniah.sampling.corpora import Corpus, open_corpus
 from graphniah.sampling.corpora.build import DOCUMENTS_FILE
-from graphniah.sampling.corpora.model import Kind, block_rule
+from graphniah.sampling.corpora.records import block_rule
 from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
 from graphniah.sampling.examples.render import render_component
 from graphniah.sampling.packing import Distractor
@@ -52,8 +53,7 @@ from graphniah.text.edgelist import PaperIds, render_edge_component
 if TYPE_CHECKING:
     from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 
-NONE = "none"
-DISTRACTOR_KINDS: tuple[str, ...] = (NONE, *(k.value for k in Kind))
+NONE = NO_DISTRACTOR
 MAX_COMPONENT_TRIES = 20  # growth attempts per distractor component before drawing stops
 
 

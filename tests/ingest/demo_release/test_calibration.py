@@ -16,7 +16,7 @@ from graphniah.formats.snapshot import Snapshot
 from graphniah.graph.citation_graph import CitationGraph
 from graphniah.graph.measures import graph_statistics
 from graphniah.ingest.build import ingest_release
-from graphniah.ingest.demo_release import model as Mo
+from graphniah.ingest.demo_release import world as Mo
 from graphniah.ingest.demo_release import write_demo_releases
 from graphniah.ingest.demo_release.calibration import TARGETS, Target, check, reference_statistics
 

@@ -15,7 +15,7 @@ import pytest
 
 from graphniah.errors import GraphNIAHError
 from graphniah.ingest.demo_release import DATASETS, DemoReleaseSet, write_demo_releases
-from graphniah.ingest.demo_release import model as Mo
+from graphniah.ingest.demo_release import world as Mo
 from tests.ingest.demo_release.conftest import read_dataset
 
 KEYS = {"papers": ("corpusid",), "authors": ("authorid",), "publication-venues": ("id",)}

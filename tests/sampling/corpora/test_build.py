@@ -107,7 +107,7 @@ def _downgrade_to_rule_v1(folder):
 
 
 def test_a_corpus_cut_by_an_older_rule_is_re_split_without_downloading(tmp_path, monkeypatch):
-    from graphniah.sampling.corpora.model import block_rule
+    from graphniah.sampling.corpora.records import block_rule
 
     specs = {Kind.CODE: ABSENT_CODE}
     (first,) = fetch([Kind.CODE], tmp_path, specs=specs)

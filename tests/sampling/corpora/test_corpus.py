@@ -8,7 +8,7 @@ import pytest
 from graphniah.errors import GraphNIAHError
 from graphniah.sampling.corpora import Kind, open_corpus
 from graphniah.sampling.corpora.corpus import folder_env
-from graphniah.sampling.corpora.model import block_rule, line_starts, sentence_starts, split_blocks
+from graphniah.sampling.corpora.records import block_rule, line_starts, sentence_starts, split_blocks
 from graphniah.text import is_clean_block
 
 
@@ -119,7 +119,7 @@ def test_bm25_on_the_wikipedia_summaries(built_corpora):
 def test_a_user_folder_is_pinned_with_its_block_rule(tmp_path, monkeypatch):
     """Recipes pin a user folder by its texts and by the rule that cuts them into blocks: another rule
     gives other blocks, so ``graphniah show`` must see another corpus."""
-    from graphniah.sampling.corpora.model import BlockRule
+    from graphniah.sampling.corpora.records import BlockRule
     from graphniah.sampling.examples import distract
 
     corpus = open_corpus("essays", folder=_user_folder(tmp_path))

@@ -11,27 +11,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any, Literal
 
 from graphniah.atomic import canonical_json, sha256_bytes
+from graphniah.formats.names import DistractorKind
 
+#: The corpora's name for the distractor kinds; the registry is :class:`graphniah.formats.names.DistractorKind`.
+Kind = DistractorKind
 
-class Kind(StrEnum):
-    """Distractor kinds of the paper (§3.2 step 4). ``disjoint-component`` is sampled, not fetched."""
-
-    CODE = "code"
-    ESSAYS = "essays"
-    BOOKS = "books"
-    WIKIPEDIA = "wikipedia"
-    DISJOINT_COMPONENT = "disjoint-component"
-
-    @property
-    def is_text(self) -> bool:
-        return self is not Kind.DISJOINT_COMPONENT
-
-
-TEXT_KINDS: tuple[Kind, ...] = (Kind.CODE, Kind.ESSAYS, Kind.BOOKS, Kind.WIKIPEDIA)
+TEXT_KINDS: tuple[Kind, ...] = tuple(k for k in Kind if k.is_text)
 
 
 def parse_kind(value: str | Kind) -> Kind:

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from graphniah.sampling.corpora import Kind, split_blocks
-from graphniah.sampling.corpora.model import (
+from graphniah.sampling.corpora.records import (
     MAX_BLOCK_BYTES,
     TEXT_KINDS,
     BlockRule,
