@@ -55,6 +55,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats as sps
 
+from graphniah.formats import TASKS, DistractorKind
 from graphniah.formats.examples import Example, PaperMeta, option_letters
 from graphniah.formats.snapshot import Snapshot
 from graphniah.sampling.examples.render import MONTHS
@@ -64,10 +65,9 @@ from graphniah.seeds import Stream, generator, suite_key
 from graphniah.stats import holm, wilson_interval
 from graphniah.text import ParsedQuestion, TextGraph, load_prompts, paper_blocks, parse_context, parse_question, split_messages
 
-TASKS = ("yesno", "mc", "count", "list")
 DEPTHS = (16, 32)
 SIZES = (100, 120)
-DISTRACTORS = ("essays", "wikipedia", "code", "books", "disjoint-component")
+DISTRACTORS = tuple(k.value for k in DistractorKind)
 CONTEXT_LENGTH = 60_000
 DEMO_SNAPSHOT = Path(__file__).resolve().parents[1] / "snapshots/demo-2026-10-20/cutoff=2026-04-01"
 _DATE = re.compile(rf"\b({'|'.join(MONTHS)}) ([1-9]\d?), (\d{{4}})\b")

@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from graphniah.formats import TASKS
 from graphniah.formats.examples import Example
 from graphniah.formats.snapshot import Snapshot
 from graphniah.sampling.examples.sample import SampleStats, batch_specs, build_example
@@ -48,7 +49,6 @@ from graphniah.seeds import Stream, generator
 from graphniah.stats import wilson_interval
 
 DEPTHS = (16, 32)
-TASKS = ("yesno", "mc", "count", "list")
 
 
 def demo_snapshot(root: Path) -> Snapshot:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graphniah.formats import DistractorKind
 from graphniah.refresh import refresh
 from graphniah.sampling.examples import sample
 from graphniah.sampling.examples.sample import SampleStats, build_example
@@ -65,7 +66,7 @@ class PackTimer:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lengths", type=int, nargs="+", default=[200_000, 922_000])
-    ap.add_argument("--kinds", nargs="+", default=["code", "essays", "books", "wikipedia", "disjoint-component"])
+    ap.add_argument("--kinds", nargs="+", default=[k.value for k in DistractorKind])
     ap.add_argument("--root", type=Path, default=Path("snapshots"))
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--repeat", type=int, default=2)

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from graphniah.formats import Task
+from graphniah.formats import PAPER_TASKS, DistractorKind, Task
 from graphniah.formats.examples import EXAMPLES_FORMAT, Example, iter_examples, write_examples
 from graphniah.formats.journal import CallError, Journal, RunRecord, Usage
 from graphniah.layout import viewer_page_cache
@@ -56,7 +56,7 @@ from graphniah.view import build_viewer
 
 SUITE = "view-bench"
 MODELS = ("model-alpha", "model-beta", "model-gamma")
-KINDS = ("code", "essays", "books", "wikipedia", "disjoint-component")
+KINDS = tuple(k.value for k in DistractorKind)
 #: The runs of a list bench (issue 32), each answering every list example its own way (see _list_answer).
 LIST_MODELS = ("list-all", "list-random", "list-near", "list-first-half", "list-always-no")
 
@@ -67,7 +67,7 @@ def _specs(n: int, length: int, list_size: int = 0) -> list[ExampleSpec]:
                 for i in range(n)]
     out = []
     for i in range(n):
-        task: Task = ("yesno", "mc", "count")[i % 3]
+        task: Task = PAPER_TASKS[i % 3]
         label = {"yesno": ("YES", "NO")[(i // 3) % 2], "mc": "ABCD"[(i // 3) % 4], "count": None}[task]
         out.append(ExampleSpec(task, (8, 16)[i % 2], 120 + 10 * (i % 5), label, distractor=KINDS[i % len(KINDS)], context_length=length))
     return out

@@ -12,6 +12,7 @@ import typer
 from graphniah.cli.app import app
 from graphniah.cli.options import DEFAULT_ALPHA, DEFAULT_SEED, DISTRACTOR_KINDS, MAX_CONTEXT_LENGTH, NONE, PromptsOpt
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.names import TASKS
 from graphniah.layout import SNAPSHOTS_ROOT, sample_file
 
 
@@ -27,7 +28,7 @@ def default_out(task: str, depth: int, distractor: str, context_length: int | No
 
 @app.command("sample")
 def sample_cmd(
-    task: Annotated[str, typer.Option(help="yesno | mc | count | list")],
+    task: Annotated[str, typer.Option(help=" | ".join(TASKS))],
     depth: Annotated[int, typer.Option(help="Question depth k (paths of 3k-2 papers).")],
     out: Annotated[Path | None, typer.Option(help="JSON-lines file to write (default: examples/<task>-depth<k>-<distractor>-<L>-seed<s>.jsonl).")] = None,
     n: Annotated[int, typer.Option("-n", help="Number of examples.")] = 1,
