@@ -44,6 +44,10 @@ class Target:
     tests: tuple[str, ...]  # pytest arguments: files and -k expressions
     functions: tuple[str, ...] = ()  # only these functions (and methods) of the module; () = all of it
     timeout: float = 120.0
+    # The session fixtures built by tests/conftest.py's shared_build (the demo snapshot) are built once, by
+    # the unmutated baseline run, and reopened by every mutant's run: the mutated module must not be one
+    # that builds them (it is read by every test that runs after, so its own checks still run mutated).
+    shared: bool = False
 
 
 TARGETS = (
@@ -61,8 +65,29 @@ TARGETS = (
            ("tests/sampling/examples/test_similarity.py", "-k",
             "not (matched_examples or without_the_venue or on_the_demo or disjoint)")),
     Target("scoring", "graphniah/scoring.py", ("tests/test_scoring.py",)),
-    Target("run/runner (reuse)", "graphniah/run/runner.py", ("tests/run/test_runner.py", "-k", "first_journal_first"),
+    Target("run/reuse", "graphniah/run/reuse.py", ("tests/run/test_runner.py", "-k", "first_journal_first"),
            functions=("reusable_answers",)),
+    # Issue 40: the modules whose nearest tests let realistic bugs through.
+    Target("sampling/examples/sample", "graphniah/sampling/examples/sample.py",
+           ("tests/sampling/examples/test_sample_matching.py", "tests/sampling/examples/test_sample.py", "-k",
+            "matched or seed_reproduces or too_small or grow_forest or answer_balance"), shared=True, timeout=300.0),
+    Target("sampling/examples/components", "graphniah/sampling/examples/components.py",
+           ("tests/sampling/examples/test_components.py", "tests/sampling/examples/test_sample_matching.py", "-k",
+            "not on_the_demo and not matched_examples_record"), shared=True, timeout=300.0),
+    Target("baselines/topics (issue 40)", "graphniah/baselines/topics.py",
+           ("tests/baselines/test_topics.py", "-k", "not on_real and not journal_of and not large_contexts and not cannot_read")),
+    Target("atomic", "graphniah/atomic.py", ("tests/test_atomic.py",)),
+    Target("ingest/openalex/read", "graphniah/ingest/openalex/read.py",
+           ("tests/ingest/openalex/test_records.py", "tests/ingest/openalex/test_read.py", "tests/ingest/openalex/test_bad_input.py",
+            "-k", "not both_forms and not every_layout and not manifest_names")),
+    Target("ingest/openalex/layout", "graphniah/ingest/openalex/layout.py",
+           ("tests/ingest/openalex/test_records.py", "tests/ingest/openalex/test_read.py", "tests/ingest/openalex/test_bad_input.py",
+            "-k", "not both_forms and not every_layout and not manifest_names")),
+    Target("dataset/lm_eval", "graphniah/dataset/lm_eval.py", ("tests/dataset/test_lm_eval.py", "-k", "not without_lm_eval")),
+    Target("integrations/lm_eval_task", "graphniah/integrations/lm_eval_task.py",
+           ("tests/integrations/test_lm_eval.py", "-k", "task_sends or process_results or task_docs")),
+    Target("view/pages", "graphniah/view/pages.py", ("tests/view/test_overlay.py", "tests/view/test_pages.py"), shared=True,
+           timeout=300.0),
 )
 
 # cosmic-ray operator names kept (prefix match): the realistic ones, see the module docstring.
@@ -142,16 +167,22 @@ def run_target(t: Target, repo: Path, work: Path, limit: int, rng: np.random.Gen
         f'module-path = "{t.module}"\n'
         f"timeout = {t.timeout}\n"
         "excluded-modules = []\n"
-        f'test-command = "{sys.executable} -m pytest -x -q -p no:randomly -p no:cacheprovider -n 0 {tests.replace(chr(34), chr(92) + chr(34))}"\n'
+        f'test-command = "{sys.executable} -m pytest -x -q -p no:randomly -p no:cacheprovider -n 0 {" ".join(_basetemp(work, slug, t))} {tests.replace(chr(34), chr(92) + chr(34))}"\n'
         "\n[cosmic-ray.distributor]\nname = \"local\"\n"
     )
     db.unlink(missing_ok=True)
-    subprocess.run(["cosmic-ray", "init", str(cfg), str(db)], cwd=repo, check=True, capture_output=True,
-                   env=_env(repo))
+    env = _env(repo, shared=t.shared)
+    subprocess.run(["cosmic-ray", "init", str(cfg), str(db)], cwd=repo, check=True, capture_output=True, env=env)
+    # The tests must pass on the unmutated copy (else every mutant would count as killed); this run also
+    # builds the shared fixtures the mutants' runs reopen.
+    base = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-n", "0",
+                           *_basetemp(work, slug, t), *t.tests], cwd=repo, capture_output=True, text=True, env=env, check=False)
+    if base.returncode != 0:
+        raise SystemExit(f"{t.name}: the tests fail on the unmutated copy:\n{base.stdout[-3000:]}")
     ranges = function_lines((repo / t.module).read_text(), t.functions) if t.functions else None
     eligible, kept = keep_mutants(db, ranges, limit, rng)
     t0 = time.monotonic()
-    subprocess.run(["cosmic-ray", "exec", str(cfg), str(db)], cwd=repo, check=True, capture_output=True, env=_env(repo))
+    subprocess.run(["cosmic-ray", "exec", str(cfg), str(db)], cwd=repo, check=True, capture_output=True, env=env)
     got = outcomes(db)
     (work / f"{slug}.survivors.txt").write_text(survivors(db))
     caught = got["killed"] + got["timeout"]
@@ -160,12 +191,21 @@ def run_target(t: Target, repo: Path, work: Path, limit: int, rng: np.random.Gen
             "rate": caught / judged if judged else float("nan"), "seconds": time.monotonic() - t0}
 
 
-def _env(repo: Path) -> dict[str, str]:
+def _basetemp(work: Path, slug: str, t: Target) -> list[str]:
+    """pytest's base temporary folder of a target with shared fixtures: its parent keeps them between runs."""
+    return [f"--basetemp={work / f'{slug}.pytest' / 'run'}"] if t.shared else []
+
+
+def _env(repo: Path, *, shared: bool = False) -> dict[str, str]:
     import os
 
     env = dict(os.environ)
     env["PYTHONPATH"] = str(repo)  # the copy's package, ahead of the editable install of the working tree
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    if shared:
+        # tests/conftest.py's shared_build keeps a fixture in the base temporary folder's parent (with a
+        # marker once built) for the xdist workers of one run: named as a worker, each run reopens it.
+        env["PYTEST_XDIST_WORKER"] = "gw0"
     return env
 
 

@@ -16,7 +16,8 @@ from graphniah.formats.snapshot import snapshot_at_or_under
 from graphniah.layout import journal_file
 from graphniah.run import RetryPolicy, read_journal, run_suite
 from graphniah.run.models import ModelEntry
-from graphniah.run.runner import RunPlan, RunSummary
+from graphniah.run.plan import RunPlan
+from graphniah.run.runner import RunSummary
 from graphniah.run.serve.policies import approx_prompt_tokens
 from graphniah.scoring import counted_records, score_records
 from tests.run.helpers import CUTOFF, DemoSuite, fast_options, local_entry
@@ -326,7 +327,7 @@ def test_the_cutoff_guard_refuses_a_snapshot_built_without_the_preprint_guard(tm
     import numpy as np
 
     from graphniah.formats.snapshot import MANIFEST_FILE
-    from graphniah.run.runner import snapshot_cutoffs
+    from graphniah.run.guard import snapshot_cutoffs
     from tests.graph.synthetic import write_snapshot
 
     folder = write_snapshot(tmp_path / "r" / "cutoff=2026-04-01", 3, np.array([1]), np.array([0]), snapshot_hash="h" * 64)
@@ -418,7 +419,7 @@ def test_reuse_takes_only_ok_records_of_the_same_example_bytes_and_settings_firs
     (not the last read), and the run's own journal is never a source, while those after it still are."""
     from graphniah.formats.examples import ExampleRef
     from graphniah.formats.journal import RunRecord
-    from graphniah.run.runner import reusable_answers
+    from graphniah.run.reuse import reusable_answers
 
     entry = local_entry()
     runs = tmp_path / "runs"
