@@ -16,7 +16,24 @@ import typer
 from typer.main import get_command_name
 from typer.models import CommandInfo
 
-from graphniah.cli import baselines, build, corpora, dataset, demo, examples, graph, ingest, openalex, refresh, report, run, s2ag, view  # noqa: F401  (registers commands)
+from graphniah.cli import (  # noqa: F401  (registers commands)
+    baselines,
+    build,
+    corpora,
+    dataset,
+    demo,
+    examples,
+    graph,
+    ingest,
+    openalex,
+    power,
+    refresh,
+    report,
+    run,
+    s2ag,
+    tokenize,
+    view,
+)
 from graphniah.cli.app import app
 from graphniah.errors import GraphNIAHError
 

@@ -1,4 +1,4 @@
-"""CLI for the evidence behind the numbers: ``graphniah baselines`` (shortcuts) and ``graphniah power``."""
+"""``graphniah baselines``: the shortcut baselines' answers to a suite, as journals (the evidence behind a verdict)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from graphniah.baselines import SHORTCUTS
 from graphniah.cli.app import app
 from graphniah.cli.options import DEFAULT_SEED, PromptsOpt
 from graphniah.errors import GraphNIAHError
@@ -33,7 +34,7 @@ def baselines_cmd(
     suite: Annotated[str | None, typer.Option(help="Suite name: reads <examples-root>/<suite>.jsonl.")] = None,
     examples: Annotated[Path | None, typer.Option(help="An examples JSONL file instead of a suite (suite name: the file's stem).")] = None,
     dataset: Annotated[Path | None, typer.Option(help="An exported dataset folder instead of a suite.")] = None,
-    shortcut: Annotated[list[str] | None, typer.Option(help="Only this shortcut (repeatable): title-similarity, retrieval, paper-count, topic-cluster.")] = None,
+    shortcut: Annotated[list[str] | None, typer.Option(help=f"Only this shortcut (repeatable): {', '.join(SHORTCUTS)}.")] = None,
     runs: Annotated[Path, typer.Option(help="Root of the run journals: writes <runs>/<suite>/baseline-<shortcut>.jsonl.")] = RUNS_ROOT,
     examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = EXAMPLES_ROOT,
     seed: Annotated[int, typer.Option(help="Seed of the retrieval shortcut's guesses on examples its blocks leave open.")] = DEFAULT_SEED,
@@ -44,7 +45,7 @@ def baselines_cmd(
     from rich.table import Table
 
     from graphniah.atomic import check_output
-    from graphniah.baselines import SHORTCUT_TASKS, SHORTCUTS, ShortcutName
+    from graphniah.baselines import SHORTCUT_TASKS, ShortcutName
     from graphniah.baselines.journals import write_baselines
     from graphniah.baselines.shortcuts import accuracy
     from graphniah.formats.examples import read_examples
@@ -76,36 +77,3 @@ def baselines_cmd(
             reads_titles = j.shortcut in ("title-similarity", "topic-cluster")
             why = "edge-list examples name ids, not titles" if reads_titles else "their messages follow other templates"
             Console(stderr=True).print(f"note: {j.shortcut} left out {left_out} example(s) it cannot read ({why})", highlight=False)
-
-
-@app.command("power")
-def power_cmd(
-    p1: Annotated[float, typer.Option(help="Accuracy of the first group (or condition).")],
-    p2: Annotated[float, typer.Option(help="Accuracy of the second group (or condition).")],
-    alpha: Annotated[float, typer.Option(help="Two-sided significance level.")] = 0.05,
-    power: Annotated[float, typer.Option(help="Wanted probability of detecting the difference.")] = 0.8,
-    paired: Annotated[bool, typer.Option("--paired", help="The same examples under both conditions: exact McNemar test (needs --discordant).")] = False,
-    discordant: Annotated[float | None, typer.Option(help="With --paired: probability that an example's two answers differ (one right, one wrong).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-) -> None:
-    """Examples per group a two-sided Fisher exact test needs (exact power, every outcome enumerated); --paired for McNemar's."""
-    import json
-
-    from graphniah.stats import fisher_sample_size, mcnemar_sample_size
-
-    if paired != (discordant is not None):
-        raise GraphNIAHError("--paired and --discordant D go together (D: the share of examples whose two answers differ)")
-    if discordant is not None:
-        size = mcnemar_sample_size(p1, p2, discordant, alpha, power)
-    else:
-        size = fisher_sample_size(p1, p2, alpha, power)
-    result = {"n_per_group": size.n_per_group, "test": size.test, "power": round(size.power, 6),
-              "normal_approximation": round(size.normal_approximation, 3), "p1": p1, "p2": p2, "alpha": alpha,
-              "target_power": power, **({"discordant": discordant} if discordant is not None else {})}
-    if as_json:
-        typer.echo(json.dumps(result))
-        return
-    what = "pairs (examples answered under both conditions)" if paired else "examples per group"
-    test = "exact McNemar" if paired else "two-sided Fisher exact"
-    typer.echo(f"{size.n_per_group} {what}: the {test} test at alpha {alpha:g} detects {p1:g} vs {p2:g} with power "
-               f"{size.power:.3f} (target {power:g}); the normal approximation says {size.normal_approximation:.1f}")

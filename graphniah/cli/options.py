@@ -1,4 +1,4 @@
-"""Options shared by several commands: where prompts, the model registry and suite files come from.
+"""Options shared by several commands: where prompts, the model registry, suite files and the data folder come from.
 
 Each defaults to ``None``, which the library resolves at call time: the environment variable
 (``GRAPHNIAH_PROMPTS``, ``GRAPHNIAH_MODELS``, ``GRAPHNIAH_SUITES``) if set, else the files shipped
@@ -15,6 +15,7 @@ import typer
 from graphniah.formats.names import DISTRACTOR_KINDS as DISTRACTOR_KINDS  # the help lists the registry
 from graphniah.formats.names import NO_DISTRACTOR
 
+DataOpt = Annotated[Path | None, typer.Option("--data", help="Data folder (default: $GRAPHNIAH_DATA or <repo>/data).")]
 PromptsOpt = Annotated[
     Path | None,
     typer.Option("--prompts", help="Prompt template folder (default: $GRAPHNIAH_PROMPTS, else the templates shipped in the package)."),
