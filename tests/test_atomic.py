@@ -196,3 +196,100 @@ def test_check_output_names_a_read_only_file_system(tmp_path):
         assert list(point.iterdir()) == []
     finally:
         subprocess.run(["umount", str(point)], check=False)
+
+
+def test_a_damaged_artifact_refused_once_is_refused_again(tmp_path):
+    f = tmp_path / "a.bin"
+    f.write_bytes(b"hellO")  # the recorded bytes were "hello": same size, another byte
+    os.utime(f, ns=(3, 3))
+    good = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"  # sha256("hello"), `sha256sum`
+    for _ in range(3):  # nothing about the file changed between the checks: each one refuses it
+        with pytest.raises(GraphNIAHError, match="its sha256 differs"):
+            check_artifact(f, good, 5, "graphniah rebuild")
+    f.write_bytes(b"hello")
+    os.utime(f, ns=(4, 4))
+    assert check_artifact(f, good, 5, "graphniah rebuild") == f
+
+
+# ---- check_output's file-system lookup, on a mount table of our own --------------------------------
+
+
+def _with_mounts(monkeypatch, mounts: list[tuple[str, str]]) -> None:
+    """``/proc/self/mountinfo`` as the kernel would write it for ``mounts`` (point, type), in that order."""
+    import io
+
+    import graphniah.atomic as atomic
+
+    def escape(path: str) -> str:
+        return path.replace("\\", "\\134").replace(" ", "\\040")
+
+    table = "".join(f"{20 + i} 1 0:{i} / {escape(point)} rw,relatime shared:{i} - {kind} none rw\n"
+                    for i, (point, kind) in enumerate(mounts))
+    real = open
+
+    def fake_open(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        return io.StringIO(table) if str(file) == "/proc/self/mountinfo" else real(file, *args, **kwargs)
+
+    monkeypatch.setattr(atomic, "open", fake_open, raising=False)
+
+
+def test_check_output_reads_the_innermost_mount_of_a_folder(tmp_path, monkeypatch):
+    top = os.path.realpath(tmp_path)
+    (tmp_path / "outer" / "inner").mkdir(parents=True)
+    (tmp_path / "plain" / "special").mkdir(parents=True)
+    _with_mounts(monkeypatch, [("/", "ext4"), (f"{top}/outer/inner", "ext4"), (f"{top}/outer", "proc"),
+                               (f"{top}/plain/special", "sysfs"), (f"{top}/plain", "ext4")])
+    assert check_output(tmp_path / "outer" / "inner" / "out", "folder") == tmp_path / "outer" / "inner" / "out"
+    with pytest.raises(GraphNIAHError, match=r"outer is on a proc file system"):
+        check_output(tmp_path / "outer" / "out", "folder")
+    with pytest.raises(GraphNIAHError, match=r"special is on a sysfs file system"):
+        check_output(tmp_path / "plain" / "special" / "x.jsonl", "file")
+    assert check_output(tmp_path / "plain" / "x.jsonl", "file") == tmp_path / "plain" / "x.jsonl"
+
+
+def test_check_output_does_not_read_a_longer_name_as_under_a_mount(tmp_path, monkeypatch):
+    top = os.path.realpath(tmp_path)
+    for name in ("sys", "system", "a b"):
+        (tmp_path / name).mkdir()
+    _with_mounts(monkeypatch, [("/", "ext4"), (f"{top}/sys", "sysfs"), (f"{top}/a b", "proc")])
+    assert check_output(tmp_path / "system" / "out", "folder") == tmp_path / "system" / "out"  # /system is not /sys
+    with pytest.raises(GraphNIAHError, match=r"sys is on a sysfs file system"):
+        check_output(tmp_path / "sys" / "out", "folder")
+    with pytest.raises(GraphNIAHError, match=r"a b is on a proc file system"):  # "\040" in the table is a space
+        check_output(tmp_path / "a b" / "out", "folder")
+
+
+@pytest.mark.parametrize(("order", "refused"), [(("ext4", "proc"), True), (("proc", "ext4"), False)])
+def test_of_two_mounts_on_one_folder_the_later_one_is_on_top(tmp_path, monkeypatch, order, refused):
+    top = os.path.realpath(tmp_path)
+    (tmp_path / "m").mkdir()
+    _with_mounts(monkeypatch, [("/", "ext4"), *((f"{top}/m", kind) for kind in order)])
+    if refused:
+        with pytest.raises(GraphNIAHError, match="proc file system"):
+            check_output(tmp_path / "m" / "out", "folder")
+    else:
+        assert check_output(tmp_path / "m" / "out", "folder") == tmp_path / "m" / "out"
+
+
+def test_check_output_refuses_a_folder_it_may_write_but_not_enter(tmp_path):
+    """Creating a file in a folder takes the right to enter it (x) as well as to write it (w). Looking up the
+    output inside such a folder is refused first, so the error names the output and the cause."""
+    if shutil.which("setpriv") is None or os.geteuid() != 0:
+        pytest.skip("needs root and setpriv to run as another user (root may write anywhere)")
+    top = Path(tempfile.mkdtemp(prefix="graphniah-noexec-"))
+    try:
+        top.chmod(0o755)
+        shut = top / "shut"
+        shut.mkdir()
+        shut.chmod(0o666)  # everyone may write it, nobody may enter it
+        code = ("from graphniah.atomic import check_output\n"
+                f"try:\n    check_output({str(shut / 'out')!r}, 'folder')\nexcept Exception as e:\n    print(e)\nelse:\n    print('accepted')")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", code],
+                           capture_output=True, text=True, check=False, env=env)
+    finally:
+        (top / "shut").chmod(0o755)
+        shutil.rmtree(top)
+    if "No module named 'graphniah'" in r.stderr or "Permission denied" in r.stderr:
+        pytest.skip(f"user 65534 cannot read this checkout, so cannot run graphniah ({r.stderr.strip().splitlines()[-1]})")
+    assert r.stdout.strip() == f"--out {shut / 'out'}: cannot be written (Permission denied)", r.stderr

@@ -292,3 +292,83 @@ def test_a_context_the_checker_cannot_read_gives_no_answer_and_the_next_is_answe
     monkeypatch.setattr(topics, "parse_context", first_undetermined)
     got = topics.topic_cluster(examples, seed=1)
     assert got[examples[0].id] is None and got[examples[1].id] is not None
+
+
+def test_an_option_in_the_source_s_group_beats_none_of_these_and_similarity_stays_in_the_group() -> None:
+    g = _groups(TITLES, LABELS)
+    assert _answer(_q("mc", (R, P, T, R), none_option=True), g) == "B"  # one option in the group: not E
+    # Q (more words shared with S) is in the other group here: the option in S's group wins, however less similar
+    split = _groups(TITLES, [0, 0, 1, 1, 1])
+    assert split.similarity(S, Q) > split.similarity(S, P) > 0
+    assert _answer(_q("mc", (Q, P, R, T)), split) == "B"
+    assert _answer(_q("mc", (Q, P, R, T), none_option=True), split) == "B"
+
+
+def test_a_list_answer_drops_the_source_by_its_printed_title() -> None:
+    g = _groups(TITLES, LABELS)
+    # the question prints the source's title in another case and with a full stop: the same paper
+    q = ParsedQuestion("list", "KINASE FOLDING IN ENZYMES.", (), False)  # type: ignore[arg-type]
+    assert _answer(q, g) == "Kinase binding\nKinase folding in proteins"
+    assert _answer(ParsedQuestion("count", "kinase folding in enzymes", (), False), g) == "2"  # type: ignore[arg-type]
+
+
+def test_multiple_choice_contexts_split_into_four_groups_the_others_into_two(monkeypatch) -> None:
+    from graphniah.baselines import topics
+    from tests.text.test_textcheck import build_case
+
+    asked: dict[str, set[int]] = {}
+    real = topics.group_titles
+
+    def spy(titles, k, rng, **kw):  # type: ignore[no-untyped-def]
+        asked.setdefault(current[0], set()).add(k)
+        return real(titles, k, rng, **kw)
+
+    monkeypatch.setattr(topics, "group_titles", spy)
+    current = [""]
+    for task in ("yesno", "mc", "count"):
+        current[0] = task
+        topic_cluster([build_case(seed, task).example for seed in (1, 2)], seed=3)
+    assert asked == {"yesno": {2}, "mc": {4}, "count": {2}}  # as many groups as the task has components
+
+
+def _complete(n: int) -> np.ndarray:
+    import networkx as nx
+
+    return nx.to_numpy_array(nx.complete_graph(n))
+
+
+@pytest.mark.parametrize("n", [2, 5, 10, 11])
+def test_few_titles_link_to_every_other_title_and_never_to_themselves(n: int) -> None:
+    """With at most NEIGHBOURS + 1 titles every title's nearest are all the others: the complete graph, no loop."""
+    from graphniah.baselines.topics import _knn_graph
+
+    titles = [f"{SUBJECTS[i % 4][i % 6]} {SUBJECTS[(i + 1) % 4][(i + 2) % 6]} item{i}" for i in range(n)]
+    vectors = CheckerTitleSpace.fit(titles).vectors
+    assert vectors.shape[0] == n
+    assert np.array_equal(_knn_graph(vectors, 10).toarray(), _complete(n))
+    groups = group_titles(titles, 2, np.random.default_rng(0))
+    assert sorted(set(groups.labels.tolist())) == [0, 1]
+
+
+def test_the_title_graph_over_several_blocks_of_distinct_titles_is_the_plain_one() -> None:
+    """1,600 distinct titles (rows 1,024 at a time: two blocks), many ties: the graph a full stable sort gives,
+    each title linked to exactly ten others and never to itself."""
+    import itertools
+
+    from graphniah.baselines.topics import _knn_graph
+
+    words = [w for s in SUBJECTS for w in s]
+    combos = list(itertools.combinations(words, 3))
+    rng = np.random.default_rng(2)
+    titles = [" ".join(combos[i]) for i in rng.choice(len(combos), size=1600, replace=False)]
+    vectors = CheckerTitleSpace.fit(titles).vectors
+    assert vectors.shape[0] == 1600  # distinct normal forms: no row collapses
+    sims = np.asarray((vectors @ vectors.T).todense())
+    np.fill_diagonal(sims, -np.inf)
+    nearest = np.argsort(-sims, axis=1, kind="stable")[:, :10]
+    a = np.zeros(sims.shape)
+    a[np.repeat(np.arange(len(sims)), 10), nearest.ravel()] = 1
+    got = _knn_graph(vectors, 10).toarray()
+    assert np.array_equal(got, (a + a.T) / 2)
+    assert not got.diagonal().any()  # no self-loop in any block
+    assert ((got > 0).sum(axis=1) >= 10).all()  # its own ten links, and those of titles that chose it

@@ -160,3 +160,20 @@ def test_an_export_without_lm_eval_writes_the_folder_and_says_how_to_run_it(expo
     said = " ".join(res.stderr.split())
     assert ORACLE_LINE.format(dir=out) in said
     assert "lm-eval is not installed here: pip install 'graphniah[lm-eval]' first" in said
+
+
+def test_a_stale_folder_with_the_same_file_names_is_exported_again(exported, tmp_path):
+    """An older exporter's utils.py, listed with its own hash (so the folder is intact as its manifest goes):
+    the names match today's, the bytes do not, and the export is redone."""
+    ds = shutil.copytree(exported.dataset, tmp_path / exported.dataset.name)
+    old = read_manifest(ds)
+    today = (ds / "lm_eval" / "utils.py").read_bytes()
+    stale = b'"""Hooks written by an older graphniah export."""\n'
+    (ds / "lm_eval" / "utils.py").write_bytes(stale)
+    files = tuple(f.model_copy(update={"sha256": hashlib.sha256(stale).hexdigest(), "bytes": len(stale)})
+                  if f.path == "lm_eval/utils.py" else f for f in old.files)
+    (ds / "graphniah-manifest.json").write_text(manifest_json(old.model_copy(update={"files": files})))
+    assert check_files(ds) == []
+    assert sorted(f.path for f in read_manifest(ds).files) == sorted(f.path for f in old.files)  # the same names
+    redone = export_if_changed(exported.examples, ds, suite=exported.name, snapshots_root=exported.suite.snapshots)
+    assert (ds / "lm_eval" / "utils.py").read_bytes() == today and redone.manifest == old

@@ -166,3 +166,40 @@ def test_matched_examples_record_component_matching_and_replay(ctx, task) -> Non
         old_line = old.model_dump_json()
         assert "match_components" not in old_line and old.id != ex.id
         assert regenerate(ctx, parse_example(old_line, f"old example {i}")).model_dump_json() == old_line
+
+
+def test_a_path_is_never_its_own_partner_even_when_its_affinity_to_itself_is_in_the_caliper() -> None:
+    # path 0's affinity with itself (0.5) is its cohesion: the caliper alone would take it
+    index = ComponentIndex(np.array([0.5, 0.5, 0.5]), np.array([[0.5, 0.505, 0.9], [0.505, 0.5, 0.9], [0.9, 0.9, 0.5]]))
+    assert index.partners(0).tolist() == [False, True, False]
+    assert index.partners(1).tolist() == [True, False, False]
+    assert index.partners(2).tolist() == [False, False, False]
+    rng = np.random.default_rng(1)
+    for _ in range(300):  # no draw puts a path beside itself, whatever the conflicts say
+        drawn = index.draw(np.zeros((3, 3), dtype=bool), 2, rng)
+        assert drawn is None or drawn[0][0] != drawn[1][0]
+
+
+def test_the_source_path_and_its_direction_are_uniform() -> None:
+    # every path a partner of every other, nothing in conflict: each draw keeps its source
+    n = 5
+    index = ComponentIndex(np.full(n, 0.2), np.full((n, n), 0.2))
+    conflict = np.eye(n, dtype=bool)
+    rng = np.random.default_rng(8)
+    firsts: Counter[int] = Counter()
+    reversed_first = reversed_second = 0
+    draws = 4000
+    for _ in range(draws):
+        drawn = index.draw(conflict, 2, rng)
+        assert drawn is not None
+        (first, rev), (_, rev2) = drawn
+        firsts[first] += 1
+        reversed_first += rev
+        reversed_second += rev2
+    assert set(firsts) == set(range(n)) and sps.chisquare([firsts[i] for i in range(n)]).pvalue > 0.001
+    assert sps.binomtest(reversed_first, draws).pvalue > 0.001  # the source component's direction
+    assert sps.binomtest(reversed_second, draws).pvalue > 0.001
+    # with four components every path but the source's is drawn once (all are partners, none conflict)
+    for _ in range(50):
+        drawn = index.draw(conflict, 4, rng)
+        assert drawn is not None and len({p for p, _ in drawn}) == 4
