@@ -58,7 +58,7 @@ TARGETS = (
            ("tests/baselines/test_shortcuts.py", "-k", "title_space or closed_world or retrieve_ or equal_bm25 or halves "
             "or hand_made or without_words or default_budget or shortcut_named")),
     Target("baselines/topics", "graphniah/baselines/topics.py",
-           ("tests/baselines/test_topics.py", "-k", "not on_real and not journal_of")),
+           ("tests/baselines/test_topics.py", "-k", "not on_real and not journal_of and not large_contexts and not cannot_read")),
     Target("report/shortcuts", "graphniah/report/shortcuts.py",
            ("tests/report/test_shortcuts.py", "tests/report/test_shortcut_levels.py", "tests/report/test_shortcut_list.py")),
     Target("sampling/examples/similarity", "graphniah/sampling/examples/similarity.py",
@@ -74,8 +74,6 @@ TARGETS = (
     Target("sampling/examples/components", "graphniah/sampling/examples/components.py",
            ("tests/sampling/examples/test_components.py", "tests/sampling/examples/test_sample_matching.py", "-k",
             "not on_the_demo and not matched_examples_record"), shared=True, timeout=300.0),
-    Target("baselines/topics (issue 40)", "graphniah/baselines/topics.py",
-           ("tests/baselines/test_topics.py", "-k", "not on_real and not journal_of and not large_contexts and not cannot_read")),
     Target("atomic", "graphniah/atomic.py", ("tests/test_atomic.py",)),
     Target("ingest/openalex/read", "graphniah/ingest/openalex/read.py",
            ("tests/ingest/openalex/test_records.py", "tests/ingest/openalex/test_read.py", "tests/ingest/openalex/test_bad_input.py",
