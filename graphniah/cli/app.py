@@ -18,7 +18,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Data: releases and snapshots", ("s2ag", "openalex", "demo-release", "ingest", "store", "refresh")),
     ("Graph: pruning and path pools", ("prune", "paths", "select-alpha")),
     ("Examples: text, sampling and suites", ("corpora", "tokenize", "sample", "build", "verify", "show", "export")),
-    ("Models: running and shortcuts", ("models", "serve", "run", "baselines")),
+    ("Models: running and shortcuts", ("models", "serve", "run", "batches", "baselines")),
     ("Results: scores, reports and the viewer", ("score", "report", "power", "view")),
     ("The whole pipeline", ("demo", "version")),
 )

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the run stage and rich are imported lazily, when a command 
     from rich.console import Console
 
     from graphniah.run import RunPlan
+    from graphniah.run.batch.options import BatchOptions
 
 models_app = typer.Typer(cls=Group, help="The model registry and local model files.", no_args_is_help=True)
 app.add_typer(models_app, name="models")
@@ -69,6 +70,24 @@ def _print_plan(console: Console, plan: RunPlan) -> None:
         console.print(f"already spent on these settings: {_usd(plan.spent_before_usd)}", highlight=False)
 
 
+def _batch_options(batch: bool, poll_interval: float, batch_size: int | None) -> BatchOptions | None:
+    """The batch mode's options when ``--batch`` is given (None: direct calls, unless the registry says ``batch: true``)."""
+    from graphniah.run.batch.options import BatchOptions
+
+    return BatchOptions(poll_s=poll_interval, max_requests=batch_size) if batch else None
+
+
+def _print_left_running(console: Console, runs: Path, model: str) -> None:
+    """After Ctrl-C: the batches of ``model`` still running at the provider, and how to collect them."""
+    from graphniah.run.batch.status import in_flight
+
+    left = in_flight(runs, model=model)
+    if left:
+        console.print(f"{len(left)} batch(es) of {model} left running at the provider ({sum(b.requests for b in left)} "
+                      "request(s)): the same command collects them (nothing is submitted twice); "
+                      "`graphniah batches` lists them", highlight=False)
+
+
 @app.command("run")
 def run_cmd(
     model: Annotated[str, typer.Option(help="Registry name (see `graphniah models list`).")],
@@ -81,6 +100,9 @@ def run_cmd(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan and cost estimate; send nothing.")] = False,
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Send recorded failures again.")] = False,
     no_reuse: Annotated[bool, typer.Option("--no-reuse", help="Send every example, even one whose answer another suite's journal holds for the same example bytes, model and settings.")] = False,
+    batch: Annotated[bool, typer.Option("--batch", help="Send through the provider's batch API at its batch price (half the standard price); also `batch: true` in the registry. Ctrl-C leaves the batches running; the same command collects them.")] = False,
+    poll_interval: Annotated[float, typer.Option(help="--batch: seconds between two polls of the batches in flight.")] = 60.0,
+    batch_size: Annotated[int | None, typer.Option(help="--batch: requests per batch at most (default: the provider's limit).")] = None,
     reasoning_effort: Annotated[str | None, typer.Option(help="Override the registry's reasoning effort.")] = None,
     timeout: Annotated[float | None, typer.Option(help="Per-request timeout in seconds (default: the registry's).")] = None,
     max_attempts: Annotated[int, typer.Option(help="Sends per example at most, retries and tier fallback included.")] = MAX_ATTEMPTS,
@@ -112,7 +134,7 @@ def run_cmd(
                                                            timeout_s=timeout)
     options = RunOptions(concurrency=concurrency, budget_usd=budget_usd, retry_failed=retry_failed,
                          retry=RetryPolicy(max_attempts=max_attempts), assume_output_tokens=assume_output_tokens,
-                         seed=seed, reuse=not no_reuse)
+                         seed=seed, reuse=not no_reuse, batch=_batch_options(batch, poll_interval, batch_size))
     console = Console(stderr=True)
     bar = RichProgress(console) if progress and not dry_run else None
     try:
@@ -128,6 +150,7 @@ def run_cmd(
                                    dry_run=dry_run, on_plan=lambda p: _print_plan(console, p), progress=bar or NO_PROGRESS)
     except KeyboardInterrupt:
         console.print("interrupted: every finished call is in the journal; run the same command again to resume")
+        _print_left_running(console, runs, entry.name)
         raise typer.Exit(130) from None
     if not isinstance(result, RunSummary):
         return

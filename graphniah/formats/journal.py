@@ -20,12 +20,16 @@ which were not finished as far as the journal is concerned. If the crash comes a
 written, the next start sees the ``ok`` record and does not send it again. Hence every example has
 at most one ``ok`` record per settings hash, and every acknowledged one survives.
 
-**Format.** Every line is one :class:`RunRecord`, read and written only through that model. Lines
-carry ``format_version`` (currently 3). Version 1 is the same record without the field (journals
-written before versions existed); version 2 is version 3 without the optional ``example_sha256``
-and ``reused_from``. Both are upgraded on reading by setting the version (the new fields stay
-None), so an old journal keeps working and a resumed run appends version-3 lines after its older
-ones. Any other version is an error naming file, line and version (see :mod:`graphniah.formats`). Which record of
+**Format.** Every line is one :class:`RunRecord` (a finished call) or one :class:`BatchRecord`
+(a step of a provider batch, ``"kind": "batch"``: ``graphniah run --batch``), read and written only
+through those models. Lines carry ``format_version`` (currently 4). Version 1 is the run record
+without the field (journals written before versions existed); version 2 is version 3 without the
+optional ``example_sha256`` and ``reused_from``; version 3 is version 4 without ``batch_id`` and
+knows no batch lines. All are upgraded on reading by setting the version (the new fields stay
+None), so an old journal keeps working and a resumed run appends version-4 lines after its older
+ones; a graphniah that reads version 3 at most refuses a journal with batch lines instead of
+misreading it. :func:`read_journal` and :attr:`Journal.records` give the run records,
+:func:`read_batches` and :attr:`Journal.batches` the batch records. Any other version is an error naming file, line and version (see :mod:`graphniah.formats`). Which record of
 an example counts, and how it is scored, is decided in :mod:`graphniah.scoring` only.
 """
 
@@ -80,9 +84,11 @@ class RunRecord(Frozen):
     version 2 and older): an answer is reused only for the same bytes. ``reused_from`` names the
     other suite's journal an ``ok`` answer was taken from instead of being sent again (same example
     bytes, model and settings hash); such a record cost this run nothing, so its costs are 0.
+    ``batch_id`` names the provider batch the answer came from (None for a direct call; version 3
+    and older have none): its costs are at the batch price.
     """
 
-    format_version: Literal[3] = 3  # first, so a line says its version before anything else
+    format_version: Literal[4] = 4  # first, so a line says its version before anything else
     example_id: str
     model: str
     settings_hash: str
@@ -105,6 +111,7 @@ class RunRecord(Frozen):
     finished_at: str
     example_sha256: str | None = None
     reused_from: str | None = None
+    batch_id: str | None = None
 
     @property
     def spent_usd(self) -> float:
@@ -122,20 +129,75 @@ class Recovery:
 
     records: tuple[RunRecord, ...]
     dropped_bytes: int
+    batches: tuple[BatchRecord, ...] = ()
 
+
+BatchEvent = Literal["intent", "uploaded", "created", "polled", "collected", "abandoned"]
+
+
+class BatchCounts(Frozen):
+    """A batch's request counts as the provider last reported them."""
+
+    total: int = Field(ge=0)
+    completed: int = Field(ge=0)
+    failed: int = Field(ge=0)
+
+
+class BatchRecord(Frozen):
+    """One step of a provider batch (``graphniah run --batch``), journaled before the step's effect counts.
+
+    ``key`` identifies the batch from its ``intent`` on, before the provider knows it: the uploaded
+    file's name and the batch's metadata carry it, so a run killed between upload and create, or
+    between create and the journal line that holds the batch id, finds the file and the batch again
+    at the provider instead of submitting a second time. The events, in order:
+
+    - ``intent`` (before the upload): ``custom_ids`` (the example ids sent, one request each),
+      ``provider``, ``estimate_usd`` (at the batch price) and ``attempt`` (1 for an example's first
+      batch, one more each time a failed or expired line is sent again);
+    - ``uploaded``: ``file_id``;
+    - ``created``: ``batch_id`` (and ``status``); from here the batch is in flight;
+    - ``polled``: a new ``status`` and ``counts``;
+    - ``collected``: the answers are in the journal (as run records with this ``batch_id``);
+    - ``abandoned``: nothing was submitted (the upload or the creation was refused for good), so
+      the ids are free to be sent again; ``note`` says why.
+    """
+
+    format_version: Literal[4] = 4
+    kind: Literal["batch"] = "batch"
+    event: BatchEvent
+    key: str
+    model: str
+    settings_hash: str
+    at: str
+    provider: str | None = None
+    custom_ids: tuple[str, ...] = ()
+    attempt: int = Field(default=1, ge=1)
+    estimate_usd: float | None = None
+    file_id: str | None = None
+    batch_id: str | None = None
+    status: str | None = None
+    counts: BatchCounts | None = None
+    note: str = ""
+
+
+JournalLine = RunRecord | BatchRecord
 
 JOURNAL_FORMAT = Format(
-    "run record", RunRecord.model_fields["format_version"].default, {1: add_version(2), 2: add_version(3)},
+    "run record", RunRecord.model_fields["format_version"].default,
+    {1: add_version(2), 2: add_version(3), 3: add_version(4)},
     hint="the journal was edited or damaged — move it away to start over",
 )
 
 
-def parse_record(line: bytes, where: str) -> RunRecord:
-    """One journal line as a :class:`RunRecord` (older versions upgraded); errors name ``where``."""
+def parse_record(line: bytes, where: str) -> JournalLine:
+    """One journal line as a :class:`RunRecord` or :class:`BatchRecord` (older versions upgraded); errors name ``where``."""
     try:
+        if line.startswith(_FAST_BATCH):
+            return BatchRecord.model_validate_json(line)
         if line.startswith(_FAST):
             return RunRecord.model_validate_json(line)
-        return RunRecord.model_validate(JOURNAL_FORMAT.parse_json(line, where))
+        obj = JOURNAL_FORMAT.parse_json(line, where)
+        return BatchRecord.model_validate(obj) if obj.get("kind") == "batch" else RunRecord.model_validate(obj)
     except ValidationError as err:
         JOURNAL_FORMAT.parse_json(line, where)  # a line that is not JSON, or of another version, says so
         raise GraphNIAHError(f"{where}: not a valid run record ({validation_detail(err)}); "
@@ -143,14 +205,14 @@ def parse_record(line: bytes, where: str) -> RunRecord:
 
 
 _FAST = JOURNAL_FORMAT.fast_prefix()
+_FAST_BATCH = _FAST + b'"kind":"batch",'
 
 
-def _parse(path: Path, data: bytes) -> list[RunRecord]:
+def _parse(path: Path, data: bytes) -> list[JournalLine]:
     return [parse_record(line, f"{path}:{lineno}") for lineno, line in enumerate(data.split(b"\n"), 1) if line.strip()]
 
 
-def read_journal(path: str | os.PathLike[str]) -> list[RunRecord]:
-    """The complete records of a journal (a partial last line is ignored; nothing is changed)."""
+def _read_lines(path: str | os.PathLike[str]) -> list[JournalLine]:
     p = Path(path)
     try:
         data = p.read_bytes()
@@ -158,6 +220,16 @@ def read_journal(path: str | os.PathLike[str]) -> list[RunRecord]:
         return []
     end = data.rfind(b"\n") + 1
     return _parse(p, data[:end])
+
+
+def read_journal(path: str | os.PathLike[str]) -> list[RunRecord]:
+    """The complete run records of a journal (a partial last line is ignored; nothing is changed)."""
+    return [r for r in _read_lines(path) if isinstance(r, RunRecord)]
+
+
+def read_batches(path: str | os.PathLike[str]) -> list[BatchRecord]:
+    """The complete batch records of a journal, in the order they were written."""
+    return [r for r in _read_lines(path) if isinstance(r, BatchRecord)]
 
 
 class Journal:
@@ -189,13 +261,20 @@ class Journal:
             # The tail is a write that a crash cut short; it never counted as finished.
             os.ftruncate(self._fd, end)
             os.fsync(self._fd)
-        return Recovery(tuple(_parse(self.path, data[:end])), dropped)
+        lines = _parse(self.path, data[:end])
+        return Recovery(tuple(r for r in lines if isinstance(r, RunRecord)), dropped,
+                        tuple(r for r in lines if isinstance(r, BatchRecord)))
 
     @property
     def records(self) -> tuple[RunRecord, ...]:
         return self.recovery.records
 
-    def append(self, records: Sequence[RunRecord]) -> None:
+    @property
+    def batches(self) -> tuple[BatchRecord, ...]:
+        """The batch records found on opening (appended ones are not added)."""
+        return self.recovery.batches
+
+    def append(self, records: Sequence[JournalLine]) -> None:
         """Write the records' lines with one ``write`` and make them durable with ``fsync``."""
         if not records:
             return

@@ -155,7 +155,7 @@ def _record(eid: str, **kw) -> RunRecord:
                      response="\\answer{YES}", attempts=1, finished_at="2026-11-01T00:00:00+00:00", **kw)
 
 
-def test_a_version_1_journal_reads_and_a_resumed_run_appends_version_3_lines(tmp_path):
+def test_a_version_1_journal_reads_and_a_resumed_run_appends_version_4_lines(tmp_path):
     path = tmp_path / "runs" / "s" / "m.jsonl"
     path.parent.mkdir(parents=True)
     old = [_record("a", reasoning_effort="low"), _record("b")]
@@ -168,13 +168,13 @@ def test_a_version_1_journal_reads_and_a_resumed_run_appends_version_3_lines(tmp
     lines = path.read_text().splitlines()
     assert ['"format_version"' in line for line in lines] == [False, False, True]
     assert [r.example_id for r in read_journal(path)] == ["a", "b", "c"]
-    assert json.loads(lines[-1])["format_version"] == 3
+    assert json.loads(lines[-1])["format_version"] == 4
 
 
 def test_a_version_2_journal_line_reads_without_the_example_hash_and_reuse(tmp_path):
     path = tmp_path / "m.jsonl"
-    v3 = json.loads(_record("a").model_dump_json())
-    v2 = {k: v for k, v in v3.items() if k not in ("example_sha256", "reused_from")} | {"format_version": 2}
+    v4 = json.loads(_record("a").model_dump_json())
+    v2 = {k: v for k, v in v4.items() if k not in ("example_sha256", "reused_from", "batch_id")} | {"format_version": 2}
     path.write_text(json.dumps(v2) + "\n")
     (rec,) = read_journal(path)
     assert rec == _record("a") and rec.example_sha256 is None and rec.reused_from is None
@@ -183,7 +183,7 @@ def test_a_version_2_journal_line_reads_without_the_example_hash_and_reuse(tmp_p
 def test_journal_lines_of_another_version_are_refused_naming_file_and_line(tmp_path):
     path = tmp_path / "m.jsonl"
     good = _record("a").model_dump_json()
-    path.write_text(good + "\n" + good.replace('"format_version":3', '"format_version":7', 1) + "\n")
+    path.write_text(good + "\n" + good.replace('"format_version":4', '"format_version":7', 1) + "\n")
     with pytest.raises(GraphNIAHError, match=r"m\.jsonl:2: run record format_version 7 is not supported"):
         read_journal(path)
     path.write_text(json.dumps(json.loads(good) | {"task": "essay"}) + "\n")

@@ -1,0 +1,458 @@
+r"""A fake provider batch service on 127.0.0.1: OpenAI's files and batches API, answered by a keyless policy.
+
+What ``graphniah run --batch`` is tested and measured against (``tests/run/test_batch*.py``,
+``tests/faults/test_batch_kill.py``, ``bench/batch.py``). It speaks the OpenAI-compatible flow that
+LiteLLM's ``create_file`` / ``create_batch`` / ``retrieve_batch`` / ``list_batches`` /
+``file_content`` send:
+
+- ``POST /v1/files`` (multipart: ``purpose``, ``file``), ``GET /v1/files`` (list),
+  ``GET /v1/files/{id}``, ``GET /v1/files/{id}/content``;
+- ``POST /v1/batches`` (``input_file_id``, ``endpoint``, ``completion_window``, ``metadata``),
+  ``GET /v1/batches`` (newest first, ``limit`` and ``after``), ``GET /v1/batches/{id}``,
+  ``POST /v1/batches/{id}/cancel``.
+
+Each line of an input file is a ``/v1/chat/completions`` request; its answer is the policy's
+(:class:`graphniah.run.serve.policies.PolicyApp`: oracle, random, always-NO), wrapped as the
+provider wraps a batch output line (``{"custom_id", "response": {"status_code", "body"}}``), so
+scores are what the same policy gives direct calls. A batch is ``validating`` when created and
+finishes on its ``polls_to_complete``-th retrieval (:class:`BatchFaults`), when its lines are
+answered all at once.
+
+What it can do to a client (:class:`BatchFaults`): fail chosen lines on their first submission
+(a 500 line in the error file), expire chosen batches (every line goes to the error file as
+``batch_expired``), answer 429 to the first creations, hold one request at a chosen point until
+the test releases it (``pause``: before a creation takes effect, after it, or before a results
+download) so a test can kill the client exactly there, and slow downloads. Its state (files,
+batches and counts) is written to ``state_dir`` after every change, so a server started again on
+the same folder (a restart in the middle of a run) keeps every batch.
+
+It counts, per custom id, the submissions (lines in created batches: what a provider bills) and
+the answers it produced (:attr:`BatchServer.submitted`, :attr:`BatchServer.answered`): the exactly
+once tests compare them with the journal.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from email.parser import BytesParser
+from email.policy import HTTP
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import parse_qs, urlparse
+
+from graphniah.atomic import atomic_write_bytes, atomic_write_text
+from graphniah.errors import GraphNIAHError
+from graphniah.run.serve.policies import Policy, PolicyApp, PolicyServer, Rejection
+
+Pause = Literal["create-before", "create-after", "content"]
+_MAX_BODY = 512 << 20  # an OpenAI batch file may hold 200 MB
+
+
+@dataclass(frozen=True)
+class BatchFaults:
+    """What the fake service does to its client.
+
+    Parameters
+    ----------
+    polls_to_complete : int
+        A batch finishes on its n-th retrieval (1: the first poll sees it done).
+    fail_first : frozenset of str
+        Custom ids whose first submission fails (a 500 line in the error file); later ones succeed.
+    expire : frozenset of int
+        The n-th created batches (counting from 1, over the server's life) expire: no line answered.
+    rate_limit_creates : int
+        The first this many ``POST /v1/batches`` answer 429 (nothing is created).
+    pause : {"create-before", "create-after", "content"} or None
+        Hold the first such request until :meth:`BatchServer.release`: before a creation (which then
+        fails with 503 and creates nothing), after a creation (the reply then goes out), or before a
+        results download. :attr:`BatchServer.paused` is set when a request is held.
+    content_delay_s : float
+        Sleep before each results download.
+    """
+
+    polls_to_complete: int = 1
+    fail_first: frozenset[str] = frozenset()
+    expire: frozenset[int] = frozenset()
+    rate_limit_creates: int = 0
+    pause: Pause | None = None
+    content_delay_s: float = 0.0
+
+
+def _now() -> int:
+    return int(time.time())
+
+
+class BatchState:
+    """The service's files, batches and counts, persisted as ``state.json`` beside a ``files/`` folder."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        (folder / "files").mkdir(parents=True, exist_ok=True)
+        path = folder / "state.json"
+        doc: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
+        self.files: dict[str, dict[str, Any]] = doc.get("files", {})
+        self.batches: dict[str, dict[str, Any]] = doc.get("batches", {})
+        self.submitted: Counter[str] = Counter(doc.get("submitted", {}))
+        self.answered: Counter[str] = Counter(doc.get("answered", {}))
+        self.failed_once: set[str] = set(doc.get("failed_once", []))
+        self.creates: int = int(doc.get("creates", 0))
+        self.rate_limited: int = int(doc.get("rate_limited", 0))
+        self.paused_once: bool = bool(doc.get("paused_once", False))
+
+    def save(self) -> None:
+        doc = {"files": self.files, "batches": self.batches, "submitted": dict(self.submitted),
+               "answered": dict(self.answered), "failed_once": sorted(self.failed_once), "creates": self.creates,
+               "rate_limited": self.rate_limited, "paused_once": self.paused_once}
+        atomic_write_text(self.folder / "state.json", json.dumps(doc))
+
+    def file_path(self, file_id: str) -> Path:
+        return self.folder / "files" / file_id
+
+    def add_file(self, data: bytes, filename: str, purpose: str) -> dict[str, Any]:
+        fid = f"file-{uuid.uuid4().hex[:24]}"
+        atomic_write_bytes(self.file_path(fid), data)
+        obj = {"id": fid, "object": "file", "bytes": len(data), "created_at": _now(), "filename": filename,
+               "purpose": purpose, "status": "processed", "status_details": None}
+        self.files[fid] = obj
+        return obj
+
+
+def _error_line(custom_id: str, status: int | None, code: str, message: str) -> dict[str, Any]:
+    if status is None:  # a line the batch never ran (expired): no response, an error object
+        return {"id": f"batch_req_{uuid.uuid4().hex}", "custom_id": custom_id, "response": None,
+                "error": {"code": code, "message": message}}
+    return {"id": f"batch_req_{uuid.uuid4().hex}", "custom_id": custom_id,
+            "response": {"status_code": status, "request_id": uuid.uuid4().hex,
+                         "body": {"error": {"message": message, "type": "server_error", "code": code}}},
+            "error": None}
+
+
+class BatchApp:
+    """The service without its HTTP plumbing (thread-safe: one lock over the state)."""
+
+    def __init__(self, policy: Policy, state_dir: Path, faults: BatchFaults, seed: int = 0, prompts: str | Path | None = None):
+        self.policy = PolicyApp(policy, seed=seed, prompts=prompts)
+        self.faults = faults
+        self.state = BatchState(state_dir)
+        self.lock = threading.RLock()
+        self.paused = threading.Event()
+        self.released = threading.Event()
+
+    # -- pausing --------------------------------------------------------------------------------
+
+    def hold(self, point: Pause) -> bool:
+        """Hold the calling request if the faults pause at ``point`` and no request was held yet."""
+        with self.lock:
+            if self.faults.pause != point or self.state.paused_once:
+                return False
+            self.state.paused_once = True
+            self.state.save()
+        self.paused.set()
+        self.released.wait(120)
+        return True
+
+    # -- files ----------------------------------------------------------------------------------
+
+    def upload(self, content_type: str, body: bytes) -> dict[str, Any]:
+        msg = BytesParser(policy=HTTP).parsebytes(b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + body)
+        if not msg.is_multipart():
+            raise Rejection(400, "a file upload must be multipart/form-data", "invalid_request", "invalid_request_error")
+        fields: dict[str, tuple[str | None, bytes]] = {}
+        for part in msg.iter_parts():
+            name = part.get_param("name", header="content-disposition")
+            payload = part.get_payload(decode=True)
+            if isinstance(name, str) and isinstance(payload, bytes):
+                fields[name] = (part.get_filename(), payload)
+        if "file" not in fields or "purpose" not in fields:
+            raise Rejection(400, "a file upload needs 'file' and 'purpose'", "invalid_request", "invalid_request_error")
+        filename, data = fields["file"]
+        with self.lock:
+            obj = self.state.add_file(data, filename or "upload.jsonl", fields["purpose"][1].decode())
+            self.state.save()
+        return obj
+
+    def file(self, file_id: str) -> dict[str, Any]:
+        with self.lock:
+            if file_id not in self.state.files:
+                raise Rejection(404, f"no file {file_id}", "not_found", "invalid_request_error")
+            return self.state.files[file_id]
+
+    def content(self, file_id: str) -> bytes:
+        self.file(file_id)
+        if self.faults.content_delay_s:
+            time.sleep(self.faults.content_delay_s)
+        self.hold("content")
+        return self.state.file_path(file_id).read_bytes()
+
+    # -- batches --------------------------------------------------------------------------------
+
+    def create(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        fid = str(payload.get("input_file_id") or "")
+        lines = self._lines(fid)
+        if self.hold("create-before"):
+            raise Rejection(503, "the service was interrupted before creating the batch", "unavailable", "server_error")
+        with self.lock:
+            if self.state.rate_limited < self.faults.rate_limit_creates:
+                self.state.rate_limited += 1
+                self.state.save()
+                raise Rejection(429, "too many batch creations; retry later", "rate_limit_exceeded", "requests",
+                                headers={"Retry-After": "0"})
+            self.state.creates += 1
+            bid = f"batch_{uuid.uuid4().hex[:24]}"
+            obj = {"id": bid, "object": "batch", "endpoint": payload.get("endpoint", "/v1/chat/completions"), "errors": None,
+                   "input_file_id": fid, "completion_window": payload.get("completion_window", "24h"),
+                   "status": "validating", "output_file_id": None, "error_file_id": None, "created_at": _now(),
+                   "in_progress_at": None, "expires_at": _now() + 86400, "finalizing_at": None, "completed_at": None,
+                   "failed_at": None, "expired_at": None, "cancelling_at": None, "cancelled_at": None,
+                   "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
+                   "metadata": dict(payload.get("metadata") or {}), "_polls": 0, "_seq": self.state.creates}
+            for line in lines:
+                self.state.submitted[str(line.get("custom_id"))] += 1
+            self.state.batches[bid] = obj
+            self.state.save()
+        self.hold("create-after")
+        return self._public(obj)
+
+    def _lines(self, file_id: str) -> list[dict[str, Any]]:
+        self.file(file_id)
+        try:
+            lines = [json.loads(x) for x in self.state.file_path(file_id).read_bytes().splitlines() if x.strip()]
+        except ValueError as err:
+            raise Rejection(400, f"input file {file_id} is not JSON lines ({err})", "invalid_file", "invalid_request_error") from None
+        ids = [str(x.get("custom_id")) for x in lines]
+        if not lines or len(set(ids)) != len(ids):
+            raise Rejection(400, f"input file {file_id} is empty or repeats a custom_id", "invalid_file", "invalid_request_error")
+        return lines
+
+    @staticmethod
+    def _public(obj: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in obj.items() if not k.startswith("_")}
+
+    def retrieve(self, batch_id: str) -> dict[str, Any]:
+        with self.lock:
+            obj = self.state.batches.get(batch_id)
+            if obj is None:
+                raise Rejection(404, f"no batch {batch_id}", "not_found", "invalid_request_error")
+            if obj["status"] in ("validating", "in_progress"):
+                obj["_polls"] += 1
+                obj["status"], obj["in_progress_at"] = "in_progress", obj["in_progress_at"] or _now()
+                if obj["_polls"] >= self.faults.polls_to_complete:
+                    self._finish(obj)
+                self.state.save()
+            return self._public(obj)
+
+    def cancel(self, batch_id: str) -> dict[str, Any]:
+        with self.lock:
+            obj = self.state.batches.get(batch_id)
+            if obj is None:
+                raise Rejection(404, f"no batch {batch_id}", "not_found", "invalid_request_error")
+            if obj["status"] in ("validating", "in_progress"):
+                obj["status"], obj["cancelled_at"] = "cancelled", _now()
+                self.state.save()
+            return self._public(obj)
+
+    def list(self, limit: int, after: str | None) -> dict[str, Any]:
+        with self.lock:
+            ordered = sorted(self.state.batches.values(), key=lambda b: (b["_seq"]), reverse=True)
+        if after is not None:
+            ids = [b["id"] for b in ordered]
+            ordered = ordered[ids.index(after) + 1:] if after in ids else []
+        page = ordered[:limit]
+        return {"object": "list", "data": [self._public(b) for b in page], "first_id": page[0]["id"] if page else None,
+                "last_id": page[-1]["id"] if page else None, "has_more": len(ordered) > len(page)}
+
+    def _finish(self, obj: dict[str, Any]) -> None:
+        """Answer a batch's lines (or expire them) and write its output and error files."""
+        lines = self._lines(obj["input_file_id"])
+        expired = obj["_seq"] in self.faults.expire
+        out: list[dict[str, Any]] = []
+        err: list[dict[str, Any]] = []
+        for line in lines:
+            cid = str(line["custom_id"])
+            if expired:
+                err.append(_error_line(cid, None, "batch_expired", "This request could not be executed before the completion window expired."))
+            elif cid in self.faults.fail_first and cid not in self.state.failed_once:
+                self.state.failed_once.add(cid)
+                err.append(_error_line(cid, 500, "server_error", "The server had an error while processing this request."))
+            else:
+                out.append(self._answer(cid, line))
+        now = _now()
+        if out:
+            obj["output_file_id"] = self.state.add_file(b"".join(json.dumps(x).encode() + b"\n" for x in out),
+                                                        f"{obj['id']}_output.jsonl", "batch_output")["id"]
+        if err:
+            obj["error_file_id"] = self.state.add_file(b"".join(json.dumps(x).encode() + b"\n" for x in err),
+                                                       f"{obj['id']}_error.jsonl", "batch_output")["id"]
+        obj["request_counts"] = {"total": len(lines), "completed": len(out), "failed": 0 if expired else len(err)}
+        obj["status"] = "expired" if expired else "completed"
+        obj["expired_at" if expired else "completed_at"] = now
+        obj["finalizing_at"] = now
+
+    def _answer(self, cid: str, line: Mapping[str, Any]) -> dict[str, Any]:
+        try:
+            body = self.policy.complete(line.get("body") or {}, None)
+            status = 200
+        except Rejection as rej:
+            return _error_line(cid, rej.status, rej.code, rej.message)
+        self.state.answered[cid] += 1
+        return {"id": f"batch_req_{uuid.uuid4().hex}", "custom_id": cid,
+                "response": {"status_code": status, "request_id": uuid.uuid4().hex, "body": body}, "error": None}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silent: request lines would be noise, and headers (keys) must never be logged."""
+
+    def _send(self, status: int, body: bytes, headers: Mapping[str, str] | None = None,
+              content_type: str = "application/json") -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client is gone (killed): nothing to do
+
+    def _json(self, obj: Any) -> None:
+        self._send(200, json.dumps(obj).encode())
+
+    def _route(self, method: str) -> None:
+        app = self.server.app
+        url = urlparse(self.path)
+        parts = [p for p in url.path.split("/") if p]
+        if parts[:1] == ["v1"]:
+            parts = parts[1:]
+        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        try:
+            body = self._body() if method == "POST" else b""
+            self._dispatch(app, method, parts, query, body)
+        except Rejection as rej:
+            self._send(rej.status, rej.body(), rej.headers)
+        except ValueError as err:
+            self._send(400, Rejection(400, f"bad request ({err})", "invalid_request", "invalid_request_error").body())
+
+    def _body(self) -> bytes:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > _MAX_BODY:
+            raise Rejection(413, "request body too large", "invalid_body", "invalid_request_error")
+        return self.rfile.read(length) if length > 0 else b""
+
+    def _dispatch(self, app: BatchApp, method: str, parts: list[str], query: Mapping[str, str], body: bytes) -> None:
+        route = (method, *parts[:1], *(["{id}"] if len(parts) > 1 else []), *parts[2:])
+        if route == ("GET", "health"):
+            self._json({"status": "ok"})
+        elif route == ("POST", "files"):
+            self._json(app.upload(self.headers.get("Content-Type") or "", body))
+        elif route == ("GET", "files"):
+            with app.lock:
+                data = [f for f in app.state.files.values() if query.get("purpose") in (None, f["purpose"])]
+            self._json({"object": "list", "data": data, "has_more": False})
+        elif route == ("GET", "files", "{id}"):
+            self._json(app.file(parts[1]))
+        elif route == ("GET", "files", "{id}", "content"):
+            self._send(200, app.content(parts[1]), content_type="application/octet-stream")
+        elif route == ("POST", "batches"):
+            self._json(app.create(json.loads(body or b"{}")))
+        elif route == ("GET", "batches"):
+            self._json(app.list(int(query.get("limit", 20)), query.get("after")))
+        elif route == ("GET", "batches", "{id}"):
+            self._json(app.retrieve(parts[1]))
+        elif route == ("POST", "batches", "{id}", "cancel"):
+            self._json(app.cancel(parts[1]))
+        else:
+            raise Rejection(404, f"no route {method} {self.path}", "not_found", "invalid_request_error")
+
+    def do_GET(self) -> None:
+        self._route("GET")
+
+    def do_POST(self) -> None:
+        self._route("POST")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 64
+
+    def __init__(self, address: tuple[str, int], app: BatchApp):
+        super().__init__(address, _Handler)
+        self.app = app
+
+
+class BatchServer(PolicyServer):
+    """The fake batch service running on 127.0.0.1 in a background thread; use as a context manager.
+
+    The policy server's plumbing (``port``, ``url``, ``start``, ``serve_forever``, the context
+    manager) around the batch service's app and routes.
+
+    Parameters
+    ----------
+    policy : {"oracle", "random", "always-no"}
+        Who answers the requests.
+    state_dir : path, optional
+        Where the state is kept (a temporary folder if None); a server started again on the same
+        folder (and port) carries on where the last one stopped.
+    faults : BatchFaults, optional
+        What to do to the client.
+    port : int
+        0 picks a free port.
+    """
+
+    def __init__(self, policy: Policy = "oracle", *, state_dir: str | Path | None = None,
+                 faults: BatchFaults | None = None, port: int = 0, seed: int = 0, prompts: str | Path | None = None):
+        self._tmp = tempfile.TemporaryDirectory(prefix="graphniah-batches-") if state_dir is None else None
+        folder = Path(self._tmp.name if self._tmp is not None else state_dir)  # type: ignore[arg-type]  # one of the two is set
+        self.batch_app = BatchApp(policy, folder, faults or BatchFaults(), seed=seed, prompts=prompts)
+        self.app = self.batch_app.policy
+        try:
+            self._httpd = _Server(("127.0.0.1", port), self.batch_app)  # type: ignore[assignment]  # the batch routes, same server class
+        except OSError as err:
+            raise GraphNIAHError(f"cannot listen on 127.0.0.1:{port}: {err.strerror}") from None
+        self._thread = None
+
+    @property
+    def submitted(self) -> Counter[str]:
+        """Submissions per custom id: how many created batches held a line with it."""
+        with self.batch_app.lock:
+            return Counter(self.batch_app.state.submitted)
+
+    @property
+    def answered(self) -> Counter[str]:
+        """Answers produced per custom id (lines of output files)."""
+        with self.batch_app.lock:
+            return Counter(self.batch_app.state.answered)
+
+    @property
+    def paused(self) -> threading.Event:
+        return self.batch_app.paused
+
+    def release(self) -> None:
+        """Let a held request go on."""
+        self.batch_app.released.set()
+
+    def stop(self) -> None:
+        self.release()  # a held request must not keep its handler thread waiting
+        super().stop()
+
+    def close(self) -> None:
+        """Stop and remove a temporary state folder."""
+        self.stop()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
