@@ -18,6 +18,7 @@ from typer.models import CommandInfo
 
 from graphniah.cli import (  # noqa: F401  (registers commands)
     baselines,
+    batches,
     build,
     corpora,
     dataset,
