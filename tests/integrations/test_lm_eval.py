@@ -53,6 +53,7 @@ class LmRun:
     results: dict[str, Any]  # results_<date>.json
     samples: dict[str, list[dict[str, Any]]]  # task -> the samples_graphniah_<task>_<date>.jsonl lines
     received: list[str]  # the messages of each request the server answered, as JSON
+    settings: list[dict[str, Any]]  # the generation settings of each request (max_tokens, stop), as lm-eval sent them
     imported: frozenset[str]  # every module the lm-eval process imported
 
 
@@ -70,17 +71,24 @@ def _readme_command() -> list[str]:
     return shlex.split(lines[0])
 
 
-def _recording(server: PolicyServer) -> list[str]:
-    """Keep the messages of every request the server answers (its policy answers them as before)."""
+def _recording(server: PolicyServer) -> tuple[list[str], list[dict[str, Any]]]:
+    """Keep the messages and the generation settings of every request the server answers (its policy
+    answers them as before, ignoring the settings)."""
     seen: list[str] = []
-    answer = server.app.answer
+    settings: list[dict[str, Any]] = []
+    answer, complete = server.app.answer, server.app.complete
 
     def record(messages: Any) -> Any:
         seen.append(json.dumps([{"role": m["role"], "content": m["content"]} for m in messages], ensure_ascii=False))
         return answer(messages)
 
+    def record_settings(payload: Any, authorization: Any) -> Any:
+        settings.append({k: payload.get(k) for k in ("max_tokens", "max_completion_tokens", "stop")})
+        return complete(payload, authorization)
+
     server.app.answer = record  # type: ignore[method-assign]
-    return seen
+    server.app.complete = record_settings  # type: ignore[method-assign]
+    return seen, settings
 
 
 def _with(cmd: list[str], include_path: str, base_url: str, more_args: str = "") -> list[str]:
@@ -165,7 +173,7 @@ def lm(tmp_path_factory: pytest.TempPathFactory) -> LmSetup:
         tail = "\n".join(ln for ln in stderr.splitlines() if not ln.startswith("import time:"))[-4000:]
         assert proc.returncode == 0, f"lm-eval against {policy}: {stdout}\n{tail}"
         results, samples = _read_outputs(root / "out" / policy)
-        runs[policy] = LmRun(policy, results, samples, received[policy], _imports(stderr))
+        runs[policy] = LmRun(policy, results, samples, received[policy][0], received[policy][1], _imports(stderr))
     return LmSetup(dataset, {e.id: e for e in examples}, runs)
 
 
@@ -194,6 +202,16 @@ def test_each_request_carries_the_examples_own_messages(lm):
     for policy, run in lm.runs.items():
         assert Counter(run.received) == want, policy  # one request per example, system then user, unchanged
         assert {json.loads(m)[0]["role"] for m in run.received} == {"system"}
+
+
+@pytest.mark.slow
+def test_each_request_asks_for_a_long_reply_with_no_stop_sequence(lm):
+    """What lm-eval sends, recorded at the server: the 16,384 reply tokens the docs promise (lm-eval's own
+    default is 256) and no stop sequence (lm-eval's default stops at a blank line, and replies reason in
+    paragraphs before the answer line). The policy servers ignore both, so only this record shows them."""
+    for policy, run in lm.runs.items():
+        assert len(run.settings) == len(run.received) == len(lm.examples), policy
+        assert all(s == {"max_tokens": 16384, "max_completion_tokens": None, "stop": []} for s in run.settings), (policy, run.settings[:2])
 
 
 def _journal(run: LmRun, lm: LmSetup, runs_root: Path) -> Path:

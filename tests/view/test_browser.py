@@ -217,3 +217,76 @@ def test_list_example_shows_what_each_run_found(list_suite, browser, tmp_path) -
     assert 0 < k < n
     browser.screenshot(tmp_path / "list-random.png")
     assert browser.errors == [], browser.errors
+
+
+def test_list_overlay_classes_follow_the_chosen_run(list_suite, browser, tmp_path) -> None:
+    """The forest and the gold list as each run colours them, switching runs in place: a paper at forest
+    node 0 marked, the "N extra" count of the summary with the papers not drawn, gold lines coloured by
+    what the run found, and no class of the previous run left behind. Expected values from the overlay
+    data (checked against the snapshot in test_overlay.py) and from the example itself."""
+    import shutil
+
+    from graphniah.formats.examples import write_examples
+    from graphniah.formats.journal import Journal, RunRecord
+    from graphniah.text import load_prompts
+    from graphniah.view.data import load_answers
+    from graphniah.view.pages import example_page_data
+
+    base = list_suite.example
+    first = next(p for p in base.papers if p not in set(base.targets))
+    ex = base.model_copy(update={"papers": (first, *(p for p in base.papers if p != first))})  # forest node 0: outside the truth
+    path = tmp_path / "examples" / "lists.jsonl"
+    write_examples(path, [ex])
+    runs = tmp_path / "runs" / "lists"
+    runs.mkdir(parents=True)
+    for name in ("local-oracle", "local-random"):
+        shutil.copy(list_suite.runs_dir / f"{name}.jsonl", runs)
+    cards = PaperLookup(list_suite.snapshots).cards(ex)
+    assert cards is not None
+    truth = ex.answer.split("\n")
+    n = len(truth)
+    raw = "\n".join([truth[0], truth[-1], cards[first].title])
+    with Journal(runs / "crafted.jsonl") as j:
+        j.append([RunRecord(example_id=ex.id, model="crafted", settings_hash="h-crafted", status="ok", task="list", answer=ex.answer,
+                            response=f"\\answer{{{raw}}}", attempts=1, finished_at="2026-11-01T00:00:00+00:00")])
+    labels, answers = load_answers(runs)
+    overlays = {r["run"]: r["overlay"] for r in example_page_data(ex, cards, labels, answers, None, load_prompts(None))["runs"]}
+    site = build_viewer(path, tmp_path / "site", runs=runs, snapshots=list_suite.snapshots).out
+    page = (site / "example.html").as_uri() + f"#id={ex.id}"
+    circles = "Array.from(document.querySelectorAll('#forest circle.node.{}')).map(c => Number(c.dataset.paper)).sort((a, b) => a - b)"
+    lines = "Array.from(document.querySelectorAll('#gold-list li.{}')).map(li => Number(li.dataset.line)).sort((a, b) => a - b)"
+
+    def shown(label: str) -> dict[str, list[int]]:
+        browser.wait_for(f"document.querySelector('#run-select').value === {json.dumps(label)}")
+        return {f"{cls} {what}": browser.eval(query.format(cls)) for cls in ("found", "missed", "extra")
+                for what, query in (("circles", circles), ("lines", lines))}
+
+    browser.open(page + "&run=local-random", settle=0.2)
+    browser.wait_for("document.querySelector('#forest svg.overlay') !== null")
+    rnd = overlays["local-random"]
+    hits = [i for i in range(n) if rnd["hits"][i] == "1"]
+    assert shown("local-random") == {
+        "found circles": sorted(ex.targets[i] for i in hits), "missed circles": sorted(t for i, t in enumerate(ex.targets) if i not in hits),
+        "extra circles": sorted(ex.papers[v] for v in rnd["extra"]), "found lines": hits,
+        "missed lines": [i for i in range(n) if i not in hits], "extra lines": []}
+    summary = browser.eval("document.querySelector('#overlay-summary').textContent")
+    assert rnd["extra_undrawn"] > 0
+    assert f"{len(rnd['extra']) + rnd['extra_undrawn']} extra (" in summary  # the count includes the papers not drawn
+    assert f"{rnd['extra_undrawn']} of them in distractor components, not drawn" in summary
+
+    browser.eval("location.hash = " + json.dumps(f"id={ex.id}&run=crafted"))  # another run of the same page
+    assert shown("crafted") == {
+        "found circles": sorted([ex.targets[0], ex.targets[-1]]), "missed circles": sorted(ex.targets[1:-1]),
+        "extra circles": [first], "found lines": [0, n - 1], "missed lines": list(range(1, n - 1)), "extra lines": []}
+    assert overlays["crafted"]["extra"] == [0]  # the paper at node 0
+    assert f"2 found and {n - 2} missed of the {n} reachable papers; 1 extra (" in browser.eval(
+        "document.querySelector('#overlay-summary').textContent")
+
+    browser.eval("location.hash = " + json.dumps(f"id={ex.id}&run=local-oracle"))
+    assert shown("local-oracle") == {"found circles": sorted(ex.targets), "missed circles": [], "extra circles": [],
+                                      "found lines": list(range(n)), "missed lines": [], "extra lines": []}
+
+    browser.eval("const s = document.querySelector('#run-select'); s.value = ''; s.dispatchEvent(new Event('change'))")
+    assert shown("") == {f"{c} {w}": [] for c in ("found", "missed", "extra") for w in ("circles", "lines")}
+    assert browser.eval("document.querySelector('#forest svg.overlay')") is None
+    assert browser.errors == [], browser.errors

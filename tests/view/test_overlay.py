@@ -183,3 +183,26 @@ def test_a_paper_named_only_in_a_distractor_reference_is_extra(list_suite) -> No
     overlay = example_page_data(ex, cards, [run], {(ex.id, 0): answer}, None, prompts)["runs"][0]["overlay"]
     assert overlay["extra_undrawn"] == 1 and overlay["extra"] == [] and overlay["unknown"] == ["NO"]
     assert overlay["hits"].count("1") == 1
+
+
+def _node_zero_outside_the_truth(list_suite):
+    """The list example with a paper outside the truth moved to the front: forest node 0 (node i is papers[i])."""
+    ex = list_suite.example
+    first = next(p for p in ex.papers if p not in set(ex.targets))
+    return ex.model_copy(update={"papers": (first, *(p for p in ex.papers if p != first))}), first
+
+
+def test_a_named_paper_at_forest_node_zero_is_extra(list_suite) -> None:
+    from graphniah.view.data import Answer, RunView
+
+    ex, first = _node_zero_outside_the_truth(list_suite)
+    cards = PaperLookup(list_suite.snapshots).cards(ex)
+    assert cards is not None
+    truth = ex.answer.split("\n")
+    raw = "\n".join([truth[1], cards[first].title])
+    run = RunView("m", "m", "h", list_suite.runs_dir / "m.jsonl")
+    answer = Answer("ok", None, False, None, None, None, None, None, None, None, 1, None, raw=raw)
+    data = example_page_data(ex, cards, [run], {(ex.id, 0): answer}, None, load_prompts(None))
+    overlay = data["runs"][0]["overlay"]
+    assert overlay["extra"] == [0] and overlay["extra_undrawn"] == 0
+    assert overlay["hits"] == "".join("1" if i == 1 else "0" for i in range(len(truth)))
