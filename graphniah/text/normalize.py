@@ -174,3 +174,18 @@ def _short_answer(task: str, raw: str | None, numbered: bool = False) -> str | N
 def title_key(line: str) -> str:
     """The form a list line is matched in: without a leading bullet or number, normalised as titles are."""
     return normalize(_BULLET.sub("", line.strip(), count=1))
+
+
+def write_answer(task: str, answer: str, fmt: AnswerFormat = DEFAULT_FORMAT) -> str:
+    r"""A reply that states ``answer`` (in its stored form: YES/NO, a letter, digits, titles one a line)
+    the way a template set asks for it: the inverse of :func:`extract_answer` and :func:`normalize_answer`.
+
+    A multiple-choice letter is written as the set labels it (``C``, ``3``, ``(c)``); a list is
+    written one title a line (an empty list as an empty answer).
+    """
+    text = fmt.label(answer) if task == "mc" else answer
+    if task == "list":
+        lines = "".join(f"{t}\n" for t in text.split("\n") if t)
+        return {"tags": f"<answer>\n{lines}</answer>", "line": f"Answer:\n{lines}", "bare": lines}.get(
+            fmt.style, f"\\answer{{\n{lines}}}")
+    return {"tags": f"<answer>{text}</answer>", "line": f"Answer: {text}", "bare": text}.get(fmt.style, f"\\answer{{{text}}}")

@@ -494,7 +494,7 @@ def load_template(name: str = DEFAULT_TEMPLATE, directory: str | Path | None = N
     if not _NAME.fullmatch(name) or not (folder / SET_FILE).is_file():
         raise GraphNIAHError(f"no template set {name!r} in {base.directory} (known: {', '.join(template_names(base.directory))})")
     rels = [SET_FILE, *_set_required(), *_SET_OPTIONAL]
-    signature = []
+    signature: list[tuple[int, int] | None] = []
     for rel in rels:
         try:
             st = (folder / rel).stat()
@@ -543,3 +543,8 @@ def template_of_system(system: str, directory: str | Path | None = None) -> Prom
         if system in pr.system.values():
             return pr
     return load_prompts(directory)
+
+
+def answer_format(template: str, directory: str | Path | None = None) -> AnswerFormat:
+    """The answer format template set ``template`` asks for (:data:`DEFAULT_FORMAT` for ``default``)."""
+    return DEFAULT_FORMAT if template == DEFAULT_TEMPLATE else load_template(template, directory).answer
