@@ -56,6 +56,10 @@ def sample_cmd(
             "venue) as the true target; in counting the other component's size redrawn, never the source's.",
         ),
     ] = False,
+    template: Annotated[
+        str,
+        typer.Option(help="The template set the prompts are worded in: default, or a set of prompts/sets/ (graphniah.text.prompts)."),
+    ] = "default",
     prompts: PromptsOpt = None,
 ) -> None:
     """Sample, check, pack and render examples (each verified from its text alone before it is written)."""
@@ -72,7 +76,8 @@ def sample_cmd(
     from graphniah.text import load_prompts
 
     # the default output too: a name in examples/ that cannot be written is refused before any sampling
-    out = out if out is not None else default_out(task, depth, distractor, context_length, seed, render, match_similarity)
+    out = out if out is not None else default_out(task if template == "default" else f"{task}-{template}", depth, distractor,
+                                                  context_length, seed, render, match_similarity)
     check_output(out, "file")
 
     if task not in TASKS:
@@ -87,11 +92,13 @@ def sample_cmd(
     snap = Snapshot.open(snapshot) if snapshot else newest_snapshot(root)
     t0 = time.perf_counter()
     ctx = SamplingContext(snap, prompts=load_prompts(prompts))
+    ctx.worded(template)  # an unknown set fails here, before any sampling
     console.print(f"loaded {snap.path} ({ctx.graph.n:,} papers) in {time.perf_counter() - t0:.1f}s", highlight=False)
     specs = batch_specs(
         task, depth, n, generator(Stream.BATCH, seed),
         component_size=component_size, label=label.upper() if label else None, none_option=none_option, alpha=alpha,
         distractor=distractor, context_length=context_length, render=rendering, match_similarity=match_similarity,
+        template=template,
     )
 
     stats = SampleStats()

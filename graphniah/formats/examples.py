@@ -182,6 +182,11 @@ class RecipeParams(Frozen):
     # edge list of paper ids. Absent means APA, so examples written before the choice existed read
     # unchanged and keep their ids; only "edges" is written.
     render: Render = "apa"
+    # The template set the prompt is worded in (graphniah.text.prompts.load_template; its hash is the
+    # recipe's prompts_hash), written only when not "default", so older recipes replay as default;
+    # ``templates``: the sets whose prompts the context was packed to fit (the same context under each).
+    template: str = "default"
+    templates: tuple[str, ...] | None = None
     # Matched sampling (graphniah.sampling.examples.similarity): absent means off, so examples written
     # before the control existed read unchanged and keep their ids; ``size_range`` is the range the
     # other components' sizes were drawn from (matched counting and listing only). ``match_venue``:
@@ -213,6 +218,10 @@ class RecipeParams(Frozen):
             del out["size_range"]
         if self.render == "apa":
             del out["render"]
+        if self.template == "default":
+            del out["template"]
+        if self.templates is None:
+            del out["templates"]
         for name in ("corpus", "tokenizers"):
             if getattr(self, name) is None:
                 del out[name]
@@ -223,6 +232,8 @@ class RecipeParams(Frozen):
     def __contains__(self, key: object) -> bool:
         if key == "render":
             return self.render != "apa"
+        if key == "template":
+            return self.template != "default"
         return key in type(self).model_fields and not (key in _OPTIONAL_PARAMS and not getattr(self, key))
 
     def __getitem__(self, key: str) -> Any:
@@ -238,7 +249,7 @@ class RecipeParams(Frozen):
 
 
 _OPTIONAL_PARAMS = frozenset({"reserve_none_option", "corpus", "tokenizers", "match_similarity", "match_venue", "match_components",
-                             "size_range"})
+                             "size_range", "templates"})
 
 
 class Recipe(Frozen):

@@ -47,6 +47,7 @@ from graphniah.report.shortcuts import (
     with_shortcut_notes,
 )
 from graphniah.report.tables import build_tables
+from graphniah.report.wording import wording_tables
 
 if TYPE_CHECKING:  # matplotlib is imported only when figures are drawn
     from matplotlib.figure import Figure
@@ -162,6 +163,7 @@ def build_report(data: SuiteData, config: ReportConfig | None = None, twin: Suit
     comparison = matched_table(data, twin) if twin is not None else None
     if comparison is not None:
         tables.append(comparison)
+    tables.extend(wording_tables(ctx))  # a suite asked in several template sets (graphniah.report.wording)
     return Report(data, config, ctx, tuple(tables), tuple(depth), tuple(size))
 
 

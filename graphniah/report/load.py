@@ -44,6 +44,7 @@ from graphniah.formats.journal import RunRecord, read_journal, read_run_settings
 from graphniah.formats.suites import SuiteManifest, read_suite_manifest
 from graphniah.layout import EXAMPLES_ROOT, RUNS_ROOT, journals_dir, journals_in, suite_examples, suite_manifest_of
 from graphniah.scoring import Scored, counted_records, run_labels, score_record, split_runs, target_distances
+from graphniah.text.prompts import answer_format
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -112,6 +113,8 @@ class ExampleInfo:
     hops_needed: int | None = None
     distances: tuple[int, ...] = ()  # list task: hops from the source of the paper of each answer line
     render: str = "apa"  # how the papers are written: APA blocks or an edge list of ids
+    template: str = "default"  # the template set the prompt is worded in (graphniah.report.wording)
+    wording_key: str = ""  # the recipe without the wording: equal for one example asked in several sets
 
 
 def _example_info(ex: Example) -> ExampleInfo:
@@ -119,6 +122,8 @@ def _example_info(ex: Example) -> ExampleInfo:
     recipe = ex.recipe.model_dump(mode="json")
     key_params = {k: v for k, v in recipe.pop("params").items() if k != "none_option"}
     pair_key = sha256_bytes(canonical_json(recipe | {"params": key_params, "task": ex.task}).encode())[:16]
+    unworded = {k: v for k, v in recipe.items() if k != "prompts_hash"} | {
+        "params": {k: v for k, v in ex.recipe.model_dump(mode="json")["params"].items() if k != "template"}}
     return ExampleInfo(
         id=ex.id,
         task=ex.task,
@@ -133,6 +138,8 @@ def _example_info(ex: Example) -> ExampleInfo:
         pair_key=pair_key,
         token_counts=ex.token_counts,
         render=params.render,
+        template=params.template,
+        wording_key=sha256_bytes(canonical_json(unworded | {"task": ex.task}).encode())[:16],
         nodes=ex.stats.nodes,
         evidence_tokens=ex.stats.evidence_tokens,
         hops_needed=ex.stats.hops_needed,
@@ -486,7 +493,7 @@ def _read_journals(journals: Sequence[Path], examples: Mapping[str, ExampleInfo]
                 known.append(r)
             for example_id, r in counted_records(known).items():
                 if r.status == "ok":
-                    rec.final[(*run_key, example_id)] = (r, score_record(r))
+                    rec.final[(*run_key, example_id)] = (r, score_record(r, answer_format(examples[example_id].template)))
                 else:
                     rec.failed.setdefault(run_key, set()).add(example_id)
     return rec

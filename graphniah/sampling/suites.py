@@ -24,7 +24,10 @@ A suite gives either ``per_value`` (examples per value) or ``counts`` (one count
   ``task.yaml``), so before and after have the very same context;
 - a suite that varies ``render`` (``rendering``) is paired the same way: each example drawn for
   its first value is built again with each other rendering at its index (same forest,
-  distractors and L).
+  distractors and L);
+- a suite whose ``template`` is a list of template sets (``prompt-sensitivity``) renders every
+  example once per set, at its index: the same forest, and the same context, packed to fit the
+  prompt of every listed set (``ExampleSpec.templates``); one name words the whole suite in that set.
 
 The rendering is never drawn: it is APA unless fixed or varied. ``extra`` adds ``n`` examples to
 one value with some variables fixed, drawn from a stream of their own after the value groups (the
@@ -83,6 +86,7 @@ from graphniah.sampling.examples.spec import MATCHED_TASKS, ExampleSpec, Samplin
 from graphniah.sampling.examples.targets import balanced_labels
 from graphniah.seeds import Stream, generator, suite_key
 from graphniah.text import PromptSet, checker_version, load_prompts, verify
+from graphniah.text.prompts import load_template
 
 SUITES_ENV = "GRAPHNIAH_SUITES"
 
@@ -267,7 +271,7 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused
                 spec = matched(spec, suite)
             items.append(SuiteItem(value, spec, index))
             index += 1
-    items = _paired(suite, items)
+    items = _worded(suite, _paired(suite, items))
     if suite.base:
         items = with_base_twins(items, reused.twins if reused is not None else ())
     return items
@@ -295,6 +299,17 @@ def _paired(suite: SuiteSpec, items: list[SuiteItem]) -> list[SuiteItem]:
     if suite.vary == "render":
         return items + [SuiteItem(v, replace(it.spec, render=v), it.index) for v in suite.values[1:] for it in items]
     return items
+
+
+def _worded(suite: SuiteSpec, items: list[SuiteItem]) -> list[SuiteItem]:
+    """The items in the suite's template set; with several sets, every item once per set, set by set
+    (same spec, seed and index: the same forest, and a context packed to fit every set's prompt)."""
+    names = suite.templates
+    if names == ("default",):
+        return items
+    if len(names) == 1:
+        return [it if it.reused else replace(it, spec=replace(it.spec, template=names[0])) for it in items]
+    return [replace(it, spec=replace(it.spec, template=t, templates=names)) for t in names for it in items]
 
 
 def _draw_rows(suite: SuiteSpec, rng: np.random.Generator, n: int, value: Any, extra: Extra | None) -> list[dict[str, Any]]:
@@ -451,8 +466,7 @@ def build_suite(
     out_root.mkdir(parents=True, exist_ok=True)
     done = _read_partial(partial)
     prompt_set = load_prompts(prompts)
-    prompts_hash = prompt_set.hash
-    keys = [_item_key(it, seed, snapshot.content_hash, prompts_hash) for it in items]
+    keys = [_item_key(it, seed, snapshot.content_hash, load_template(it.spec.template, prompt_set.directory).hash) for it in items]
     reused = sum(k in done for k in keys)
     todo = [(k, it) for k, it in zip(keys, items, strict=True) if k not in done and it.reused is None]
     with step(progress, len(items), f"building {suite.name}"):

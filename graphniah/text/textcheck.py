@@ -97,7 +97,7 @@ from pathlib import Path
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Render
 from graphniah.formats.examples import Example, Message, option_letters
-from graphniah.text.prompts import PromptSet, Task, load_prompts
+from graphniah.text.prompts import PromptSet, Task, load_prompts, load_template
 
 Key = tuple[str, frozenset[str]]
 
@@ -699,8 +699,11 @@ def solve(messages: Sequence[Message], prompts: PromptSet | None = None) -> str:
 
 
 def verify(example: Example, prompts: PromptSet | None = None) -> VerifyResult:
-    """Recompute ``example``'s answer from its messages and compare it with the stored one."""
+    """Recompute ``example``'s answer from its messages and compare it with the stored one (read with the
+    example's own template set, from the folder of ``prompts``)."""
     pr = prompts or load_prompts()
+    if example.recipe.params.template != pr.name:
+        pr = load_template(example.recipe.params.template, pr.directory)
     note = ""
     if example.recipe.prompts_hash != pr.hash:
         note = f" (rendered with prompt set {example.recipe.prompts_hash[:12]}, checked against {pr.hash[:12]})"

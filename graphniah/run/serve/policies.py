@@ -19,6 +19,10 @@ differs. The policies:
 - ``oracle``: the text-only solver (:func:`graphniah.text.textcheck.solve`) reads the context back
   into a citation graph and answers; when the text does not determine an answer the reply has no
   ``\answer{}`` block (and scores as "no answer");
+- both oracle and random answer in the answer format of the template set the prompt is worded in
+  (told by its system message, :func:`graphniah.text.prompts.template_of_system`): an ``Answer:``
+  line, ``<answer>`` tags, a bare reply or ``\answer{}``, options labelled as the set labels them
+  (:func:`graphniah.text.normalize.write_answer`);
 - ``random``: a uniform draw from the task's answer set (YES/NO; the option letters the question
   lists; for counting, the benchmark's counting answer set from :class:`graphniah.stats.CountingAnswers`;
   for a list question, each paper the context names kept with probability 1/2), from the server's own
@@ -199,15 +203,19 @@ class PolicyApp:
         self._rng = generator(Stream.POLICY, seed)
         self._prompts: PromptSet | None = None
         self._prompts_dir = prompts  # the oracle reads prompts rendered from these templates
+        self._by_system: dict[str, PromptSet] = {}  # system message -> the template set it belongs to
 
     # -- answering ------------------------------------------------------------------------------
 
-    def _prompt_set(self) -> PromptSet:
+    def _prompt_set(self, msgs: Sequence[Message] = ()) -> PromptSet:
+        """The template set of the messages (by their system message; the default set without one)."""
         if self._prompts is None:
-            from graphniah.text import load_prompts
+            from graphniah.text.prompts import load_all_templates, load_prompts
 
             self._prompts = load_prompts(self._prompts_dir)
-        return self._prompts
+            for pr in load_all_templates(None, self._prompts.directory).values():
+                self._by_system.update(dict.fromkeys(pr.system.values(), pr))
+        return self._by_system.get(msgs[0].content, self._prompts) if msgs else self._prompts
 
     def _messages(self, messages: Sequence[Mapping[str, Any]]) -> tuple[Message, ...]:
         from graphniah.formats.examples import Message
@@ -222,37 +230,41 @@ class PolicyApp:
         if self.policy == "always-no":
             return "\\answer{NO}", None
         from graphniah.text import Undetermined, rendering_of, solve, split_messages
+        from graphniah.text.normalize import write_answer
 
         msgs = self._messages(messages)
+        pr = self._prompt_set(msgs)
         if self.policy == "oracle":
             try:
-                ans = solve(msgs, self._prompt_set())
+                ans = solve(msgs, pr)
             except Undetermined as err:
                 return f"The context does not determine the answer ({err}).", "text-only solver: undetermined"
-            if "\n" in ans:  # a list answer: one title a line, as the prompt asks
-                return f"Reading the citation blocks back into a graph and searching it reaches {ans.count(chr(10)) + 1} papers.\n\\answer{{\n{ans}\n}}", "text-only solver: breadth-first search over the parsed citations"
-            return f"Reading the citation blocks back into a graph and searching it gives {ans}.\n\\answer{{{ans}}}", "text-only solver: breadth-first search over the parsed citations"
+            task = split_messages(msgs, pr)[0]
+            found = f"reaches {ans.count(chr(10)) + 1} papers" if task == "list" else f"gives {ans}"  # a list: one title a line
+            said = "" if pr.answer.style == "bare" else f"Reading the citation blocks back into a graph and searching it {found}.\n"
+            return said + write_answer(task, ans, pr.answer), "text-only solver: breadth-first search over the parsed citations"
         try:
-            task, question, context = split_messages(msgs, self._prompt_set())
+            task, question, context = split_messages(msgs, pr)
             if task == "list":
-                return self._random_list(context), None
-            answers = self._answer_set(task, question, rendering_of(msgs, self._prompt_set()))
+                return self._random_list(context, pr), None
+            answers = self._answer_set(task, question, rendering_of(msgs, pr), pr)
         except Undetermined as err:
             raise Rejection(400, f"cannot tell the task from the messages: {err}", "unknown_task", "invalid_request_error") from None
         with self._lock:
             pick = answers[int(self._rng.integers(len(answers)))]
-        return f"\\answer{{{pick}}}", None
+        return write_answer(task, pick, pr.answer), None
 
-    def _random_list(self, context: str) -> str:
-        r"""A random list answer: each paper the context names, kept with probability 1/2 (``\answer{}`` may be empty)."""
+    def _random_list(self, context: str, pr: PromptSet) -> str:
+        r"""A random list answer: each paper the context names, kept with probability 1/2 (the answer may be empty)."""
         from graphniah.text import parse_context
+        from graphniah.text.normalize import write_answer
 
-        titles = [node.title for node in parse_context(context, self._prompt_set()).nodes]
+        titles = [node.title for node in parse_context(context, pr).nodes]
         with self._lock:
             keep = self._rng.random(len(titles)) < 0.5
-        return "\\answer{\n" + "".join(f"{t}\n" for t, k in zip(titles, keep, strict=True) if k) + "}"
+        return write_answer("list", "\n".join(t for t, k in zip(titles, keep, strict=True) if k), pr.answer)
 
-    def _answer_set(self, task: str, question: str, render: Render = "apa") -> list[str]:
+    def _answer_set(self, task: str, question: str, render: Render, pr: PromptSet) -> list[str]:
         from graphniah.formats.examples import option_letters
         from graphniah.stats import CountingAnswers
         from graphniah.text import parse_question
@@ -260,7 +272,7 @@ class PolicyApp:
         if task == "yesno":
             return ["YES", "NO"]
         if task == "mc":
-            q = parse_question("mc", question, self._prompt_set(), render=render)
+            q = parse_question("mc", question, pr, render=render)
             return list(option_letters(len(q.targets), q.none_option))
         return [str(a) for a in CountingAnswers().answers]
 

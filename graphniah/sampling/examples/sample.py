@@ -66,6 +66,7 @@ from graphniah.text import BLOCK_SEPARATOR, Undetermined, solve, verify
 from graphniah.text.edgelist import PaperIds, render_edge_component
 from graphniah.text.evidence import evidence
 from graphniah.text.positions import attached_positions
+from graphniah.text.prompts import DEFAULT_TEMPLATE
 
 MAX_PATH_DRAWS = 100  # per attempt: compatible tuples drawn until none has a mutual citation inside a path
 # With component matching most draws are redrawn (on the demo about one multiple-choice draw in 10 is
@@ -169,6 +170,7 @@ def _grow(ctx: SamplingContext, spec: ExampleSpec, want: Sequence[int], rng: np.
 def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int, stats: SampleStats | None = None) -> Example:
     """The example of (spec, seed, index): deterministic, invariant-checked, packed and text-verified."""
     stats = stats if stats is not None else SampleStats()
+    ctx = ctx.worded(spec.template)  # the template set's prompts; the randomness does not depend on it
     rng = example_rng(seed, index)
     _, pool_hash = ctx.pool(spec.depth)
     recipe = Recipe(
@@ -406,17 +408,34 @@ def _source(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], nee
 def _pack(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], needles: _Needles, rng: np.random.Generator, stats: SampleStats) -> Packed:
     """Step 4: distractors around the needles, the whole prompt at most L tokens under every tokenizer."""
     assert spec.context_length is not None
-    q = needles.question
-    if spec.reserve_none_option and not spec.none_option:  # budget for the longer question of the twin
-        q = _question(ctx, spec, needles, True)
-    slot = build_messages(spec.task, q, [_CONTEXT_SLOT], ctx.prompts, render=spec.render)
-    frame = Frame.around([(m.role, m.content) for m in slot], _CONTEXT_SLOT)
+    frame = _frame(ctx, spec, needles)
     source = _source(ctx, spec, comps, needles)
     packed = pack(frame, needles.blocks, needles.keys, source, spec.context_length, ctx.tokenizers, rng.spawn(1)[0])
     if isinstance(source, ComponentSource):
         stats.rejects.update({f"grow_{k}": v for k, v in source.stats.rejects.items()})
         _check_invariant(ctx, comps + source.components, spec)
     return packed
+
+
+def _frame(ctx: SamplingContext, spec: ExampleSpec, needles: _Needles) -> Frame:
+    """The prompt around the context that packing budgets for: this example's, with the twin's longer
+    question when it reserves the "none of these" option; with ``spec.templates``, every listed set's
+    system message, and text before and after the context, joined, so the context packed fits the
+    prompt of each set and is the same text under all of them (each prompt is counted again after)."""
+    none_option = spec.none_option or spec.reserve_none_option  # budget for the longer question of the twin
+
+    def of(c: SamplingContext) -> Frame:
+        q = _question(c, spec, needles, True) if none_option and not spec.none_option else (
+            needles.question if c is ctx else _question(c, spec, needles, spec.none_option))
+        slot = build_messages(spec.task, q, [_CONTEXT_SLOT], c.prompts, render=spec.render)
+        return Frame.around([(m.role, m.content) for m in slot], _CONTEXT_SLOT)
+
+    if not spec.templates:
+        return of(ctx)
+    frames = [of(ctx.worded(t)) for t in spec.templates]
+    system = "\n".join(dict.fromkeys(c for f in frames for _, c in f.fixed))
+    return Frame(fixed=(("system", system),), role=frames[0].role, head="\n".join(dict.fromkeys(f.head for f in frames)),
+                 tail="\n".join(dict.fromkeys(f.tail for f in frames)))
 
 
 def _evidence(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str) -> dict[str, int]:
@@ -439,8 +458,9 @@ def _assemble(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str
                 n_edges += cites
     messages = build_messages(spec.task, nd.question, context, ctx.prompts, render=spec.render)
     token_counts = dict(packed.token_counts) if packed is not None else None
-    if packed is not None and spec.reserve_none_option and not spec.none_option:
-        # Packed with the twin's longer question: count this prompt exactly, it must fit as well.
+    if packed is not None and ((spec.reserve_none_option and not spec.none_option) or spec.templates):
+        # Packed with the twin's longer question, or every listed set's wording: count this prompt
+        # exactly, it must fit as well.
         pairs = [(m.role, m.content) for m in messages]
         token_counts = {name: tok.chat_count(pairs) for name, tok in ctx.tokenizers.items()}
         if max(token_counts.values()) > (spec.context_length or 0):
@@ -496,6 +516,7 @@ def batch_specs(
     context_length: int | None = None,
     match_similarity: bool = False,
     render: Render = "apa",
+    template: str = DEFAULT_TEMPLATE,
 ) -> list[ExampleSpec]:
     """Specs of a batch with balanced answers: YES/NO in pairs, letters A–D in groups of four.
     ``match_similarity`` turns the control on (similarity.py; other sizes from [MIN_SIZE, MAX_SIZE]; the
@@ -505,7 +526,8 @@ def batch_specs(
         raise GraphNIAHError("--label applies to yesno (YES/NO) and mc (A-D) only")
     labels = [label] * n if label else balanced_labels([task] * n, rng)
     return [ExampleSpec(task, depth, s, lab, none_option, alpha, distractor, context_length, match_similarity=match_similarity,
-                         render=render, match_venue=match_similarity and task in MATCHED_TASKS, match_components=match_similarity)
+                         render=render, match_venue=match_similarity and task in MATCHED_TASKS, match_components=match_similarity,
+                         template=template)
             for s, lab in zip(sizes, labels, strict=True)]
 
 
@@ -530,9 +552,11 @@ def regenerate(ctx: SamplingContext, example: Example) -> Example:
     r = example.recipe
     if r.snapshot_hash != ctx.snapshot_hash:
         raise GraphNIAHError(f"example {example.id} was made from snapshot {r.snapshot_hash[:12]}, not {ctx.snapshot_hash[:12]} ({ctx.snapshot.path})")
-    if r.prompts_hash != ctx.prompts.hash:
-        raise GraphNIAHError(f"example {example.id} was rendered with prompt set {r.prompts_hash[:12]}; the prompts/ folder now hashes to {ctx.prompts.hash[:12]}")
     spec, seed, index = spec_of(example)
+    worded = ctx.worded(spec.template).prompts
+    if r.prompts_hash != worded.hash:
+        raise GraphNIAHError(f"example {example.id} was rendered with prompt set {r.prompts_hash[:12]}; the template set "
+                             f"{spec.template} of the prompts/ folder now hashes to {worded.hash[:12]}")
     if ctx.pool(spec.depth)[1] != r.pool_hash:
         raise GraphNIAHError(f"example {example.id} was made from another depth-{spec.depth} path pool ({r.pool_hash[:12]})")
     now = ctx.packing_params(spec)

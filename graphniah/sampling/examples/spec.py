@@ -17,6 +17,7 @@ context; :mod:`graphniah.sampling.examples.targets` poses the question on the gr
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -42,6 +43,7 @@ from graphniah.sampling.examples.distract import NONE, check_kind, corpus_finger
 from graphniah.sampling.examples.similarity import MatchIndex, TitleSpace, field_masks, venue_codes
 from graphniah.sampling.packing import tokenizer_fingerprint
 from graphniah.text import EDGE_TASKS, PromptSet, Tokenizer, load_all, load_prompts, load_tokenizer
+from graphniah.text.prompts import DEFAULT_TEMPLATE, load_template
 from graphniah.text.textcheck import normalize
 
 MIN_SIZE, MAX_SIZE = 100, 250
@@ -79,6 +81,14 @@ def check_matching(spec: ExampleSpec) -> None:
             f"the other components' size range {list(spec.size_range)} holds no size of at least the backbone's "
             f"{3 * spec.depth - 2} papers besides the source component's {spec.component_size}"
         )
+
+
+def check_template(spec: ExampleSpec) -> None:
+    """A named template set words the APA rendering only, and is among the sets its context is packed for."""
+    if spec.render == "edges" and (spec.template != DEFAULT_TEMPLATE or spec.templates):
+        raise GraphNIAHError("template sets other than default word the APA rendering only (render: apa)")
+    if spec.templates and spec.template not in spec.templates:
+        raise GraphNIAHError(f"template {spec.template!r} is not among the sets its context is packed for {list(spec.templates)}")
 
 
 def other_sizes(spec: ExampleSpec, count: int, rng: np.random.Generator) -> list[int]:
@@ -125,12 +135,19 @@ class ExampleSpec:
     # to itself, and the wrong targets' title lengths the true one's (components.py). Off in recipes
     # written before the rule, which replay without it.
     match_components: bool = False
+    # The template set the prompt is worded in (prompts/sets/; "default": the files at the top of
+    # prompts/), and the sets whose prompts the context is packed to fit, so that the example's
+    # context is the same text under each of them (the prompt-sensitivity suite). Both are written
+    # to the recipe only when set, so recipes made before the knob replay as the default set.
+    template: str = DEFAULT_TEMPLATE
+    templates: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         check_packing(self.distractor, self.context_length)
         check_matching(self)
         if self.render not in RENDERS:
             raise GraphNIAHError(f"unknown rendering {self.render!r} (choose {' or '.join(RENDERS)})")
+        check_template(self)
         if self.render == "edges" and self.task not in EDGE_TASKS:
             raise GraphNIAHError(f"the edge-list rendering has no {self.task} question (tasks: {', '.join(EDGE_TASKS)})")
         if self.task not in COMPONENTS:
@@ -164,7 +181,12 @@ class ExampleSpec:
             "context_length": self.context_length,
         } | ({"reserve_none_option": True} if self.reserve_none_option else {}) | (
             {"render": self.render} if self.render != "apa" else {}
-        ) | self.matching_params()
+        ) | self.matching_params() | self.template_params()
+
+    def template_params(self) -> dict[str, Any]:
+        """Recipe entries of the template set, present only when it is not the default (old recipes unchanged)."""
+        return ({"template": self.template} if self.template != DEFAULT_TEMPLATE else {}) | (
+            {"templates": list(self.templates)} if self.templates else {})
 
     def matching_params(self) -> dict[str, Any]:
         """Recipe entries of matched sampling, present only when it is on (old recipes unchanged)."""
@@ -209,9 +231,21 @@ class SamplingContext:
         self._papers = papers  # row v describes vertex v (both ascending by corpus id)
         self._titles = papers.column("title").combine_chunks()
         self.prompts = prompts or load_prompts()
+        self._worded: dict[str, SamplingContext] = {}
         self.mask = np.zeros(self.graph.n, dtype=bool)
         self._pools: dict[int, tuple[np.ndarray, str]] = {}
         self._pool_index: dict[int, PoolIndex] = {}
+
+    def worded(self, template: str) -> SamplingContext:
+        """This context with the prompts of template set ``template`` (the same loaded snapshot, pools
+        and caches; only ``prompts`` differs), made once per set."""
+        if template == self.prompts.name:
+            return self
+        if template not in self._worded:
+            view = copy.copy(self)  # shallow: the graph, pools and index caches are shared
+            view.prompts = load_template(template, self.prompts.directory)
+            self._worded[template] = view
+        return self._worded[template]
 
     @property
     def snapshot_hash(self) -> str:
@@ -328,7 +362,8 @@ def spec_of(example: Example) -> tuple[ExampleSpec, int, int]:
     """The spec, seed and index stored in an example's recipe."""
     p = example.recipe.params
     spec = ExampleSpec(p.task, p.depth, p.component_size, p.label, p.none_option, p.alpha, p.distractor,
-                       p.context_length, p.reserve_none_option, render=p.render)
+                       p.context_length, p.reserve_none_option, render=p.render, template=p.template,
+                       templates=tuple(p.templates or ()))
     if p.match_similarity:
         size_range = (p.size_range[0], p.size_range[1]) if p.size_range is not None else None
         spec = replace(spec, match_similarity=True, size_range=size_range, match_venue=p.match_venue,
