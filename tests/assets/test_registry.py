@@ -9,7 +9,7 @@ import pytest
 from graphniah.assets import DATA_ENV, data_dir
 from graphniah.errors import GraphNIAHError
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_a_source_checkout_keeps_its_data_in_the_repository(monkeypatch, tmp_path):
