@@ -173,3 +173,131 @@ def test_each_stage_states_its_public_api(stage):
         for a in node.names if a.name not in names
     })
     assert used == []
+
+
+# --- import cycles ----------------------------------------------------------------------------------
+#
+# What counts as "A imports B": any import statement in A's file naming B, wherever it stands (module
+# level, inside a function, under ``if TYPE_CHECKING:``): a function-level import only delays the
+# cycle, and a type-only one is the same dependency, so neither hides it. ``from P import x`` names
+# the submodule ``P.x`` when there is one, else the module ``P``; relative imports are resolved. A
+# package ``__init__`` that loads its names lazily (``graphniah.lazy.attribute``) imports each module its
+# map names (any string in the file that is the name of a module of the project). Python's import of
+# a module's parent packages is not an edge: every module would then import its package, and a
+# package its submodules. A cycle is a strongly connected set of more than one module.
+
+# Cycles another engineer's change is removing; each entry names its owner's area. Temporary: the
+# test fails for any cycle not listed here.
+KNOWN_CYCLES: dict[frozenset[str], str] = {
+    frozenset({"graphniah.sampling.examples.distract", "graphniah.sampling.examples.spec"}):
+        "sampling (the hub refactor of sample.py/spec.py): distract types its arguments with spec's ExampleSpec and "
+        "SamplingContext under TYPE_CHECKING while spec imports distract",
+}
+
+
+def _module_names() -> dict[str, Path]:
+    return {".".join(("graphniah", *p.relative_to(PACKAGE).with_suffix("").parts)).removesuffix(".__init__"): p
+            for p in PACKAGE.rglob("*.py")}
+
+
+def _edges(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project's modules ``name`` imports (the rule above)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    named: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, *([base] if base else [])])
+            named.update(f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names)
+        elif isinstance(node, ast.Import):
+            named.update(a.name for a in node.names)
+        elif path.name == "__init__.py" and isinstance(node, ast.Constant) and node.value in modules:
+            named.add(node.value)
+    out = set()
+    for m in named:
+        while m not in modules and "." in m:  # ``import graphniah.a.b`` of a name that is an attribute
+            m = m.rpartition(".")[0]
+        if m in modules and m != name and m != "graphniah":
+            out.add(m)
+    return out
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[frozenset[str]]:
+    """The strongly connected sets of more than one node (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[frozenset[str]] = []
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = set()
+                while True:
+                    m = stack.pop()
+                    on_stack.discard(m)
+                    group.add(m)
+                    if m == node:
+                        break
+                if len(group) > 1:
+                    found.append(frozenset(group))
+    return found
+
+
+def test_the_cycle_finder_sees_lazy_type_only_and_function_level_imports(tmp_path):
+    """The rule on a made-up package: each kind of import that could hide a cycle is an edge."""
+    modules = {n: tmp_path / f"{n}.py" for n in ("graphniah.p", "graphniah.p.a", "graphniah.p.b", "graphniah.q", "graphniah.r")}
+    modules["graphniah.p"] = tmp_path / "p" / "__init__.py"
+    modules["graphniah.p"].parent.mkdir()
+    modules["graphniah.p"].write_text('_HOMES = {"x": "graphniah.p.a"}\n')  # lazy map: p -> p.a
+    modules["graphniah.p.a"].write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from graphniah.q import T\n")
+    modules["graphniah.p.b"].write_text("import os\n")
+    modules["graphniah.q"].write_text("def f():\n    from graphniah.p import x\n")  # q -> p (the package)
+    modules["graphniah.r"].write_text("from graphniah.p import b\n")  # a submodule: r -> p.b, not p
+    edges = {n: _edges(n, p, modules) for n, p in modules.items()}
+    assert edges == {"graphniah.p": {"graphniah.p.a"}, "graphniah.p.a": {"graphniah.q"}, "graphniah.p.b": set(),
+                     "graphniah.q": {"graphniah.p"}, "graphniah.r": {"graphniah.p.b"}}
+    assert _cycles(edges) == [frozenset({"graphniah.p", "graphniah.p.a", "graphniah.q"})]
+
+
+def test_no_module_imports_another_that_imports_it_back():
+    modules = _module_names()
+    edges = {n: _edges(n, p, modules) for n, p in modules.items()}
+    cycles = _cycles(edges)
+    unknown = sorted(sorted(c) for c in cycles if c not in KNOWN_CYCLES)
+    assert unknown == []
+
+
+def test_no_package_imports_another_that_imports_it_back():
+    """The same rule between the top-level packages and modules (``graphniah.formats`` and ``graphniah.text``
+    once imported each other through different modules of each)."""
+    modules = _module_names()
+    top: dict[str, set[str]] = {}
+    for n, p in modules.items():
+        here = ".".join(n.split(".")[:2])
+        top.setdefault(here, set()).update(".".join(m.split(".")[:2]) for m in _edges(n, p, modules))
+    for here, there in top.items():
+        there.discard(here)
+    assert sorted(sorted(c) for c in _cycles(top)) == []
