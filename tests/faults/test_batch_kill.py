@@ -1,0 +1,90 @@
+"""``graphniah run --batch`` killed with SIGKILL at the dangerous moments of a batch, then resumed:
+between the upload and the creation, after the provider created the batch but before the runner
+heard of it, between the creation and the first poll, and while the results download. Each time
+the fake service (graphniah.run.serve.batches) counts every example submitted exactly once, and the
+journal holds exactly one answer per example. ``bench/batch.py`` kills at random moments."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from graphniah.formats.journal import read_batches
+from graphniah.layout import journal_file
+from graphniah.run import read_journal, run_suite
+from graphniah.run.batch.options import BatchOptions
+from graphniah.run.runner import RunSummary
+from graphniah.run.serve.batches import BatchFaults, BatchServer
+from tests.run.helpers import DemoSuite, demo_suite, fast_options, local_entry
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> DemoSuite:
+    return demo_suite(tmp_path_factory)
+
+
+def _runner(suite: DemoSuite, url: str, runs: Path, poll_s: float) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-c", "from graphniah.cli import main; main()", "run", "--model", "local-oracle", "--batch",
+           "--examples", str(suite.path), "--api-base", url, "--runs", str(runs), "--snapshots", str(suite.snapshots),
+           "--poll-interval", str(poll_s), "--batch-size", "10", "--no-progress"]
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGKILL)
+    assert proc.wait(30) == -signal.SIGKILL
+
+
+def _wait(what: str, done, timeout: float = 240.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < deadline, f"the runner never reached {what}"
+        time.sleep(0.02)
+
+
+def _events(jpath: Path) -> list[str]:
+    return [b.event for b in read_batches(jpath)] if jpath.exists() else []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("moment", ["create-before", "create-after", "first-poll", "content"])
+def test_a_batch_run_killed_at_each_dangerous_moment_submits_and_answers_every_example_once(suite, tmp_path, moment):
+    ids = {e.id for e in suite.examples}
+    runs = tmp_path / "runs"
+    jpath = journal_file(runs, "demo", "local-oracle")
+    pause = None if moment == "first-poll" else moment
+    faults = BatchFaults(polls_to_complete=2, pause=pause)  # type: ignore[arg-type]  # the three pause points
+    with BatchServer("oracle", faults=faults) as srv:
+        proc = _runner(suite, srv.url, runs, poll_s=0.05 if pause == "content" else 30.0)
+        try:
+            if pause is None:  # created and journaled; the runner polled once and sleeps 30 s before the next poll
+                _wait("the first poll", lambda: "polled" in _events(jpath))
+            else:
+                _wait(f"the {moment} pause", srv.paused.is_set)
+        finally:
+            _kill(proc)
+        srv.release()
+        before = _events(jpath)
+        assert before.count("intent") >= 1 and "collected" not in before
+        if moment == "create-before":
+            assert "uploaded" in before and "created" not in before and sum(srv.submitted.values()) == 0
+        if moment == "create-after":
+            assert "created" not in before and sum(srv.submitted.values()) == 10  # made, but the runner never heard
+        s = run_suite(local_entry(api_base=srv.url), suite.path, runs_root=runs, snapshots_root=suite.snapshots,
+                      options=fast_options(batch=BatchOptions(poll_s=0.02, max_requests=10)))
+        assert isinstance(s, RunSummary) and s.failed == 0
+        assert srv.submitted == Counter(dict.fromkeys(ids, 1))  # never submitted twice: never paid twice
+        assert srv.answered == Counter(dict.fromkeys(ids, 1))
+    recs = read_journal(jpath)
+    assert Counter(r.example_id for r in recs if r.status == "ok") == Counter(dict.fromkeys(ids, 1))
+    assert all(r.correct and r.batch_id for r in recs)
+    batches = read_batches(jpath)
+    created = [b.batch_id for b in batches if b.event == "created"]
+    assert len(created) == len(set(created)) == 2  # 16 examples in batches of 10: two batches, each created once
+    assert jpath.read_bytes().endswith(b"\n")
