@@ -37,8 +37,8 @@ import numpy as np
 from graphniah.formats.examples import Example, Message
 from graphniah.layout import journal_file
 from graphniah.run import RunOptions, read_journal, run_suite
-from graphniah.run.models import load_registry
 from graphniah.run.client import litellm_module
+from graphniah.run.models import load_registry
 from graphniah.run.runner import RunSummary
 from graphniah.run.serve.policies import approx_prompt_tokens, wait_until_healthy
 from graphniah.scoring import score_records

@@ -10,11 +10,11 @@ the local OpenAI-compatible endpoints (text-only oracle, random, always-NO, a ll
 
 from graphniah.formats.examples import ExampleRef, index_examples
 from graphniah.formats.journal import Journal, RunRecord, read_journal
-from graphniah.run.failures import ErrorKind, Redactor, RetryPolicy, classify
-from graphniah.run.models import ModelEntry, get_model
 from graphniah.run.client import litellm_module
 from graphniah.run.cost import Estimate
+from graphniah.run.failures import ErrorKind, Redactor, RetryPolicy, classify
 from graphniah.run.guard import check_cutoff, snapshot_cutoffs
+from graphniah.run.models import ModelEntry, get_model
 from graphniah.run.plan import RunOptions, RunPlan
 from graphniah.run.runner import RunSummary, run_suite
 

@@ -16,8 +16,8 @@ import pytest
 from graphniah.formats.examples import write_examples
 from graphniah.layout import journal_file
 from graphniah.run import read_journal, run_suite
-from graphniah.run.models import ModelEntry
 from graphniah.run.client import litellm_module
+from graphniah.run.models import ModelEntry
 from tests.run.helpers import fast_options, local_entry
 from tests.run.serve.faulty import Faults, FaultServer
 
