@@ -168,3 +168,104 @@ def test_fill_then_read_contains_the_filled_values(authors: str, year: str, titl
     values = {"authors": authors, "year": year, "title": title, "source": source}
     line = b.reference_authors_source.fill(values)
     assert values in b.reference_authors_source.readings(line, dict.fromkeys(values, FIELD))
+
+
+# ------------------------------------------------------------------------------ named template sets
+
+
+def test_the_default_set_is_the_top_level_folder_unchanged() -> None:
+    from graphniah.atomic import canonical_json, sha256_bytes
+    from graphniah.text.prompts import DEFAULT_FORMAT, load_template
+
+    pr = load_template("default")
+    assert pr is load_prompts() and pr.name == "default" and pr.answer == DEFAULT_FORMAT
+    # The hash is computed from the top-level files exactly as before named sets existed: one sha256
+    # per file (final newline dropped) under its relative path; sets/ is not part of it.
+    files = sorted(p for p in PROMPTS.rglob("*") if p.is_file() and p.suffix in (".txt", ".yaml")
+                   and "sets" not in p.relative_to(PROMPTS).parts)
+    texts = {p.relative_to(PROMPTS).as_posix(): p.read_text(encoding="utf-8").removesuffix("\n") for p in files}
+    digest = sha256_bytes(canonical_json({k: sha256_bytes(v.encode()) for k, v in texts.items()}).encode())
+    assert pr.hash == digest
+
+
+def test_each_task_has_six_wordings_that_vary_what_the_issue_lists() -> None:
+    from graphniah.text.prompts import ANSWER_STYLES, OPTION_LABELS, load_all_templates, template_names
+
+    names = template_names()
+    assert len(names) >= 6 and names[0] == "default"
+    sets = load_all_templates()  # also checks that no two sets share a system message
+    for task in TASKS:
+        for part in ("system", "question", "reminder"):
+            texts = {n: (pr.system[task] if part == "system" else pr.reminders[task] if part == "reminder"
+                         else pr.questions[task].text) for n, pr in sets.items()}
+            assert len(set(texts.values())) == len(sets), (task, part)
+    assert {pr.answer.style for pr in sets.values()} == set(ANSWER_STYLES)
+    assert {pr.answer.labels for pr in sets.values()} == set(OPTION_LABELS)
+    order = {pr.user.fields.index("question") < pr.user.fields.index("context") for pr in sets.values()}
+    assert order == {True, False}  # the question before the papers in some sets, after them in others
+    lengths = [len(pr.system["yesno"]) for pr in sets.values()]
+    assert max(lengths) > 2.5 * min(lengths)  # terse and detailed instructions
+    # Every set asks about the same papers: the blocks and the edge-list rendering are the default's.
+    default = sets["default"]
+    assert all(pr.block == default.block and pr.edges.edge == default.edges.edge
+               and dict(pr.edges.system) == dict(default.edges.system) for pr in sets.values())
+
+
+def test_a_set_says_its_answer_format_in_its_own_words() -> None:
+    from graphniah.text.normalize import write_answer
+    from graphniah.text.prompts import load_all_templates
+
+    for name, pr in load_all_templates().items():
+        example = write_answer("yesno", "YES", pr.answer).split("\n")[-1]
+        # The reply a set asks for is spelled out in its system message or its reminder.
+        marker = {"latex": "\\answer{", "tags": "<answer>", "line": "Answer:", "bare": "YES"}[pr.answer.style]
+        assert marker in pr.system["yesno"] and marker in example, name
+
+
+def test_sets_are_loaded_from_the_prompts_folder_and_hash_their_files(tmp_path: Path) -> None:
+    from graphniah.text.prompts import load_template, template_names
+
+    d = _copy(tmp_path)
+    assert template_names(d) == template_names(PROMPTS)
+    assert load_template("tagged", d).hash == load_template("tagged").hash != load_prompts().hash
+    f = d / "sets" / "tagged" / "reminder" / "mc.txt"
+    f.write_text(f.read_text(encoding="utf-8").replace("chosen", "picked"), encoding="utf-8")
+    changed = load_template("tagged", d)
+    assert changed.hash != load_template("tagged").hash and "picked" in changed.reminders["mc"]
+    assert load_prompts(d).hash == load_prompts().hash  # a set's file is no part of the default set
+    block = d / "block.yaml"  # the default's files a set does not word itself are part of its hash
+    block.write_text(block.read_text(encoding="utf-8").replace('"References:"', '"Cited works:"'), encoding="utf-8")
+    assert load_template("brief", d).hash != load_template("brief").hash
+
+
+@pytest.mark.parametrize(
+    ("edit", "match"),
+    [
+        (lambda d: (d / "sets" / "plain" / "set.yaml").write_text("answer: morse\n", encoding="utf-8"), "answer must be one of"),
+        (lambda d: (d / "sets" / "plain" / "set.yaml").write_text("answer: line\nlabels: roman\n", encoding="utf-8"), "labels must be"),
+        (lambda d: (d / "sets" / "plain" / "set.yaml").write_text("[", encoding="utf-8"), "not valid YAML"),
+        (lambda d: (d / "sets" / "plain" / "question" / "count.txt").unlink(), "is missing"),
+        (lambda d: (d / "sets" / "plain" / "reminder" / "count.txt").write_text(
+            (d / "sets" / "plain" / "reminder" / "mc.txt").read_text(encoding="utf-8"), encoding="utf-8"), "its own reminder"),
+        (lambda d: (d / "sets" / "plain" / "question" / "yesno.txt").write_text("Is {target} reachable?", encoding="utf-8"),
+         "placeholders"),
+    ],
+)
+def test_a_broken_set_is_refused_with_its_file(tmp_path: Path, edit, match: str) -> None:
+    from graphniah.text.prompts import load_template
+
+    d = _copy(tmp_path)
+    edit(d)
+    with pytest.raises(GraphNIAHError, match=match):
+        load_template("plain", d)
+
+
+def test_an_unknown_set_names_the_known_ones(tmp_path: Path) -> None:
+    from graphniah.text.prompts import load_all_templates, load_template
+
+    with pytest.raises(GraphNIAHError, match=r"no template set 'nope'.*known: default, brief"):
+        load_template("nope")
+    d = _copy(tmp_path)
+    shutil.copy(d / "sets" / "plain" / "system" / "mc.txt", d / "sets" / "formal" / "system" / "mc.txt")
+    with pytest.raises(GraphNIAHError, match="share a system message"):
+        load_all_templates(None, d)
