@@ -225,6 +225,7 @@ class Outcomes:
     evidence_tokens: np.ndarray  # float: the example's evidence tokens (NaN: not recorded)
     hops_needed: np.ndarray  # float: the example's hops needed (NaN: not recorded)
     hits: np.ndarray  # object: list task, per answer line of the truth whether it was named (None otherwise)
+    batched: np.ndarray  # bool: answered through a provider batch (graphniah run --batch), at the batch price
 
     def __len__(self) -> int:
         return int(self.example_id.size)
@@ -619,6 +620,7 @@ def _outcomes(
     }
     none_option = np.zeros(n, dtype=bool)
     correct = np.zeros(n, dtype=bool)
+    batched = np.array([final[k][0].batch_id is not None for k in keys], dtype=bool)
     hits = np.full(n, None, dtype=object)
     for i, key in enumerate(keys):
         r, scored = final[key]
@@ -655,4 +657,4 @@ def _outcomes(
         for name in ("cost_usd", "response_time_s"):
             cols_f[name][i] = _num(getattr(r, name))
     return Outcomes(example_id=ex_id, extracted=extracted, none_option=none_option, correct=correct, hits=hits,
-                    **cols_o, **cols_i, **cols_f)
+                    batched=batched, **cols_o, **cols_i, **cols_f)

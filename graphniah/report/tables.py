@@ -474,7 +474,7 @@ def _cost_table(ctx: ReportContext) -> ReportTable:
     by_level = d.variable in ("reasoning_effort", "context_length")
     key, title = "cost", "Cost, tokens and response time of each model"
     header = ["Model"] + ([d.variable_title.split(" (")[0]] if by_level else []) + [
-        "#Examples", "Failed", "Input tokens", "Output tokens", "Response time (s)", "Cost per example (¢)", "Total cost ($)"]
+        "#Examples", "Failed", "Batched", "Input tokens", "Output tokens", "Response time (s)", "Cost per example (¢)", "Total cost ($)"]
     # Failed examples per (row, level).
     failed: dict[tuple[int, int], int] = {}
     for run_i, run in enumerate(d.runs):
@@ -506,7 +506,7 @@ def _cost_table(ctx: ReportContext) -> ReportTable:
             total_all += total
             any_cost = True
         label = [Cell(d.row_labels[r])] + ([Cell(d.levels[lvl])] if by_level else [])
-        rows.append((*label, Cell(str(int(m.sum()))), Cell(str(n_fail)), Cell(_mean_sd(o.prompt_tokens[m])),
+        rows.append((*label, Cell(str(int(m.sum()))), Cell(str(n_fail)), Cell(str(int(o.batched[m].sum()))), Cell(_mean_sd(o.prompt_tokens[m])),
                      Cell(_mean_sd(o.completion_tokens[m])), Cell(_mean_sd(o.response_time_s[m])),
                      Cell(_mean_sd(100 * cost)), Cell(DASH if total is None else f"{total:,.2f}")))
         row_name = " | ".join(c.text for c in label)
@@ -522,7 +522,8 @@ def _cost_table(ctx: ReportContext) -> ReportTable:
         f"Answered (#Examples) and failed examples, and mean ± standard deviation per answered example of input tokens, output "
         "tokens (completion tokens as the provider reports them, reasoning included), response time of the successful request, "
         f"and cost (LiteLLM's estimate, US cents), with the total cost in US dollars, in suite {d.suite}. Failed examples "
-        "(calls that failed for good) are not in any accuracy. A dash: not reported by the provider."
+        "(calls that failed for good) are not in any accuracy. Batched: answers sent through the provider's batch API "
+        "(graphniah run --batch), priced at the batch price. A dash: not reported by the provider."
     )
     return ReportTable(key, title, caption, tuple(header), tuple(rows), tuple(values), label_columns=2 if by_level else 1)
 

@@ -17,6 +17,7 @@ from graphniah.formats.examples import index_examples
 from graphniah.formats.journal import BatchRecord, Journal, read_batches
 from graphniah.layout import journal_file
 from graphniah.progress import NO_PROGRESS
+from graphniah.report import build_report, load_suite
 from graphniah.run import RetryPolicy, read_journal, run_suite
 from graphniah.run.batch.options import BatchOptions, Limits
 from graphniah.run.batch.send import BatchRun
@@ -68,6 +69,11 @@ def test_a_batched_run_scores_example_by_example_as_direct_calls(suite, tmp_path
     assert all(r.correct and r.extracted == truth[r.example_id] for r in oracle)  # the oracle reads every answer
     no = records(tmp_path / "batch", "local-always-no")
     assert sum(r.correct for r in no) == sum(1 for e in suite.examples if e.answer == "NO")
+    # The report's cost table says which answers came through a batch.
+    for mode, batched in (("batch", "16"), ("direct", "0")):
+        cost = build_report(load_suite("demo", runs_root=tmp_path / mode, examples_root=suite.path.parent)).table("cost")
+        col = cost.header.index("Batched")
+        assert [row[col].text for row in cost.rows[:-1]] == [batched, batched]
 
 
 def test_failed_and_expired_lines_are_sent_again_alone_and_answered_once(suite, tmp_path):
