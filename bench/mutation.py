@@ -104,6 +104,8 @@ def copy_head(dest: Path) -> str:
         dest.mkdir(parents=True, exist_ok=True)
         with tarfile.open(fileobj=io.BytesIO(data)) as tar:
             tar.extractall(dest, filter="data")
+    if not (dest / "data").exists() and (REPO / "data").is_dir():
+        (dest / "data").symlink_to(REPO / "data")  # tokenizer files and corpora are not committed
     return commit
 
 
@@ -191,7 +193,10 @@ def run_target(t: Target, repo: Path, work: Path, limit: int, rng: np.random.Gen
 
 def _basetemp(work: Path, slug: str, t: Target) -> list[str]:
     """pytest's base temporary folder of a target with shared fixtures: its parent keeps them between runs."""
-    return [f"--basetemp={work / f'{slug}.pytest' / 'run'}"] if t.shared else []
+    if not t.shared:
+        return []
+    (work / f"{slug}.pytest").mkdir(exist_ok=True)
+    return [f"--basetemp={work / f'{slug}.pytest' / 'run'}"]
 
 
 def _env(repo: Path, *, shared: bool = False) -> dict[str, str]:
