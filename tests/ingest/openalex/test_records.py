@@ -132,3 +132,60 @@ def test_a_real_record_and_an_older_copy_of_it_in_one_partition(tmp_path: Path) 
     assert paper["corpusid"] == number and paper["title"] == real["title"].strip()
     assert paper["doi"] == real["doi"].removeprefix("https://doi.org/")
     assert snap.manifest.source["superseded"] == 1
+
+
+def test_a_bad_record_is_found_by_line_in_a_json_lines_file(tmp_path: Path) -> None:
+    from graphniah.ingest.openalex.read import find_bad_work
+
+    folder = write_folder(tmp_path / "oa", {"2026-06-01": [work(1), work(2, referenced_works=["https://openalex.org/A5"]), work(3)]})
+    (part,) = open_works(folder).parts
+    assert find_bad_work(part.path) == (f"{part.path}, line 2: referenced_works entry 'https://openalex.org/A5' of work "
+                                        "https://openalex.org/W2 is not a work id (https://openalex.org/W…)")
+    clean = write_folder(tmp_path / "ok", {"2026-06-01": [work(1)]})
+    assert find_bad_work(open_works(clean).parts[0].path) is None
+
+
+def test_merged_id_files_without_an_id_column_are_named_three_at_most(tmp_path: Path) -> None:
+    from graphniah.errors import GraphNIAHError
+
+    folder = write_folder(tmp_path / "oa", {"2026-06-01": [work(1)]})
+    merged = folder / "data" / "merged_ids" / "works"
+    merged.mkdir(parents=True)
+    names = [merged / f"2026-06-0{i}.csv.gz" for i in range(1, 5)]
+    for path in names:
+        path.write_bytes(gzip.compress(b"merge_date,work,merge_into_id\n2026-06-01,W1,W2\n"))
+    with pytest.raises(GraphNIAHError) as err:
+        ingest_openalex(folder, CUTOFF, tmp_path / "snap")
+    assert str(err.value).startswith(f"merged ids ({names[0]}, {names[1]}, {names[2]}): not a CSV with an id column (")
+
+
+def test_a_manifest_listing_fewer_records_than_the_files_hold_is_refused(tmp_path: Path) -> None:
+    from graphniah.errors import GraphNIAHError
+    from graphniah.ingest.openalex.layout import OLD_MANIFEST, write_manifest
+
+    folder = write_folder(tmp_path / "oa", {"2026-06-01": [work(1), work(2), work(3)]})
+    (part,) = open_works(folder).parts
+    write_manifest(folder, "works", [(part.relpath, 2)])
+    with pytest.raises(GraphNIAHError) as err:
+        ingest_openalex(folder, CUTOFF, tmp_path / "snap")
+    assert str(err.value) == f"{folder / OLD_MANIFEST} lists 2 works records, its files hold 3: download the folder again"
+
+
+def test_a_bad_record_of_a_parquet_file_is_named_by_its_row(tmp_path: Path) -> None:
+    import duckdb
+
+    from graphniah.errors import GraphNIAHError
+    from graphniah.ingest.openalex.layout import write_manifest
+
+    records = [work(1), work(2), work(3, referenced_works=["https://openalex.org/I7"]), work(4)]
+    folder = write_folder(tmp_path / "oa", {"2026-06-01": records}, layout="parquet")
+    (part,) = open_works(folder).parts
+    raw = part.path.with_suffix(".json.gz")  # write_folder wrote gzip JSON under the Parquet name
+    part.path.rename(raw)
+    duckdb.sql(f"COPY (SELECT * FROM read_json('{raw}')) TO '{part.path}' (FORMAT parquet)")
+    raw.unlink()
+    write_manifest(folder, "parquet", [(part.relpath, 4)])
+    with pytest.raises(GraphNIAHError) as err:
+        ingest_openalex(folder, CUTOFF, tmp_path / "snap")
+    assert str(err.value) == (f"{part.path}, row 3: referenced_works entry 'https://openalex.org/I7' of work https://openalex.org/W3 "
+                              "is not a work id (https://openalex.org/W…)")
