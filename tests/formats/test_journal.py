@@ -115,3 +115,39 @@ def test_spend_is_the_larger_known_figure():
     assert rec("a", cost_usd=0.0, cost_usd_registry=5.0).spent_usd == 5.0  # a stale LiteLLM price cannot hide spend
     assert rec("a", cost_usd=2.0, cost_usd_registry=None).spent_usd == 2.0
     assert rec("a", cost_usd=3.0, cost_usd_registry=1.0).spent_usd == 3.0
+
+
+def _batch(event: str, key: str = "k1", **kw):
+    from graphniah.formats.journal import BatchRecord
+
+    return BatchRecord(event=event, key=key, model="m", settings_hash="h1", at="2026-11-01T00:00:00+00:00", **kw)
+
+
+def test_batch_lines_share_the_journal_with_run_records_and_read_apart(tmp_path):
+    from graphniah.formats.journal import BatchCounts, read_batches
+
+    p = tmp_path / "m.jsonl"
+    steps = [_batch("intent", custom_ids=("a", "b"), provider="openai", estimate_usd=0.5), _batch("uploaded", file_id="file-1"),
+             _batch("created", batch_id="batch_1", status="validating"),
+             _batch("polled", batch_id="batch_1", status="completed", counts=BatchCounts(total=2, completed=2, failed=0))]
+    with Journal(p) as j:
+        j.append(steps)
+        j.append([rec("a", batch_id="batch_1"), rec("b", batch_id="batch_1"), _batch("collected", batch_id="batch_1")])
+    lines = p.read_text().splitlines()
+    assert [line.startswith('{"format_version":4,"kind":"batch",') for line in lines] == [True] * 4 + [False, False, True]
+    assert [(r.example_id, r.batch_id) for r in read_journal(p)] == [("a", "batch_1"), ("b", "batch_1")]
+    assert read_batches(p) == [*steps, _batch("collected", batch_id="batch_1")]
+    with Journal(p) as j:
+        assert [r.example_id for r in j.records] == ["a", "b"]
+        assert [b.event for b in j.batches] == ["intent", "uploaded", "created", "polled", "collected"]
+
+
+def test_a_damaged_batch_line_is_an_error_naming_the_line(tmp_path):
+    p = tmp_path / "m.jsonl"
+    good = _batch("intent").model_dump_json()
+    p.write_text(rec("a").model_dump_json() + "\n" + good.replace('"event":"intent"', '"event":"launched"') + "\n")
+    with pytest.raises(GraphNIAHError, match=r"m\.jsonl:2: not a valid run record \(event:"):
+        read_journal(p)
+    p.write_text(good.replace('"format_version":4', '"format_version":5') + "\n")
+    with pytest.raises(GraphNIAHError, match=r"m\.jsonl:1: run record format_version 5 is not supported .* newer graphniah"):
+        read_journal(p)
