@@ -36,6 +36,7 @@ from graphniah.cli import (  # noqa: F401  (registers commands)
     view,
 )
 from graphniah.cli.app import app
+from graphniah.cli.console import rich_console
 from graphniah.errors import GraphNIAHError
 
 __all__ = ["app", "main"]
@@ -105,9 +106,7 @@ def main() -> None:
 
 
 def _fail(e: GraphNIAHError) -> NoReturn:
-    from rich.console import Console
-
-    console = Console(stderr=True)
+    console = rich_console(stderr=True)
     console.print("[bold red]error:[/] ", end="")
     console.print(str(e), markup=False, highlight=False, soft_wrap=True)  # one line, however long
     sys.exit(2)

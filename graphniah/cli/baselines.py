@@ -9,6 +9,7 @@ import typer
 
 from graphniah.baselines import SHORTCUTS
 from graphniah.cli.app import app
+from graphniah.cli.console import rich_console
 from graphniah.cli.options import DEFAULT_SEED, PromptsOpt
 from graphniah.errors import GraphNIAHError
 from graphniah.layout import EXAMPLES_ROOT, RUNS_ROOT
@@ -41,7 +42,6 @@ def baselines_cmd(
     prompts: PromptsOpt = None,
 ) -> None:
     """Score the shortcut baselines from the example text alone and write each as a journal beside the models'."""
-    from rich.console import Console
     from rich.table import Table
 
     from graphniah.atomic import check_output
@@ -69,11 +69,11 @@ def baselines_cmd(
         for task, p in accuracy(exs, j.answers).items():
             lo, hi = p.interval
             table.add_row(j.shortcut, task, f"{100 * p.estimate:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]", str(p.n), str(j.path))
-    Console().print(table)
+    rich_console().print(table)
     for j in written:
         tasks = SHORTCUT_TASKS[j.shortcut]
         left_out = sum(1 for ex in exs if (tasks is None or ex.task in tasks) and ex.id not in j.answers)
         if left_out:
             reads_titles = j.shortcut in ("title-similarity", "topic-cluster")
             why = "edge-list examples name ids, not titles" if reads_titles else "their messages follow other templates"
-            Console(stderr=True).print(f"note: {j.shortcut} left out {left_out} example(s) it cannot read ({why})", highlight=False)
+            rich_console(stderr=True).print(f"note: {j.shortcut} left out {left_out} example(s) it cannot read ({why})", highlight=False)

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from graphniah.cli.app import app
+from graphniah.cli.console import rich_console
 from graphniah.cli.options import DEFAULT_SEED, PromptsOpt, SuitesOpt
 from graphniah.errors import GraphNIAHError
 from graphniah.layout import EXAMPLES_ROOT, SNAPSHOTS_ROOT, suite_examples
@@ -27,7 +28,6 @@ def build_cmd(
     suites: SuitesOpt = None,
 ) -> None:
     """Build a suite's examples (resumable; the manifest lists every example's recipe)."""
-    from rich.console import Console
 
     from graphniah.atomic import check_output, output_lock
     from graphniah.cli.progress import RichProgress
@@ -38,7 +38,7 @@ def build_cmd(
 
     if n is not None and n < 1:
         raise GraphNIAHError(f"-n must be at least 1, got {n}")
-    console = Console(stderr=True)
+    console = rich_console(stderr=True)
     spec = load_suite_spec(suite, suites)
     snap = Snapshot.open(snapshot) if snapshot else newest_snapshot(root)
     t0 = time.perf_counter()

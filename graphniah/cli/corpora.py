@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from graphniah.cli.app import Group, app
+from graphniah.cli.console import rich_console
 from graphniah.cli.options import DataOpt
 from graphniah.errors import GraphNIAHError
+from graphniah.formats.names import DistractorKind
 
 if TYPE_CHECKING:  # the corpora and rich are imported by the commands, when they run
     from rich.table import Table
@@ -25,7 +27,7 @@ app.add_typer(corpora_app, name="corpora")
 
 KindOpt = Annotated[
     list[str] | None,
-    typer.Option("--kind", help="Corpus kind (repeatable): code, essays, books, wikipedia. Default: all."),
+    typer.Option("--kind", help=f"Corpus kind (repeatable): {', '.join(k.value for k in DistractorKind if k.is_text)}. Default: all."),
 ]
 
 
@@ -51,7 +53,6 @@ def corpora_fetch(
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if the corpus is up to date.")] = False,
 ) -> None:
     """Build the distractor corpora (idempotent: an up-to-date corpus is kept)."""
-    from rich.console import Console
 
     from graphniah.atomic import check_output
     from graphniah.cli.progress import RichProgress
@@ -60,7 +61,7 @@ def corpora_fetch(
 
     check_output(data_dir(data), "folder", "--data")
 
-    console = Console()
+    console = rich_console()
     try:
         kinds = [parse_kind(k) for k in kind] if kind else None
     except ValueError as e:
@@ -80,14 +81,13 @@ def corpora_fetch(
 @corpora_app.command("list")
 def corpora_list(data: DataOpt = None) -> None:
     """Show the manifests of the built corpora."""
-    from rich.console import Console
 
     from graphniah.sampling.corpora import data_dir, list_manifests
 
     manifests = list_manifests(data)
     if not manifests:
         raise GraphNIAHError(f"no corpora under {data_dir(data) / 'corpora'}: run 'graphniah corpora fetch'")
-    console = Console()
+    console = rich_console()
     console.print(_manifest_table(manifests, f"Corpora under {data_dir(data) / 'corpora'}"))
     for m in manifests:
         console.print(f"{m.kind.value}: license {m.license}; built {m.created_at} in {m.build_seconds:.1f} s",

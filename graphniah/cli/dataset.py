@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from graphniah.cli.app import app
+from graphniah.cli.console import rich_console
 from graphniah.cli.options import PromptsOpt
 from graphniah.layout import EXAMPLES_ROOT, SNAPSHOTS_ROOT, resolve_examples
 
@@ -23,7 +24,6 @@ def export_cmd(
     prompts: PromptsOpt = None,
 ) -> None:
     """Write the suite as a datasets folder: data/<task>-00000.parquet, lm_eval/ (lm-evaluation-harness tasks), README.md (card), graphniah-manifest.json."""
-    from rich.console import Console
 
     from graphniah.atomic import check_output, output_lock
     from graphniah.cli.progress import RichProgress
@@ -34,7 +34,7 @@ def export_cmd(
 
     src = resolve_examples(suite=suite, examples=examples, examples_root=examples_root, accepts=("suite",), names_suite=True).examples
     assert src is not None  # a suite's examples file
-    console = Console(stderr=True)
+    console = rich_console(stderr=True)
     t0 = time.perf_counter()
     with output_lock(out), RichProgress(console) as bar:  # one writer per dataset folder
         result = export_suite(src, out, suite=suite, snapshots_root=snapshots, prompts=prompts, progress=bar)

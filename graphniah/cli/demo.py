@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from graphniah.cli.app import app
+from graphniah.cli.console import rich_console
 from graphniah.cli.options import DEFAULT_SEED, ModelsOpt, PromptsOpt, SuitesOpt
 from graphniah.layout import EXAMPLES_ROOT, REPORTS_ROOT, RUNS_ROOT, SNAPSHOTS_ROOT
 
@@ -24,7 +25,6 @@ def demo_release(
     fmt: Annotated[str, typer.Option("--format", help="s2ag (releases and diffs) or openalex (the same world as an OpenAlex works folder, data/jsonl/…).")] = "s2ag",
 ) -> None:
     """Write synthetic S2AG-format releases and the diffs between them, or the same world as OpenAlex works (labelled synthetic)."""
-    from rich.console import Console
     from rich.table import Table
 
     from graphniah.atomic import check_output
@@ -42,7 +42,7 @@ def demo_release(
             raise GraphNIAHError("--legacy-format is an S2AG format; it does not apply to --format openalex")
         write_openalex_demo(out, papers=papers, seed=seed, releases=releases, first_release=first_release, replace=replace)
         d = demo_summary(out)
-        Console().print(f"SYNTHETIC demo world in OpenAlex form in {out}: {d['works_records']:,} works records in partitions "
+        rich_console().print(f"SYNTHETIC demo world in OpenAlex form in {out}: {d['works_records']:,} works records in partitions "
                         f"{', '.join(d['partitions'])}, {d['merged']:,} merged away (release {d['release_id']})", highlight=False, soft_wrap=True)
         return
 
@@ -57,7 +57,7 @@ def demo_release(
         table.add_column(ds, justify="right")
     for rid, rows in summary["releases"].items():
         table.add_row(rid, *(f"{rows[ds]:,}" for ds in DATASETS))
-    Console().print(table)
+    rich_console().print(table)
 
 
 @app.command("demo")
@@ -75,7 +75,6 @@ def demo_cmd(
     suites: SuitesOpt = None,
 ) -> None:
     """The whole pipeline on the synthetic demo release: refresh, build, run local endpoints, score."""
-    from rich.console import Console
 
     from graphniah.atomic import check_output
     from graphniah.cli.ingest import preprint_line
@@ -89,7 +88,7 @@ def demo_cmd(
     for option, folder in (("--root", root), ("--examples", examples), ("--runs", runs), ("--reports", reports)):
         check_output(folder, "folder", option)
 
-    console = Console()
+    console = rich_console()
     with RichProgress(console) as bar:
         result = run_demo(
             root, examples, runs, reports, cutoff=parse_cutoff(cutoff), per_value=n, seed=seed, llm=llm,
@@ -109,6 +108,11 @@ def demo_cmd(
         console.print("[bold]Shortcuts[/] (baseline-* rows: answers from the example text without searching the graph; "
                       "graphniah baselines)", highlight=False)
         for line in result.verdicts:
+            console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
+    if result.wording:
+        console.print("[bold]Wording[/] (examples asked in two template sets, prompts/sets/; graphniah report's wording table)",
+                      highlight=False)
+        for line in result.wording:
             console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
     if result.dataset is not None:
         console.print(f"dataset: {result.dataset.resolve()} (the suite as a datasets folder: graphniah run --dataset DIR, "

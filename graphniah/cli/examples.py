@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from graphniah.cli.app import app
+from graphniah.cli.console import rich_console
 from graphniah.cli.options import DEFAULT_ALPHA, DEFAULT_SEED, DISTRACTOR_KINDS, MAX_CONTEXT_LENGTH, NONE, PromptsOpt
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.names import TASKS
@@ -63,7 +64,6 @@ def sample_cmd(
     prompts: PromptsOpt = None,
 ) -> None:
     """Sample, check, pack and render examples (each verified from its text alone before it is written)."""
-    from rich.console import Console
 
     from graphniah.atomic import check_output
     from graphniah.cli.progress import RichProgress
@@ -88,7 +88,7 @@ def sample_cmd(
     rendering: Render = "edges" if render == "edges" else "apa"
     if n < 1:
         raise GraphNIAHError("-n must be at least 1")
-    console = Console(stderr=True)
+    console = rich_console(stderr=True)
     snap = Snapshot.open(snapshot) if snapshot else newest_snapshot(root)
     t0 = time.perf_counter()
     ctx = SamplingContext(snap, prompts=load_prompts(prompts))
@@ -117,12 +117,11 @@ def sample_cmd(
 @app.command("verify")
 def verify_cmd(files: Annotated[list[Path], typer.Argument(help="JSON-lines example files or dataset folders (graphniah export).")], prompts: PromptsOpt = None) -> None:
     """Recompute every answer from the rendered text alone; exit 1 if any disagrees."""
-    from rich.console import Console
 
     from graphniah.dataset import examples_in  # a dataset folder: its manifest's hashes are checked first
     from graphniah.text import load_prompts, verify
 
-    console = Console()
+    console = rich_console()
     prompt_set = load_prompts(prompts)
     bad = total = 0
     for f in files:
@@ -145,7 +144,6 @@ def show_cmd(
     prompts: PromptsOpt = None,
 ) -> None:
     """Regenerate an example from its recipe, check it byte for byte, and print its prompt."""
-    from rich.console import Console
 
     from graphniah.dataset import examples_in
     from graphniah.formats.snapshot import find_snapshot_by_hash
@@ -163,4 +161,4 @@ def show_cmd(
     for m in again.messages:
         sys.stdout.write(f"=== {m.role} ===\n{m.content}\n")
     sys.stdout.write(f"=== answer ===\n{again.answer}\n")
-    Console(stderr=True).print(f"regenerated {example_id} from its recipe: identical, byte for byte", highlight=False)
+    rich_console(stderr=True).print(f"regenerated {example_id} from its recipe: identical, byte for byte", highlight=False)

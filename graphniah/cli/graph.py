@@ -15,6 +15,7 @@ import typer
 
 from graphniah import layout
 from graphniah.cli.app import app
+from graphniah.cli.console import rich_console
 from graphniah.cli.options import DEFAULT_CAP, DEFAULT_STEP_BUDGET
 from graphniah.errors import GraphNIAHError
 from graphniah.layout import SNAPSHOTS_ROOT
@@ -76,14 +77,13 @@ def prune_cmd(
     root: RootOpt = SNAPSHOTS_ROOT,
 ) -> None:
     """Remove papers that cannot lie on a simple path of 3k-2 papers; write pruned/depth=K.parquet."""
-    from rich.console import Console
     from rich.table import Table
 
     from graphniah.cli.progress import RichProgress
     from graphniah.graph.store import prune_snapshot
 
     depths = _depths(ctx, depth)
-    console = Console()
+    console = rich_console()
     snap = _snapshot(snapshot, root)
     _check_writable(layout.pruned_file(snap.path, depths[0]).parent)
     g = _load(snap, console)
@@ -109,7 +109,6 @@ def paths_cmd(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Sample again even if an identical complete pool exists.")] = False,
 ) -> None:
     """Sample a pool of distinct induced (chordless) paths per depth; write paths/depth=K.parquet and .json."""
-    from rich.console import Console
     from rich.table import Table
 
     from graphniah.cli.progress import RichProgress
@@ -119,7 +118,7 @@ def paths_cmd(
     depths = _depths(ctx, depth)
     if pool < 1:
         raise GraphNIAHError(f"--pool must be >= 1, got {pool}")
-    console = Console()
+    console = rich_console()
     snap = _snapshot(snapshot, root)
     _check_writable(layout.pool_file(snap.path, depths[0]).parent)
     _check_writable(layout.pruned_file(snap.path, depths[0]).parent)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from graphniah.cli.app import Group, app
+from graphniah.cli.console import rich_console
 from graphniah.errors import GraphNIAHError
 
 if TYPE_CHECKING:  # the ingest stage and rich are imported by the commands, when they run
@@ -28,10 +29,9 @@ _RELEASE_ID = typer.Option("--release-id", help="Release id of a folder without 
 
 
 def _console() -> Console:
-    from rich.console import Console
 
     # soft_wrap: long paths stay on one line (rich would otherwise break them at the terminal width).
-    return Console(soft_wrap=True)
+    return rich_console(soft_wrap=True)
 
 
 def _rows_table(title: str, rows: dict[str, Any], order: tuple[str, ...]) -> Table:

@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from graphniah.cli.app import Group, app
+from graphniah.cli.console import rich_console
 
 openalex_app = typer.Typer(name="openalex", cls=Group, help="OpenAlex works API (no key needed): fetch a publication-date window as a snapshot folder.",
                            no_args_is_help=True)
@@ -35,7 +36,6 @@ def fetch_cmd(
     api_base: Annotated[str | None, typer.Option("--api-base", envvar="OPENALEX_API_BASE", help="Works API base URL.")] = None,
 ) -> None:
     """Page the works API by cursor and write the works in OpenAlex's snapshot layout (resumes after an interruption)."""
-    from rich.console import Console
 
     from graphniah.atomic import check_output, output_lock
     from graphniah.cli.progress import RichProgress
@@ -44,7 +44,7 @@ def fetch_cmd(
 
     check_output(out, "folder")
     start, end = parse_cutoff(from_publication_date), parse_cutoff(to_publication_date)
-    console = Console()
+    console = rich_console()
     with output_lock(out), RichProgress(console) as bar:
         result = fetch_works(out, start, end, mailto=mailto_from_env(mailto), base_url=api_base or DEFAULT_BASE, progress=bar)
     what = "already fetched today" if result.already_done else f"{result.pages_read:,} pages read{' (resumed)' if result.resumed else ''}"

@@ -18,6 +18,8 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
+from graphniah.cli.console import rich_console
+
 
 class RichProgress:
     """A :class:`graphniah.progress.Progress` drawn with rich on ``console`` (stderr by default).
@@ -28,7 +30,7 @@ class RichProgress:
     """
 
     def __init__(self, console: Console | None = None, *, units: str = "items") -> None:
-        self.console = console or Console(stderr=True)
+        self.console = console or rich_console(stderr=True)
         columns: list[ProgressColumn] = [TextColumn("{task.description}", markup=False), BarColumn()]
         if units == "bytes":
             columns += [DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn()]

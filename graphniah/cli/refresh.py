@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from graphniah.cli.app import app
+from graphniah.cli.console import rich_console
 from graphniah.cli.options import DEFAULT_POOL, DEFAULT_SEED, DEMO_PAPERS
 from graphniah.layout import SNAPSHOTS_ROOT
 
@@ -27,7 +28,6 @@ def refresh_cmd(
     memory_limit: Annotated[str | None, typer.Option("--memory-limit", help="Memory budget of the store and snapshot steps, e.g. 4GB (DuckDB spills beyond it). Default: half of the RAM.")] = None,
 ) -> None:
     """Update the release store (S2AG diffs, or the demo release), build the snapshot, prune, pool paths."""
-    from rich.console import Console
     from rich.table import Table
 
     from graphniah.atomic import check_output, output_lock
@@ -39,7 +39,7 @@ def refresh_cmd(
 
     check_output(root, "folder", "--root")
 
-    console = Console()
+    console = rich_console()
     # One refresh per root: the store, snapshots and pools under it are written by one process at a time.
     with output_lock(root, lock=root / ".refresh.lock"), RichProgress(console) as bar:
         result = refresh(

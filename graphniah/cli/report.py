@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from graphniah.cli.app import app
+from graphniah.cli.console import rich_console
 from graphniah.cli.options import DEFAULT_SEED
 from graphniah.errors import GraphNIAHError
 from graphniah.layout import EXAMPLES_ROOT, REPORTS_ROOT, RUNS_ROOT, SNAPSHOTS_ROOT, report_dir, resolve_examples, suite_examples
@@ -57,7 +58,6 @@ def report_cmd(
     ] = None,
 ) -> None:
     """Tables (Markdown/CSV), figures (PNG/SVG) and a self-contained HTML report of a suite's runs."""
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -88,7 +88,7 @@ def report_cmd(
     report = build_report(data, ReportConfig(z=PAPER_Z if paper_z else None, threshold_margin=threshold_margin, threshold=threshold),
                           twin=twin_data)
     files = write_report(report, out if out is not None else report_dir(REPORTS_ROOT, suite), figures=figures, html=html, viewer=viewer)
-    console = Console(stderr=True)
+    console = rich_console(stderr=True)
     for note in data.notes:
         console.print(f"[yellow]note:[/] {note}", highlight=False)
     acc = report.table("accuracy")
@@ -97,7 +97,7 @@ def report_cmd(
         table.add_column(h)
     for row in acc.rows:
         table.add_row(*[Text(c.text, style="bold" if c.bold else "") for c in row])
-    Console().print(table)
+    rich_console().print(table)
     console.print(
         f"{len(data.outcomes)} answers of {len(data.runs)} model setting(s) on {len(data.examples)} examples, by "
         f"{data.variable_title.lower()} ({data.variable_source}); {len(report.tables)} tables"
@@ -121,7 +121,6 @@ def select_alpha_cmd(
     workers: Annotated[int, typer.Option(help="Processes growing examples.")] = 2,
 ) -> None:
     """Choose the concentration parameter α by in-degree KL divergence to the snapshot (appendix B)."""
-    from rich.console import Console
 
     from graphniah.atomic import check_output
     from graphniah.cli.progress import RichProgress
@@ -136,7 +135,7 @@ def select_alpha_cmd(
         bootstrap=bootstrap, seed=seed, workers=workers,
     )
     snap = Snapshot.open(snapshot) if snapshot else newest_snapshot(root)
-    console = Console(stderr=True)
+    console = rich_console(stderr=True)
     reference = snapshot_in_degree_histogram(snap)
     with RichProgress(console) as bar:
         generated = generate_in_degrees(snap, config, progress=bar)

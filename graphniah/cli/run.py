@@ -11,6 +11,7 @@ from urllib.parse import urlparse
 import typer
 
 from graphniah.cli.app import Group, app
+from graphniah.cli.console import rich_console
 from graphniah.cli.options import DEFAULT_SEED, MAX_ATTEMPTS, ModelsOpt, PromptsOpt
 from graphniah.errors import GraphNIAHError
 from graphniah.layout import EXAMPLES_ROOT, RUNS_ROOT, SNAPSHOTS_ROOT, journal_file, resolve_examples
@@ -115,7 +116,6 @@ def run_cmd(
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
     """Run a model on a suite through LiteLLM, journaling every finished call (re-runs send only what is missing)."""
-    from rich.console import Console
 
     from graphniah.atomic import check_output
     from graphniah.cli.progress import RichProgress
@@ -135,7 +135,7 @@ def run_cmd(
     options = RunOptions(concurrency=concurrency, budget_usd=budget_usd, retry_failed=retry_failed,
                          retry=RetryPolicy(max_attempts=max_attempts), assume_output_tokens=assume_output_tokens,
                          seed=seed, reuse=not no_reuse, batch=_batch_options(batch, poll_interval, batch_size))
-    console = Console(stderr=True)
+    console = rich_console(stderr=True)
     bar = RichProgress(console) if progress and not dry_run else None
     try:
         with bar or contextlib.nullcontext():
@@ -171,7 +171,6 @@ def score_cmd(
     runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = RUNS_ROOT,
 ) -> None:
     """Accuracy of a model's journal, per task, with 95% Wilson intervals and counting outcomes."""
-    from rich.console import Console
     from rich.table import Table
 
     from graphniah.run import read_journal
@@ -181,7 +180,7 @@ def score_cmd(
     records = read_journal(path)
     if not records:
         raise GraphNIAHError(f"no records in {path}; run `graphniah run --suite {suite} --model {model}` first")
-    console = Console()
+    console = rich_console()
     for (_, h), run_records in sorted(split_runs(records).items()):
         sc = score_records(run_records)
         t = Table(title=f"{model} on {suite} (settings {h[:12]}): {sc.answered} answered, {sc.failed} failed, "
@@ -256,7 +255,6 @@ def serve_cmd(
 @models_app.command("list")
 def models_list(models: ModelsOpt = None) -> None:
     """The registry's models with their cutoffs, limits and prices."""
-    from rich.console import Console
     from rich.table import Table
 
     from graphniah.run.models import load_registry
@@ -270,7 +268,7 @@ def models_list(models: ModelsOpt = None) -> None:
         t.add_row(name, e.litellm_model, str(e.knowledge_cutoff or "-"), f"{e.context_limit:,}",
                   e.service_tier + (f"->{e.fallback_tier}" if e.fallback_tier else ""),
                   "unknown" if p is None else f"{p.input:g} / {p.output:g}", e.settings_hash[:12])
-    Console().print(t)
+    rich_console().print(t)
 
 
 @models_app.command("fetch")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from graphniah.cli.app import Group, app
+from graphniah.cli.console import rich_console
 from graphniah.cli.options import S2AG_API_BASE as DEFAULT_BASE
 from graphniah.errors import GraphNIAHError
 
@@ -62,13 +63,12 @@ def _datasets(values: list[str] | None) -> tuple[str, ...]:
 @contextlib.contextmanager
 def _downloading(api_base: str) -> Iterator[tuple[S2AGClient, RichProgress]]:
     """A keyed client whose downloads draw rich progress bars on stderr."""
-    from rich.console import Console
 
     from graphniah.cli.progress import RichProgress
     from graphniah.ingest.s2ag.api import S2AGClient
 
     key = _key(required=True)
-    with RichProgress(Console(stderr=True), units="bytes") as progress, S2AGClient(key, api_base, progress=progress) as client:
+    with RichProgress(rich_console(stderr=True), units="bytes") as progress, S2AGClient(key, api_base, progress=progress) as client:
         yield client, progress
 
 

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from graphniah.cli.app import Group, app
+from graphniah.cli.console import rich_console
 from graphniah.cli.options import DataOpt
 from graphniah.errors import GraphNIAHError
 
@@ -25,7 +26,6 @@ app.add_typer(tokenize_app, name="tokenize")
 @tokenize_app.command("fetch")
 def tokenize_fetch(data: DataOpt = None) -> None:
     """Fetch the pinned tokenizer assets (o200k_base file, Gemma tokenizer.json); idempotent."""
-    from rich.console import Console
 
     from graphniah.assets import fetch_assets
     from graphniah.atomic import check_output
@@ -36,7 +36,7 @@ def tokenize_fetch(data: DataOpt = None) -> None:
     t0 = time.perf_counter()
     assets = fetch_assets(data)
     what = ", ".join(assets.fetched) if assets.fetched else "nothing (all assets present and verified)"
-    Console().print(f"fetched {what} in {time.perf_counter() - t0:.1f} s; data folder {data_dir(data)}",
+    rich_console().print(f"fetched {what} in {time.perf_counter() - t0:.1f} s; data folder {data_dir(data)}",
                     markup=False, highlight=False)
 
 
@@ -47,7 +47,6 @@ def tokenize_count(
     data: DataOpt = None,
 ) -> None:
     """Print the token count of a text under each of the three tokenizers."""
-    from rich.console import Console
     from rich.table import Table
 
     from graphniah.text import TOKENIZERS, load_tokenizer
@@ -69,4 +68,4 @@ def tokenize_count(
     for name in TOKENIZERS:
         tok = load_tokenizer(name, data)
         table.add_row(name, f"{tok.count(text):,}", f"{tok.chat_count([('user', text)]):,}")
-    Console().print(table)
+    rich_console().print(table)

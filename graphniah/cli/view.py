@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from graphniah.cli.app import app
+from graphniah.cli.console import rich_console
 from graphniah.cli.options import PromptsOpt
 from graphniah.layout import SNAPSHOTS_ROOT, resolve_examples
 
@@ -23,7 +24,6 @@ def view_cmd(
     prompts: PromptsOpt = None,
 ) -> None:
     """Write a static site (no server, no network) showing every example, its graph, needles and answers."""
-    from rich.console import Console
 
     from graphniah.atomic import check_output, output_lock
     from graphniah.cli.progress import RichProgress
@@ -33,7 +33,7 @@ def view_cmd(
 
     source = resolve_examples(examples=examples, dataset=dataset, accepts=("examples", "dataset"))
     t0 = time.perf_counter()
-    console = Console(stderr=True)
+    console = rich_console(stderr=True)
     with output_lock(out), RichProgress(console) as bar:  # one writer per site folder
         files = build_viewer(source.examples, out, dataset=source.dataset, runs=runs, snapshots=root, prompts=prompts, progress=bar)
     if files.without_metadata:
