@@ -108,19 +108,42 @@ def test_check_output_accepts_new_and_existing_destinations_and_creates_nothing(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["D", "f.jsonl"]
 
 
-def test_check_output_names_a_folder_it_may_not_write_in(tmp_path):
+def _as_nobody(top: Path) -> tuple[list[str], dict[str, str]]:
+    """How to run this package as user 65534 wherever the checkout lies: a copy of the package in
+    ``top`` (world-readable), and the first Python interpreter that user may run. A checkout cloned
+    inside a private folder (``mktemp -d``, ``/root``) is unreadable to that user, and so may be the
+    virtual environment's interpreter; a skip names what was tried."""
+    import graphniah
+
+    src = top / "src"
+    shutil.copytree(Path(graphniah.__file__).parent, src / "graphniah", ignore=shutil.ignore_patterns("__pycache__"))
+    for p in (top, *src.rglob("*")):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(src), "PYTHONDONTWRITEBYTECODE": "1"}
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    tried = list(dict.fromkeys([sys.executable, getattr(sys, "_base_executable", sys.executable),
+                                os.path.realpath(sys.executable), shutil.which("python3") or "/usr/bin/python3"]))
+    probe = "import sys, graphniah.atomic; sys.exit(sys.version_info < (3, 11))"
+    for python in tried:
+        if subprocess.run([*nobody, python, "-c", probe], capture_output=True, env=env, cwd=top, check=False).returncode == 0:
+            return [*nobody, python], env
+    pytest.skip(f"no Python interpreter user 65534 may run with the package copied to {src} (tried {', '.join(tried)})")
+
+
+def test_check_output_names_a_folder_it_may_not_write_in():
     if shutil.which("setpriv") is None or os.geteuid() != 0:
         pytest.skip("needs root and setpriv to run as another user (root may write anywhere)")
     # pytest's temporary folders are private to root: this one lies where the other user can look
     top = Path(tempfile.mkdtemp(prefix="graphniah-locked-"))
-    top.chmod(0o755)
-    locked = top / "locked"
-    locked.mkdir(mode=0o555)
-    code = f"from graphniah.atomic import check_output\ncheck_output({str(locked / 'out')!r}, 'folder')"
-    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", code],
-                       capture_output=True, text=True, check=False)
-    shutil.rmtree(top)
-    assert r.returncode == 1
+    try:
+        run, env = _as_nobody(top)
+        locked = top / "locked"
+        locked.mkdir(mode=0o555)
+        code = f"from graphniah.atomic import check_output\ncheck_output({str(locked / 'out')!r}, 'folder')"
+        r = subprocess.run([*run, "-c", code], capture_output=True, text=True, env=env, cwd=top, check=False)
+    finally:
+        shutil.rmtree(top)
+    assert r.returncode == 1, r.stderr
     assert r.stderr.strip().splitlines()[-1] == (
         f"graphniah.errors.GraphNIAHError: cannot write {locked / 'out'} (--out): Permission denied ({locked})")
 
