@@ -4,6 +4,10 @@ status and reuse. The kills are in tests/faults/test_batch_kill.py."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
@@ -206,3 +210,27 @@ def test_a_provider_without_a_batch_api_here_is_refused(suite, tmp_path):
     entry = local_entry(litellm_model="gemini/local-oracle", api_base="http://127.0.0.1:9/v1")
     with pytest.raises(GraphNIAHError, match=r"cannot be run with --batch: batches are sent to OpenAI-compatible"):
         run(entry, suite, tmp_path / "runs")
+
+
+@pytest.mark.slow
+def test_ctrl_c_leaves_the_batches_running_and_says_how_to_collect_them(suite, tmp_path):
+    runs = tmp_path / "runs"
+    jpath = journal_file(runs, "demo", "local-oracle")
+    with BatchServer("oracle", faults=BatchFaults(polls_to_complete=2)) as srv:
+        cmd = [sys.executable, "-c", "from graphniah.cli import main; main()", "run", "--model", "local-oracle", "--batch",
+               "--examples", str(suite.path), "--api-base", srv.url, "--runs", str(runs), "--snapshots", str(suite.snapshots),
+               "--poll-interval", "60", "--batch-size", "10", "--no-progress"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "COLUMNS": "300"})
+        deadline = time.monotonic() + 240
+        while not (jpath.exists() and sum(b.event == "polled" for b in read_batches(jpath)) == 2):
+            assert time.monotonic() < deadline and proc.poll() is None, "the runner never polled its two batches"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)  # while it waits for the next poll
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err.decode()
+        said = " ".join((out + err).decode().split())
+        assert "2 batch(es) of local-oracle left running at the provider (16 request(s))" in said
+        assert "the same command collects them" in said and "graphniah batches" in said
+        assert len(in_flight(runs)) == 2 and sum(srv.submitted.values()) == 16
+        s = run(local_entry(api_base=srv.url), suite, runs)
+        assert s.ok == 16 and srv.submitted == Counter(dict.fromkeys((e.id for e in suite.examples), 1))
