@@ -14,7 +14,10 @@ written with their diffs to ``<work>/<target>.survivors.txt``: each is either a 
 equivalent mutant (one no test can tell from the original); the table counts both and the notes
 name the equivalent ones that were judged so by reading them.
 
-    .venv/bin/python bench/mutation.py [--target NAME ...] [--max-mutants 60] [--seed 0] [--work DIR]
+    .venv/bin/python bench/mutation.py [--target NAME ...] [--max-mutants 60] [--seed 0] [--work DIR] [--recheck]
+
+``--recheck`` takes the survivors of a finished run in ``--work`` and tests each once more against the
+tests of HEAD (its diff applied to a fresh copy): how many the tests written since kill.
 """
 
 from __future__ import annotations
@@ -175,8 +178,7 @@ def run_target(t: Target, repo: Path, work: Path, limit: int, rng: np.random.Gen
     subprocess.run(["cosmic-ray", "init", str(cfg), str(db)], cwd=repo, check=True, capture_output=True, env=env)
     # The tests must pass on the unmutated copy (else every mutant would count as killed); this run also
     # builds the shared fixtures the mutants' runs reopen.
-    base = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-n", "0",
-                           *_basetemp(work, slug, t), *t.tests], cwd=repo, capture_output=True, text=True, env=env, check=False)
+    base = subprocess.run(_pytest_command(t, work, slug), cwd=repo, capture_output=True, text=True, env=env, check=False)
     if base.returncode != 0:
         raise SystemExit(f"{t.name}: the tests fail on the unmutated copy:\n{base.stdout[-3000:]}")
     ranges = function_lines((repo / t.module).read_text(), t.functions) if t.functions else None
@@ -212,15 +214,63 @@ def _env(repo: Path, *, shared: bool = False) -> dict[str, str]:
     return env
 
 
+def _pytest_command(t: Target, work: Path, slug: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-n", "0",
+            *_basetemp(work, slug, t), *t.tests]
+
+
+def recheck(t: Target, work: Path) -> dict[str, int]:
+    """The survivors of a finished run of ``t`` (``<work>/<target>.sqlite``) once more, each applied by its diff to
+    a fresh copy of HEAD and tested with the target's tests as they are now: which of them the tests written
+    since kill. A diff that no longer applies (the module changed since) is counted apart."""
+    slug = re.sub(r"[^a-z0-9]+", "-", t.name.lower()).strip("-")
+    con = sqlite3.connect(work / f"{slug}.sqlite")
+    rows = con.execute("SELECT s.operator_name, s.start_pos_row, r.diff FROM work_results r JOIN mutation_specs s USING (job_id) "
+                       "WHERE r.worker_outcome = 'NORMAL' AND r.test_outcome = 'SURVIVED' ORDER BY s.start_pos_row").fetchall()
+    con.close()
+    repo = work / "recheck-repo"
+    if repo.exists():
+        subprocess.run(["rm", "-rf", str(repo)], check=True)
+    copy_head(repo)
+    env = _env(repo, shared=t.shared)
+    out = {"killed": 0, "survived": 0, "stale": 0}
+    for op, row, diff in rows:
+        patch = diff.split("\n", 1)[1]  # after cosmic-ray's "--- mutation diff ---" line
+        applied = subprocess.run(["patch", "-p1", "-d", str(repo)], input=patch, text=True, capture_output=True, check=False)
+        if applied.returncode != 0:
+            out["stale"] += 1
+            print(f"  {op} at line {row}: no longer applies", flush=True)
+            continue
+        try:
+            done = subprocess.run(_pytest_command(t, work, slug), cwd=repo, capture_output=True, text=True, env=env, check=False,
+                                  timeout=t.timeout)
+            verdict = "killed" if done.returncode != 0 else "survived"
+        except subprocess.TimeoutExpired:
+            verdict = "killed"
+        finally:
+            subprocess.run(["patch", "-R", "-p1", "-d", str(repo)], input=patch, text=True, capture_output=True, check=True)
+        out[verdict] += 1
+        print(f"  {op} at line {row}: {verdict}", flush=True)
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--target", nargs="*", default=[], help="only these targets (names as in the table)")
     ap.add_argument("--max-mutants", type=int, default=60, help="mutants run per target (a seeded sample beyond it)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--work", type=Path, default=REPO / "bench" / ".data" / "mutation")
+    ap.add_argument("--recheck", action="store_true", help="test the survivors of the finished run in --work against HEAD's tests")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
-    work = args.work
+    work = args.work.resolve()
+    if args.recheck:
+        for t in TARGETS:
+            if (not args.target or t.name in args.target) and (work / f"{re.sub(r'[^a-z0-9]+', '-', t.name.lower()).strip('-')}.sqlite").is_file():
+                print(f"{t.name}: survivors of the run in {work} against the tests of HEAD", flush=True)
+                got = recheck(t, work)
+                print(f"{t.name}: {got['killed']} killed, {got['survived']} survived, {got['stale']} no longer apply", flush=True)
+        return 0
     repo = work / "repo"
     commit = copy_head(repo)
     print(f"cosmic-ray on commit {commit}, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, at most {args.max_mutants} mutants "

@@ -316,3 +316,39 @@ def test_check_output_refuses_a_folder_it_may_write_but_not_enter(tmp_path):
     if "No module named 'graphniah'" in r.stderr or "Permission denied" in r.stderr:
         pytest.skip(f"user 65534 cannot read this checkout, so cannot run graphniah ({r.stderr.strip().splitlines()[-1]})")
     assert r.stdout.strip() == f"--out {shut / 'out'}: cannot be written (Permission denied)", r.stderr
+
+
+def test_a_parquet_file_with_no_row_group_is_complete(tmp_path):
+    """A writer closed before any row: "PAR1", the footer, its length and "PAR1" again, nothing else."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    f = tmp_path / "empty.parquet"
+    pq.ParquetWriter(f, pa.schema([("x", pa.int64())])).close()
+    data = f.read_bytes()
+    assert len(data) == int.from_bytes(data[-8:-4], "little") + 12  # the file is its footer and the magic bytes
+    assert check_artifact(f, None, None, "graphniah refresh", parquet=True) == f
+    assert pq.read_table(f).num_rows == 0
+
+
+def test_a_refused_write_names_the_file_the_error_names(tmp_path):
+    import errno
+
+    from graphniah.atomic import disk_error
+
+    full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "papers.parquet"))
+    assert str(disk_error(full)) == f"cannot write {tmp_path / 'papers.parquet'}: No space left on device"
+    assert str(disk_error(full, tmp_path / "out")) == f"cannot write {tmp_path / 'out'}: No space left on device"
+    # DuckDB names the file only in its message
+    duck = RuntimeError(f'IO Error: Could not write file "{tmp_path}/x.duckdb": No space left on device')
+    assert str(disk_error(duck)) == f"cannot write {tmp_path}/x.duckdb: No space left on device"
+    assert str(disk_error(OSError(errno.EROFS, "Read-only file system"))) == "cannot write a file: Read-only file system"
+    assert disk_error(ValueError("no disk involved")) is None
+
+
+def test_staged_writes_create_the_folders_on_the_way_and_json_stays_utf8(tmp_path):
+    from graphniah.atomic import canonical_json, write_in_staging
+
+    write_in_staging(tmp_path / "staging" / "lm_eval" / "deep" / "utils.py", "x = 1\n")
+    assert (tmp_path / "staging" / "lm_eval" / "deep" / "utils.py").read_text() == "x = 1\n"
+    assert canonical_json({"title": "Café – naïve", "a": [1, 2.5]}) == '{"a":[1,2.5],"title":"Café – naïve"}'
