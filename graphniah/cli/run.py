@@ -19,7 +19,7 @@ from graphniah.layout import EXAMPLES_ROOT, RUNS_ROOT, SNAPSHOTS_ROOT, journal_f
 if TYPE_CHECKING:  # the run stage and rich are imported lazily, when a command needs them
     from rich.console import Console
 
-    from graphniah.run import RunPlan
+    from graphniah.run import Estimate, RunPlan
     from graphniah.run.batch.options import BatchOptions
 
 models_app = typer.Typer(cls=Group, help="The model registry and local model files.", no_args_is_help=True)
@@ -46,6 +46,23 @@ def _print_reuse(console: Console, plan: RunPlan) -> None:
         console.print(f"reuse saves: {tokens} input tokens, estimated cost {cost}", highlight=False)
 
 
+def _print_cost_lines(console: Console, est: Estimate) -> None:
+    """Direct and batch costs side by side: expected and 90th percentile, total and per example, with the price's source."""
+    if not est.lines or not est.examples:
+        return
+    rows = [("", "expected", "90th percentile", "price")]
+    for line in est.lines:
+        if line.usd is None or line.usd_p90 is None:
+            rows.append((line.label, "unknown", "unknown", line.price_basis))
+            continue
+        rows.append((line.label, f"{_usd(line.usd)} ({100 * line.usd / est.examples:.2f}¢ each)",
+                     f"{_usd(line.usd_p90)} ({100 * line.usd_p90 / est.examples:.2f}¢ each)", line.price_basis))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    for r in rows:
+        console.print("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[3],
+                      highlight=False, soft_wrap=True)
+
+
 def _print_plan(console: Console, plan: RunPlan) -> None:
     e, est = plan.entry, plan.estimate
     console.print(f"[bold]{e.name}[/] ({e.litellm_model}, settings {e.settings_hash[:12]}) -> {plan.journal}", highlight=False)
@@ -56,8 +73,9 @@ def _print_plan(console: Console, plan: RunPlan) -> None:
     if plan.dropped_bytes:
         console.print(f"[yellow]dropped a partial last line ({plan.dropped_bytes} bytes) left by an interrupted run[/]")
     tokens = "unknown" if est.input_tokens is None else f"{est.input_tokens:,}"
-    console.print(f"estimate: {tokens} input tokens, {est.output_tokens_per_example:,} output tokens per example "
-                  f"({est.output_basis}), tier {est.tier}", highlight=False)
+    console.print(f"estimate: {tokens} input tokens; output tokens per example {est.output_tokens_per_example:,} expected, "
+                  f"{est.output_tokens_p90:,} at the 90th percentile ({est.output_basis}); tier {est.tier}",
+                  highlight=False, soft_wrap=True)
     if est.usd is not None:
         console.print(f"estimated cost {_usd(est.usd)}", highlight=False)
     elif est.usd_upper is not None:
@@ -65,6 +83,7 @@ def _print_plan(console: Console, plan: RunPlan) -> None:
                       highlight=False)
     else:
         console.print("estimated cost unknown", highlight=False)
+    _print_cost_lines(console, est)
     if est.note:
         console.print(f"note: {est.note}", highlight=False)
     if plan.spent_before_usd:
@@ -107,7 +126,7 @@ def run_cmd(
     reasoning_effort: Annotated[str | None, typer.Option(help="Override the registry's reasoning effort.")] = None,
     timeout: Annotated[float | None, typer.Option(help="Per-request timeout in seconds (default: the registry's).")] = None,
     max_attempts: Annotated[int, typer.Option(help="Sends per example at most, retries and tier fallback included.")] = MAX_ATTEMPTS,
-    assume_output_tokens: Annotated[int, typer.Option(help="Output tokens per example for the estimate when no call has finished yet.")] = 4000,
+    assume_output_tokens: Annotated[int | None, typer.Option(help="Output tokens per example for the estimate when no call has finished yet (default: the registry's prior, see docs/cost.md).")] = None,
     runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = RUNS_ROOT,
     examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = EXAMPLES_ROOT,
     snapshots: Annotated[Path, typer.Option(help="Where snapshots live (for the knowledge-cutoff check).")] = SNAPSHOTS_ROOT,

@@ -7,13 +7,20 @@ its loggers silenced. API keys are read by LiteLLM from the provider's usual env
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import json
 import logging
 import os
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from graphniah.run.models import ModelEntry
 
 _LITELLM: Any = None
+#: The price map LiteLLM ships and reads when ``LITELLM_LOCAL_MODEL_COST_MAP`` is set.
+_COST_MAP_FILE = "model_prices_and_context_window_backup.json"
 
 
 def litellm_module() -> Any:
@@ -79,3 +86,40 @@ def register_local_model(entry: ModelEntry) -> None:
         "input_cost_per_token": price.input / 1e6, "output_cost_per_token": price.output / 1e6,
         "litellm_provider": provider, "mode": "chat", "max_input_tokens": entry.input_limit,
     }})
+
+
+@functools.cache
+def _shipped_cost_map() -> Mapping[str, Any]:
+    spec = importlib.util.find_spec("litellm")  # finds the package without importing it (seconds of CPU)
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    for folder in folders:
+        path = Path(folder) / _COST_MAP_FILE
+        if path.is_file():
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return data if isinstance(data, dict) else {}
+    return {}
+
+
+def litellm_cost_map() -> Mapping[str, Any]:
+    """LiteLLM's price map (``model_cost``), without importing LiteLLM when it is not loaded yet.
+
+    The map is the one the runner's LiteLLM uses (the file shipped in the installed package); once
+    LiteLLM is loaded its live map is returned, which also holds the local models registered since.
+    An installation without LiteLLM gives an empty map.
+    """
+    if _LITELLM is not None:
+        return _LITELLM.model_cost  # type: ignore[no-any-return]  # LiteLLM is untyped
+    return _shipped_cost_map()
+
+
+def litellm_model_info(litellm_model: str) -> Mapping[str, Any] | None:
+    """The price-map entry of a ``provider/model`` string: under the full string, else under the model's
+    own name for that provider (OpenAI's models are listed without their prefix); None if absent."""
+    cost_map = litellm_cost_map()
+    info = cost_map.get(litellm_model)
+    if info is None and "/" in litellm_model:
+        provider, name = litellm_model.split("/", 1)
+        info = cost_map.get(name)
+        if info is not None and not str(info.get("litellm_provider", "")).startswith(provider):
+            info = None
+    return info if isinstance(info, dict) else None

@@ -23,6 +23,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
+import numpy.typing as npt
 import yaml
 from pydantic import Field, ValidationError, model_validator
 
@@ -66,6 +68,17 @@ class TierPrice(Frozen):
             i, o = self.input_above, self.output_above
         return (prompt_tokens * i + completion_tokens * o) / 1e6
 
+    def costs(self, prompt_tokens: npt.NDArray[np.int64], completion_tokens: float) -> npt.NDArray[np.float64]:
+        """:meth:`cost` of many requests at once: one prompt length each, the same output length."""
+        prompt = np.asarray(prompt_tokens, dtype=np.float64)
+        i = np.full(prompt.shape, self.input)
+        o = np.full(prompt.shape, self.output)
+        if self.above_input_tokens is not None and self.input_above is not None and self.output_above is not None:
+            long = prompt > self.above_input_tokens
+            i[long], o[long] = self.input_above, self.output_above
+        out: npt.NDArray[np.float64] = (prompt * i + completion_tokens * o) / 1e6
+        return out
+
 
 class Prices(Frozen):
     """Prices per tier; ``None`` where no price is known (never a guess)."""
@@ -73,6 +86,23 @@ class Prices(Frozen):
     standard: TierPrice | None = None
     flex: TierPrice | None = None
     note: str = ""
+
+
+class OutputTokens(Frozen):
+    """Output tokens per example as one experiment measured them (reasoning tokens included).
+
+    One row of a model's ``output_tokens`` prior: the mean and standard deviation over the ``n``
+    examples the model answered, at one reasoning effort and target context length, and the table of
+    the paper they come from. The cost estimate pools the rows that match a run
+    (:func:`graphniah.run.cost.output_prior`).
+    """
+
+    table: int = Field(gt=0)
+    reasoning_effort: Effort
+    context_length: int = Field(default=200_000, gt=0)
+    n: int = Field(gt=1)
+    mean: float = Field(ge=0)
+    std: float = Field(ge=0)
 
 
 class Params(Frozen):
@@ -108,6 +138,7 @@ class ModelEntry(Frozen):
     max_input_tokens: int | None = Field(default=None, gt=0)
     tokenizer: TokenizerName | None = None
     price: Prices = Field(default_factory=Prices)
+    output_tokens: tuple[OutputTokens, ...] = ()  # measured output tokens per example: the cost estimate's prior
     timeout_s: float = Field(default=3600.0, gt=0)
     batch: bool = False  # send through the provider's batch API (graphniah run --batch); not in the settings hash
     notes: str = ""

@@ -37,7 +37,7 @@ class RunOptions:
     budget_usd: float | None = None
     retry_failed: bool = False
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-    assume_output_tokens: int = 4000
+    assume_output_tokens: int | None = None  # None: the registry's prior (graphniah.run.cost.output_guess)
     seed: int = 0
     reuse: bool = True  # take answers other suites' journals hold for the same example bytes (reusable_answers)
     batch: BatchOptions | None = None  # send through the provider's batch API (graphniah.run.batch); None: direct calls
@@ -66,8 +66,12 @@ class RunPlan:
 
 def make_plan(entry: ModelEntry, refs: Sequence[ExampleRef], journal_file: Path, records: Sequence[RunRecord],
               options: RunOptions, dropped_bytes: int = 0, *, count_missing: bool = True,
-              reusable: Mapping[str, RunRecord] | None = None) -> RunPlan:
-    """What to send: the examples without a record here, less those ``reusable`` answers (by id)."""
+              reusable: Mapping[str, RunRecord] | None = None, history: Sequence[RunRecord] = ()) -> RunPlan:
+    """What to send: the examples without a record here, less those ``reusable`` answers (by id).
+
+    The cost estimate learns output lengths from this journal's finished calls and ``history``
+    (other suites' calls of the same settings, :func:`graphniah.run.reuse.settings_history`).
+    """
     h = entry.settings_hash
     mine = [r for r in records if r.settings_hash == h]
     done = done_ids(mine, h)
@@ -78,7 +82,7 @@ def make_plan(entry: ModelEntry, refs: Sequence[ExampleRef], journal_file: Path,
     to_send = tuple(r for r in pending if r.id not in reusable)
     reused = tuple(reusable[r.id] for r in pending if r.id in reusable)
     ids = {r.id for r in refs}
-    history = [r for r in records if r.model == entry.name]
+    history = [*(r for r in records if r.model == entry.name), *history]
     saves = (estimate_cost(entry, [r for r in pending if r.id in reusable], history, options.assume_output_tokens,
                            count_missing=count_missing) if reused else None)
     return RunPlan(

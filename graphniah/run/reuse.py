@@ -18,6 +18,19 @@ from graphniah.formats.journal import RunRecord, read_journal
 from graphniah.run.models import ModelEntry
 
 
+def other_journals(entry: ModelEntry, journal_file: Path, runs_root: str | os.PathLike[str]) -> list[Path]:
+    """Every ``<runs_root>/<suite>/<model>.jsonl`` of ``entry`` but ``journal_file``, in name order."""
+    name = layout.journal_file(runs_root, "_", entry.name).name
+    mine = journal_file.resolve()
+    return [p for p in sorted(Path(runs_root).glob(f"*/{name}")) if p.resolve() != mine]
+
+
+def settings_history(entry: ModelEntry, journals: Sequence[Path]) -> list[RunRecord]:
+    """The answered calls of ``entry``'s settings in these journals, as they were sent (not reused copies)."""
+    h = entry.settings_hash
+    return [r for p in journals for r in read_journal(p) if r.settings_hash == h and r.status == "ok" and r.reused_from is None]
+
+
 def reusable_answers(entry: ModelEntry, refs: Sequence[ExampleRef], journal_file: Path,
                      runs_root: str | os.PathLike[str]) -> dict[str, RunRecord]:
     """Answers already journaled in other suites' journals for the same example bytes, model and settings.
@@ -31,13 +44,9 @@ def reusable_answers(entry: ModelEntry, refs: Sequence[ExampleRef], journal_file
     wanted = {r.sha256: r.id for r in refs if r.sha256}
     if not wanted:
         return {}
-    name = layout.journal_file(runs_root, "_", entry.name).name
-    mine = journal_file.resolve()
     found: dict[str, RunRecord] = {}
     now = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
-    for other in sorted(Path(runs_root).glob(f"*/{name}")):
-        if other.resolve() == mine:
-            continue
+    for other in other_journals(entry, journal_file, runs_root):
         for rec in read_journal(other):
             eid = wanted.get(rec.example_sha256 or "")
             if (eid is not None and eid == rec.example_id and eid not in found and rec.status == "ok"

@@ -54,7 +54,7 @@ from graphniah.run.failures import RETRYABLE, ErrorKind, Redactor, classify
 from graphniah.run.guard import check_cutoff, snapshot_cutoffs
 from graphniah.run.models import LOCAL_DUMMY_KEY, ModelEntry, Tier
 from graphniah.run.plan import RunOptions, RunPlan, make_plan, refs_of
-from graphniah.run.reuse import reusable_answers
+from graphniah.run.reuse import other_journals, reusable_answers, settings_history
 from graphniah.scoring import score_response
 from graphniah.seeds import Stream, generator
 
@@ -316,14 +316,15 @@ def run_suite(
         check_cutoff(entry, cutoffs if cutoffs is not None else snapshot_cutoffs((r.snapshot_hash for r in refs), snapshots_root))
     jpath = layout.journal_file(runs_root, suite, entry.name)
     reusable = reusable_answers(entry, refs, jpath, runs_root) if options.reuse else {}
+    history = settings_history(entry, other_journals(entry, jpath, runs_root))
     if dry_run:
-        plan = make_plan(entry, refs, jpath, read_journal(jpath), options, reusable=reusable)
+        plan = make_plan(entry, refs, jpath, read_journal(jpath), options, reusable=reusable, history=history)
         if on_plan:
             on_plan(plan)
         return plan
     with Journal(jpath) as journal:
         plan = make_plan(entry, refs, jpath, journal.records, options, journal.recovery.dropped_bytes,
-                         count_missing=options.budget_usd is not None, reusable=reusable)
+                         count_missing=options.budget_usd is not None, reusable=reusable, history=history)
         if on_plan:
             on_plan(plan)
         if isinstance(examples, str | os.PathLike):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import numpy as np
 import pytest
 import yaml
 
@@ -46,13 +47,33 @@ def test_the_papers_eight_models_with_appendix_c_settings(reg):
             assert e.extra_body["provider"]["order"][0] == "alibaba"
         else:
             assert e.params.max_tokens is None  # no output limit
-            assert (e.service_tier, e.fallback_tier) == ("flex", "standard")
+        # Tables 29-34 mark the models sent at flex (appendix C: resent at standard when flex has no
+        # capacity); Gemini-3.8-Flash carries no mark, its costs are standard-price costs.
+        flex = name in ("gpt-5.6-sol", "gpt-5.6-luna", "gemini-3.1-pro", "gemini-3.6-flash")
+        assert (e.service_tier, e.fallback_tier) == (("flex", "standard") if flex else ("standard", None)), name
     assert len({reg[n].settings_hash for n in PAPER}) == len(PAPER)
 
 
-def test_prices_the_paper_does_not_state_are_unknown_not_guessed(reg):
+def test_flex_prices_are_the_papers_or_litellms(reg):
+    """Gemini-3.1-Pro's flex prices are the paper's (Table 4's caption); the flex prices the paper does not
+    state, and GPT-5.6's price above 272k input tokens, are those of LiteLLM's price map (read here
+    from the map itself); the Qwen3.5 models, sent at standard only, have none."""
+    from graphniah.run.client import litellm_model_info
+
     for name in ("gpt-5.6-sol", "gpt-5.6-luna", "gemini-3.8-flash", "gemini-3.6-flash"):
-        assert reg[name].price.flex is None and "not stated" in reg[name].price.note
+        e = reg[name]
+        info = litellm_model_info(e.litellm_model)
+        assert info is not None and e.price.flex is not None and "LiteLLM" in e.price.note
+        assert e.price.flex.input == pytest.approx(info["input_cost_per_token_flex"] * 1e6)
+        assert e.price.flex.output == pytest.approx(info["output_cost_per_token_flex"] * 1e6)
+        if name.startswith("gpt"):
+            for tier, suffix in (("standard", ""), ("flex", "_flex")):
+                p = e.price_at(tier)
+                assert p is not None and p.above_input_tokens == 272_000
+                assert p.input_above == pytest.approx(info[f"input_cost_per_token_above_272k_tokens{suffix}"] * 1e6)
+                assert p.output_above == pytest.approx(info[f"output_cost_per_token_above_272k_tokens{suffix}"] * 1e6)
+    for name in ("qwen3.5-397b-a17b", "qwen3.5-122b-a10b", "qwen3.5-35b-a3b"):
+        assert reg[name].price.flex is None
     pro = reg["gemini-3.1-pro"]
     assert pro.price.flex.cost(200_000, 1_000) == pytest.approx((200_000 * 1.00 + 1_000 * 6.00) / 1e6)
     assert pro.price.flex.cost(200_001, 1_000) == pytest.approx((200_001 * 2.00 + 1_000 * 9.00) / 1e6)
@@ -113,6 +134,8 @@ def test_adding_a_model_is_one_entry(tmp_path):
         ({"litellm_model": "openai/x", "context_limit": 10, "baseline": True, "params": {"top_p": 2}}, "params.top_p"),
         ({"litellm_model": "openai/x", "context_limit": 10, "baseline": True, "colour": "red"}, "colour"),
         ({"litellm_model": "openai/x", "context_limit": 10, "baseline": True, "extra_body": {"top_k": 5}}, "under params"),
+        ({"litellm_model": "openai/x", "context_limit": 10, "baseline": True,
+          "output_tokens": [{"table": 29, "reasoning_effort": "low", "n": 400, "mean": -1.0, "std": 5.0}]}, "output_tokens.0.mean"),
     ],
 )
 def test_bad_entries_are_errors_naming_model_and_field(tmp_path, body, message):
@@ -126,3 +149,11 @@ def test_bad_entries_are_errors_naming_model_and_field(tmp_path, body, message):
 def test_tier_price_needs_all_long_context_fields():
     with pytest.raises(ValueError):
         TierPrice(input=1, output=2, above_input_tokens=100)
+
+
+def test_costs_prices_many_requests_as_cost_prices_one():
+    p = TierPrice(input=2.0, output=12.0, above_input_tokens=200_000, input_above=4.0, output_above=18.0)
+    prompts = np.array([1_000, 200_000, 200_001])
+    assert p.costs(prompts, 500).tolist() == pytest.approx(
+        [(1_000 * 2 + 500 * 12) / 1e6, (200_000 * 2 + 500 * 12) / 1e6, (200_001 * 4 + 500 * 18) / 1e6])
+    assert p.costs(prompts, 500).tolist() == pytest.approx([p.cost(int(t), 500) for t in prompts])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 
+import numpy as np
 import pytest
 import yaml
 from typer.testing import CliRunner
@@ -391,7 +392,11 @@ def test_a_dry_run_shows_what_reuse_saves_and_sends_nothing(suite, tmp_path):
                          options=fast_options(assume_output_tokens=60))
         assert isinstance(plan, RunPlan) and (len(plan.reused), len(plan.to_send)) == (6, 0)
         assert plan.reuse_saves is not None and plan.reuse_saves.input_tokens == sum(prompt_tokens(e) for e in exs[:6])
-        assert plan.reuse_saves.usd == pytest.approx(sum((prompt_tokens(e) + 60) * 1000.0 / 1e6 for e in exs[:6]))
+        # The first run's calls (the same settings, journaled for suite "priced") replace the assumed 60
+        # output tokens per example: the estimate takes their median.
+        out = round(float(np.median([r.usage.completion_tokens for r in records(runs, suite="priced")])))
+        assert plan.reuse_saves.output_tokens_per_example == out != 60
+        assert plan.reuse_saves.usd == pytest.approx(sum((prompt_tokens(e) + out) * 1000.0 / 1e6 for e in exs[:6]))
         registry = tmp_path / "models.yaml"
         _registry_with(registry, entry)
         base = ["run", "--model", "local-oracle", "--examples", str(tmp_path / "copy.jsonl"), "--runs", str(runs),
