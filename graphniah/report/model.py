@@ -99,6 +99,7 @@ class ReportTable:
     values: tuple[CellValue, ...] = ()
     lists: tuple[ExampleList, ...] = ()
     label_columns: int = 1  # leading columns that label the row (Model, or Model and Label)
+    verdicts: tuple[str, ...] = ()  # sentences read off the table (the shortcut verdicts), printed under it
 
     def markdown(self) -> str:
         def esc(s: str) -> str:
@@ -106,6 +107,8 @@ class ReportTable:
 
         lines = [f"### {self.title}", "", "| " + " | ".join(map(esc, self.header)) + " |", "|" + "---|" * len(self.header)]
         lines.extend("| " + " | ".join(f"**{esc(c.text)}**" if c.bold else esc(c.text) for c in row) + " |" for row in self.rows)
+        if self.verdicts:
+            lines += ["", *(f"- {v}" for v in self.verdicts)]
         lines += ["", self.caption, ""]
         return "\n".join(lines)
 

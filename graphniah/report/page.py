@@ -95,6 +95,7 @@ td a{color:inherit;text-decoration:none;border-bottom:1px dotted #888}
 td a.view{border:0;color:#0b5fb3;font-size:10px}
 code.ids a{color:inherit}
 p.caption{font-size:12px;color:#555;max-width:1100px}
+ul.verdicts{font-size:13px;max-width:1100px;margin:.3em 0;padding-left:1.2em}
 section.cell{border-top:1px solid #eee;padding:.3em 0}
 section.cell h4{margin:.2em 0;font-size:13px}
 code.ids{display:block;font-size:11px;word-break:break-all;white-space:normal}
@@ -121,7 +122,10 @@ def _table_html(t: ReportTable, viewer: ViewerLinks | None = None) -> str:
                     text += f' <a class="view" href="{e(href)}" title="these examples in the viewer">▸</a>'
             parts.append(f'<td class="b">{text}</td>' if c.bold else f"<td>{text}</td>")
         parts.append("</tr>")
-    parts += ["</table>", f'<p class="caption">{e(t.caption)} <a href="tables/{e(t.key)}.csv">CSV</a> · '
+    parts.append("</table>")
+    if t.verdicts:  # sentences under the table, never in a value column: they would widen it past the page
+        parts.append('<ul class="verdicts">' + "".join(f"<li>{e(v)}</li>" for v in t.verdicts) + "</ul>")
+    parts += [f'<p class="caption">{e(t.caption)} <a href="tables/{e(t.key)}.csv">CSV</a> · '
               f'<a href="tables/{e(t.key)}.md">Markdown</a></p>']
     return "".join(parts)
 

@@ -3,31 +3,39 @@
 The shortcut journals (``baseline-<name>.jsonl``, written by ``graphniah baselines``) are runs like
 any other, so they are rows of every table; this table puts each one's accuracy per task, with its
 Wilson interval, beside the exact random-guessing accuracy of that task (appendix D, the answer
-sets weighted by their example counts), and gives one verdict per task. A task where a shortcut
-beats random is a task whose accuracies can be reached without searching the graph, by that much.
+sets weighted by their example counts), and gives one verdict per task, as sentences under the
+table. Every shortcut journal present is read (no list of shortcuts here). A task where a shortcut
+differs from random is a task whose accuracies can be reached without searching the graph, by
+that much.
 
-**The test.** Each (shortcut, task) cell gets a one-sided p-value against its baseline: for
-accuracies the exact probability that guessing at random gets at least as many right (a sum of
-binomials, one per answer space, :func:`graphniah.stats.binomial_sum_tails`). The verdict tries
-every shortcut on every task, so the p-values are Holm-adjusted over all cells of the table, and a
-shortcut *beats random* when its adjusted p-value is at most half of 1 − confidence (2.5%): for a
-single cell, the exact form of "the lower end of the 95% interval lies above the baseline". Without
-the correction, the demo's eleven cells of eight examples each, every shortcut guessing at random,
-would flag some cell about one time in three (the nine accuracy cells alone: 0.30). When no shortcut beats random, the sentence says what the examples could have
-shown: the least accuracy Holm's first step would flag at that size, or that none could.
+**The test.** Each (shortcut, task) cell gets a two-sided p-value against its baseline: for
+accuracies twice the smaller of the exact probabilities that guessing at random gets at least, or
+at most, as many right (sums of binomials, one per answer space,
+:func:`graphniah.stats.binomial_sum_tails`). A shortcut right *less* often than random guessing is
+a shortcut too, read in reverse: flip its YES/NO answer, avoid the option (or count) it picks. The
+verdict tries every shortcut on every task, so the p-values are Holm-adjusted over all cells of
+the table, each cell once whichever side it lies on, and a shortcut is *flagged* above or below
+random when its adjusted p-value is at most 1 − confidence (5%): for a single cell, the exact form
+of "the 95% interval excludes the baseline". Without the correction, each shortcut, task or side
+added would raise the chance that a shortcut guessing at random is flagged somewhere; with it, that
+chance stays at most 5% for the whole table. When no shortcut is flagged, the sentence says what the examples could have shown: the
+least (and greatest) accuracy Holm's first step would flag at that size, or that none could.
 
 **The list task** is judged by F1, not by exact sets: a random guess of a set of titles is almost
 never exact, so beating 0% says nothing. A list shortcut's p-value is the one-sided Wilcoxon
 signed-rank test of its F1 against the F1 of listing every paper of the context but the source,
-example by example (:func:`graphniah.report.listing.trivial_f1`); the verdict sentence says so.
+example by example (:func:`graphniah.report.listing.trivial_f1`), doubled so that it stands in the
+two-sided family at the same level. It is tested above only: an F1 below listing every paper
+exploits nothing, since listing every paper is itself the baseline.
 
 A suite that varies an example's variable (depth, component size, context length, distractor, ...)
-over several values also gets ``shortcuts_by_<variable>``: the same accuracies and random baselines
-per task and value, since a shortcut that beats random at depth 4 but not at 32 makes the depth-4
-cells of the accuracy table measure the shortcut's route rather than a search of the graph. Each
-task gets a sentence naming the values where some shortcut beats random, and the accuracy tables'
-captions repeat those sentences (:func:`with_shortcut_notes`). Suites varying the task (the pooled
-table is already per task) or the reasoning effort (a shortcut has none) get no breakdown.
+over at least two values also gets ``shortcuts_by_<variable>``: the same accuracies and random
+baselines per task and value, since a shortcut that beats random at depth 4 but not at 32 makes
+the depth-4 cells of the accuracy table measure the shortcut's route rather than a search of the
+graph. Each task gets a sentence naming the values where some shortcut is flagged, and the
+accuracy tables' captions repeat those sentences (:func:`with_shortcut_notes`). Suites varying the
+task (the pooled table is already per task) or the reasoning effort (a shortcut has none) get no
+breakdown.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import Literal
 
 import numpy as np
 
@@ -74,6 +83,12 @@ _NO_BREAKDOWN = ("task", "reasoning_effort")
 #: How a sentence names a value of the varied variable ("at depth 4, 8").
 _LEVEL_NOUNS = {"depth": "depth", "component_size": "component size", "context_length": "context length",
                 "distractor": "distractor", "none_option": "'none of these' option", "render": "rendering"}
+#: The rule that turns a shortcut right less often than random guessing into one right more often, per task.
+_EXPLOIT = {"yesno": "flip its YES/NO answer", "mc": "avoid the option it picks", "count": "avoid the count it gives"}
+
+Direction = Literal["above", "below"]
+#: How the breakdown's Flagged row marks a side.
+_ARROW: dict[Direction, str] = {"above": "↑", "below": "↓"}
 
 
 @dataclass(frozen=True)
@@ -90,18 +105,35 @@ class ShortcutResult:
     level: str | None = None  # the value of the varied variable (None: the task's examples pooled)
     f1: Mean | None = None  # list task: the mean F1 with its bootstrap interval
     list_all: float | None = None  # list task: mean F1 of listing every paper, on the same examples
-    pvalue: float = 1.0  # one-sided p-value against the baseline (module docstring)
+    pvalue: float = 1.0  # two-sided p-value against the baseline: twice the smaller tail (module docstring)
+    direction: Direction = "above"  # the side of the baseline whose tail is the smaller (list task: always above)
     adjusted: float = 1.0  # pvalue after Holm's correction over every cell of the verdict
-    alpha: float = 0.025  # the level an adjusted p-value must reach
+    alpha: float = 0.05  # the level an adjusted p-value must reach
     tests: int = 1  # cells in the verdict's family
     needed: float | None = None  # accuracy tasks: the least accuracy the first Holm step flags (None: none does)
-    flaggable: bool = True  # whether any result on these examples could be flagged alone
+    needed_below: float | None = None  # accuracy tasks: the largest accuracy the first Holm step flags below (None: none)
+    flaggable: bool = True  # whether any result on these examples could be flagged alone, in either direction
     chance: tuple[tuple[int, Fraction], ...] = ()  # accuracy tasks: (examples, guessing rate) per answer space
 
     @property
-    def beats_random(self) -> bool:
-        """Whether the shortcut beats its task's baseline: its Holm-adjusted one-sided p-value reaches ``alpha``."""
+    def flagged(self) -> bool:
+        """Whether the shortcut differs from its task's baseline: its Holm-adjusted two-sided p-value reaches ``alpha``."""
         return self.adjusted <= self.alpha
+
+    @property
+    def beats_random(self) -> bool:
+        """Whether the shortcut is flagged above its baseline (right more often than random guessing)."""
+        return self.flagged and self.direction == "above"
+
+    @property
+    def below_random(self) -> bool:
+        """Whether the shortcut is flagged below its baseline: the reverse rule (:attr:`exploit`) beats random guessing."""
+        return self.flagged and self.direction == "below"
+
+    @property
+    def exploit(self) -> str:
+        """The rule that exploits a shortcut below its baseline (flip a YES/NO answer, avoid a pick)."""
+        return _EXPLOIT.get(self.task, "")
 
     @property
     def score_text(self) -> str:
@@ -109,9 +141,23 @@ class ShortcutResult:
         return f"F1 {_mean(self.f1)}" if self.f1 is not None else _acc(self.accuracy)
 
 
+def _alpha_text(alpha: float) -> str:
+    return f"{100 * alpha:g}%"
+
+
+def _test_text(task: str) -> str:
+    """What the verdict's p-value is, in a sentence: two-sided, or for the list task one-sided and doubled."""
+    return "one-sided p (doubled)" if task == "list" else "two-sided p"
+
+
+def _both(task: str) -> str:
+    """What no shortcut did: beat the baseline, or for tasks judged in both directions, differ from it."""
+    return "beats" if task == "list" else "beats or falls below"
+
+
 @dataclass(frozen=True)
 class ShortcutVerdict:
-    """Per task: which shortcuts beat random guessing beyond their interval (none: the task resists them)."""
+    """Per task: which shortcuts beat random guessing beyond their interval, which fall below it (none: the task resists them)."""
 
     task: str
     random: Fraction
@@ -120,32 +166,55 @@ class ShortcutVerdict:
 
     list_all: float | None = None  # list task: mean F1 of listing every paper on the examples the shortcuts answered
     tests: int = 1  # cells in the verdict's family (Holm's correction)
-    alpha: float = 0.025  # one-sided level of the family
+    alpha: float = 0.05  # two-sided level of the family
     power: str = ""  # what these examples could show at all (see _power_note)
+    below_by: tuple[ShortcutResult, ...] = ()  # flagged below the baseline: the reverse rule exploits them
 
     @property
     def text(self) -> str:
         label = TASK_LABELS.get(self.task, self.task)
         baseline = (f"listing every paper (F1 {pct(self.list_all)}%)" if self.list_all is not None
                     else f"random guessing ({pct(self.random)}%)")
-        note = f"; {self.power}" if self.power and not self.beaten_by else ""
-        rule = f"at one-sided p ≤ {self.alpha:.1%} (Holm over {self.tests} tests{note})"
-        if not self.beaten_by:
-            return f"{label}: no shortcut ({', '.join(self.tried)}) beats {baseline} {rule}"
-        parts = [f"{r.shortcut} {r.score_text}, p = {format_pvalue(r.adjusted, 4)}," for r in self.beaten_by]
-        verb = "beats" if len(parts) == 1 else "beat"
-        return f"{label}: {'; '.join(parts)} {verb} {baseline} {rule}"
+        flagged = self.beaten_by or self.below_by
+        note = f"; {self.power}" if self.power and not flagged else ""
+        rule = f"at {_test_text(self.task)} ≤ {_alpha_text(self.alpha)} (Holm over {self.tests} tests{note})"
+        if not flagged:
+            return f"{label}: no shortcut ({', '.join(self.tried)}) {_both(self.task)} {baseline} {rule}"
+        clauses = []
+        if self.beaten_by:
+            clauses.append(f"{_named(self.beaten_by)}, {'beats' if len(self.beaten_by) == 1 else 'beat'} {baseline}")
+        if self.below_by:
+            verb = "falls" if len(self.below_by) == 1 else "fall"
+            clauses.append(f"{_named(self.below_by)}, {verb} below {'it' if self.beaten_by else baseline} "
+                           f"(the rule that exploits {'it' if len(self.below_by) == 1 else 'them'}: "
+                           f"{_EXPLOIT.get(self.task, 'reverse it')})")
+        return f"{label}: {', and '.join(clauses)}, {rule}"
+
+
+def _named(results: tuple[ShortcutResult, ...]) -> str:
+    """Each shortcut with its score and adjusted p-value, for a verdict sentence."""
+    return "; ".join(f"{r.shortcut} {r.score_text}, p = {format_pvalue(r.adjusted, 4)}" for r in results)
 
 
 def _power_note(results: list[ShortcutResult]) -> str:
-    """What the task's examples could show: the least accuracy a shortcut needed to be flagged, or that none could be."""
+    """What the task's examples could show: the accuracies a shortcut needed to be flagged, or that none could be.
+
+    The accuracies quoted are one result's, and the count is that result's examples: shortcuts may have
+    answered different numbers of examples (topic-cluster skips edge lists), and the note quotes the
+    result that needed the least (on a tie, the one with the most examples).
+    """
     if not results:
         return ""
-    n = max(r.accuracy.n for r in results)
     if not any(r.flaggable for r in results):
-        return f"at {n} examples no result can pass, not even every answer right"
-    needed = [r.needed for r in results if r.needed is not None]
-    return f"at {n} examples that takes {pct(min(needed))}% or more" if needed else ""
+        n = max(r.accuracy.n for r in results)
+        either = "" if results[0].task == "list" else " or every answer wrong"
+        return f"at {n} examples no result can pass, not even every answer right{either}"
+    with_needed = [r for r in results if r.needed is not None]
+    if not with_needed:
+        return ""
+    best = min(with_needed, key=lambda r: (r.needed, -r.accuracy.n))
+    below = f", or {pct(best.needed_below)}% or less" if best.needed_below is not None else ""
+    return f"at {best.accuracy.n} examples that takes {pct(best.needed or 0)}% or more{below}"
 
 
 def _acc(p: Proportion) -> str:
@@ -164,7 +233,10 @@ def _list_all(ctx: ReportContext, ids: np.ndarray) -> float:
 
 
 def _results(ctx: ReportContext, task: str, mask: np.ndarray, level: str | None) -> list[ShortcutResult]:
-    """Each shortcut run's accuracy on the outcomes under ``mask`` (one task), beside their random baseline."""
+    """Each shortcut run's accuracy on the outcomes under ``mask`` (one task), beside their random baseline.
+
+    Every shortcut journal present is a row (``is_baseline_model``): no list of shortcuts here.
+    """
     d, o = ctx.data, ctx.data.outcomes
     random = ctx.weighted_baseline(mask)
     if random is None:
@@ -179,19 +251,33 @@ def _results(ctx: ReportContext, task: str, mask: np.ndarray, level: str | None)
         f1: Mean | None = None
         list_all: float | None = None
         chance: tuple[tuple[int, Fraction], ...] = ()
-        if task == "list":  # judged by F1 against listing every paper (module docstring)
+        direction: Direction = "above"
+        if task == "list":  # judged by F1 against listing every paper, above it only (module docstring)
             f1 = bootstrap_mean(o.f1[m], generator(Stream.F1_BOOTSTRAP, DEFAULT_SEED), ctx.cfg.confidence)
             list_all = _list_all(ctx, ids)
             trivial = np.array([trivial_f1(d.examples[e].component_size, d.examples[e].nodes) for e in ids.tolist()])
-            p = _paired_pvalue(trivial, o.f1[m])
+            p = min(1.0, 2 * _paired_pvalue(trivial, o.f1[m]))
         else:
             spaces = ctx.space_key[m].tolist()
             chance = tuple((spaces.count(k), random_baseline(ctx.space(k))) for k in sorted(set(spaces)))
-            p = binomial_sum_tail(chance, int(good.sum()))
+            p, direction = _two_sided(chance, int(good.sum()))
         out.append(ShortcutResult(task, run.model[len(JOURNAL_PREFIX):], i, ctx.proportion(int(good.sum()), int(m.sum())),
                                   random, tuple(ids[good].tolist()), tuple(ids[~good].tolist()), level, f1, list_all, p,
-                                  chance=chance))
+                                  direction, chance=chance))
     return out
+
+
+def _lower_tails(chance: tuple[tuple[int, Fraction], ...]) -> np.ndarray:
+    """Entry k is P(S <= k), S the right answers of random guessing: the upper tails of the wrong answers, reversed
+    (summed from the far end, so small p-values keep their precision, as in :func:`binomial_sum_tails`)."""
+    return binomial_sum_tails([(n, 1 - p) for n, p in chance])[::-1]
+
+
+def _two_sided(chance: tuple[tuple[int, Fraction], ...], k: int) -> tuple[float, Direction]:
+    """The two-sided p-value of ``k`` right answers against random guessing (twice the smaller exact tail) and its side."""
+    above = binomial_sum_tail(chance, k)
+    below = float(_lower_tails(chance)[k])
+    return min(1.0, 2 * min(above, below)), "above" if above <= below else "below"
 
 
 def _paired_pvalue(before: np.ndarray, after: np.ndarray) -> float:
@@ -201,28 +287,37 @@ def _paired_pvalue(before: np.ndarray, after: np.ndarray) -> float:
     return wilcoxon_signed_rank(before, after, alternative="greater").pvalue
 
 
+def _reach(r: ShortcutResult, level: float) -> tuple[float | None, float | None, bool]:
+    """(least accuracy flagged above, largest flagged below, whether any result is) when a cell's two-sided
+    p-value must reach ``level``."""
+    n = r.accuracy.n
+    if r.f1 is not None:  # the best a list shortcut can do: every pair above, all ranks positive
+        best = 2 * _paired_pvalue(np.zeros(n), np.arange(1, n + 1, dtype=float))
+        return None, None, best <= level
+    up = np.flatnonzero(2 * binomial_sum_tails(r.chance) <= level)
+    down = np.flatnonzero(2 * _lower_tails(r.chance) <= level)
+    needed = None if not up.size else int(up[0]) / n
+    needed_below = None if not down.size else int(down[-1]) / n
+    return needed, needed_below, bool(up.size or down.size)
+
+
 def _corrected(ctx: ReportContext, results: list[ShortcutResult]) -> list[ShortcutResult]:
     """The results with Holm-adjusted p-values over the whole family, and what each could have shown.
 
-    The family's one-sided level is half of 1 − confidence, so that a family of one test is the
-    interval rule (the lower end of a two-sided 95% interval above the baseline) in exact form.
-    ``needed`` is the least accuracy whose p-value passes Holm's first, strictest step (α/m): the
-    least a shortcut had to score on these examples to be flagged.
+    Every cell is one two-sided test at level 1 − confidence, so that a family of one test is the
+    interval rule (a two-sided 95% interval that excludes the baseline) in exact form; the family
+    holds every cell once, whichever side it lies on. ``needed`` is the least accuracy whose p-value
+    passes Holm's first, strictest step (α/m), ``needed_below`` the largest below the baseline: what a
+    shortcut had to score on these examples to be flagged.
     """
     if not results:
         return []
-    alpha, m = (1 - ctx.cfg.confidence) / 2, len(results)
+    alpha, m = 1 - ctx.cfg.confidence, len(results)
     adjusted = holm([r.pvalue for r in results])
     out = []
     for r, adj in zip(results, adjusted, strict=True):
-        n = r.accuracy.n
-        if r.f1 is not None:  # the best a list shortcut can do: every pair above, all ranks positive
-            best = _paired_pvalue(np.zeros(n), np.arange(1, n + 1, dtype=float))
-            needed, flaggable = None, best <= alpha / m
-        else:
-            k = next((int(k) for k in np.flatnonzero(binomial_sum_tails(r.chance) <= alpha / m)), None)
-            needed, flaggable = (None if k is None else k / n), k is not None
-        out.append(replace(r, adjusted=adj, alpha=alpha, tests=m, needed=needed, flaggable=flaggable))
+        needed, needed_below, flaggable = _reach(r, alpha / m)
+        out.append(replace(r, adjusted=adj, alpha=alpha, tests=m, needed=needed, needed_below=needed_below, flaggable=flaggable))
     return out
 
 
@@ -235,17 +330,28 @@ def shortcut_results(ctx: ReportContext) -> list[ShortcutResult]:
 def shortcut_verdicts(ctx: ReportContext) -> list[ShortcutVerdict]:
     """One verdict per task that some shortcut answered."""
     results = shortcut_results(ctx)
-    tasks = list(dict.fromkeys(r.task for r in results))
-    return [ShortcutVerdict(t, next(r.random for r in results if r.task == t),
-                            tuple(r for r in results if r.task == t and r.beats_random),
-                            tuple(r.shortcut for r in results if r.task == t),
-                            _list_all(ctx, np.asarray([i for r in results if r.task == t for i in (*r.correct_ids, *r.wrong_ids)]))
-                            if t == "list" else None, len(results), results[0].alpha,
-                            _power_note([r for r in results if r.task == t])) for t in tasks]
+    out = []
+    for t in dict.fromkeys(r.task for r in results):
+        mine = [r for r in results if r.task == t]
+        ids = np.asarray([i for r in mine for i in (*r.correct_ids, *r.wrong_ids)])
+        out.append(ShortcutVerdict(t, mine[0].random, tuple(r for r in mine if r.beats_random), tuple(r.shortcut for r in mine),
+                                   _list_all(ctx, ids) if t == "list" else None, len(results), results[0].alpha,
+                                   _power_note(mine), tuple(r for r in mine if r.below_random)))
+    return out
+
+
+def _flag_text(r: ShortcutResult) -> str:
+    """The Shortcuts table's last column: which side of its baseline the shortcut is flagged on."""
+    return "above" if r.beats_random else "below" if r.below_random else "no"
+
+
+def _names(results: list[ShortcutResult]) -> str:
+    """The shortcuts present, as the caption names them."""
+    return ", ".join(dict.fromkeys(r.shortcut for r in results))
 
 
 def shortcut_table(ctx: ReportContext) -> ReportTable | None:
-    """The Shortcuts table (None when the suite has no shortcut journal)."""
+    """The Shortcuts table (None when the suite has no shortcut journal); its verdict sentences stand under it."""
     results = shortcut_results(ctx)
     if not results:
         return None
@@ -253,14 +359,15 @@ def shortcut_table(ctx: ReportContext) -> ReportTable | None:
     rows: list[tuple[Cell, ...]] = []
     values: list[CellValue] = []
     lists: list[ExampleList] = []
-    for v in shortcut_verdicts(ctx):
+    verdicts = shortcut_verdicts(ctx)
+    for v in verdicts:
         label = TASK_LABELS.get(v.task, v.task)
         for r in (r for r in results if r.task == v.task):
             anchor = f"{key}-{v.task}-{r.shortcut}"
             p = r.accuracy
             baseline = f"{TRIVIAL} F1 {pct(r.list_all)}" if r.list_all is not None else pct(r.random)
             rows.append((Cell(label), Cell(r.shortcut), Cell(r.score_text.replace("%", ""), link=anchor), Cell(str(p.n)),
-                         Cell(baseline), Cell(format_pvalue(r.adjusted, 4)), Cell("yes" if r.beats_random else "no")))
+                         Cell(baseline), Cell(format_pvalue(r.adjusted, 4)), Cell(_flag_text(r))))
             if r.f1 is not None and r.list_all is not None:
                 m = r.f1
                 values.append(CellValue(key, f"{label} | {r.shortcut}", "f1", "f1", None, m.n, m.estimate, m.interval.low,
@@ -272,22 +379,25 @@ def shortcut_table(ctx: ReportContext) -> ReportTable | None:
                 values.append(CellValue(key, f"{label} | {r.shortcut}", "random", "baseline", None, None, float(r.random)))
             values.append(CellValue(key, f"{label} | {r.shortcut}", "p_holm", "pvalue", None, None, r.adjusted))
             lists.append(ExampleList(anchor, f"{title} — {label}, {r.shortcut}", (("correct", r.correct_ids), ("wrong", r.wrong_ids))))
-        rows.append((Cell(label), Cell("verdict"), Cell(v.text), Cell(""), Cell(""), Cell(""), Cell("")))
+    level = _alpha_text(1 - ctx.cfg.confidence)
     caption = (
-        f"Accuracy (%) of the shortcut baselines of suite {ctx.data.suite} (graphniah baselines: title-similarity, "
-        "retrieval of the top paper blocks by BM25 within 8,000 tokens, paper-count, topic-cluster: the context's titles "
-        f"grouped by subject), per task, with the {100 * ctx.cfg.confidence:g}% Wilson interval, beside the exact "
+        f"Accuracy (%) of the shortcut baselines of suite {ctx.data.suite} ({_names(results)}; graphniah baselines: each reads "
+        f"the prompt text only), per task, with the {100 * ctx.cfg.confidence:g}% Wilson interval, beside the exact "
         "random-guessing accuracy of the task. List: the mean F1 "
         f"with its {100 * ctx.cfg.confidence:g}% bootstrap interval, against the mean F1 of listing every paper of the context "
-        "on the same examples. p (Holm): the one-sided p-value against that baseline (exact binomial sum for accuracies, "
-        "Wilcoxon signed-rank of the paired F1s for the list task), Holm-adjusted over every row of the table; beats random: "
-        f"it is at most {50 * (1 - ctx.cfg.confidence):g}%. Each task's verdict row says whether any shortcut beats its "
-        "baseline and, when none does, what these examples could have shown. A dash or a missing row: "
-        "the shortcut does not answer that task or rendering (topic-cluster reads titles, which edge lists do not print). "
-        "The verdict covers these shortcuts only; it does not show that no other shortcut exists."
+        "on the same examples. p (Holm): the two-sided p-value against that baseline, twice the smaller exact tail of the "
+        "binomial sum for accuracies (for the list task the one-sided Wilcoxon signed-rank p-value of the paired F1s, doubled: "
+        "an F1 below listing every paper exploits nothing), Holm-adjusted over every row of the table, which holds every "
+        f"cell once whichever side it lies on. Flagged: the adjusted p-value is at most {level}, above the baseline, or "
+        "below it, where the reverse rule beats random guessing (flip a YES/NO answer; avoid the option or count picked). "
+        "The sentences under the table give each task's verdict and, when no shortcut is flagged, what these examples could "
+        "have shown. A dash or a missing row: the shortcut does not answer that task or rendering (a shortcut that reads "
+        "titles skips edge lists, which print none). The verdict covers these shortcuts only; it does not show that no "
+        "other shortcut exists."
     )
-    header = ("Task", "Shortcut", "Accuracy", "#Examples", "Random guessing", "p (Holm)", "Beats random")
-    return ReportTable(key, title, caption, header, tuple(rows), tuple(values), tuple(lists), label_columns=2)
+    header = ("Task", "Shortcut", "Accuracy", "#Examples", "Random guessing", "p (Holm)", "Flagged")
+    return ReportTable(key, title, caption, header, tuple(rows), tuple(values), tuple(lists), label_columns=2,
+                       verdicts=tuple(f"{v.text}." for v in verdicts))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -297,7 +407,7 @@ def shortcut_table(ctx: ReportContext) -> ReportTable | None:
 
 @dataclass(frozen=True)
 class ShortcutLevelVerdict:
-    """Per task: every shortcut's accuracy at each value of the varied variable, and where one beats random."""
+    """Per task: every shortcut's accuracy at each value of the varied variable, and where one is flagged."""
 
     task: str
     noun: str  # how the sentence names the variable ("depth", "context length")
@@ -309,30 +419,55 @@ class ShortcutLevelVerdict:
         return tuple(r for r in self.results if r.beats_random)
 
     @property
+    def below_by(self) -> tuple[ShortcutResult, ...]:
+        return tuple(r for r in self.results if r.below_random)
+
+    @property
+    def flagged(self) -> tuple[ShortcutResult, ...]:
+        """The cells flagged on either side of their baseline."""
+        return tuple(r for r in self.results if r.flagged)
+
+    @property
     def beaten_levels(self) -> tuple[str, ...]:
         """The values where some shortcut beats random guessing, in order."""
         beaten = {r.level for r in self.beaten_by}
         return tuple(lv for lv in self.levels if lv in beaten)
 
     @property
+    def flagged_levels(self) -> tuple[str, ...]:
+        """The values where some shortcut is flagged, above or below its baseline, in order."""
+        flagged = {r.level for r in self.flagged}
+        return tuple(lv for lv in self.levels if lv in flagged)
+
+    def _where(self, results: tuple[ShortcutResult, ...]) -> dict[str, list[str]]:
+        """Shortcut -> the values where it is among ``results``, in the values' order."""
+        where: dict[str, list[str]] = {}
+        for lv in self.levels:
+            for r in results:
+                if r.level == lv and lv not in where.setdefault(r.shortcut, []):
+                    where[r.shortcut].append(lv)
+        return where
+
+    @property
     def text(self) -> str:
         label = TASK_LABELS.get(self.task, self.task)
         first = self.results[0]
-        rule = f"one-sided p ≤ {first.alpha:.1%}, Holm over {first.tests} tests"
-        if not self.beaten_by:
+        rule = f"{_test_text(self.task)} ≤ {_alpha_text(first.alpha)}, Holm over {first.tests} tests"
+        baseline = "listing every paper" if self.task == "list" else "random guessing"
+        if not self.flagged:
             tried = ", ".join(dict.fromkeys(r.shortcut for r in self.results))
-            if self.task == "list":
-                return f"{label}: no shortcut ({tried}) beats listing every paper at any {self.noun} ({rule})"
-            return f"{label}: no shortcut ({tried}) beats random guessing at any {self.noun} ({rule})"
-        where: dict[str, list[str]] = {}
-        for lv in self.levels:
-            for r in self.beaten_by:
-                if r.level == lv and lv not in where.setdefault(r.shortcut, []):
-                    where[r.shortcut].append(lv)
-        beats = " beats listing every paper (F1)" if self.task == "list" else " beats random guessing"
-        parts = [f"{s}{beats if j == 0 else ''} at {self.noun} {', '.join(lvs)}"
-                 for j, (s, lvs) in enumerate(where.items())]
-        return f"{label}: {'; '.join(parts)} ({rule})"
+            return f"{label}: no shortcut ({tried}) {_both(self.task)} {baseline} at any {self.noun} ({rule})"
+        clauses = []
+        above = self._where(self.beaten_by)
+        if above:
+            beats = f" beats {baseline}" + (" (F1)" if self.task == "list" else "")
+            clauses.append("; ".join(f"{s}{beats if j == 0 else ''} at {self.noun} {', '.join(lvs)}" for j, (s, lvs) in enumerate(above.items())))
+        below = self._where(self.below_by)
+        if below:
+            falls = f" falls below {'it' if above else baseline}"
+            clauses.append("; ".join(f"{s}{falls if j == 0 else ''} at {self.noun} {', '.join(lvs)}" for j, (s, lvs) in enumerate(below.items()))
+                           + f" (the rule that exploits {'it' if len(below) == 1 else 'them'}: {_EXPLOIT.get(self.task, 'reverse it')})")
+        return f"{label}: {', and '.join(clauses)} ({rule})"
 
 
 def _breaks_down(ctx: ReportContext) -> bool:
@@ -370,7 +505,7 @@ def _short(r: ShortcutResult, examples: Mapping[str, int]) -> bool:
 
 
 def _level_rows(key: str, title: str, v: ShortcutLevelVerdict) -> tuple[list[tuple[Cell, ...]], list[CellValue], list[ExampleList]]:
-    """One task's rows: each shortcut's accuracy per value (bold: beats random), random guessing, #Examples, who beats."""
+    """One task's rows: each shortcut's accuracy per value (bold: flagged), random guessing, #Examples, who is flagged where."""
     label = TASK_LABELS.get(v.task, v.task)
     at = {(r.run, r.level): r for r in v.results}
     examples = _examples_at(v)
@@ -388,10 +523,10 @@ def _level_rows(key: str, title: str, v: ShortcutLevelVerdict) -> tuple[list[tup
             dagger = "†" if _short(r, examples) else ""
             if r.f1 is not None:
                 m = r.f1
-                cells.append(Cell(f"{pct(m.estimate)}{dagger} [{pct(m.interval.low)}, {pct(m.interval.high)}]", bold=r.beats_random, link=anchor))
+                cells.append(Cell(f"{pct(m.estimate)}{dagger} [{pct(m.interval.low)}, {pct(m.interval.high)}]", bold=r.flagged, link=anchor))
                 values.append(CellValue(key, f"{label} | {shortcut}", lv, "f1", None, m.n, m.estimate, m.interval.low, m.interval.high, link=anchor))
             else:
-                cells.append(Cell(f"{pct(p.estimate)}{dagger} [{pct(p.interval.low)}, {pct(p.interval.high)}]", bold=r.beats_random, link=anchor))
+                cells.append(Cell(f"{pct(p.estimate)}{dagger} [{pct(p.interval.low)}, {pct(p.interval.high)}]", bold=r.flagged, link=anchor))
                 values.append(CellValue(key, f"{label} | {shortcut}", lv, "accuracy", p.k, p.n, p.estimate, p.interval.low, p.interval.high, link=anchor))
             lists.append(ExampleList(anchor, f"{title} — {label}, {shortcut}, {lv}", (("correct", r.correct_ids), ("wrong", r.wrong_ids))))
         rows.append(tuple(cells))
@@ -400,8 +535,9 @@ def _level_rows(key: str, title: str, v: ShortcutLevelVerdict) -> tuple[list[tup
     rows.append((Cell(label), Cell(name), *[Cell(pct(random[lv]) if lv in random else DASH) for lv in v.levels]))
     values += [CellValue(key, f"{label} | {name}", lv, "baseline", None, None, random[lv]) for lv in v.levels if lv in random]
     rows.append((Cell(label), Cell("#Examples"), *[Cell(str(examples[lv])) for lv in v.levels]))
-    beats = [", ".join(dict.fromkeys(r.shortcut for r in v.beaten_by if r.level == lv)) or ("none" if lv in random else DASH) for lv in v.levels]
-    rows.append((Cell(label), Cell("Beats random"), *[Cell(b) for b in beats]))
+    flagged = [", ".join(dict.fromkeys(f"{r.shortcut} {_ARROW[r.direction]}" for r in v.flagged if r.level == lv))
+               or ("none" if lv in random else DASH) for lv in v.levels]
+    rows.append((Cell(label), Cell("Flagged"), *[Cell(f) for f in flagged]))
     return rows, values, lists
 
 
@@ -430,22 +566,24 @@ def shortcut_level_table(ctx: ReportContext, verdicts: list[ShortcutLevelVerdict
     caption = (
         f"Accuracy (%) of the shortcut baselines of suite {d.suite} per task and {d.variable_title.lower()}, with the "
         f"{100 * ctx.cfg.confidence:g}% Wilson interval (list: mean F1 with its bootstrap interval). Bold, and named in the "
-        "Beats random row: the shortcut beats the exact random-guessing accuracy of the task's examples at that value (answer "
-        "sets weighted by their example counts; list: listing every paper) by a one-sided exact test whose p-value, "
-        f"Holm-adjusted over every cell of the table, is at most {50 * (1 - ctx.cfg.confidence):g}%; "
-        "the accuracy table's cells at such a value can be reached without searching the graph. #Examples: distinct examples "
+        "Flagged row (↑ above, ↓ below): the shortcut differs from the exact random-guessing accuracy of the task's examples "
+        "at that value (answer sets weighted by their example counts; list: listing every paper, above it only) by an exact "
+        f"two-sided test whose p-value, Holm-adjusted over every cell of the table, is at most {_alpha_text(1 - ctx.cfg.confidence)}; "
+        "the accuracy table's cells at such a value can be reached without searching the graph (below random guessing: by "
+        "the reverse rule, flipping a YES/NO answer or avoiding the option or count picked). #Examples: distinct examples "
         "the shortcuts answered there." + (" † marks a shortcut with fewer answers than #Examples." if dagger else "")
-        + " " + " ".join(f"{v.text}." for v in verdicts)
+        + " The sentences under the table give each task's verdict."
     )
     header = ("Task", "Shortcut", *d.levels)
-    return ReportTable(key, title, caption, header, tuple(rows), tuple(values), tuple(lists), label_columns=2)
+    return ReportTable(key, title, caption, header, tuple(rows), tuple(values), tuple(lists), label_columns=2,
+                       verdicts=tuple(f"{v.text}." for v in verdicts))
 
 
 def with_shortcut_notes(tables: list[ReportTable], verdicts: list[ShortcutLevelVerdict], name: str) -> list[ReportTable]:
-    """The accuracy tables with a closing caption sentence naming the values where a shortcut beats random
-    (the pooled table: every task's; ``accuracy_<task>``: its task's), pointing to the table called ``name``;
-    other tables unchanged."""
-    beaten = [v for v in verdicts if v.beaten_by]
+    """The accuracy tables with a closing caption sentence naming the values where a shortcut is flagged, above or
+    below random guessing (the pooled table: every task's; ``accuracy_<task>``: its task's), pointing to the table
+    called ``name``; other tables unchanged."""
+    beaten = [v for v in verdicts if v.flagged]
     if not beaten:
         return tables
     of_task = {f"accuracy_{v.task}": [v] for v in beaten}

@@ -5,7 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from scipy.stats import binomtest
+import pytest
+from scipy.stats import binom
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
@@ -28,49 +29,61 @@ def _depth_suite(tmp_path, task, models, per_depth=20, by="depth"):  # type: ign
     return load_suite("sd", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by=by)
 
 
+def _wrong(ex):  # type: ignore[no-untyped-def]
+    return "NO" if ex.answer == "YES" else ("B" if ex.answer == "A" else "A")
+
+
 def _right_at(depths, first=20):  # type: ignore[no-untyped-def]
-    """Right on the first ``first`` examples (by index within the depth) of the given depths, else wrong."""
+    """Right on the first ``first`` examples (by index within the depth) of the given depths and wrong on the
+    rest; at other depths a constant guess, right exactly as often as random guessing (10 of 20 YES/NO answers
+    YES, 5 of 20 multiple-choice answers A)."""
     def answer(ex):  # type: ignore[no-untyped-def]
-        if ex.depth in depths and int(ex.recipe.params["index"]) % 20 < first:
-            return ex.answer
-        return "NO" if ex.answer == "YES" else ("B" if ex.answer == "A" else "A")
+        if ex.depth in depths:
+            return ex.answer if int(ex.recipe.params["index"]) % 20 < first else _wrong(ex)
+        return "YES" if ex.task == "yesno" else "A"
     return answer
 
 
+def _two_sided(k: int, n: int, p: float) -> float:
+    """Twice the smaller exact binomial tail (scipy)."""
+    return min(1.0, 2 * min(binom.sf(k - 1, n, p), binom.cdf(k, n, p)))
+
+
 def test_beats_random_at_one_depth_only_not_pooled(tmp_path) -> None:
-    # 12/20 right at depth 4 (Wilson low 38.7% > 25%), none elsewhere: 12/80 pooled (low 8.8% < 25%).
+    # 12/20 right at depth 4 (Wilson low 38.7% > 25%), 5/20 elsewhere: 27/80 pooled (two-sided p = 0.10).
     report = build_report(_depth_suite(tmp_path, "mc", {"baseline-retrieval": {"answer": _right_at({4}, first=12)},
                                                          "some-model": {"p": 0.5}}))
     (pooled,) = shortcut_verdicts(report.context)
     assert not pooled.beaten_by  # the per-task verdict hides depth 4
     (v,) = shortcut_level_verdicts(report.context)
     assert v.levels == ("4", "8", "16", "32") and v.beaten_levels == ("4",)
-    assert v.text == "Multiple choice: retrieval beats random guessing at depth 4 (one-sided p ≤ 2.5%, Holm over 4 tests)"
+    assert v.text == "Multiple choice: retrieval beats random guessing at depth 4 (two-sided p ≤ 5%, Holm over 4 tests)"
     for r in v.results:
         assert r.random == Fraction(1, 4)
-        assert r.accuracy.n == 20 and r.accuracy.k == (12 if r.level == "4" else 0)
-    # one family of the four depth cells: exact one-sided binomial tests, Holm-adjusted (scipy, statsmodels)
-    adjusted = multipletests([binomtest(r.accuracy.k, r.accuracy.n, 0.25, alternative="greater").pvalue for r in v.results],
-                             method="holm")[1]
-    assert [r.beats_random for r in v.results] == [bool(a <= 0.025) for a in adjusted] == [True, False, False, False]
+        assert r.accuracy.n == 20 and r.accuracy.k == (12 if r.level == "4" else 5)
+    # one family of the four depth cells: exact two-sided binomial tests, Holm-adjusted (scipy, statsmodels)
+    adjusted = multipletests([_two_sided(r.accuracy.k, r.accuracy.n, 0.25) for r in v.results], method="holm")[1]
+    assert [r.adjusted for r in v.results] == pytest.approx(list(adjusted), rel=1e-9)
+    assert [r.beats_random for r in v.results] == [bool(a <= 0.05) for a in adjusted] == [True, False, False, False]
     table = report.table("shortcuts_by_depth")
     assert report.keys[2:4] == ("shortcuts", "shortcuts_by_depth")
     assert table.header == ("Task", "Shortcut", "4", "8", "16", "32")
     row = next(r for r in table.rows if r[1].text == "retrieval")
     assert [c.bold for c in row[2:]] == [True, False, False, False]
     assert row[2].text.startswith("60.00 [")
-    assert table.cell("Multiple choice | Beats random", "4").text == "retrieval"
-    assert table.cell("Multiple choice | Beats random", "8").text == "none"
+    assert table.cell("Multiple choice | Flagged", "4").text == "retrieval ↑"
+    assert table.cell("Multiple choice | Flagged", "8").text == "none"
     assert table.cell("Multiple choice | Random guessing", "16").text == "25.00"
     assert table.cell("Multiple choice | #Examples", "32").text == "20"
     cell = table.value("Multiple choice | retrieval", "4", "accuracy")
     assert (cell.k, cell.n) == (12, 20)
     lo, hi = proportion_confint(12, 20, method="wilson")
     assert abs(cell.low - lo) < 1e-9 and abs(cell.high - hi) < 1e-9
-    assert "Multiple choice: retrieval beats random guessing at depth 4 (one-sided p ≤ 2.5%, Holm over 4 tests)." in table.caption
+    assert table.verdicts == ("Multiple choice: retrieval beats random guessing at depth 4 (two-sided p ≤ 5%, Holm over 4 tests).",)
+    assert v.text not in table.caption  # the verdict stands under the table, once
     # The accuracy table's caption names the depth; the pooled Shortcuts table is as before.
-    assert "Shortcuts: Multiple choice: retrieval beats random guessing at depth 4 (one-sided p ≤ 2.5%, Holm over 4 tests) — " in report.table("accuracy").caption
-    assert [row[2].text for row in report.table("shortcuts").rows if row[1].text == "verdict"] == [pooled.text]
+    assert "Shortcuts: Multiple choice: retrieval beats random guessing at depth 4 (two-sided p ≤ 5%, Holm over 4 tests) — " in report.table("accuracy").caption
+    assert report.table("shortcuts").verdicts == (f"{pooled.text}.",)
     lst = next(x for x in table.lists if x.anchor == row[2].link)
     assert [len(ids) for _, ids in lst.groups] == [12, 8]
 
@@ -82,10 +95,10 @@ def test_beats_random_pooled_but_at_no_depth(tmp_path) -> None:
     assert [r.shortcut for r in pooled.beaten_by] == ["retrieval"]
     (v,) = shortcut_level_verdicts(report.context)
     assert not v.beaten_by and v.beaten_levels == ()
-    assert v.text == "YES/NO: no shortcut (retrieval) beats random guessing at any depth (one-sided p ≤ 2.5%, Holm over 4 tests)"
+    assert v.text == "YES/NO: no shortcut (retrieval) beats or falls below random guessing at any depth (two-sided p ≤ 5%, Holm over 4 tests)"
     table = report.table("shortcuts_by_depth")
     assert not any(c.bold for row in table.rows for c in row)
-    assert [table.cell("YES/NO | Beats random", d).text for d in ("4", "8", "16", "32")] == ["none"] * 4
+    assert [table.cell("YES/NO | Flagged", d).text for d in ("4", "8", "16", "32")] == ["none"] * 4
     assert "Shortcuts:" not in report.table("accuracy").caption  # nothing to note
 
 
@@ -93,10 +106,10 @@ def test_two_shortcuts_at_different_depths(tmp_path) -> None:
     models = {"baseline-retrieval": {"answer": _right_at({4, 8})}, "baseline-title-similarity": {"answer": _right_at({4})}}
     report = build_report(_depth_suite(tmp_path, "yesno", models))
     (v,) = shortcut_level_verdicts(report.context)
-    assert v.text == "YES/NO: retrieval beats random guessing at depth 4, 8; title-similarity at depth 4 (one-sided p ≤ 2.5%, Holm over 8 tests)"
+    assert v.text == "YES/NO: retrieval beats random guessing at depth 4, 8; title-similarity at depth 4 (two-sided p ≤ 5%, Holm over 8 tests)"
     table = report.table("shortcuts_by_depth")
-    assert table.cell("YES/NO | Beats random", "4").text == "retrieval, title-similarity"
-    assert table.cell("YES/NO | Beats random", "8").text == "retrieval"
+    assert table.cell("YES/NO | Flagged", "4").text == "retrieval ↑, title-similarity ↑"
+    assert table.cell("YES/NO | Flagged", "8").text == "retrieval ↑"
 
 
 def test_random_guessing_per_value_follows_its_answer_sets(tmp_path) -> None:
@@ -114,8 +127,16 @@ def test_random_guessing_per_value_follows_its_answer_sets(tmp_path) -> None:
     ctx, o = report.context, report.data.outcomes
     for c, level in enumerate(report.data.levels):
         assert random[level] == ctx.weighted_baseline((o.task == "mc") & (report.data.value == c))
-    assert v.beaten_levels == ("without",)
-    assert v.text == "Multiple choice: retrieval beats random guessing at 'none of these' option without (one-sided p ≤ 2.5%, Holm over 2 tests)"
+    assert v.beaten_levels == ("without",) and v.flagged_levels == ("without", "with 'none'")
+    # always "none of these" (never right): 0 of 20 against 1/5, two-sided p = 2 · 0.8^20 = 0.023, second in
+    # Holm's order of two: a shortcut below random guessing, exploited by avoiding that pick
+    below = next(r for r in v.results if r.level == "with 'none'")
+    assert below.below_random and below.adjusted == pytest.approx(2 * 0.8**20)
+    assert v.text == ("Multiple choice: retrieval beats random guessing at 'none of these' option without, and retrieval falls "
+                      "below it at 'none of these' option with 'none' (the rule that exploits it: avoid the option it picks) "
+                      "(two-sided p ≤ 5%, Holm over 2 tests)")
+    table = report.table("shortcuts_by_none_option")
+    assert [table.cell("Multiple choice | Flagged", lv).text for lv in ("without", "with 'none'")] == ["retrieval ↑", "retrieval ↓"]
     assert "shortcuts_by_none_option" in report.keys
 
 
@@ -140,11 +161,11 @@ def test_per_task_accuracy_tables_note_their_own_task(tmp_path) -> None:
     write_suite(tmp_path, "st", examples, models, np.random.default_rng(0))
     report = build_report(load_suite("st", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="depth"))
     texts = [v.text for v in shortcut_level_verdicts(report.context)]
-    assert texts == ["YES/NO: no shortcut (retrieval) beats random guessing at any depth (one-sided p ≤ 2.5%, Holm over 8 tests)",
-                     "Multiple choice: retrieval beats random guessing at depth 4 (one-sided p ≤ 2.5%, Holm over 8 tests)"]
+    assert texts == ["YES/NO: no shortcut (retrieval) beats or falls below random guessing at any depth (two-sided p ≤ 5%, Holm over 8 tests)",
+                     "Multiple choice: retrieval beats random guessing at depth 4 (two-sided p ≤ 5%, Holm over 8 tests)"]
     assert texts[1] in report.table("accuracy_mc").caption and texts[1] in report.table("accuracy").caption
     assert "Shortcuts:" not in report.table("accuracy_yesno").caption
-    assert [row[0].text for row in report.table("shortcuts_by_depth").rows if row[1].text == "Beats random"] == ["YES/NO", "Multiple choice"]
+    assert [row[0].text for row in report.table("shortcuts_by_depth").rows if row[1].text == "Flagged"] == ["YES/NO", "Multiple choice"]
 
 
 def test_a_shortcut_that_skipped_examples_gets_a_dagger_or_a_dash(tmp_path) -> None:
@@ -180,7 +201,7 @@ def test_a_task_no_shortcut_answered_gets_no_verdict(tmp_path) -> None:
     assert [v.task for v in verdicts] == ["yesno"]
     assert [r.level for r in verdicts[0].results] == [str(d) for d in DEPTHS]
     caption = report.table("shortcuts_by_depth").caption
-    assert "Holm-adjusted over every cell of the table, is at most 2.5%" in caption and "Wilson interval" in caption
+    assert "Holm-adjusted over every cell of the table, is at most 5%" in caption and "Wilson interval" in caption
 
 
 def test_a_counting_breakdown_is_read_against_random_guessing() -> None:
@@ -210,4 +231,41 @@ def test_a_task_with_one_cell_in_the_breakdown(tmp_path) -> None:
     report = build_report(load_suite("so", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="depth"))
     verdicts = {v.task: v for v in shortcut_level_verdicts(report.context)}
     assert [r.level for r in verdicts["mc"].results] == ["4"]
-    assert verdicts["mc"].text == "Multiple choice: retrieval beats random guessing at depth 4 (one-sided p ≤ 2.5%, Holm over 5 tests)"
+    assert verdicts["mc"].text == "Multiple choice: retrieval beats random guessing at depth 4 (two-sided p ≤ 5%, Holm over 5 tests)"
+
+
+def test_no_breakdown_when_the_shortcuts_answered_one_value(tmp_path) -> None:
+    """The suite holds four depths (a model answered them all) but the shortcut answered depth 4 only: a
+    table by depth needs at least two values among the shortcuts' answers, so there is none."""
+    examples = [make_example("mc", d, 120, "ABCD"[i % 4], seed=0, index=j * 20 + i) for j, d in enumerate(DEPTHS) for i in range(20)]
+    skip = {"baseline-retrieval": {e.id for e in examples if e.depth != 4}}
+    models = {"baseline-retrieval": {"answer": _right_at({4})}, "some-model": {"p": 0.5}}
+    write_suite(tmp_path, "s1", examples, models, np.random.default_rng(0), skip=skip)
+    report = build_report(load_suite("s1", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="depth"))
+    assert report.data.levels == ("4", "8", "16", "32")
+    assert shortcut_level_verdicts(report.context) == []
+    assert "shortcuts_by_depth" not in report.keys and "shortcuts" in report.keys
+    # two values answered are enough
+    skip2 = {"baseline-retrieval": {e.id for e in examples if e.depth not in (4, 32)}}
+    write_suite(tmp_path / "two", "s2", examples, models, np.random.default_rng(0), skip=skip2)
+    two = build_report(load_suite("s2", runs_root=tmp_path / "two" / "runs", examples_root=tmp_path / "two" / "examples", by="depth"))
+    (v,) = shortcut_level_verdicts(two.context)
+    assert [r.level for r in v.results] == ["4", "32"]
+    assert two.table("shortcuts_by_depth").header == ("Task", "Shortcut", "4", "8", "16", "32")
+
+
+def test_a_shortcut_below_random_at_one_depth_is_noted_in_the_accuracy_captions(tmp_path) -> None:
+    """Wrong on every YES/NO question at depth 8 (0 of 20: flip the answer and it is always right), a coin's
+    worth elsewhere: the breakdown flags depth 8 below random, and the accuracy tables' captions say so."""
+    report = build_report(_depth_suite(tmp_path, "yesno", {"baseline-topic-cluster": {"answer": _right_at({8}, first=0)}}))
+    (v,) = shortcut_level_verdicts(report.context)
+    assert [r.accuracy.k for r in v.results] == [10, 0, 10, 10]
+    adjusted = multipletests([_two_sided(r.accuracy.k, 20, 0.5) for r in v.results], method="holm")[1]
+    assert [r.below_random for r in v.results] == [bool(a <= 0.05) for a in adjusted] == [False, True, False, False]
+    assert not v.beaten_by and v.flagged_levels == ("8",) and v.beaten_levels == ()
+    text = ("YES/NO: topic-cluster falls below random guessing at depth 8 (the rule that exploits it: flip its YES/NO answer) "
+            "(two-sided p ≤ 5%, Holm over 4 tests)")
+    assert v.text == text
+    assert f"Shortcuts: {text} — those cells can be reached without searching the graph" in report.table("accuracy").caption
+    row = next(r for r in report.table("shortcuts_by_depth").rows if r[1].text == "topic-cluster")
+    assert [c.bold for c in row[2:]] == [False, True, False, False]
