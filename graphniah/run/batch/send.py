@@ -166,7 +166,8 @@ class BatchRun:
                 c = classify(exc, BATCH_TIER)
                 if c.kind not in RETRYABLE or attempt + 1 >= policy.max_attempts:
                     raise GraphNIAHError(f"{self.entry.name}: {what} failed ({c.kind}): "
-                                         f"{self.redact(f'{type(exc).__name__}: {exc}')[:500]}") from None
+                                         f"{self.redact(f'{type(exc).__name__}: {exc}')[:500]}; every batch step so far is "
+                                         "journaled: the same command resumes without submitting anything twice") from None
                 time.sleep(policy.delay(attempt, c.retry_after_s, self.rng))
         raise AssertionError("unreachable: the last attempt returns or raises")
 
