@@ -17,6 +17,11 @@ shortcut                    tasks        rule
                                          nearest titles, spectral split into the design's number
                                          of components); answers by the source's group
                                          (:mod:`graphniah.baselines.topics`)
+``learned-surface``         every task   a gradient-boosted classifier of (source, paper) pairs on
+                                         every cue the text shows besides the citations (surface
+                                         pair features, presence, the other shortcuts' outputs),
+                                         trained on a separate draw of the suite's design
+                                         (:mod:`graphniah.baselines.learned`)
 ==========================  ===========  =========================================================
 
 The library API (used by ``graphniah baselines`` and by anyone measuring how a change to the
@@ -27,23 +32,27 @@ sampler moves the shortcuts):
   the shortcut gives (``"YES"``, a letter, a count) or ``None`` when it gives none. Examples of a
   task the shortcut does not answer are absent from the mapping. The shortcuts are also
   functions of their own (``title_similarity``, ``retrieval``, ``paper_count``,
-  ``topics.topic_cluster``), and
+  ``topics.topic_cluster``, ``learned.learned_surface``), and
   :func:`~graphniah.baselines.shortcuts.accuracy` scores a mapping through :mod:`graphniah.scoring`.
 * :func:`graphniah.baselines.journals.write_baselines` writes each shortcut's answers as a journal
   ``runs/<suite>/baseline-<name>.jsonl`` (with its settings file) in the models' record format, so
   the report, the viewer and ``report --dataset`` show it as one more row.
 
 This package's top level is light (names only); the shortcuts import the text checker, the
-tokenizer and bm25s when called.
+tokenizer, bm25s and scikit-learn when called. The modules: ``reading`` (how every shortcut reads an
+example's text; the title space), ``shortcuts``, ``topics``, ``pairs`` (learned-surface's feature rows
+and answer rule), ``training`` (its training draw and cached scorer), ``learned`` (its entry point),
+``journals``.
 """
 
 from __future__ import annotations
 
 from typing import Literal, get_args
 
-__all__ = ["BUDGET_TOKENS", "JOURNAL_PREFIX", "SHORTCUTS", "SHORTCUT_TASKS", "ShortcutName", "is_baseline_model", "model_name"]
+__all__ = ["BUDGET_TOKENS", "DEMO_TRAINING_PER_TASK", "JOURNAL_PREFIX", "SHORTCUTS", "SHORTCUT_TASKS", "TRAINING_PER_TASK", "ShortcutName", "is_baseline_model",
+           "model_name"]
 
-ShortcutName = Literal["title-similarity", "retrieval", "paper-count", "topic-cluster"]
+ShortcutName = Literal["title-similarity", "retrieval", "paper-count", "topic-cluster", "learned-surface"]
 SHORTCUTS: tuple[ShortcutName, ...] = get_args(ShortcutName)
 #: The tasks each shortcut answers (``None``: every task).
 SHORTCUT_TASKS: dict[ShortcutName, tuple[str, ...] | None] = {
@@ -51,9 +60,16 @@ SHORTCUT_TASKS: dict[ShortcutName, tuple[str, ...] | None] = {
     "retrieval": None,
     "paper-count": ("count",),
     "topic-cluster": None,
+    "learned-surface": None,
 }
 #: What the retrieval shortcut may read: its top blocks up to this many o200k_base tokens.
 BUDGET_TOKENS = 8000
+#: Questions per task of learned-surface's training draw unless the caller asks for another size
+#: (issue 36: at least 1,000; the settings record the size drawn).
+TRAINING_PER_TASK = 1000
+#: The demo's training draw (``make demo`` must stay short): far below :data:`TRAINING_PER_TASK`, and
+#: recorded as such in the journal's settings (``training.drawn_per_task``).
+DEMO_TRAINING_PER_TASK = 25
 #: Journals of shortcuts are ``<runs>/<suite>/baseline-<name>.jsonl``; the model field says the same.
 JOURNAL_PREFIX = "baseline-"
 

@@ -20,15 +20,20 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from graphniah.atomic import atomic_write_text, canonical_json, sha256_bytes
-from graphniah.baselines import BUDGET_TOKENS, SHORTCUTS, ShortcutName, model_name
+from graphniah.baselines import BUDGET_TOKENS, SHORTCUTS, TRAINING_PER_TASK, ShortcutName, model_name
+from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, read_examples
 from graphniah.formats.journal import RunRecord, RunSettings, RunSettingsEntry
-from graphniah.layout import RUNS_ROOT, journal_file, settings_file
+from graphniah.layout import RUNS_ROOT, SNAPSHOTS_ROOT, journal_file, settings_file
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.seeds import DEFAULT_SEED
 from graphniah.text import PromptSet
+
+if TYPE_CHECKING:
+    from graphniah.baselines.training import Scorer
 
 __all__ = ["RULES_VERSION", "BaselineJournal", "settings_of", "write_baselines"]
 
@@ -46,9 +51,18 @@ class BaselineJournal:
     answers: dict[str, str | None]
 
 
-def settings_of(shortcut: ShortcutName, seed: int) -> dict[str, object]:
-    """The inputs of a shortcut's settings hash."""
+def settings_of(shortcut: ShortcutName, seed: int, scorer: Scorer | None = None) -> dict[str, object]:
+    """The inputs of a shortcut's settings hash (``scorer``: learned-surface's trained scorer)."""
     settings: dict[str, object] = {"shortcut": shortcut, "rules_version": RULES_VERSION}
+    if shortcut == "learned-surface":
+        from graphniah.baselines.pairs import FEATURES
+        from graphniah.baselines.training import MODEL_PARAMS, TRAINING_VERSION
+
+        if scorer is None:
+            raise GraphNIAHError("the learned-surface settings record its trained scorer; none was given")
+        settings |= {"model": "scikit-learn HistGradientBoostingClassifier", "params": MODEL_PARAMS, "features": list(FEATURES),
+                     "training_version": TRAINING_VERSION, "training": scorer.training, "model_hash": scorer.model_hash,
+                     "thresholds": scorer.rule.thresholds, "count_rule": scorer.rule.count_rule, "seed": seed}
     if shortcut == "retrieval":
         settings |= {"ranking": "bm25s lucene k1=1.5 b=0.75, English stop words", "budget_tokens": BUDGET_TOKENS,
                      "tokenizer": "o200k_base", "seed": seed}
@@ -89,10 +103,14 @@ def write_baselines(
     data: Path | None = None,
     source: str | None = None,
     progress: Progress = NO_PROGRESS,
+    snapshots: str | os.PathLike[str] = SNAPSHOTS_ROOT,
+    training_per_task: int = TRAINING_PER_TASK,
 ) -> list[BaselineJournal]:
     """Run ``shortcuts`` on the examples file and write each one's journal under ``<runs_root>/<suite>/``.
 
     ``source`` is what the settings file records as the examples' origin (default: the file).
+    learned-surface trains on a draw of ``training_per_task`` questions per task from the examples'
+    snapshot (the suite manifest's, else the one under ``snapshots``), cached under ``<runs_root>/.scorers``.
     """
     from graphniah.baselines.shortcuts import answer
 
@@ -100,9 +118,16 @@ def write_baselines(
     out = []
     for shortcut in shortcuts:
         progress.note(f"shortcut {shortcut} on {len(examples)} examples")
-        answers = answer(shortcut, examples, prompts, seed=seed, data=data)
+        scorer = None
+        if shortcut == "learned-surface":
+            from graphniah.baselines.learned import learned_surface
+
+            answers, scorer = learned_surface(examples, prompts, seed=seed, data=data, runs_root=runs_root, snapshots=snapshots,
+                                              examples_path=Path(examples_path), per_task=training_per_task, progress=progress)
+        else:
+            answers = answer(shortcut, examples, prompts, seed=seed, data=data)
         model = model_name(shortcut)
-        settings = settings_of(shortcut, seed)
+        settings = settings_of(shortcut, seed, scorer)
         h = sha256_bytes(canonical_json(settings).encode())
         path = journal_file(runs_root, suite, model)
         path.parent.mkdir(parents=True, exist_ok=True)

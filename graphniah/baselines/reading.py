@@ -1,4 +1,5 @@
-"""How every shortcut reads an example: its question, context and rendering, and its titles as vectors.
+"""How every shortcut reads an example: its question, context and rendering, its titles as vectors, and
+the blocks a BM25 search keeps under a token budget (what the retrieval shortcut reads).
 
 The shortcuts (:mod:`~graphniah.baselines.shortcuts`, :mod:`~graphniah.baselines.topics`,
 :mod:`~graphniah.baselines.learned`) share this reader, so none of them imports another's privates.
@@ -8,12 +9,13 @@ example's stored answer, papers or edges.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
+from graphniah.baselines import BUDGET_TOKENS
 from graphniah.formats import Render
 from graphniah.formats.examples import Example
 from graphniah.text import (
@@ -31,7 +33,7 @@ from graphniah.text import (
 )
 from graphniah.text.textcheck import normalize
 
-__all__ = ["CheckerTitleSpace", "TextQuestion", "read_question"]
+__all__ = ["CheckerTitleSpace", "TextQuestion", "read_question", "retrieve"]
 
 
 @dataclass(frozen=True)
@@ -101,3 +103,30 @@ class CheckerTitleSpace:
         """The cosine of two fitted titles (any spelling with the same normal form)."""
         va, vb = self.vectors[self.row[normalize(a)]], self.vectors[self.row[normalize(b)]]
         return float(va.multiply(vb).sum())
+
+
+def _ranked_blocks(blocks: Sequence[str], query: str) -> list[int]:
+    """Block indices by decreasing BM25 score for ``query`` (ties keep context order)."""
+    import bm25s
+
+    corpus = bm25s.tokenize(list(blocks), stopwords="en", show_progress=False, return_ids=False)
+    words = bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)[0]
+    if not words or not any(corpus):
+        return list(range(len(blocks)))
+    index = bm25s.BM25()
+    index.index(corpus, show_progress=False)
+    scores = index.get_scores(words)
+    return [int(i) for i in np.argsort(-scores, kind="stable")]
+
+
+def retrieve(blocks: Sequence[str], query: str, count_tokens: Callable[[str], int], budget: int = BUDGET_TOKENS) -> list[str]:
+    """The top-ranked blocks for ``query`` whose tokens sum to at most ``budget`` (a ranked prefix)."""
+    kept: list[str] = []
+    used = 0
+    for i in _ranked_blocks(blocks, query):
+        n = count_tokens(blocks[i])
+        if used + n > budget:
+            break
+        kept.append(blocks[i])
+        used += n
+    return kept

@@ -1,5 +1,5 @@
 """The title-similarity, retrieval and paper-count shortcuts, each a function ``examples -> {example id: answer or None}``
-(the fourth, topic-cluster, is :mod:`graphniah.baselines.topics`).
+(topic-cluster is :mod:`graphniah.baselines.topics`, learned-surface :mod:`graphniah.baselines.learned`).
 
 Every shortcut reads the messages through the text checker's parser
 (:mod:`graphniah.text.textcheck`): the question and its titles, the paper blocks, the
@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from graphniah.baselines import BUDGET_TOKENS, SHORTCUT_TASKS, ShortcutName
-from graphniah.baselines.reading import CheckerTitleSpace, read_question
+from graphniah.baselines.reading import CheckerTitleSpace, read_question, retrieve
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, option_letters
 from graphniah.scoring import score_response
@@ -79,20 +79,6 @@ def title_similarity(examples: Sequence[Example], prompts: PromptSet | None = No
 # --------------------------------------------------------------------------- retrieval
 
 
-def _ranked_blocks(blocks: Sequence[str], query: str) -> list[int]:
-    """Block indices by decreasing BM25 score for ``query`` (ties keep context order)."""
-    import bm25s
-
-    corpus = bm25s.tokenize(list(blocks), stopwords="en", show_progress=False, return_ids=False)
-    words = bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)[0]
-    if not words or not any(corpus):
-        return list(range(len(blocks)))
-    index = bm25s.BM25()
-    index.index(corpus, show_progress=False)
-    scores = index.get_scores(words)
-    return [int(i) for i in np.argsort(-scores, kind="stable")]
-
-
 def _closed_world(q: ParsedQuestion, g: TextGraph, rng: Callable[[], np.random.Generator]) -> str | None:
     """The answer from the kept citations only: a title they do not name is unreachable."""
 
@@ -117,19 +103,6 @@ def _closed_world(q: ParsedQuestion, g: TextGraph, rng: Callable[[], np.random.G
         return letters[-1]
     pool = hits or list(letters[: len(q.targets)])
     return pool[int(rng().integers(len(pool)))]
-
-
-def retrieve(blocks: Sequence[str], query: str, count_tokens: Callable[[str], int], budget: int = BUDGET_TOKENS) -> list[str]:
-    """The top-ranked blocks for ``query`` whose tokens sum to at most ``budget`` (a ranked prefix)."""
-    kept: list[str] = []
-    used = 0
-    for i in _ranked_blocks(blocks, query):
-        n = count_tokens(blocks[i])
-        if used + n > budget:
-            break
-        kept.append(blocks[i])
-        used += n
-    return kept
 
 
 def retrieval(
@@ -215,6 +188,10 @@ def answer(name: ShortcutName, examples: Sequence[Example], prompts: PromptSet |
         from graphniah.baselines.topics import topic_cluster
 
         return topic_cluster(examples, prompts, seed=seed)
+    if name == "learned-surface":
+        from graphniah.baselines.learned import learned_surface
+
+        return learned_surface(examples, prompts, seed=seed, data=data)[0]
     raise GraphNIAHError(f"unknown shortcut {name!r}; known: {', '.join(SHORTCUT_TASKS)}")
 
 

@@ -7,12 +7,12 @@ from typing import Annotated
 
 import typer
 
-from graphniah.baselines import SHORTCUTS
+from graphniah.baselines import SHORTCUTS, TRAINING_PER_TASK
 from graphniah.cli.app import app
 from graphniah.cli.console import rich_console
 from graphniah.cli.options import DEFAULT_SEED, PromptsOpt
 from graphniah.errors import GraphNIAHError
-from graphniah.layout import EXAMPLES_ROOT, RUNS_ROOT
+from graphniah.layout import EXAMPLES_ROOT, RUNS_ROOT, SNAPSHOTS_ROOT
 
 
 def _examples_of(suite: str | None, examples: Path | None, dataset: Path | None, examples_root: Path, runs: Path) -> tuple[str, Path, str]:
@@ -40,6 +40,8 @@ def baselines_cmd(
     examples_root: Annotated[Path, typer.Option(help="Where suites live.")] = EXAMPLES_ROOT,
     seed: Annotated[int, typer.Option(help="Seed of the retrieval shortcut's guesses on examples its blocks leave open.")] = DEFAULT_SEED,
     prompts: PromptsOpt = None,
+    root: Annotated[Path, typer.Option(help="Where snapshots live (learned-surface's training draw, when no suite manifest names the snapshot).")] = SNAPSHOTS_ROOT,
+    training_per_task: Annotated[int, typer.Option(min=1, help="Questions per task of learned-surface's training draw.")] = TRAINING_PER_TASK,
 ) -> None:
     """Score the shortcut baselines from the example text alone and write each as a journal beside the models'."""
     from rich.table import Table
@@ -60,7 +62,8 @@ def baselines_cmd(
         chosen.append(next(s for s in SHORTCUTS if s == name))
     name, path, source = _examples_of(suite, examples, dataset, examples_root, runs)
     pr = load_prompts(prompts)
-    written = write_baselines(path, name, runs, shortcuts=chosen, seed=seed, prompts=pr, source=source)
+    written = write_baselines(path, name, runs, shortcuts=chosen, seed=seed, prompts=pr, source=source, snapshots=root,
+                              training_per_task=training_per_task)
     exs = read_examples(path)
     table = Table(title=f"Shortcut baselines on {path} (% with 95% Wilson intervals)")
     for col in ("shortcut", "task", "accuracy", "n", "journal"):
@@ -74,6 +77,6 @@ def baselines_cmd(
         tasks = SHORTCUT_TASKS[j.shortcut]
         left_out = sum(1 for ex in exs if (tasks is None or ex.task in tasks) and ex.id not in j.answers)
         if left_out:
-            reads_titles = j.shortcut in ("title-similarity", "topic-cluster")
+            reads_titles = j.shortcut in ("title-similarity", "topic-cluster", "learned-surface")
             why = "edge-list examples name ids, not titles" if reads_titles else "their messages follow other templates"
             rich_console(stderr=True).print(f"note: {j.shortcut} left out {left_out} example(s) it cannot read ({why})", highlight=False)

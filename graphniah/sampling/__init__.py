@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any
 from graphniah.lazy import attribute
 
 if TYPE_CHECKING:
-    from graphniah.sampling.examples.sample import grow_forest
-    from graphniah.sampling.examples.spec import COMPONENTS, ExampleSpec, SamplingContext
+    from graphniah.sampling.examples.sample import build_example, grow_forest
+    from graphniah.sampling.examples.spec import COMPONENTS, ExampleSpec, SamplingContext, spec_of
 
-__all__ = ["COMPONENTS", "ExampleSpec", "SamplingContext", "grow_forest"]
+__all__ = ["COMPONENTS", "ExampleSpec", "SamplingContext", "build_example", "grow_forest", "spec_of"]
 
 # Where each public name lives; loaded on first access.
 _HOMES = {
-    **dict.fromkeys(["COMPONENTS", "ExampleSpec", "SamplingContext"], "graphniah.sampling.examples.spec"),
-    "grow_forest": "graphniah.sampling.examples.sample",
+    **dict.fromkeys(["COMPONENTS", "ExampleSpec", "SamplingContext", "spec_of"], "graphniah.sampling.examples.spec"),
+    **dict.fromkeys(["build_example", "grow_forest"], "graphniah.sampling.examples.sample"),
 }
 
 

@@ -25,9 +25,14 @@ def report_results(report):  # type: ignore[no-untyped-def]
     return shortcut_results(report.context)
 
 
-def test_journals_are_run_records_and_rewritten_whole(shortcut_suite, tmp_path) -> None:
+#: learned-surface's training draw in these tests: a few questions per task (its own tests check what it learns).
+TRAIN = 3
+
+
+def test_journals_are_run_records_and_rewritten_whole(shortcut_suite, demo_snapshot, tmp_path) -> None:
     runs = tmp_path / "runs"
-    written = write_baselines(shortcut_suite.path, "s", runs)
+    snapshots = demo_snapshot.path.parents[1]
+    written = write_baselines(shortcut_suite.path, "s", runs, snapshots=snapshots, training_per_task=TRAIN)
     assert [j.shortcut for j in written] == list(SHORTCUTS)
     for j in written:
         assert j.path == runs / "s" / f"{model_name(j.shortcut)}.jsonl"
@@ -37,16 +42,17 @@ def test_journals_are_run_records_and_rewritten_whole(shortcut_suite, tmp_path) 
         assert all(r.response == response_text(j.answers[r.example_id]) for r in records)
         entry = read_run_settings(j.path).runs[j.settings_hash]
         assert entry.model == model_name(j.shortcut) and entry.settings["shortcut"] == j.shortcut
-    again = write_baselines(shortcut_suite.path, "s", runs)  # a second run replaces, never appends
+    again = write_baselines(shortcut_suite.path, "s", runs, snapshots=snapshots, training_per_task=TRAIN)  # replaces, never appends
     for j in again:
         assert len(read_journal(j.path)) == len(j.answers)
 
 
-def test_baselines_flow_through_report(shortcut_suite, tmp_path) -> None:
+def test_baselines_flow_through_report(shortcut_suite, demo_snapshot, tmp_path) -> None:
     root = shortcut_suite.root
     runner = CliRunner()
     res = runner.invoke(app, ["baselines", "--suite", shortcut_suite.suite, "--examples-root", str(root / "examples"),
-                              "--runs", str(root / "runs")])
+                              "--runs", str(root / "runs"), "--root", str(demo_snapshot.path.parents[1]),
+                              "--training-per-task", str(TRAIN)])
     assert res.exit_code == 0, res.output
     assert "paper-count" in res.output and "retrieval" in res.output
 

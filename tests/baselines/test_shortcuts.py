@@ -9,13 +9,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from graphniah.baselines.reading import CheckerTitleSpace
+from graphniah.baselines.reading import CheckerTitleSpace, retrieve
 from graphniah.baselines.shortcuts import (
     _closed_world,
     answer,
     paper_count,
     retrieval,
-    retrieve,
     title_similarity,
 )
 from graphniah.formats.examples import Example

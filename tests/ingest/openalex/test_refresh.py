@@ -59,7 +59,7 @@ def test_refresh_openalex_demo_world_end_to_end(tmp_path: Path) -> None:
     (tmp_path / "tiny.yaml").write_text("name: tiny\ndescription: OpenAlex smoke suite\nvary: task\nvalues: [yesno, mc]\nper_value: 2\n"
                                         "draw:\n  depth: [4]\n  component_size: {min: 30, max: 40}\n  distractor: [none]\n", encoding="utf-8")
     built = build_suite(load_suite_spec(tmp_path / "tiny.yaml"), first.snapshot, 0, out_root=tmp_path / "examples", workers=1)
-    write_baselines(built.examples_path, "tiny", tmp_path / "runs")
+    write_baselines(built.examples_path, "tiny", tmp_path / "runs", training_per_task=4)  # learned-surface: a tiny training draw
     report = build_report(load_suite("tiny", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples"))
     assert f"- data: OpenAlex release {first.release_id}, papers published on or after {CUTOFF} (SYNTHETIC demo data)" in report.markdown()
 
