@@ -352,3 +352,43 @@ def test_staged_writes_create_the_folders_on_the_way_and_json_stays_utf8(tmp_pat
     write_in_staging(tmp_path / "staging" / "lm_eval" / "deep" / "utils.py", "x = 1\n")
     assert (tmp_path / "staging" / "lm_eval" / "deep" / "utils.py").read_text() == "x = 1\n"
     assert canonical_json({"title": "Café – naïve", "a": [1, 2.5]}) == '{"a":[1,2.5],"title":"Café – naïve"}'
+
+
+def test_without_a_hash_only_a_parquet_file_is_checked_for_its_ends(tmp_path):
+    f = tmp_path / "examples.jsonl"
+    f.write_text('{"id": "x"}\n')
+    assert check_artifact(f, None, None, "graphniah build") == f  # not Parquet: nothing to check without a hash
+    lying = tmp_path / "t.parquet"  # both magic bytes, but a footer of 1,000 bytes in a 22-byte file
+    lying.write_bytes(b"PAR1" + b"x" * 10 + (1000).to_bytes(4, "little") + b"PAR1")
+    with pytest.raises(GraphNIAHError, match=r"\(not a complete Parquet file\)"):
+        check_artifact(lying, None, None, "graphniah refresh", parquet=True)
+
+
+def test_flock_holder_names_the_process_holding_the_lock(tmp_path):
+    import fcntl
+
+    from graphniah.atomic import flock_holder
+
+    if not Path("/proc/locks").is_file():
+        pytest.skip("no /proc/locks here (Linux only)")
+    f = tmp_path / "out.lock"
+    f.write_text("")
+    assert flock_holder(f) == "unknown"
+    with open(f) as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        assert flock_holder(f) == str(os.getpid())
+    assert flock_holder(tmp_path / "missing.lock") == "unknown"
+
+
+def test_atomic_dir_syncs_nested_files_and_passes_other_errors_on(tmp_path):
+    target = tmp_path / "site"
+    with atomic_dir(target) as tmp:
+        (tmp / "examples" / "deep").mkdir(parents=True)
+        (tmp / "examples" / "deep" / "a.js").write_text("x")
+    assert (target / "examples" / "deep" / "a.js").read_text() == "x"
+    with pytest.raises(ValueError, match="not a disk problem"), atomic_dir(tmp_path / "other") as tmp:
+        raise ValueError("not a disk problem")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    (tmp_path / "F").write_text("a file")
+    with pytest.raises(NotADirectoryError), atomic_dir(tmp_path / "F" / "sub" / "out"):
+        pass  # its parent cannot be made: the error of the file system, as it is
