@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
+import numpy as np
 import pytest
+from scipy.stats import binomtest
 
-from graphniah.formats.examples import PaperMeta
+from graphniah.errors import GraphNIAHError
+from graphniah.formats.examples import Example, PaperMeta, read_examples
+from graphniah.run.serve.policies import PolicyApp
 from graphniah.sampling.examples.render import (
     apa_key,
     build_messages,
@@ -18,6 +23,11 @@ from graphniah.sampling.examples.render import (
     render_block,
     render_component,
 )
+from graphniah.sampling.examples.sample import build_example, regenerate
+from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
+from graphniah.scoring import score_response
+from graphniah.text import parse_question, split_messages, textcheck, verify
+from graphniah.text.prompts import PromptSet, load_all_templates
 
 D = dt.date(2026, 4, 7)
 
@@ -171,3 +181,121 @@ def test_example_stats() -> None:
     assert (st.question_words, st.needles, st.reference_lines, st.nodes, st.edges) == (3, 2, 3, 4, 3)
     assert st.context_words == st.needle_words + 4
     assert st.needle_word_pct == pytest.approx(100 * st.needle_words / st.context_words)
+
+
+# ---------------------------------------------------------------------------- template sets (issue 38)
+
+OLD_EXAMPLES = Path(__file__).resolve().parents[2] / "data" / "examples-before-template-sets.jsonl"
+LABELS = {"yesno": ("YES", "NO"), "mc": tuple("ABCD"), "count": (None,), "list": (None,)}
+
+
+@pytest.fixture(scope="module")
+def ctx(demo_snapshot, demo_graph) -> SamplingContext:
+    return SamplingContext(demo_snapshot, demo_graph)
+
+
+@pytest.fixture(scope="module")
+def sets() -> dict[str, PromptSet]:
+    return load_all_templates()
+
+
+def reworded(ex: Example, pr: PromptSet) -> Example:
+    """``ex`` (made in the default set) asked in set ``pr``: the sampler's rendering functions on the
+    question and context read back from its text; the recipe names the set and its hash."""
+    task, q_text, context = split_messages(ex.messages)
+    q = parse_question(task, q_text)
+    q_new = question(task, q.source, q.targets, q.none_option, pr)
+    messages = build_messages(task, q_new, [context], pr)
+    params = ex.recipe.params.model_copy(update={"template": pr.name})
+    recipe = ex.recipe.model_copy(update={"prompts_hash": pr.hash, "params": params})
+    return ex.model_copy(update={"messages": tuple(messages), "recipe": recipe})
+
+
+def test_an_example_sampled_in_a_set_is_the_default_example_reworded(ctx: SamplingContext, sets: dict[str, PromptSet]) -> None:
+    for task in ("yesno", "mc", "count", "list"):
+        default = build_example(ctx, ExampleSpec(task, 4, 10, LABELS[task][-1]), seed=3, index=1)
+        lines = set()
+        for name, pr in sets.items():
+            ex = build_example(ctx, ExampleSpec(task, 4, 10, LABELS[task][-1], template=name), seed=3, index=1)
+            assert ex.messages == reworded(default, pr).messages
+            assert (ex.papers, ex.edges, ex.answer, ex.targets) == (default.papers, default.edges, default.answer, default.targets)
+            assert ex.recipe.prompts_hash == pr.hash and ("template" in ex.recipe.params) == (name != "default")
+            assert verify(ex).ok and regenerate(ctx, ex) == ex
+            lines.add(ex.model_dump_json())
+        # Each wording is another prompt: another id and other bytes, so answer reuse (keyed on the
+        # example's bytes and id) never gives one set's answer to another.
+        assert len(lines) == len(sets) and len({Example.model_validate_json(line).id for line in lines}) == len(sets)
+
+
+def test_a_context_packed_for_every_set_is_one_text_that_fits_each(ctx: SamplingContext, sets: dict[str, PromptSet]) -> None:
+    names = tuple(sets)
+    contexts = set()
+    for name in names:
+        spec = ExampleSpec("mc", 4, 10, "C", distractor="essays", context_length=9000, template=name, templates=names)
+        ex = build_example(ctx, spec, seed=4, index=2)
+        assert ex.token_counts is not None and max(ex.token_counts.values()) <= 9000
+        contexts.add(split_messages(ex.messages, sets[name])[2])
+        assert regenerate(ctx, ex) == ex
+    assert len(contexts) == 1 and "\n\n" in next(iter(contexts))
+    with pytest.raises(GraphNIAHError, match="not among the sets"):
+        ExampleSpec("mc", 4, 10, "C", template="plain", templates=("default", "brief"))
+    with pytest.raises(GraphNIAHError, match="APA rendering only"):
+        ExampleSpec("mc", 4, 10, "C", render="edges", template="plain")
+
+
+def test_examples_made_before_template_sets_replay_byte_for_byte(ctx: SamplingContext) -> None:
+    lines = OLD_EXAMPLES.read_text(encoding="utf-8").splitlines()
+    for ex, line in zip(read_examples(OLD_EXAMPLES), lines, strict=True):
+        assert "template" not in line  # made before the key existed
+        assert regenerate(ctx, ex).model_dump_json() == line
+
+
+def _random_chance(task: str, ex: Example) -> float:
+    """The probability that the random policy's reply is right: its answer sets (policies.py)."""
+    if task == "yesno":
+        return 0.5
+    if task == "mc":
+        return 1 / (len(ex.options) + ex.none_option)
+    if task == "count":
+        return 1 / 151 if 99 <= int(ex.answer) <= 249 else 0.0  # CountingAnswers() of the server: 99..249
+    return 0.5 ** len(set(ex.papers))  # each paper named kept with probability 1/2, exactly the reachable ones
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", ["yesno", "mc", "count", "list"])
+def test_200_examples_per_task_read_and_score_in_every_set(ctx: SamplingContext, sets: dict[str, PromptSet], task: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38's acceptance: 200 examples of the task, asked in every set, pass the text check; the
+    oracle server answers each in the set's format and scores 1.00; the random server's answers are
+    valid answers of the set's format and score what guessing scores."""
+    # Every set asks about the same context text, which the checker reads with the same block
+    # templates: read each context once (the question and the messages are still read per set).
+    parse, seen = textcheck.parse_context, {}
+
+    def read(context: str, prompts: PromptSet | None = None) -> textcheck.TextGraph:
+        key = (context, prompts.block if prompts is not None else None)
+        if key not in seen:
+            seen[key] = parse(context, prompts)
+        return seen[key]
+
+    monkeypatch.setattr(textcheck, "parse_context", read)
+    labels = LABELS[task]
+    base = [build_example(ctx, ExampleSpec(task, 4, 10, labels[i % len(labels)]), seed=21, index=i) for i in range(200)]
+    oracle, random = PolicyApp("oracle", seed=0), PolicyApp("random", seed=1)
+    for name, pr in sets.items():
+        right = []
+        chance = 0.0
+        for ex in base:
+            asked = reworded(ex, pr) if name != "default" else ex
+            assert verify(asked).ok, (name, ex.id)
+            msgs = [{"role": m.role, "content": m.content} for m in asked.messages]
+            assert score_response(task, ex.answer, oracle.answer(msgs)[0], pr.answer).correct, (name, ex.id)
+            guess = score_response(task, ex.answer, random.answer(msgs)[0], pr.answer)
+            assert guess.extracted is not None or (task == "list" and guess.raw is not None), (name, ex.id)
+            right.append(guess.correct)
+            chance += _random_chance(task, ex)
+        k, n = sum(right), len(right)
+        if task in ("yesno", "mc"):
+            assert binomtest(k, n, chance / n).pvalue > 1e-3, (name, k, chance)
+        else:  # guessing is (nearly) never right: at most what the exact chance allows
+            assert k <= chance + 4 * np.sqrt(chance) + 1, (name, k, chance)
