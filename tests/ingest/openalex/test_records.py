@@ -189,3 +189,22 @@ def test_a_bad_record_of_a_parquet_file_is_named_by_its_row(tmp_path: Path) -> N
         ingest_openalex(folder, CUTOFF, tmp_path / "snap")
     assert str(err.value) == (f"{part.path}, row 3: referenced_works entry 'https://openalex.org/I7' of work https://openalex.org/W3 "
                               "is not a work id (https://openalex.org/W…)")
+
+
+def test_a_descriptor_names_the_release_and_a_contradicting_id_is_refused(tmp_path: Path) -> None:
+    import dataclasses
+
+    from graphniah.errors import GraphNIAHError
+    from graphniah.formats.release import OpenAlexDescriptor, write_descriptor
+
+    folder = write_folder(tmp_path / "oa", {"2026-06-01": [work(1)], "2026-07-01": [work(2)]})
+    write_descriptor(folder / "openalex.json", OpenAlexDescriptor(release_id="openalex-api-2026-06-30", synthetic=True))
+    works = open_works(folder)
+    assert (works.release_id, works.release_id_from, works.synthetic) == ("openalex-api-2026-06-30", "descriptor", True)
+    same = "".join(["openalex-api-", "2026-06-30"])  # equal, not the descriptor's own string
+    assert open_works(folder, release_id=same).release_id == "openalex-api-2026-06-30"
+    with pytest.raises(GraphNIAHError, match=r"--release-id openalex-2026-07-01 contradicts .*openalex.json, which names release "
+                                             r"openalex-api-2026-06-30"):
+        open_works(folder, release_id="openalex-2026-07-01")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        works.release_id = "changed"  # type: ignore[misc]
