@@ -342,6 +342,9 @@ def test_the_task_sends_the_examples_messages_and_refuses_other_prompts(exported
         rendered = task.fewshot_context(doc, num_fewshot=0, apply_chat_template=True,
                                         chat_template=lambda msgs, add_generation_prompt=True: ("template", msgs, add_generation_prompt))
         assert rendered == ("template", want, True)
+        # a template handed over without --apply_chat_template is not used: the messages go as they are
+        unapplied = task.fewshot_context(doc, num_fewshot=0, chat_template=lambda msgs, add_generation_prompt=True: "template")
+        assert isinstance(unapplied, JsonChatStr) and json.loads(unapplied.prompt) == want
         assert task.doc_to_text(doc) == ex.messages[-1].content and task.doc_to_target(doc) == ex.answer
     with pytest.raises(ValueError, match="zero-shot"):
         task.fewshot_context(docs[0], num_fewshot=2)
