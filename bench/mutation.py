@@ -178,7 +178,9 @@ def run_target(t: Target, repo: Path, work: Path, limit: int, rng: np.random.Gen
     subprocess.run(["cosmic-ray", "init", str(cfg), str(db)], cwd=repo, check=True, capture_output=True, env=env)
     # The tests must pass on the unmutated copy (else every mutant would count as killed); this run also
     # builds the shared fixtures the mutants' runs reopen.
-    base = subprocess.run(_pytest_command(t, work, slug), cwd=repo, capture_output=True, text=True, env=env, check=False)
+    # (no per-test time limit here: building the demo snapshot on a busy machine may take longer than the suite's)
+    base = subprocess.run([*_pytest_command(t, work, slug), "-o", "timeout=0"], cwd=repo, capture_output=True, text=True, env=env,
+                          check=False)
     if base.returncode != 0:
         raise SystemExit(f"{t.name}: the tests fail on the unmutated copy:\n{base.stdout[-3000:]}")
     ranges = function_lines((repo / t.module).read_text(), t.functions) if t.functions else None
