@@ -1,72 +1,53 @@
-"""What a batched call costs: the provider's batch price (half the standard price for OpenAI-compatible
-batches), from LiteLLM's cost map where it states one (``*_cost_per_token_batches``), else the
-standard price times the provider's discount; and the registry's standard price times that discount.
+"""What a batched call costs, on :mod:`graphniah.run.cost`'s batch price (:func:`~graphniah.run.cost.price_for`
+with ``batch=True``: LiteLLM's batch price where its map states one, else the registry's standard price
+less the provider's batch discount, half for the OpenAI-compatible batches sent here).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from graphniah.formats.journal import Usage
 from graphniah.run.batch.options import BATCH_DISCOUNT, provider_of
-from graphniah.run.client import litellm_module
-from graphniah.run.models import ModelEntry, TierPrice
+from graphniah.run.client import litellm_model_info
+from graphniah.run.cost import price_per_token
+from graphniah.run.models import ModelEntry
 from graphniah.run.plan import RunPlan
 
 
-def discount(entry: ModelEntry) -> float:
-    """The share of the standard price a batched call of this model pays."""
-    return BATCH_DISCOUNT.get(provider_of(entry.litellm_model), 1.0)
-
-
-def batch_price(entry: ModelEntry) -> TierPrice | None:
-    """The registry's standard price with the provider's batch discount (None when no standard price is known)."""
-    p = entry.price.standard
-    if p is None:
-        return None
-    d = discount(entry)
-    return TierPrice(input=p.input * d, output=p.output * d, above_input_tokens=p.above_input_tokens,
-                     input_above=None if p.input_above is None else p.input_above * d,
-                     output_above=None if p.output_above is None else p.output_above * d)
-
-
 def _litellm_cost(entry: ModelEntry, prompt: int, completion: int) -> float | None:
-    lit: Any = litellm_module()
-    info = lit.model_cost.get(entry.litellm_model) or lit.model_cost.get(entry.litellm_model.split("/", 1)[1])
+    """LiteLLM's own figure: its batch prices, else its standard prices less the provider's discount (None if unknown)."""
+    info = litellm_model_info(entry.litellm_model)
     if not info:
         return None
-    bi, bo = info.get("input_cost_per_token_batches"), info.get("output_cost_per_token_batches")
-    if bi is not None and bo is not None:
-        return float(prompt * bi + completion * bo)
-    si, so = info.get("input_cost_per_token"), info.get("output_cost_per_token")
-    if si is None or so is None:
-        return None
-    return float(prompt * si + completion * so) * discount(entry)
+    for suffix, share in (("_batches", 1.0), ("", BATCH_DISCOUNT.get(provider_of(entry.litellm_model)))):
+        i, o = info.get(f"input_cost_per_token{suffix}"), info.get(f"output_cost_per_token{suffix}")
+        if i is not None and o is not None and share is not None:
+            return float(prompt * i + completion * o) * share
+    return None
 
 
 def batch_cost(entry: ModelEntry, usage: Usage | None) -> tuple[float | None, float | None]:
-    """``(LiteLLM's cost, the registry's cost)`` of one batched call with this usage (None where unknown)."""
+    """``(LiteLLM's cost, the batch price's cost)`` of one batched call with this usage (None where unknown).
+
+    The second is :func:`graphniah.run.cost.price_per_token`'s batch price (long prompts at their price);
+    the journal keeps it as ``cost_usd_registry``, and the budget counts the larger of the two.
+    """
     if usage is None or usage.prompt_tokens is None or usage.completion_tokens is None:
         return None, None
-    price = batch_price(entry)
-    reg = None if price is None else price.cost(usage.prompt_tokens, usage.completion_tokens)
+    per = price_per_token(entry, usage.prompt_tokens, batch=True)
+    reg = None if per is None else usage.prompt_tokens * per[0] + usage.completion_tokens * per[1]
     return _litellm_cost(entry, usage.prompt_tokens, usage.completion_tokens), reg
 
 
 def batch_estimates(plan: RunPlan) -> dict[str, float]:
     """Each example's estimated cost at the batch price (empty when the plan has no per-example estimate).
 
-    The plan's estimates are at the price of the tier direct calls go to; each is scaled by the ratio
-    of the batch price to that price for the plan's mean example (input tokens per example and the
-    output tokens it assumes).
+    The plan's per-example estimates bound a direct call; each is scaled by the ratio of the plan's
+    batched cost to their sum (the estimate's ``batch`` line, over the same examples and output tokens).
     """
-    est, entry = plan.estimate, plan.entry
-    per = est.per_example
-    tier_price = entry.price_at(est.tier)  # type: ignore[arg-type]  # Estimate.tier is one of the registry's tiers
-    price = batch_price(entry)
-    if not per or price is None or tier_price is None or est.input_tokens is None or est.examples == 0:
+    est = plan.estimate
+    line = next((c for c in est.lines if c.label == "batch"), None)
+    if not est.per_example or line is None or line.usd is None:
         return {}
-    mean_in = est.input_tokens // max(est.examples, 1)
-    direct = tier_price.cost(mean_in, est.output_tokens_per_example)
-    ratio = price.cost(mean_in, est.output_tokens_per_example) / direct if direct > 0 else 0.0
-    return {k: v * ratio for k, v in per.items()}
+    total = sum(est.per_example.values())
+    ratio = line.usd / total if total > 0 else 0.0
+    return {k: v * ratio for k, v in est.per_example.items()}
