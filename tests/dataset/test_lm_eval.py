@@ -177,3 +177,12 @@ def test_a_stale_folder_with_the_same_file_names_is_exported_again(exported, tmp
     assert sorted(f.path for f in read_manifest(ds).files) == sorted(f.path for f in old.files)  # the same names
     redone = export_if_changed(exported.examples, ds, suite=exported.name, snapshots_root=exported.suite.snapshots)
     assert (ds / "lm_eval" / "utils.py").read_bytes() == today and redone.manifest == old
+
+
+def test_each_task_asks_for_long_replies_with_no_stop_sequence_as_the_card_says(exported):
+    """lm-eval's own defaults (256 tokens, a stop at a blank line) would cut most replies short: every task asks
+    for the 16,384 tokens the README and the card promise, and no stop sequence."""
+    folder = exported.dataset / "lm_eval"
+    for task in ("yesno", "mc", "count"):
+        assert _yaml(folder / f"graphniah_{task}.yaml")["generation_kwargs"] == {"until": [], "max_gen_toks": 16384}
+    assert "a reply may take up to 16,384 tokens" in (exported.dataset / "README.md").read_text(encoding="utf-8")

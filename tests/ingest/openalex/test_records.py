@@ -208,3 +208,20 @@ def test_a_descriptor_names_the_release_and_a_contradicting_id_is_refused(tmp_pa
         open_works(folder, release_id="openalex-2026-07-01")
     with pytest.raises(dataclasses.FrozenInstanceError):
         works.release_id = "changed"  # type: ignore[misc]
+
+
+def test_a_manifest_line_not_found_in_the_text_is_named_as_line_one(tmp_path: Path) -> None:
+    """JSON may escape the slashes of a URL, so the URL as parsed is not in the text: the error says line 1."""
+    from graphniah.errors import GraphNIAHError
+    from graphniah.ingest.openalex.layout import OLD_MANIFEST
+
+    folder = write_folder(tmp_path / "oa", {"2026-06-01": [work(1)], "2026-07-01": [work(2)]})
+    manifest = folder / OLD_MANIFEST
+    doc = json.loads(manifest.read_text(encoding="utf-8"))
+    rel = doc["entries"][1]["url"].removeprefix("s3://openalex/")
+    (folder / rel).unlink()
+    manifest.write_text(json.dumps(doc, indent=2).replace("/", "\\/"), encoding="utf-8")
+    with pytest.raises(GraphNIAHError) as err:
+        open_works(folder)
+    assert str(err.value) == (f"{manifest}, line 1: lists s3://openalex/{rel}, but {folder / rel} does not exist "
+                              "(download it, or sync the folder again)")
