@@ -37,16 +37,18 @@ functions of this module:
 from __future__ import annotations
 
 import functools
+import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol, TypeVar
 
 from graphniah.errors import GraphNIAHError
 from graphniah.seeds import DEFAULT_SEED, Stream, generator
 from graphniah.stats import CountingOutcomes, Mean, Proportion, bootstrap_mean, counting_outcomes, proportion
 from graphniah.text import distances, extract_answer, normalize_answer, title_key, unwrap_answer
-from graphniah.text.prompts import DEFAULT_FORMAT, AnswerFormat
+from graphniah.text.prompts import DEFAULT_FORMAT, DEFAULT_TEMPLATE, AnswerFormat, answer_format
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +241,18 @@ def score_record(record: ScoredRecord, fmt: AnswerFormat = DEFAULT_FORMAT) -> Sc
     if record.status != "ok":
         return _FAILED
     return score_response(record.task, record.answer, record.response, fmt)
+
+
+def suite_answer_formats(manifest: str | os.PathLike[str]) -> dict[str, AnswerFormat]:
+    """The answer format of each example of a built suite worded in a template set other than the
+    default, by id, from the recipes of its suite manifest (none when the manifest does not exist):
+    what :func:`score_records` takes as ``formats`` when only the journal is at hand."""
+    if not Path(manifest).is_file():
+        return {}
+    from graphniah.formats.suites import read_suite_manifest
+
+    return {e.id: answer_format(e.recipe.params.template) for e in read_suite_manifest(manifest).examples
+            if e.recipe.params.template != DEFAULT_TEMPLATE}
 
 
 def score_records(records: Iterable[ScoredRecord], *, z: float | None = None, seed: int = DEFAULT_SEED,

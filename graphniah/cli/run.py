@@ -188,20 +188,24 @@ def score_cmd(
     model: Annotated[str, typer.Option(help="Registry name.")],
     suite: Annotated[str, typer.Option(help="Suite name (journal runs/<suite>/<model>.jsonl).")],
     runs: Annotated[Path, typer.Option(help="Root of the run journals.")] = RUNS_ROOT,
+    examples: Annotated[Path, typer.Option(help="Root of the suites' example files (the suite manifest there tells each "
+                                                "example's template set, hence how its replies give the answer).")] = EXAMPLES_ROOT,
 ) -> None:
     """Accuracy of a model's journal, per task, with 95% Wilson intervals and counting outcomes."""
     from rich.table import Table
 
+    from graphniah.layout import suite_files
     from graphniah.run import read_journal
-    from graphniah.scoring import score_records, split_runs
+    from graphniah.scoring import score_records, split_runs, suite_answer_formats
 
     path = journal_file(runs, suite, model)
     records = read_journal(path)
     if not records:
         raise GraphNIAHError(f"no records in {path}; run `graphniah run --suite {suite} --model {model}` first")
     console = rich_console()
+    formats = suite_answer_formats(suite_files(examples, suite).manifest)
     for (_, h), run_records in sorted(split_runs(records).items()):
-        sc = score_records(run_records)
+        sc = score_records(run_records, formats=formats)
         t = Table(title=f"{model} on {suite} (settings {h[:12]}): {sc.answered} answered, {sc.failed} failed, "
                         f"{sc.no_answer} without an answer")
         for col in ("task", "n", "accuracy %", "95% CI"):

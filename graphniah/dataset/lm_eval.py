@@ -75,9 +75,10 @@ __all__ = ["GraphNIAHTask", "custom_dataset", "process_results"]
 DATASET = Path(__file__).resolve().parent.parent
 
 
-def custom_dataset(graphniah_task, **_):
-    """The `test` split of one task (lm-eval also passes its --metadata and model arguments: unused)."""
-    return {"test": task_docs(DATASET, graphniah_task)}
+def custom_dataset(graphniah_task, template=None, **_):
+    """The `test` split of one task; `--metadata '{"template": NAME}'` keeps one template set's rows
+    (lm-eval also passes its other --metadata and model arguments: unused)."""
+    return {"test": task_docs(DATASET, graphniah_task, template)}
 '''
 
 

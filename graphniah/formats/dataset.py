@@ -72,6 +72,7 @@ SCHEMA = pa.schema([
     pa.field("context_length", pa.int64()),  # null: packed without a limit (no distractor)
     pa.field("distractor", pa.string(), nullable=False),
     pa.field("none_option", pa.bool_(), nullable=False),
+    pa.field("template", pa.string(), nullable=False),
     pa.field("messages", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())])), nullable=False),
     pa.field("answer", pa.string(), nullable=False),
     pa.field("options", pa.list_(pa.string()), nullable=False),
@@ -89,6 +90,10 @@ SCHEMA = pa.schema([
 ])
 #: The columns of datasets exported before examples recorded their needle positions (read as None).
 SCHEMA_WITHOUT_POSITIONS = SCHEMA.remove(SCHEMA.get_field_index("needle_positions"))
+#: The schemas of earlier exports a folder may hold: without needle positions, without the template
+#: column (exported before named template sets: every row is in the default set), without either.
+EARLIER_SCHEMAS = (SCHEMA_WITHOUT_POSITIONS, SCHEMA.remove(SCHEMA.get_field_index("template")),
+                   SCHEMA_WITHOUT_POSITIONS.remove(SCHEMA_WITHOUT_POSITIONS.get_field_index("template")))
 
 #: The Parquet leaf column of the prompt texts: nearly all of a data file's bytes.
 PROMPT_COLUMN = "messages.list.element.content"
@@ -126,6 +131,8 @@ COLUMN_DOCS: Mapping[str, str] = {
     "context_length": "target prompt length L in tokens (null: no distractor, no limit)",
     "distractor": "distractor kind packed around the paper blocks (`none` if none)",
     "none_option": "multiple choice: a 'none of these' option is listed (never correct)",
+    "template": "the template set the prompt is worded in (`default`, or a set of `prompts/sets/`: its own phrasing, order, "
+                "option labels and answer format; the recipe holds its hash)",
     "messages": "the prompt, as chat messages `{role, content}` (system, then user), exactly as sent to models",
     "answer": "the correct answer: `YES`/`NO`, an option letter, an integer in digits, or (list) the reachable papers' titles, one a line",
     "options": "multiple choice: the candidate titles in option order (their ids in the edge-list rendering; empty otherwise)",
@@ -151,7 +158,7 @@ def design(example: Example) -> tuple[int | None, str]:
 
 def design_fields(example: Example) -> dict[str, Any]:
     """The design variables of an example by name: task, depth, component size, context length,
-    distractor and none option (a dataset row's columns and an inspect sample's metadata)."""
+    distractor, none option and template set (a dataset row's columns and an inspect sample's metadata)."""
     length, distractor = design(example)
     return {
         "task": example.task,
@@ -160,6 +167,7 @@ def design_fields(example: Example) -> dict[str, Any]:
         "context_length": length,
         "distractor": distractor,
         "none_option": example.none_option,
+        "template": example.recipe.params.template,
     }
 
 
@@ -397,7 +405,7 @@ def open_dataset(folder: str | os.PathLike[str], *, check: bool = True) -> Datas
     manifest = require_intact(path) if check else read_manifest(path)
     for p in (path / f.path for f in manifest.data_files()):
         got = pq.read_schema(p)
-        if not any(got.remove_metadata().equals(s) for s in (SCHEMA, SCHEMA_WITHOUT_POSITIONS)):
+        if not any(got.remove_metadata().equals(s) for s in (SCHEMA, *EARLIER_SCHEMAS)):
             raise GraphNIAHError(f"{p}: columns differ from the dataset schema of this graphniah")
     return Dataset(path, manifest)
 
@@ -518,6 +526,7 @@ __all__ = [
     "COMPRESSION_KEY",
     "DATASET_MANIFEST_FORMAT",
     "DATA_DIR",
+    "EARLIER_SCHEMAS",
     "MANIFEST_FILE",
     "NO_DISTRACTOR",
     "PROMPT_COLUMN",

@@ -14,8 +14,10 @@ list questions the mean F1 with its 95% bootstrap interval (``f1``, ``f1_low``, 
 sample is *correct* only when it names the exact set).
 
 Task parameters (``-T``): ``dataset`` (the folder, required), ``task`` (``yesno``, ``mc``,
-``count`` or ``list``), ``depth``, ``component_size``, ``context_length``, ``distractor`` — each keeps only
-the examples with that value (inspect's own ``--limit`` takes the first N of those).
+``count`` or ``list``), ``depth``, ``component_size``, ``context_length``, ``distractor``, ``template`` (the
+template set the prompts are worded in: ``default`` or a set of ``prompts/sets/``) — each keeps only
+the examples with that value (inspect's own ``--limit`` takes the first N of those). A reply is read
+in the answer format of its example's set (an ``Answer:`` line, ``<answer>`` tags, a bare reply).
 
 Failed calls: ``graphniah run`` leaves an example whose call failed for good out of the accuracy
 (see ``graphniah.scoring.counted_records``). inspect does the same for a sample that errored when run
@@ -47,6 +49,7 @@ from graphniah.formats.examples import Example
 from graphniah.scoring import score_response
 from graphniah.seeds import DEFAULT_SEED, Stream, generator
 from graphniah.stats import bootstrap_mean, wilson_interval
+from graphniah.text.prompts import answer_format
 
 _MESSAGE_TYPES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
 
@@ -79,13 +82,14 @@ def dataset_samples(
     component_size: int | None = None,
     context_length: int | None = None,
     distractor: str | None = None,
+    template: str | None = None,
 ) -> list[Sample]:
     """The samples of a dataset folder (checked against its manifest), filtered by the given values."""
     if task is not None and task not in TASKS:
         raise GraphNIAHError(f"-T task must be one of {', '.join(TASKS)}, got {task!r}")
     want = {"task": task, "distractor": distractor, "depth": _int_or_none("depth", depth),
             "component_size": _int_or_none("component_size", component_size),
-            "context_length": _int_or_none("context_length", context_length)}
+            "context_length": _int_or_none("context_length", context_length), "template": template}
     want = {k: v for k, v in want.items() if v is not None}  # an unset filter keeps every example
     samples = []
     for ex in iter_dataset_examples(open_dataset(dataset)):
@@ -94,7 +98,8 @@ def dataset_samples(
             samples.append(example_sample(ex))
     if not samples:
         raise GraphNIAHError(f"no example of dataset {dataset} matches the filters (task={task}, depth={depth}, "
-                             f"component_size={component_size}, context_length={context_length}, distractor={distractor})")
+                             f"component_size={component_size}, context_length={context_length}, distractor={distractor}, "
+                             f"template={template})")
     return samples
 
 
@@ -159,14 +164,15 @@ def graphniah_scorer() -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         reply = state.output.completion if state.output is not None else None
-        scored = score_response(state.metadata["task"], target.text, reply)
+        fmt = answer_format(str(state.metadata.get("template", "default")))  # the example's set's answer format
+        scored = score_response(state.metadata["task"], target.text, reply, fmt)
         meta: dict[str, Any] = {"raw_answer": scored.raw}
         if scored.listing is not None:
             meta |= {"f1": scored.listing.f1, "precision": scored.listing.precision, "recall": scored.listing.recall}
         return Score(
             value=CORRECT if scored.correct else INCORRECT,
             answer=scored.extracted,
-            explanation=None if scored.raw is not None else "no \\answer{...} block in the reply",
+            explanation=None if scored.raw is not None else "no answer in the reply (in the format the prompt asks for)",
             metadata=meta,
         )
 
@@ -181,11 +187,13 @@ def graphniah(
     component_size: int | None = None,
     context_length: int | None = None,
     distractor: str | None = None,
+    template: str | None = None,
 ) -> Task:
     """GraphNIAH long-context citation-graph reasoning on an exported dataset folder."""
     return Task(
         dataset=MemoryDataset(dataset_samples(dataset, task=task, depth=depth, component_size=component_size,
-                                              context_length=context_length, distractor=distractor), name=f"graphniah:{dataset}"),
+                                              context_length=context_length, distractor=distractor, template=template),
+                              name=f"graphniah:{dataset}"),
         solver=generate(),
         scorer=graphniah_scorer(),
     )

@@ -35,6 +35,7 @@ from typing import Any
 
 import datasets
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from datasets.table import InMemoryTable
 from lm_eval.api.task import ConfigurableTask
@@ -44,12 +45,13 @@ from graphniah.dataset import open_dataset
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASKS
 from graphniah.scoring import score_response
+from graphniah.text.prompts import answer_format
 
 #: The columns a task reads: the prompt, the truth, and the design variables (kept in lm-eval's sample logs).
-DOC_COLUMNS = ("id", "task", "depth", "component_size", "context_length", "distractor", "messages", "answer")
+DOC_COLUMNS = ("id", "task", "depth", "component_size", "context_length", "distractor", "template", "messages", "answer")
 
 
-def task_docs(dataset: str | os.PathLike[str], task: str) -> datasets.Dataset:
+def task_docs(dataset: str | os.PathLike[str], task: str, template: str | None = None) -> datasets.Dataset:
     """The rows of one task of a dataset folder, checked against its manifest, in suite order.
 
     Parameters
@@ -58,6 +60,9 @@ def task_docs(dataset: str | os.PathLike[str], task: str) -> datasets.Dataset:
         The dataset folder (``graphniah export``'s output).
     task : str
         ``yesno``, ``mc``, ``count`` or ``list``.
+    template : str, optional
+        Keep the rows worded in this template set only (``--metadata '{"template": "tagged"}'``);
+        a folder exported before template sets holds ``default`` rows only.
 
     Returns
     -------
@@ -71,8 +76,21 @@ def task_docs(dataset: str | os.PathLike[str], task: str) -> datasets.Dataset:
     if not entries:
         raise GraphNIAHError(f"dataset {dataset} has no {task} examples (it has {', '.join(t for t in TASKS if t in ds.manifest.tasks)}); "
                              f"run the tasks it has, or export it again")
-    table = pa.concat_tables([pq.read_table(ds.path / f.path, columns=list(DOC_COLUMNS)) for f in entries])
+    table = pa.concat_tables([_doc_table(ds.path / f.path) for f in entries])
+    if template is not None:
+        table = table.filter(pc.equal(table["template"], template))
+        if not table.num_rows:
+            raise GraphNIAHError(f"dataset {dataset} has no {task} examples in template set {template!r}")
     return datasets.Dataset(InMemoryTable(table), fingerprint="-".join(f.sha256[:16] for f in entries))
+
+
+def _doc_table(path: os.PathLike[str]) -> pa.Table:
+    """A data file's :data:`DOC_COLUMNS`; a file exported before template sets gets ``template`` = default."""
+    names = set(pq.read_schema(path).names)
+    table = pq.read_table(path, columns=[c for c in DOC_COLUMNS if c in names])
+    if "template" not in names:
+        table = table.add_column(DOC_COLUMNS.index("template"), "template", pa.array(["default"] * table.num_rows, pa.string()))
+    return table
 
 
 def example_messages(doc: Mapping[str, Any]) -> list[dict[str, str]]:
@@ -116,7 +134,8 @@ class GraphNIAHTask(ConfigurableTask):  # type: ignore[misc]  # lm_eval is untyp
 
 def process_results(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, float]:
     r"""Score the reply with :func:`graphniah.scoring.score_response`: ``acc``, and ``f1`` for list questions."""
-    scored = score_response(str(doc["task"]), str(doc["answer"]), results[0] if results else None)
+    fmt = answer_format(str(doc.get("template") or "default"))  # the answer format the example's set asks for
+    scored = score_response(str(doc["task"]), str(doc["answer"]), results[0] if results else None, fmt)
     out = {"acc": 1.0 if scored.correct else 0.0}
     if scored.listing is not None:
         out["f1"] = scored.listing.f1

@@ -178,7 +178,7 @@ def accuracy_spread(correct: npt.ArrayLike, names: Sequence[str], rng: np.random
     return Spread(names[best], names[worst], float(acc[best] - acc[worst]), Interval(float(low), float(high)), confidence, n)
 
 
-def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
+def kendall_tau(x: npt.ArrayLike, y: npt.ArrayLike) -> float:
     """Kendall's τ-b of two rankings of the same items (ties corrected; NaN when either is constant).
 
     ``τ_b = (C − D) / sqrt((P − T_x)(P − T_y))`` over the P = n(n − 1)/2 pairs of items, with C
@@ -197,7 +197,7 @@ def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
     return s / float(np.sqrt((pairs - tied_a) * (pairs - tied_b)))
 
 
-def ranking_agreement(accuracy_a: Sequence[float], accuracy_b: Sequence[float]) -> int:
+def ranking_agreement(accuracy_a: npt.ArrayLike, accuracy_b: npt.ArrayLike) -> int:
     """In how many conditions model A's accuracy is above model B's (ties count for neither)."""
     a, b = np.asarray(accuracy_a, dtype=float), np.asarray(accuracy_b, dtype=float)
     if a.shape != b.shape:

@@ -537,14 +537,6 @@ def load_all_templates(names: tuple[str, ...] | list[str] | None = None, directo
     return sets
 
 
-def template_of_system(system: str, directory: str | Path | None = None) -> PromptSet:
-    """The set whose system message ``system`` is (the default set when none is)."""
-    for pr in load_all_templates(None, directory).values():
-        if system in pr.system.values():
-            return pr
-    return load_prompts(directory)
-
-
 def answer_format(template: str, directory: str | Path | None = None) -> AnswerFormat:
     """The answer format template set ``template`` asks for (:data:`DEFAULT_FORMAT` for ``default``)."""
     return DEFAULT_FORMAT if template == DEFAULT_TEMPLATE else load_template(template, directory).answer

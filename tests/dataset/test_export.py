@@ -11,6 +11,7 @@ import pytest
 from graphniah.atomic import sha256_bytes
 from graphniah.dataset import export as export_mod
 from graphniah.dataset import export_suite
+from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import example_to_json, iter_examples, write_examples
 from graphniah.formats.suites import SuiteManifest, SuiteManifestExample, write_suite_manifest
 from graphniah.sampling.suites import load_suite_spec
@@ -126,3 +127,44 @@ def test_export_loads_neither_pandas_nor_datasets(exported, tmp_path: Path) -> N
     assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == \
         {p.relative_to(exported.dataset): p.read_bytes() for p in exported.dataset.rglob("*") if p.is_file()}
 
+
+
+def test_rows_carry_their_template_set_and_the_harnesses_select_one(tmp_path_factory: pytest.TempPathFactory,
+                                                                    tmp_path: Path) -> None:
+    """Issue 38: one example in two template sets, exported; the ``template`` column names each row's
+    set, and inspect_ai's and lm-eval's tasks keep one set's rows and read replies in its format."""
+    import pyarrow.parquet as pq
+
+    from graphniah.formats.dataset import open_dataset
+    from graphniah.formats.snapshot import find_snapshot_by_hash
+    from graphniah.integrations.inspect_task import dataset_samples
+    from graphniah.integrations.lm_eval_task import _doc_table, process_results, task_docs
+    from graphniah.sampling.examples.sample import build_example
+    from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
+    from tests.run.helpers import demo_suite
+
+    suite = demo_suite(tmp_path_factory)
+    ctx = SamplingContext(find_snapshot_by_hash(suite.snapshots, suite.snapshot_hash))
+    worded = [build_example(ctx, ExampleSpec("mc", 4, 20, "B", template=t, templates=("default", "tagged")), 5, 0)
+              for t in ("default", "tagged")]
+    path = tmp_path / "examples" / "worded.jsonl"
+    write_examples(path, worded)
+    folder = export_suite(path, tmp_path / "worded-dataset", snapshots_root=suite.snapshots).out
+    ds = open_dataset(folder)
+    (data,) = ds.data_paths()
+    assert pq.read_table(data, columns=["id", "template"]).to_pylist() == [
+        {"id": worded[0].id, "template": "default"}, {"id": worded[1].id, "template": "tagged"}]
+    samples = dataset_samples(str(folder), template="tagged")
+    assert [s.id for s in samples] == [worded[1].id] and samples[0].metadata["template"] == "tagged"
+    with pytest.raises(GraphNIAHError, match="template=brief"):
+        dataset_samples(str(folder), template="brief")
+    docs = task_docs(folder, "mc", "tagged")
+    assert docs["id"] == [worded[1].id]
+    doc = docs[0]
+    assert process_results(doc, ["Option two.\n<answer>2</answer>"])["acc"] == 1.0  # B, numbered 2 in this set
+    assert process_results(doc, ["\\answer{B}"])["acc"] == 0.0  # not the format this set asks for
+    # A data file exported before the column existed reads as the default set.
+    old = tmp_path / "old.parquet"
+    table = pq.read_table(data)
+    pq.write_table(table.drop_columns(["template"]), old)
+    assert _doc_table(old)["template"].to_pylist() == ["default", "default"]

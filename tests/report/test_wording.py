@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.contingency_tables import cochrans_q
 
+from graphniah.formats.journal import read_journal
 from graphniah.formats.suites import Draw, SizeRange, SuiteSpec
 from graphniah.report import build_report, load_suite
 from graphniah.report.wording import wording_runs
@@ -18,6 +19,7 @@ from graphniah.run import RunOptions, run_suite
 from graphniah.run.models import ModelEntry, get_model
 from graphniah.run.serve.policies import PolicyApp, PolicyServer
 from graphniah.sampling.suites import build_suite
+from graphniah.scoring import score_records, suite_answer_formats
 from graphniah.text import solve, split_messages
 from graphniah.text.normalize import write_answer
 
@@ -102,3 +104,7 @@ def test_the_report_finds_a_planted_wording_effect_and_no_effect_where_there_is_
     first, k_of = ("planted", wins) if 2 * wins >= 3 else ("blind", int((blind.accuracy > planted.accuracy).sum()))
     assert ranking.startswith(f"The ranking of {first} over") and ranking.endswith(f"holds in {k_of} of 3 wordings.")
     assert "wording_pairs" in report.keys and "Accuracy by wording" in report.markdown()
+    # graphniah score, from the journal alone, reads each reply in its set's format through the suite manifest.
+    scored = score_records(read_journal(tmp_path / "wording" / "planted.jsonl"), formats=suite_answer_formats(suite / "wording.json"))
+    assert scored.overall is not None and scored.overall.k == int(planted.correct.sum()) and scored.no_answer == 0
+    assert score_records(read_journal(tmp_path / "wording" / "planted.jsonl")).no_answer == 72  # read as default: plain, tagged lost

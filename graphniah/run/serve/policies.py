@@ -20,7 +20,7 @@ differs. The policies:
   into a citation graph and answers; when the text does not determine an answer the reply has no
   ``\answer{}`` block (and scores as "no answer");
 - both oracle and random answer in the answer format of the template set the prompt is worded in
-  (told by its system message, :func:`graphniah.text.prompts.template_of_system`): an ``Answer:``
+  (told by its system message: no two sets share one, :func:`graphniah.text.prompts.load_all_templates`): an ``Answer:``
   line, ``<answer>`` tags, a bare reply or ``\answer{}``, options labelled as the set labels them
   (:func:`graphniah.text.normalize.write_answer`);
 - ``random``: a uniform draw from the task's answer set (YES/NO; the option letters the question
