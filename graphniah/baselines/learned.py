@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from graphniah.baselines import TRAINING_PER_TASK
-from graphniah.baselines.pairs import answers_from_scores, question_rows, retrieval_reach
+from graphniah.baselines.pairs import Reach, answers_from_scores, question_rows, retrieval_reach
 from graphniah.baselines.training import Scorer, load_or_train
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example
@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     from graphniah.formats.snapshot import Snapshot
     from graphniah.sampling import SamplingContext
 
-__all__ = ["find_snapshot", "learned_surface"]
+__all__ = ["answer_with", "find_snapshot", "learned_surface"]
 
 
 def find_snapshot(examples: Sequence[Example], examples_path: Path | None, snapshots: str | os.PathLike[str]) -> Snapshot:
@@ -134,9 +134,29 @@ def learned_surface(
         return SamplingContext(find_snapshot(readable, examples_path, snapshots), prompts=pr)
 
     scorer = load_or_train(readable, context, pr, reach, Path(runs_root), per_task=per_task, progress=progress)
+    return answer_with(scorer, examples, pr, reach, seed=seed), scorer
+
+
+def answer_with(scorer: Scorer, examples: Sequence[Example], pr: PromptSet, reach: Reach, *,
+                seed: int = DEFAULT_SEED) -> dict[str, str | None]:
+    """Answer ``examples`` with a trained scorer (the second half of :func:`learned_surface`).
+
+    Parameters
+    ----------
+    scorer : the trained scorer and its answer rule.
+    examples : the examples; only their message text is read.
+    pr : the templates.
+    reach : the retrieval shortcut's reading (:func:`~graphniah.baselines.pairs.retrieval_reach`).
+    seed : seeds the topic grouping's draws.
+
+    Returns
+    -------
+    dict
+        ``{example id: answer}`` for the examples in the paper-block rendering (None when the text
+        names no candidate).
+    """
     read = [rows for ex in examples if (rows := question_rows(ex, pr, reach, seed=seed)) is not None]
+    # One scoring call for every question's rows: each call has a fixed cost.
     scores = np.split(scorer.scores(np.vstack([r.x for r in read])), np.cumsum([len(r.titles) for r in read])[:-1]) if read else []
-    out: dict[str, str | None] = {}
-    for rows, s in zip(read, scores, strict=True):
-        out[rows.example_id] = answers_from_scores(rows, s, scorer.rule) if len(rows.titles) else None
-    return out, scorer
+    return {rows.example_id: answers_from_scores(rows, s, scorer.rule) if len(rows.titles) else None
+            for rows, s in zip(read, scores, strict=True)}

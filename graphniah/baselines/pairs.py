@@ -49,7 +49,7 @@ FEATURES: tuple[str, ...] = (
     "title_rank",
     "retrieval_reachable",
 )
-#: The ``task`` column's codes (a categorical feature of the model).
+#: The ``task`` column's codes (trees split on them like on any number).
 TASK_CODES = {"yesno": 0, "mc": 1, "count": 2, "list": 3}
 
 _FIELD = re.compile(r"\S(?:[^\n]*\S)?")  # one non-empty line without outer spaces (as rendered)

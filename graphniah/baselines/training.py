@@ -166,7 +166,10 @@ def _features(examples: Sequence[Example], pr: PromptSet, reach: Reach, seed: in
 def _fit(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> HistGradientBoostingClassifier:
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    model = HistGradientBoostingClassifier(**MODEL_PARAMS, categorical_features=[FEATURES.index("task")])
+    model = HistGradientBoostingClassifier(**MODEL_PARAMS)
+    # scikit-learn cannot bin a column that is missing everywhere (e.g. no pair with two printed days in
+    # a small draw); as a constant it is never split on, so what the column holds when scoring is irrelevant.
+    x = np.where(np.isnan(x).all(axis=0)[None, :], 0.0, x)
     with threadpool_limits(1):  # see Scorer.scores
         model.fit(x, y.astype(np.int64))
     return model
