@@ -18,6 +18,7 @@ import datetime as dt
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.table import Table
@@ -34,7 +35,11 @@ from graphniah.sampling.suites import build_suite, load_suite_spec
 from graphniah.scoring import RunScore
 from graphniah.stats import CountingAnswers, ListAnswers, Mean, MultipleChoiceAnswers, Proportion, YesNoAnswers, random_baseline
 from graphniah.text import PromptSet, split_messages
+from graphniah.text.prompts import AnswerFormat, answer_format
 from graphniah.view import ViewerFiles
+
+if TYPE_CHECKING:
+    from graphniah.report.grid import ReportContext
 
 POLICIES = ("oracle", "random", "always-no")
 DEMO_SUITE = "demo"
@@ -50,6 +55,7 @@ class DemoResult:
     viewer: ViewerFiles | None = None  # the example viewer of the run (graphniah view)
     dataset: Path | None = None  # the suite as a datasets folder (graphniah export)
     verdicts: tuple[str, ...] = ()  # per task: does a shortcut baseline beat random guessing (report.shortcuts)
+    wording: tuple[str, ...] = ()  # per endpoint: accuracy in each template set on the examples asked in several
 
 
 def run_demo(
@@ -100,14 +106,7 @@ def run_demo(
         f"local-{policy}": (lambda policy=policy: PolicyServer(policy, seed=seed, prompts=prompts)) for policy in POLICIES
     }
     scores: dict[str, RunScore] = {}
-    # What the rest needs of the examples, read in one pass: ids, tasks, whether any has "none of these".
-    ids: set[str] = set()
-    present: set[str] = set()
-    none_option = False
-    for ex in iter_examples(built.examples_path):
-        ids.add(ex.id)
-        present.add(ex.task)
-        none_option |= ex.none_option
+    ids, present, none_option, formats = _scan(built.examples_path, prompts)
     for name, start in servers.items():
         with start() as server:
             entry = get_model(name, models).with_overrides(api_base=server.url)
@@ -122,15 +121,16 @@ def run_demo(
             )
         assert isinstance(summary, RunSummary), "not a dry run: run_suite sends and returns a summary"
         progress.note(f"{name}: sent {summary.sent}, ok {summary.ok}, failed {summary.failed} in {summary.elapsed_s:.1f}s")
-        scores[name] = journal_score(runs_root, suite.name, name, entry.settings_hash, ids)
+        scores[name] = journal_score(runs_root, suite.name, name, entry.settings_hash, ids, formats)
 
     # The shortcut baselines (graphniah baselines): journals beside the endpoints', rows of the same tables.
-    from graphniah.baselines import model_name
+    from graphniah.baselines import DEMO_TRAINING_PER_TASK, model_name
     from graphniah.baselines.journals import write_baselines
     from graphniah.text import load_prompts
 
-    for j in write_baselines(built.examples_path, suite.name, runs_root, seed=seed, prompts=load_prompts(prompts), progress=progress):
-        scores[model_name(j.shortcut)] = journal_score(runs_root, suite.name, model_name(j.shortcut), j.settings_hash, ids)
+    for j in write_baselines(built.examples_path, suite.name, runs_root, seed=seed, prompts=load_prompts(prompts), progress=progress,
+                             training_per_task=DEMO_TRAINING_PER_TASK):
+        scores[model_name(j.shortcut)] = journal_score(runs_root, suite.name, model_name(j.shortcut), j.settings_hash, ids, formats)
 
     sizes = suite.draw.component_size
     baselines = {
@@ -146,7 +146,9 @@ def run_demo(
     from graphniah.report.shortcuts import shortcut_verdicts
 
     data = load_suite(suite.name, runs_root=runs_root, examples_root=examples_root)
-    verdicts = tuple(v.text for v in shortcut_verdicts(ReportContext(data, ReportConfig())))
+    report_ctx = ReportContext(data, ReportConfig())
+    verdicts = tuple(v.text for v in shortcut_verdicts(report_ctx))
+    wording = wording_lines(report_ctx)
     if reports_root is not None:
         from graphniah.view import build_viewer
 
@@ -155,17 +157,34 @@ def run_demo(
                               snapshots=root, prompts=prompts)
         files = write_report(build_report(data), reports_root / suite.name, viewer=viewer.out)
         progress.note(f"report: {files.out} ({len(files.tables)} tables, {len(files.figures)} figures)")
-    return DemoResult(snap, built.examples_path, scores, baselines, files, viewer, dataset, verdicts)
+    return DemoResult(snap, built.examples_path, scores, baselines, files, viewer, dataset, verdicts, wording)
+
+
+def _scan(examples: Path, prompts: Path | None) -> tuple[set[str], set[str], bool, dict[str, AnswerFormat]]:
+    """What the demo needs of its examples, read in one pass: ids, tasks, whether any has "none of these",
+    and the answer format of each example asked in a template set other than the default."""
+    ids: set[str] = set()
+    present: set[str] = set()
+    none_option = False
+    formats: dict[str, AnswerFormat] = {}
+    for ex in iter_examples(examples):
+        ids.add(ex.id)
+        present.add(ex.task)
+        none_option |= ex.none_option
+        if ex.recipe.params.template != "default":
+            formats[ex.id] = answer_format(ex.recipe.params.template, prompts)
+    return ids, present, none_option, formats
 
 
 def journal_score(runs_root: Path, suite: str, model: str, settings_hash: str,
-                  example_ids: Collection[str] | None = None) -> RunScore:
+                  example_ids: Collection[str] | None = None, formats: Mapping[str, AnswerFormat] | None = None) -> RunScore:
     """The score of one model's run (its records at ``settings_hash``) in ``<runs_root>/<suite>/<model>.jsonl``,
     through the project's one scoring path (:func:`graphniah.scoring.score_records`).
 
     ``example_ids``: count only records of these examples. A journal is append-only, so after a suite
     is rebuilt with other examples it still holds the answers to the old ones; the report leaves
-    those out too (:func:`graphniah.report.load_suite`).
+    those out too (:func:`graphniah.report.load_suite`). ``formats``: the answer format of each example
+    asked in a template set other than the default, by id.
     """
     from graphniah.formats.journal import read_journal
     from graphniah.layout import journal_file
@@ -174,7 +193,19 @@ def journal_score(runs_root: Path, suite: str, model: str, settings_hash: str,
     records = split_runs(read_journal(journal_file(runs_root, suite, model))).get((model, settings_hash), [])
     if example_ids is not None:
         records = [r for r in records if r.example_id in example_ids]
-    return score_records(records)
+    return score_records(records, formats=formats)
+
+
+def wording_lines(ctx: ReportContext) -> tuple[str, ...]:
+    """Per endpoint, its accuracy in each template set on the examples asked in every set
+    (:func:`graphniah.report.wording.wording_runs`; the shortcut baselines are left out)."""
+    from graphniah.report.wording import wording_runs
+
+    return tuple(
+        f"{w.label}: " + ", ".join(f"{s} {acc:.2f} ({int(w.correct[:, j].sum())}/{w.correct.shape[0]})"
+                                    for j, (s, acc) in enumerate(zip(w.sets, w.accuracy, strict=True)))
+        for w in wording_runs(ctx) if not w.label.startswith(JOURNAL_PREFIX)
+    )
 
 
 def accuracy_table(scores: Mapping[str, RunScore], baselines: Mapping[str, float], title: str) -> Table:

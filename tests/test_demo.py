@@ -19,11 +19,20 @@ def test_demo_pipeline_scores_the_baselines(demo_snapshot, tmp_path) -> None:
     root = demo_snapshot.path.parent.parent  # the fixture's snapshots folder: refresh finds it up to date
     result = run_demo(root, tmp_path / "examples", tmp_path / "runs", tmp_path / "reports", per_value=2)
     examples = read_examples(result.examples)
-    # two per task, and the one edge-list example of the demo suite (its extra group)
-    assert len(examples) == 9 and {e.task for e in examples} == {"yesno", "mc", "count", "list"}
+    # two per task, the one edge-list example of the demo suite (its extra group), and two multiple-choice
+    # examples each asked in two template sets (the other extra group)
+    assert len(examples) == 13 and {e.task for e in examples} == {"yesno", "mc", "count", "list"}
     assert [e.task for e in examples if e.recipe.params.render == "edges"] == ["mc"]
+    worded = [e for e in examples if e.recipe.params.templates]
+    assert sorted(e.recipe.params.template for e in worded) == ["default", "default", "tagged", "tagged"]
+    assert all(e.task == "mc" for e in worded) and len({(e.recipe.params.index, e.answer) for e in worded}) == 2
+    assert all("<answer>" in e.messages[0].content for e in worded if e.recipe.params.template == "tagged")
     oracle = result.scores["local-oracle"]
-    assert oracle.answered == 9 and oracle.overall is not None and oracle.overall.k == 9
+    assert oracle.answered == 13 and oracle.overall is not None and oracle.overall.k == 13
+    # the oracle scores 1.00 in both sets; the random endpoint answers in each set's format (so every answer reads)
+    assert result.wording[0] == "local-oracle: default 1.00 (2/2), tagged 1.00 (2/2)"
+    assert [line.split(":")[0] for line in result.wording] == ["local-oracle", "local-random", "local-always-no"]
+    assert result.scores["local-random"].no_answer == 0
     assert oracle.f1 is not None and oracle.f1.estimate == 1.0 and oracle.f1.n == 2  # the list examples, exactly
     always_no = result.scores["local-always-no"]
     n_no = sum(e.answer == "NO" for e in examples)
@@ -42,9 +51,9 @@ def test_demo_pipeline_scores_the_baselines(demo_snapshot, tmp_path) -> None:
     assert {p.stem for p in (result.viewer.out / "examples").glob("*.js")} == {e.id for e in examples}
     assert "../demo-viewer/index.html#" in result.report.html.read_text()
     again = run_demo(root, tmp_path / "examples", tmp_path / "runs", None, per_value=2)
-    assert again.scores["local-oracle"].answered == 9
+    assert again.scores["local-oracle"].answered == 13
     assert again.examples.read_bytes() == before
-    assert (tmp_path / "runs" / "demo" / "local-oracle.jsonl").read_text().count("\n") == 9
+    assert (tmp_path / "runs" / "demo" / "local-oracle.jsonl").read_text().count("\n") == 13
 
 
 def test_demo_scores_count_only_the_current_examples(tmp_path) -> None:

@@ -175,9 +175,11 @@ class SuiteSpec(Frozen):
             raise ValueError("extra examples belong to one value; this suite shares one set (same_examples)")
         if not has_value(dict.fromkeys(self.values), extra.value):
             raise ValueError(f"extra.value {extra.value!r} is not one of the values {list(self.values)}")
-        unknown = set(extra.fixed) - set(EXAMPLE_VARIABLES)
+        unknown = set(extra.fixed) - {*EXAMPLE_VARIABLES, "template"}
         if unknown or self.vary in extra.fixed:
             raise ValueError(f"extra.fixed may fix the example variables other than {self.vary}, got {sorted(extra.fixed)}")
+        if "template" in extra.fixed and self.templates != ("default",):
+            raise ValueError("extra.fixed may name template sets only in a suite worded in the default set")
 
     def _check_counts(self, counts: dict[Any, int]) -> None:
         if self.same_examples:

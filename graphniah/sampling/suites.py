@@ -269,7 +269,7 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused
                 spec = replace(spec, reserve_none_option=True)
             if suite.match_similarity:
                 spec = matched(spec, suite)
-            items.append(SuiteItem(value, spec, index))
+            items += [SuiteItem(value, s, index) for s in _row_wordings(spec, row.get("template"))]
             index += 1
     items = _worded(suite, _paired(suite, items))
     if suite.base:
@@ -310,6 +310,16 @@ def _worded(suite: SuiteSpec, items: list[SuiteItem]) -> list[SuiteItem]:
     if len(names) == 1:
         return [it if it.reused else replace(it, spec=replace(it.spec, template=names[0])) for it in items]
     return [replace(it, spec=replace(it.spec, template=t, templates=names)) for t in names for it in items]
+
+
+def _row_wordings(spec: ExampleSpec, template: str | list[str] | None) -> list[ExampleSpec]:
+    """An extra group's spec in the template set(s) its ``fixed`` names: one set, or each of a list at
+    one index, the context packed for all of them (the demo's examples asked in two sets)."""
+    if template is None:
+        return [spec]
+    if isinstance(template, str):
+        return [replace(spec, template=template)]
+    return [replace(spec, template=t, templates=tuple(template)) for t in template]
 
 
 def _draw_rows(suite: SuiteSpec, rng: np.random.Generator, n: int, value: Any, extra: Extra | None) -> list[dict[str, Any]]:

@@ -296,7 +296,8 @@ def test_the_demo_has_one_edge_list_example_after_its_value_groups() -> None:
     items = plan_suite(suite, seed=0)
     edge_items = [it for it in items if it.spec.render == "edges"]
     assert len(edge_items) == 1 and edge_items[0].value == "mc" and edge_items[0].spec.task == "mc"
-    assert edge_items[0].index == max(it.index for it in items)  # planned last: the other examples keep their indices
+    # planned after the value groups (the other examples keep their indices), before the worded extra group
+    assert edge_items[0].index == sum(suite.count(v) for v in suite.values) == max(it.index for it in items) - 2
 
 
 @pytest.mark.parametrize(("body", "message"), [
@@ -446,3 +447,46 @@ def test_the_list_suite_asks_list_questions_at_each_depth() -> None:
     assert Counter(it.value for it in items) == {4: 100, 8: 100, 16: 100, 32: 100}
     assert {it.spec.task for it in items} == {"list"} and {it.spec.label for it in items} == {None}
     assert all(it.spec.depth == it.value and 100 <= it.spec.component_size <= 250 for it in items)
+
+
+def test_the_prompt_sensitivity_suite_asks_every_example_in_every_template_set() -> None:
+    from graphniah.text.prompts import template_names
+
+    suite = load_suite_spec("prompt-sensitivity")
+    assert sorted(suite.templates) == sorted(template_names()) and suite.templates[0] == "default"  # every shipped set
+    items = plan_suite(suite, seed=0, per_value=4)
+    by_index: dict[int, list] = {}
+    for it in items:
+        by_index.setdefault(it.index, []).append(it)
+    assert len(by_index) == 12 and all(len(group) == len(suite.templates) for group in by_index.values())
+    for group in by_index.values():
+        assert [it.spec.template for it in group] == list(suite.templates)
+        assert {it.spec.templates for it in group} == {suite.templates}  # packed for every set
+        unworded = {json.dumps({k: v for k, v in it.spec.params().items() if k != "template"}, sort_keys=True) for it in group}
+        assert len(unworded) == 1 and len({it.value for it in group}) == 1  # the same draw, only the wording differs
+    # a suite in one set words every example in it; the default set adds nothing to specs or files
+    one = SuiteSpec.model_validate(suite.to_json() | {"template": "brief"})
+    assert {it.spec.template for it in plan_suite(one, seed=0, per_value=2)} == {"brief"}
+    assert all(not it.spec.templates for it in plan_suite(one, seed=0, per_value=2))
+    plain = load_suite_spec("task")
+    assert "template" not in plain.to_json() and all("template" not in it.spec.params() for it in plan_suite(plain, seed=0))
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("vary: task\nvalues: [mc]\nper_value: 1\ntemplate: [default, default]\n", "distinct names"),
+    ("vary: task\nvalues: [mc]\nper_value: 1\ntemplate: []\n", "distinct names"),
+    ("vary: render\nvalues: [apa, edges]\nper_value: 1\ntemplate: [default, plain]\n", "vary the rendering"),
+    ("vary: task\nvalues: [mc]\nper_value: 1\ntemplate: plain\nextra: [{value: mc, n: 1, fixed: {template: brief}}]\n",
+     "only in a suite worded in the default set"),
+])
+def test_template_knobs_are_validated(tmp_path, body: str, message: str) -> None:
+    with pytest.raises(GraphNIAHError, match=message):
+        _suite_file(tmp_path, "bad", body)
+
+
+def test_the_demo_asks_two_examples_in_two_template_sets() -> None:
+    items = plan_suite(load_suite_spec("demo"), seed=0, per_value=2)
+    worded = [it for it in items if it.spec.templates]
+    assert [(it.spec.task, it.spec.template) for it in worded] == [("mc", "default"), ("mc", "tagged")] * 2
+    assert worded[0].index == worded[1].index != worded[2].index == worded[3].index
+    assert worded[0].spec.params() | {"template": "tagged"} == worded[1].spec.params()
