@@ -4,7 +4,7 @@ The package has three layers. The **floor** (file formats, layout, the text cont
 seeds, statistics, errors, progress, retries, shipped resources, assets, scoring) imports no stage.
 The **stages** (ingest, graph, sampling, run, dataset, report, view, baselines, integrations) import
 the floor and other stages' packages, never another stage's submodules, and an early stage imports
-no later one. The **entry points** (``cli``, ``demo``, ``refresh``) wire stages together and may
+no later one. The **entry points** (``cli``, ``api``, ``demo``, ``refresh``) wire stages together and may
 reach anywhere.
 """
 
@@ -26,7 +26,7 @@ ORDER = ("ingest", "graph", "sampling", "run", "dataset", "report", "view")
 STAGES = (*ORDER, "baselines", "integrations")
 FLOOR = ("formats", "layout", "text", "atomic", "seeds", "stats", "errors", "progress", "retry", "resources", "assets", "lazy",
          "scoring")
-ENTRY_POINTS = ("cli", "demo", "refresh")
+ENTRY_POINTS = ("cli", "demo", "refresh", "api")
 
 
 def _imports(path: Path) -> set[str]:
