@@ -186,3 +186,12 @@ def test_each_task_asks_for_long_replies_with_no_stop_sequence_as_the_card_says(
     for task in ("yesno", "mc", "count"):
         assert _yaml(folder / f"graphniah_{task}.yaml")["generation_kwargs"] == {"until": [], "max_gen_toks": 16384}
     assert "a reply may take up to 16,384 tokens" in (exported.dataset / "README.md").read_text(encoding="utf-8")
+
+
+def test_a_spec_less_stand_in_for_lm_eval_is_not_an_installed_lm_eval(monkeypatch):
+    import types
+
+    stand_in = types.ModuleType("lm_eval")  # what a test double or a half-finished import leaves: no __spec__
+    assert stand_in.__spec__ is None
+    monkeypatch.setitem(sys.modules, "lm_eval", stand_in)
+    assert lm_eval_installed() is False
