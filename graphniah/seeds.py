@@ -20,11 +20,15 @@ stream              SeedSequence entropy                             draws
 ``alpha-spec``      ``[seed, task index, index, 0x5EC]``             a ``select-alpha`` example's depth and size
 ``alpha-bootstrap`` ``[seed, 0xB007]``                               the ``select-alpha`` bootstrap
 ``f1-bootstrap``    ``[seed, 0xF1, 0xB007]``                         the bootstrap interval of a run's mean F1 (list task)
+``wording-bootstrap`` ``[seed, 0x3D, 0xB007]``                       the bootstrap interval of the spread of a model's
+                                                                     accuracy across template sets (report's wording table)
 ``backoff``         ``[seed]``                                       retry jitter of a model run
 ``policy``          ``[seed]``                                       the ``random`` policy server's answers
 ``shortcut``        ``[seed, key, 0, 0x5C07]``                       the retrieval shortcut's guess on an example its
                                                                      blocks leave open (key: ``suite_key`` of the
                                                                      example id, so the order of examples is irrelevant)
+``match-scorer``    ``[seed, depth, 0, 0x1EA2]``                     the training pairs of a snapshot's matching scorer
+                                                                     of one depth (``match_learned``; seed: ``DEFAULT_SEED``)
 ==================  ===============================================  =================================================
 
 These layouts are the ones every existing artifact was made with; they are fixed numbers, not
@@ -58,6 +62,7 @@ recognisable in manifests); fixed so every clone builds the same synthetic snaps
 _SPEC_TAG = 0x5EC
 _BOOTSTRAP_TAG = 0xB007
 _SHORTCUT_TAG = 0x5C07
+_SCORER_TAG = 0x1EA2  # "lear(ned)"
 
 
 class Stream(StrEnum):
@@ -74,6 +79,7 @@ class Stream(StrEnum):
     BACKOFF = "backoff"
     POLICY = "policy"
     SHORTCUT = "shortcut"
+    MATCH_SCORER = "match-scorer"
 
 
 # stream -> the entropy list built from (seed, *keys); the number of keys is part of the layout.
@@ -92,6 +98,7 @@ _LAYOUT: dict[Stream, Callable[..., list[int]]] = {
     Stream.POLICY: lambda seed: [seed],
     # Four words ending in a tag no other four-word layout ends in (alpha-spec ends in 0x5EC).
     Stream.SHORTCUT: lambda seed, key: [seed, key, 0, _SHORTCUT_TAG],
+    Stream.MATCH_SCORER: lambda seed, depth: [seed, depth, 0, _SCORER_TAG],
 }
 
 
