@@ -278,14 +278,15 @@ def test_the_default_budget_is_8000_tokens() -> None:
 
 
 def test_answer_runs_the_shortcut_named(monkeypatch) -> None:
-    from graphniah.baselines import shortcuts, topics
+    from graphniah.baselines import learned, shortcuts, topics
     from graphniah.errors import GraphNIAHError
 
     for fn in ("title_similarity", "retrieval", "paper_count"):
         monkeypatch.setattr(shortcuts, fn, lambda *a, _fn=fn, **k: {"ran": _fn})
     monkeypatch.setattr(topics, "topic_cluster", lambda *a, **k: {"ran": "topic_cluster"})
+    monkeypatch.setattr(learned, "learned_surface", lambda *a, **k: ({"ran": "learned_surface"}, None))
     for name, fn in (("title-similarity", "title_similarity"), ("retrieval", "retrieval"), ("paper-count", "paper_count"),
-                     ("topic-cluster", "topic_cluster")):
+                     ("topic-cluster", "topic_cluster"), ("learned-surface", "learned_surface")):
         assert answer(name, []) == {"ran": fn}
     with pytest.raises(GraphNIAHError, match="unknown shortcut 'titles'"):
         answer("titles", [])  # type: ignore[arg-type]
