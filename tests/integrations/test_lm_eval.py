@@ -346,6 +346,9 @@ def test_the_task_sends_the_examples_messages_and_refuses_other_prompts(exported
         unapplied = task.fewshot_context(doc, num_fewshot=0, chat_template=lambda msgs, add_generation_prompt=True: "template")
         assert isinstance(unapplied, JsonChatStr) and json.loads(unapplied.prompt) == want
         assert task.doc_to_text(doc) == ex.messages[-1].content and task.doc_to_target(doc) == ex.answer
+    # the JSON chat keeps text as written (what --log_samples shows and lm-eval measures), not as \u escapes
+    accented = {"messages": [{"role": "system", "content": "Réponds."}, {"role": "user", "content": "Naïve – “quoted”"}]}
+    assert "Naïve – “quoted”" in task.fewshot_context(accented, num_fewshot=0).prompt
     with pytest.raises(ValueError, match="zero-shot"):
         task.fewshot_context(docs[0], num_fewshot=2)
     with pytest.raises(ValueError, match="own system message"):
