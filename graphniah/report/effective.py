@@ -43,7 +43,7 @@ import numpy.typing as npt
 
 from graphniah.report.grid import ReportContext, size_bins
 from graphniah.report.load import level_label
-from graphniah.report.model import Cell, CellValue, ReportTable, pct
+from graphniah.report.table import Cell, CellValue, ReportTable, pct
 from graphniah.stats import Proportion
 
 __all__ = [

@@ -16,8 +16,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from graphniah.report.config import ReportConfig
 from graphniah.report.load import SuiteData
-from graphniah.report.model import Cell, CellValue, ExampleList, ReportConfig, pct
+from graphniah.report.table import Cell, CellValue, ExampleList, pct
 from graphniah.stats import (
     AnswerSpace,
     CountingAnswers,

@@ -37,7 +37,7 @@ import numpy as np
 
 from graphniah.formats import TASK_LABELS, TASKS
 from graphniah.report.grid import DASH, AccuracyGrid, ReportContext, examples_row, grid_rows, tabulate
-from graphniah.report.model import Cell, CellValue, ReportTable, pct
+from graphniah.report.table import Cell, CellValue, ReportTable, pct
 from graphniah.scoring import recall_by_distance
 from graphniah.seeds import DEFAULT_SEED, Stream, generator
 from graphniah.stats import Mean, bootstrap_mean

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from graphniah.report.load import SuiteData
-from graphniah.report.model import Cell, CellValue, ReportTable, pct
+from graphniah.report.table import Cell, CellValue, ReportTable, pct
 from graphniah.stats import fisher_exact, format_pvalue, holm
 
 MATCHED_SUFFIX = "-matched"

@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 from graphniah.formats import TASK_LABELS
 from graphniah.report.load import SuiteData, level_label
-from graphniah.report.model import ExampleList, ReportTable
+from graphniah.report.table import ExampleList, ReportTable
 
 __all__ = ["ViewerLinks", "render_html", "viewer_links"]
 

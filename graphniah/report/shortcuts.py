@@ -51,7 +51,7 @@ from graphniah.baselines import JOURNAL_PREFIX, is_baseline_model
 from graphniah.formats import TASK_LABELS, TASKS
 from graphniah.report.grid import DASH, ReportContext
 from graphniah.report.listing import TRIVIAL, trivial_f1
-from graphniah.report.model import Cell, CellValue, ExampleList, ReportTable, pct
+from graphniah.report.table import Cell, CellValue, ExampleList, ReportTable, pct
 from graphniah.seeds import DEFAULT_SEED, Stream, generator
 from graphniah.stats import (
     Mean,

@@ -47,7 +47,7 @@ from graphniah.report.grid import (
 )
 from graphniah.report.listing import evidence_tables, list_tables
 from graphniah.report.load import level_label
-from graphniah.report.model import Cell, CellValue, ExampleList, ReportTable, pct
+from graphniah.report.table import Cell, CellValue, ExampleList, ReportTable, pct
 from graphniah.stats import (
     MultipleChoiceAnswers,
     YesNoAnswers,

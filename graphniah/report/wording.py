@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from graphniah.report.grid import ReportContext
-from graphniah.report.model import Cell, CellValue, ReportTable, pct
+from graphniah.report.table import Cell, CellValue, ReportTable, pct
 from graphniah.seeds import DEFAULT_SEED, Stream, generator
 from graphniah.stats import (
     PairedComparison,

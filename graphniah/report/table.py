@@ -1,4 +1,4 @@
-"""The report's building blocks: printed tables (Markdown/CSV) with tidy numbers and example lists.
+"""What a report table is: printed cells (Markdown/CSV) with tidy numbers and example lists.
 
 A :class:`ReportTable` is what one of the paper's tables looks like (header, rows of printed
 cells), plus two things the paper cannot show: the numbers behind every cell as tidy
@@ -13,34 +13,7 @@ import io
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["Cell", "CellValue", "ExampleList", "ReportConfig", "ReportTable", "pct"]
-
-
-@dataclass(frozen=True)
-class ReportConfig:
-    """Settings of a report.
-
-    ``z`` is the normal quantile of the Wilson intervals (None: the exact quantile of
-    ``confidence``; ``stats.PAPER_Z`` reproduces the paper's printed digits). The effective depth
-    and size threshold is ``threshold`` when given (an accuracy in [0, 1]), else the random
-    baseline of the cell plus ``threshold_margin``.
-    """
-
-    confidence: float = 0.95
-    z: float | None = None
-    threshold_margin: float = 0.25
-    threshold: float | None = None
-    counting_tolerance: Fraction = Fraction(1, 10)
-
-    def threshold_for(self, baseline: Fraction | float | None) -> float:
-        if self.threshold is not None:
-            return float(self.threshold)
-        return float(baseline or 0) + self.threshold_margin
-
-    def describe_threshold(self) -> str:
-        if self.threshold is not None:
-            return f"accuracy {100 * self.threshold:.2f}%"
-        return f"random baseline + {100 * self.threshold_margin:.0f} points"
+__all__ = ["CELL_FIELDS", "Cell", "CellValue", "ExampleList", "ReportTable", "cells_csv", "pct"]
 
 
 def pct(x: float | Fraction) -> str:
