@@ -6,6 +6,8 @@ journal holds exactly one answer per example. ``bench/batch.py`` kills at random
 
 from __future__ import annotations
 
+import multiprocessing as mp
+import os
 import signal
 import subprocess
 import sys
@@ -19,6 +21,7 @@ from graphniah.formats.journal import read_batches
 from graphniah.layout import journal_file
 from graphniah.run import read_journal, run_suite
 from graphniah.run.batch.options import BatchOptions
+from graphniah.run.client import litellm_module
 from graphniah.run.runner import RunSummary
 from graphniah.run.serve.batches import BatchFaults, BatchServer
 from tests.run.helpers import DemoSuite, demo_suite, fast_options, local_entry
@@ -29,16 +32,44 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> DemoSuite:
     return demo_suite(tmp_path_factory)
 
 
-def _runner(suite: DemoSuite, url: str, runs: Path, poll_s: float) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-c", "from graphniah.cli import main; main()", "run", "--model", "local-oracle", "--batch",
-           "--examples", str(suite.path), "--api-base", url, "--runs", str(runs), "--snapshots", str(suite.snapshots),
-           "--poll-interval", str(poll_s), "--batch-size", "10", "--no-progress"]
-    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def _cli(argv: list[str]) -> None:
+    """``graphniah <argv>`` in a forked process (LiteLLM already imported by the parent, so it starts at once)."""
+    from graphniah.cli import main
+
+    sys.argv = ["graphniah", *argv]
+    try:
+        main()
+    finally:
+        os._exit(0)
 
 
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    proc.send_signal(signal.SIGKILL)
-    assert proc.wait(30) == -signal.SIGKILL
+class _Runner:
+    """``graphniah run --batch`` in a process of its own: exec'd (a real start) or forked from this one."""
+
+    def __init__(self, suite: DemoSuite, url: str, runs: Path, poll_s: float, fresh: bool):
+        argv = ["run", "--model", "local-oracle", "--batch", "--examples", str(suite.path), "--api-base", url, "--runs",
+                str(runs), "--snapshots", str(suite.snapshots), "--poll-interval", str(poll_s), "--batch-size", "10",
+                "--no-progress"]
+        if fresh:
+            self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                [sys.executable, "-c", "from graphniah.cli import main; main()", *argv],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.child = None
+        else:
+            litellm_module()
+            self.proc = None
+            self.child = mp.get_context("fork").Process(target=_cli, args=(argv,))
+            self.child.start()
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGKILL)
+            assert self.proc.wait(30) == -signal.SIGKILL
+            return
+        assert self.child is not None and self.child.pid is not None
+        os.kill(self.child.pid, signal.SIGKILL)
+        self.child.join(30)
+        assert self.child.exitcode == -signal.SIGKILL
 
 
 def _wait(what: str, done, timeout: float = 240.0) -> None:
@@ -61,14 +92,15 @@ def test_a_batch_run_killed_at_each_dangerous_moment_submits_and_answers_every_e
     pause = None if moment == "first-poll" else moment
     faults = BatchFaults(polls_to_complete=2, pause=pause)  # type: ignore[arg-type]  # the three pause points
     with BatchServer("oracle", faults=faults) as srv:
-        proc = _runner(suite, srv.url, runs, poll_s=0.05 if pause == "content" else 30.0)
+        # One moment with a real start of the command; the others fork it from this process (no import to wait for).
+        proc = _Runner(suite, srv.url, runs, poll_s=0.05 if pause == "content" else 30.0, fresh=moment == "create-before")
         try:
             if pause is None:  # created and journaled; the runner polled once and sleeps 30 s before the next poll
                 _wait("the first poll", lambda: "polled" in _events(jpath))
             else:
                 _wait(f"the {moment} pause", srv.paused.is_set)
         finally:
-            _kill(proc)
+            proc.kill()
         srv.release()
         before = _events(jpath)
         assert before.count("intent") >= 1 and "collected" not in before
