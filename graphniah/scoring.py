@@ -251,7 +251,7 @@ def suite_answer_formats(manifest: str | os.PathLike[str]) -> dict[str, AnswerFo
         return {}
     from graphniah.formats.suites import read_suite_manifest
 
-    return {e.id: answer_format(e.recipe.params.template) for e in read_suite_manifest(manifest).examples
+    return {e.id: answer_format(e.recipe.params.template) for e in read_suite_manifest(Path(manifest)).examples
             if e.recipe.params.template != DEFAULT_TEMPLATE}
 
 
