@@ -109,8 +109,13 @@ def copy_head(dest: Path) -> str:
         dest.mkdir(parents=True, exist_ok=True)
         with tarfile.open(fileobj=io.BytesIO(data)) as tar:
             tar.extractall(dest, filter="data")
-    if not (dest / "data").exists() and (REPO / "data").is_dir():
-        (dest / "data").symlink_to(REPO / "data")  # tokenizer files and corpora are not committed
+    if (REPO / "data").is_dir():
+        # Tokenizer files and corpora are not committed: each links to the checkout's. The folder itself is
+        # the copy's, so what is found beside it (pipelines/, the model registry) is the copy's too.
+        (dest / "data").mkdir(exist_ok=True)
+        for entry in (REPO / "data").iterdir():
+            if not (dest / "data" / entry.name).exists():
+                (dest / "data" / entry.name).symlink_to(entry)
     return commit
 
 
