@@ -41,7 +41,7 @@ from graphniah.baselines import TRAINING_PER_TASK
 from graphniah.baselines.pairs import FEATURES, TASK_CODES, QuestionRows, Reach, Rule, answers_from_scores, question_rows
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example
-from graphniah.progress import NO_PROGRESS, Progress
+from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.scoring import score_response
 from graphniah.seeds import Stream, derived_seed, suite_key
 from graphniah.text import PromptSet, Undetermined, parse_context, split_messages
@@ -134,17 +134,18 @@ def _draw(ctx: SamplingContext, specs: Sequence[ExampleSpec], seed: int, sources
     from graphniah.sampling import build_example
 
     out, shared, failed = [], 0, 0
-    for i, spec in enumerate(specs):
-        try:
-            ex = build_example(ctx, spec, seed, i)
-        except GraphNIAHError:
-            failed += 1
-            continue
-        if ex.source in sources:
-            shared += 1
-        else:
-            out.append(ex)
-        progress.advance()
+    with step(progress, len(specs), "learned-surface training draw"):
+        for i, spec in enumerate(specs):
+            progress.advance()
+            try:
+                ex = build_example(ctx, spec, seed, i)
+            except GraphNIAHError:
+                failed += 1
+                continue
+            if ex.source in sources:
+                shared += 1
+            else:
+                out.append(ex)
     return out, shared, failed
 
 
@@ -169,7 +170,8 @@ def _fit(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> HistGradient
     model = HistGradientBoostingClassifier(**MODEL_PARAMS)
     # scikit-learn cannot bin a column that is missing everywhere (e.g. no pair with two printed days in
     # a small draw); as a constant it is never split on, so what the column holds when scoring is irrelevant.
-    x = np.where(np.isnan(x).all(axis=0)[None, :], 0.0, x)
+    missing = np.asarray(np.isnan(x).all(axis=0), dtype=bool)
+    x = np.where(missing[None, :], 0.0, x)
     with threadpool_limits(1):  # see Scorer.scores
         model.fit(x, y.astype(np.int64))
     return model
