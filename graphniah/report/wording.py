@@ -12,18 +12,25 @@ and each model is compared with itself on the examples it answered under every s
   models' ranking between every two sets;
 - ``wording_pairs``: every pair of sets by the exact McNemar test, Holm-adjusted per model.
 
+The accuracy table's caption also says for how many examples the context is the same text in every
+set (the sampler packs it to fit every set's prompt; where it could not, the contexts differ and the
+caption names those examples: :func:`shared_contexts`).
+
 :func:`wording_tables` gives both (none for a suite in one wording), in :mod:`graphniah.report`'s
 table model; the statistics are :mod:`graphniah.stats.paired`'s.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 import numpy.typing as npt
 
+from graphniah.errors import GraphNIAHError
+from graphniah.formats.examples import iter_examples
 from graphniah.report.grid import ReportContext
 from graphniah.report.table import Cell, CellValue, ReportTable, pct
 from graphniah.seeds import DEFAULT_SEED, Stream, generator
@@ -38,8 +45,10 @@ from graphniah.stats import (
     proportion,
     ranking_agreement,
 )
+from graphniah.text import Undetermined, split_messages
+from graphniah.text.prompts import load_template
 
-__all__ = ["WordingRun", "wording_runs", "wording_sentences", "wording_tables"]
+__all__ = ["WordingRun", "shared_contexts", "wording_runs", "wording_sentences", "wording_tables"]
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,31 @@ def wording_runs(ctx: ReportContext, seed: int = DEFAULT_SEED) -> list[WordingRu
         q = cochran_q(table)
         runs.append(WordingRun(info.label, sets, table, spread, q.pvalue, q.statistic, pairwise_mcnemar_holm(table, sets)))
     return runs
+
+
+def shared_contexts(ctx: ReportContext) -> tuple[int, tuple[str, ...]] | None:
+    """How many examples asked in several sets have one context text in all of them, and the ids of
+    those whose contexts differ (None when the examples file cannot be read again: a dataset folder).
+
+    The context of each worded example is read from its messages with its own set's templates.
+    """
+    d = ctx.data
+    if not d.examples_path.is_file():
+        return None
+    contexts: dict[str, set[str]] = defaultdict(set)
+    ids: dict[str, list[str]] = defaultdict(list)
+    for ex in iter_examples(d.examples_path):
+        info = d.examples.get(ex.id)
+        if info is None or not ex.recipe.params.templates:
+            continue
+        try:
+            text = split_messages(ex.messages, load_template(info.template))[2]
+        except (Undetermined, GraphNIAHError):
+            text = f"unreadable {ex.id}"
+        contexts[info.wording_key].add(text)
+        ids[info.wording_key].append(ex.id)
+    differ = tuple(i for key, group in contexts.items() if len(group) > 1 for i in ids[key])
+    return sum(len(group) == 1 for group in contexts.values()), differ
 
 
 def wording_sentences(runs: list[WordingRun]) -> list[str]:
@@ -142,6 +176,12 @@ def _accuracy_table(ctx: ReportContext, runs: list[WordingRun]) -> ReportTable:
                f"{100 * cfg.confidence:g}% Wilson intervals. Spread: best minus worst set, with a percentile bootstrap "
                "interval over examples (biased upward: the best and worst are chosen from the data). Cochran's Q tests "
                "whether the sets have one accuracy; pairwise tests are in the next table.")
+    shared = shared_contexts(ctx)
+    if shared is not None:
+        same, differ = shared
+        caption += (f" The context is one text in every set for {same} examples"
+                    + (f"; it differs between sets for {len(differ)} example prompts ({', '.join(differ[:6])}"
+                       + (", …" if len(differ) > 6 else "") + ")." if differ else "."))
     return ReportTable("wording", "Accuracy by wording (template set)", caption, header, tuple(rows), tuple(values),
                        verdicts=tuple(wording_sentences(runs)))
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.contingency_tables import cochrans_q
 
+from graphniah.atomic import sha256_bytes
 from graphniah.formats.journal import read_journal
 from graphniah.formats.suites import Draw, SizeRange, SuiteSpec
 from graphniah.report import build_report, load_suite
@@ -24,23 +25,27 @@ from graphniah.text import solve, split_messages
 from graphniah.text.normalize import write_answer
 
 SETS = ("default", "plain", "tagged")
-PLANTED = {"default": 0.95, "plain": 0.4, "tagged": 0.85}  # right this often, by the wording
+PLANTED = {"default": 0.95, "plain": 0.35, "tagged": 0.7}  # right this often, by the wording
 BLIND = dict.fromkeys(SETS, 0.7)  # the same in every wording
 
 
 class PlantedApp(PolicyApp):
-    """The oracle's answer with a probability that depends on the template set, else the other answer."""
+    """The oracle's answer with a probability that depends on the template set, else the other answer.
 
-    def __init__(self, rates: Mapping[str, float], **kwargs: Any) -> None:
+    Whether a prompt is answered right is a fixed function of its text (a hash, uniform in [0, 1)), so
+    the outcome does not depend on the order in which concurrent requests arrive."""
+
+    def __init__(self, rates: Mapping[str, float], salt: str, **kwargs: Any) -> None:
         super().__init__("oracle", **kwargs)
         self.rates = rates
+        self.salt = salt
 
     def answer(self, messages: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:
         msgs = self._messages(messages)
         pr = self._prompt_set(msgs)
         truth = solve(msgs, pr)
-        with self._lock:
-            right = self._rng.random() < self.rates[pr.name]
+        draw = int(sha256_bytes((self.salt + msgs[-1].content).encode())[:8], 16) / 16**8
+        right = draw < self.rates[pr.name]
         task = split_messages(msgs, pr)[0]
         return write_answer(task, truth if right else {"YES": "NO", "NO": "YES"}[truth], pr.answer), None
 
@@ -51,7 +56,7 @@ class PlantedServer(PolicyServer):
         super().__init__("oracle", seed=seed)
 
     def make_app(self, policy, *, seed, model_name, prompts):  # type: ignore[no-untyped-def]
-        return PlantedApp(self.rates, seed=seed, model_name=model_name, prompts=prompts)
+        return PlantedApp(self.rates, str(seed), seed=seed, model_name=model_name, prompts=prompts)
 
 
 @pytest.fixture(scope="module")
@@ -104,6 +109,7 @@ def test_the_report_finds_a_planted_wording_effect_and_no_effect_where_there_is_
     first, k_of = ("planted", wins) if 2 * wins >= 3 else ("blind", int((blind.accuracy > planted.accuracy).sum()))
     assert ranking.startswith(f"The ranking of {first} over") and ranking.endswith(f"holds in {k_of} of 3 wordings.")
     assert "wording_pairs" in report.keys and "Accuracy by wording" in report.markdown()
+    assert table.caption.endswith("The context is one text in every set for 36 examples.")  # packed for all three sets
     # graphniah score, from the journal alone, reads each reply in its set's format through the suite manifest.
     scored = score_records(read_journal(tmp_path / "wording" / "planted.jsonl"), formats=suite_answer_formats(suite / "wording.json"))
     assert scored.overall is not None and scored.overall.k == int(planted.correct.sum()) and scored.no_answer == 0
