@@ -123,10 +123,10 @@ def test_split_keeps_requests_and_bytes_per_batch():
     from graphniah.run.batch.lines import split
 
     lines = [(f"e{i}", b"x" * n + b"\n") for i, n in enumerate([3, 3, 3, 9, 1, 1, 1, 1])]
-    groups = split(lines, Limits(max_requests=3, max_bytes=10))
+    groups = list(split(lines, Limits(max_requests=3, max_bytes=10)))
     assert [[c for c, _ in g] for g in groups] == [["e0", "e1"], ["e2"], ["e3"], ["e4", "e5", "e6"], ["e7"]]
     with pytest.raises(GraphNIAHError, match="e3: its batch request takes 10 bytes, more than a batch file may hold"):
-        split(lines, Limits(max_requests=3, max_bytes=9))
+        list(split(lines, Limits(max_requests=3, max_bytes=9)))
 
 
 def test_answers_are_priced_at_half_the_standard_price_and_the_budget_counts_so(suite, tmp_path):

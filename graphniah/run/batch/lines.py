@@ -15,7 +15,7 @@ turns both files into one :class:`LineResult` per custom id.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,26 +42,27 @@ def request_line(entry: ModelEntry, ref: ExampleRef) -> bytes:
     return json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 
 
-def split(lines: Sequence[tuple[str, bytes]], limits: Limits) -> list[list[tuple[str, bytes]]]:
-    """Consecutive groups of ``(custom id, line)`` that each keep the limits (requests and bytes).
+def split(lines: Iterable[tuple[str, bytes]], limits: Limits) -> Iterator[list[tuple[str, bytes]]]:
+    """Consecutive groups of ``(custom id, line)`` that each keep the limits (requests and bytes), one at a time.
 
     Raises
     ------
     GraphNIAHError
-        When one line alone is larger than a batch may be.
+        When one line alone is larger than a batch may be (once the groups before it are given).
     """
-    groups: list[list[tuple[str, bytes]]] = []
+    group: list[tuple[str, bytes]] = []
     size = 0
     for cid, line in lines:
         if len(line) > limits.max_bytes:
             raise GraphNIAHError(f"example {cid}: its batch request takes {len(line):,} bytes, more than a batch file "
                                  f"may hold ({limits.max_bytes:,}); run it without --batch")
-        if not groups or len(groups[-1]) >= limits.max_requests or size + len(line) > limits.max_bytes:
-            groups.append([])
-            size = 0
-        groups[-1].append((cid, line))
+        if group and (len(group) >= limits.max_requests or size + len(line) > limits.max_bytes):
+            yield group
+            group, size = [], 0
+        group.append((cid, line))
         size += len(line)
-    return groups
+    if group:
+        yield group
 
 
 @dataclass(frozen=True)

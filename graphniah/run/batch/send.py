@@ -156,12 +156,9 @@ class BatchRun:
         """``fn()``, retried on transient failures; ``before_retry`` may find the result a lost reply took effect with."""
         policy = self.options.retry
         for attempt in range(policy.max_attempts):
-            if attempt and before_retry is not None:
-                found = before_retry()
-                if found is not None:
-                    return found
             try:
-                return fn()
+                found = before_retry() if attempt and before_retry is not None else None
+                return found if found is not None else fn()
             except Exception as exc:  # every provider failure is classified
                 c = classify(exc, BATCH_TIER)
                 if c.kind not in RETRYABLE or attempt + 1 >= policy.max_attempts:
@@ -181,7 +178,7 @@ class BatchRun:
 
     def submit(self, refs: Sequence[ExampleRef], attempt: int) -> None:
         """Send ``refs`` as batches within the limits and the budget (intent, upload, create each)."""
-        lines = [(r.id, request_line(self.entry, self.refs[r.id])) for r in refs]
+        lines = ((r.id, request_line(self.entry, self.refs[r.id])) for r in refs)  # one batch's lines in memory at a time
         budget = self.options.budget_usd
         for group in split(lines, self.limits):
             ids = tuple(cid for cid, _ in group)
@@ -216,7 +213,7 @@ class BatchRun:
             self._mark(t, "uploaded", file_id=found)
         file_id = t.file_id
         since = _epoch(t.intent_at)
-        remote = api.find_batch(t.key, since) if resumed else None
+        remote = self._retrying("looking for the batch", lambda: api.find_batch(t.key, since)) if resumed else None
         if remote is None:
             remote = self._retrying("creating the batch", lambda: api.create(t.key, file_id),
                                     before_retry=lambda: api.find_batch(t.key, since))
