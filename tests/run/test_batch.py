@@ -234,3 +234,11 @@ def test_ctrl_c_leaves_the_batches_running_and_says_how_to_collect_them(suite, t
         assert len(in_flight(runs)) == 2 and sum(srv.submitted.values()) == 16
         s = run(local_entry(api_base=srv.url), suite, runs)
         assert s.ok == 16 and srv.submitted == Counter(dict.fromkeys((e.id for e in suite.examples), 1))
+
+
+def test_batch_true_in_the_registry_sends_batches_without_the_option(suite, tmp_path):
+    with BatchServer("oracle") as srv:
+        s = run(local_entry(api_base=srv.url, batch=True), suite, tmp_path / "runs", batch=None)
+        assert s.ok == 16 and sum(srv.submitted.values()) == 16
+    assert all(r.batch_id is not None and r.service_tier == "batch" for r in records(tmp_path / "runs"))
+    assert local_entry(batch=True).settings_hash == local_entry().settings_hash  # batching does not change answers
