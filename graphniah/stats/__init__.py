@@ -11,8 +11,8 @@
 - ``checks``        argument checks shared by the modules, scipy imported on first use
 
 Every function reproduces a quantity the method paper prints (appendices D and E); the tests in
-``tests/test_stats.py`` and ``tests/test_stats_power.py`` check it against those printed numbers and
-against statsmodels/scipy. The package imports no stage. The names in ``__all__`` load on first
+``tests/stats/`` (a test module per module) check it against those printed numbers and against
+statsmodels/scipy. The package imports no stage. The names in ``__all__`` load on first
 access (module ``__getattr__``), so importing the package costs nothing; a new module adds its
 names to the map below.
 """

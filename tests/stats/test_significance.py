@@ -1,21 +1,12 @@
-"""Tests for graphniah.stats: the paper's printed numbers, statsmodels/scipy, and edge cases.
-
-Every Wilson interval printed in appendix E of the method paper (Tables 5-28, 630 cells) is
-transcribed in ``tests/data/paper_wilson_intervals.csv`` (table, row, column, k, n, where n came
-from, printed %, low, high): n comes from the table's #Examples row, caption or footnote, and k is
-the integer with k/n = printed %. Table 18's Wilcoxon p-values cannot be recomputed
-(the paper prints only means and medians), so Wilcoxon is checked against scipy only.
+"""graphniah.stats.significance: Fisher, χ², Holm, exact McNemar, Wilcoxon and sums of binomials, against the
+paper's printed p-values (Tables 17, 20-22, 27) and statsmodels/scipy. Table 18's Wilcoxon p-values cannot be
+recomputed (the paper prints only means and medians), so Wilcoxon is checked against scipy only.
 """
 
 from __future__ import annotations
 
-import csv
 import gc
-import math
-import re
-from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -25,301 +16,19 @@ from hypothesis import strategies as st
 from scipy import stats as sp
 from statsmodels.stats.contingency_tables import Table, mcnemar
 from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.proportion import proportion_confint
 
 from graphniah.errors import GraphNIAHError
 from graphniah.stats import (
-    PAPER_TASKS,
-    PAPER_Z,
-    CountingAnswers,
-    Interval,
-    MultipleChoiceAnswers,
-    YesNoAnswers,
     chi2_test,
-    counting_outcomes,
     fisher_exact,
     format_pvalue,
     holm,
     mcnemar_exact,
-    mixture_baseline,
     pairwise_fisher_holm,
-    proportion,
-    random_baseline,
-    uniform_mixture_baseline,
     wilcoxon_signed_rank,
-    wilson_interval,
 )
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def pct(x: float) -> str:
-    return f"{100 * x:.2f}"
-
-
-# --------------------------------------------------------------------------------------------
-# Wilson intervals against the paper
-# --------------------------------------------------------------------------------------------
-
-# Every 95% interval printed in Tables 5-28, one row per cell in the paper's order: the row label
-# (model, and YES/NO label or task where the table splits rows), the column, k and n, where n came
-# from (the table's #Examples row, its caption, or a † footnote), and the printed %, low and high.
-# k is the only integer whose k/n prints as the printed %; tests/data/README.md says how it was made.
-PAPER_CSV = Path(__file__).resolve().parent / "data" / "paper_wilson_intervals.csv"
-PAPER = Path(__file__).resolve().parent.parent.parent / "shared" / "seeds" / "graphniah-paper.txt"
-PAPER_TABLES = (*range(5, 18), 19, *range(23, 29))  # 18 and 20-22 print p-values, no intervals
-N_PAPER_INTERVALS = 630
-
-
-@dataclass(frozen=True)
-class PrintedInterval:
-    table: int
-    row: str
-    column: str
-    k: int
-    n: int
-    n_source: str
-    pct: str
-    low: str
-    high: str
-
-
-def _load_paper_intervals() -> tuple[PrintedInterval, ...]:
-    with PAPER_CSV.open(newline="", encoding="utf-8") as f:
-        return tuple(
-            PrintedInterval(int(r["table"]), r["row"], r["column"], int(r["k"]), int(r["n"]), r["n_source"],
-                            r["printed_pct"], r["printed_low"], r["printed_high"])
-            for r in csv.DictReader(f)
-        )
-
-
-PAPER_INTERVALS = _load_paper_intervals()
-
-# The (k, n) of the cells where the exact 97.5% normal quantile rounds differently from the printed
-# interval (ten cells: (50, 50) is printed twice, in Table 13), each by 0.01 percentage points; the
-# rounded z = 1.96 reproduces them all, which is how PAPER_Z was determined.
-Z_SENSITIVE = {(23, 40), (24, 31), (7, 32), (25, 32), (6, 30), (13, 17), (50, 50), (10, 35), (21, 45)}
-
-
-def test_paper_interval_file_holds_every_printed_cell_once() -> None:
-    assert len(PAPER_INTERVALS) == N_PAPER_INTERVALS
-    assert len({(c.table, c.row, c.column) for c in PAPER_INTERVALS}) == N_PAPER_INTERVALS
-    assert sorted({c.table for c in PAPER_INTERVALS}) == list(PAPER_TABLES)
-    assert {c.n_source for c in PAPER_INTERVALS} == {"#Examples", "caption", "footnote"}
-    assert len({(c.k, c.n) for c in PAPER_INTERVALS}) > 300
-
-
-@pytest.mark.parametrize("table", PAPER_TABLES)
-def test_wilson_reproduces_every_printed_interval(table: int) -> None:
-    """Each cell: k/n prints as the printed % (so k and n are right), and the Wilson interval at
-    z = 1.96 prints as the printed bounds."""
-    cells = [c for c in PAPER_INTERVALS if c.table == table]
-    assert cells
-    wrong = []
-    for c in cells:
-        p = proportion(c.k, c.n, z=PAPER_Z)
-        got = (pct(p.estimate), pct(p.interval.low), pct(p.interval.high))
-        if got != (c.pct, c.low, c.high):
-            wrong.append((c.row, c.column, c.k, c.n, got, (c.pct, c.low, c.high)))
-    assert not wrong, f"Table {table}: {wrong}"
-
-
-def test_paper_used_rounded_z() -> None:
-    """With the exact quantile exactly the ten Z_SENSITIVE cells disagree with the print; with 1.96 none."""
-    disagree = []
-    for c in PAPER_INTERVALS:
-        lo, hi = wilson_interval(c.k, c.n, 0.95)
-        if (pct(lo), pct(hi)) != (c.low, c.high):
-            disagree.append((c.k, c.n))
-    assert len(disagree) == 10
-    assert set(disagree) == Z_SENSITIVE
-
-
-def test_paper_interval_file_is_a_complete_transcription() -> None:
-    """Against the paper itself (beside the repository, never committed): the intervals of Tables
-    5-28, in the order printed, are exactly the file's rows (printed %, low, high)."""
-    if not PAPER.is_file():
-        pytest.skip(f"paper text not found at {PAPER}")
-    blocks = re.split(r"\n\s*\n", PAPER.read_text(encoding="utf-8"))
-    cell = re.compile(r"(\d+\.\d\d)†?\[(\d+\.\d\d), (\d+\.\d\d)\]")
-    printed = []
-    for i, block in enumerate(blocks):
-        caption = re.match(r"\s*Table (\d+):", block)
-        if caption and 5 <= int(caption.group(1)) <= 28:
-            printed += [(int(caption.group(1)), *m.groups()) for m in cell.finditer(blocks[i - 1])]
-    assert len(printed) == N_PAPER_INTERVALS
-    assert printed == [(c.table, c.pct, c.low, c.high) for c in PAPER_INTERVALS]
-
-
-# --------------------------------------------------------------------------------------------
-# Wilson intervals against statsmodels and as a formula
-# --------------------------------------------------------------------------------------------
-
-
-@st.composite
-def k_and_n(draw: st.DrawFn, max_n: int = 5000) -> tuple[int, int]:
-    n = draw(st.integers(1, max_n))
-    return draw(st.integers(0, n)), n
-
-
-@FAST
-@given(kn=k_and_n(), confidence=st.floats(0.5, 0.999))
-def test_wilson_matches_statsmodels(kn: tuple[int, int], confidence: float) -> None:
-    k, n = kn
-    low, high = wilson_interval(k, n, confidence)
-    ref_low, ref_high = proportion_confint(k, n, alpha=1 - confidence, method="wilson")
-    assert low == pytest.approx(ref_low, abs=1e-10)
-    assert high == pytest.approx(ref_high, abs=1e-10)
-
-
-@FAST
-@given(kn=k_and_n())
-def test_wilson_with_paper_z_matches_statsmodels_at_that_level(kn: tuple[int, int]) -> None:
-    k, n = kn
-    alpha = 2 * sp.norm.sf(PAPER_Z)
-    ref = proportion_confint(k, n, alpha=alpha, method="wilson")
-    got = wilson_interval(k, n, z=PAPER_Z)
-    assert tuple(got) == pytest.approx(ref, abs=1e-10)
-
-
-@FAST
-@given(kn=k_and_n())
-def test_wilson_properties(kn: tuple[int, int]) -> None:
-    k, n = kn
-    iv = wilson_interval(k, n)
-    # The score interval always contains the point estimate and stays inside [0, 1].
-    assert 0.0 <= iv.low <= k / n <= iv.high <= 1.0
-    # Swapping successes and failures mirrors the interval.
-    mirror = wilson_interval(n - k, n)
-    assert iv.low == pytest.approx(1 - mirror.high, abs=1e-12)
-    assert iv.high == pytest.approx(1 - mirror.low, abs=1e-12)
-    # A higher confidence gives a wider interval.
-    wide = wilson_interval(k, n, 0.99)
-    assert wide.low <= iv.low and wide.high >= iv.high
-
-
-def test_wilson_edges_are_exact() -> None:
-    for n in (1, 2, 7, 34, 1000, 10**6):
-        assert wilson_interval(0, n).low == 0.0
-        assert wilson_interval(n, n).high == 1.0
-        assert wilson_interval(0, n).high > 0.0
-        assert wilson_interval(n, n).low < 1.0
-    # n = 1: the closed form (1 + z²)^-1 for the upper end at k = 0.
-    z = sp.norm.ppf(0.975)
-    assert wilson_interval(0, 1).high == pytest.approx(z * z / (1 + z * z), rel=1e-12)
-
-
-def test_wilson_interval_unpacks_and_is_immutable() -> None:
-    iv = wilson_interval(32, 34, z=PAPER_Z)
-    low, high = iv
-    assert (low, high) == (iv.low, iv.high)
-    assert iv.contains(32 / 34) and not iv.contains(0.5)
-    with pytest.raises(AttributeError):
-        iv.low = 0.0  # type: ignore[misc]
-    assert isinstance(iv, Interval)
-
-
-@pytest.mark.parametrize(
-    ("k", "n", "kwargs", "message"),
-    [
-        (0, 0, {}, "n=0"),
-        (5, 4, {}, "exceed"),
-        (-1, 4, {}, "non-negative"),
-        (1.5, 4, {}, "integer"),
-        (True, 4, {}, "boolean"),
-        (1, 4, {"confidence": 1.0}, "between 0 and 1"),
-        (1, 4, {"confidence": 0.0}, "between 0 and 1"),
-        (1, 4, {"z": -1.0}, "positive"),
-        (1, 4, {"z": math.nan}, "positive"),
-    ],
-)
-def test_wilson_rejects_bad_input(k: object, n: object, kwargs: dict, message: str) -> None:
-    with pytest.raises(GraphNIAHError, match=message):
-        wilson_interval(k, n, **kwargs)  # type: ignore[arg-type]
-
-
-def test_wilson_accepts_numpy_integers() -> None:
-    assert wilson_interval(np.int64(3), np.int32(10)) == wilson_interval(3, 10)
-
-
-# --------------------------------------------------------------------------------------------
-# Random-guessing baselines (appendix D)
-# --------------------------------------------------------------------------------------------
-
-
-def test_single_task_baselines_match_appendix_d() -> None:
-    assert random_baseline(YesNoAnswers()) == Fraction(1, 2)
-    assert random_baseline(MultipleChoiceAnswers()) == Fraction(1, 4)
-    assert CountingAnswers().answers == range(99, 250)
-    assert random_baseline(CountingAnswers()) == Fraction(1, 151)
-    # The "Random guessing" row of Table 26: YES/NO, multiple choice, counting, overall.
-    printed = ["50.00", "25.00", "0.66", "25.22"]
-    got = [random_baseline(t) for t in PAPER_TASKS] + [uniform_mixture_baseline()]
-    assert [pct(float(b)) for b in got] == printed
-
-
-def test_mixture_is_equation_8_exactly() -> None:
-    expected = Fraction(1, 3) * (Fraction(1, 2) + Fraction(1, 4) + Fraction(1, 151))
-    assert uniform_mixture_baseline() == expected == Fraction(457, 1812)
-    assert mixture_baseline({t: Fraction(1, 3) for t in PAPER_TASKS}) == expected
-    # Pooled over the task experiment's equal counts (Table 26 Overall) it is the same 25.22%.
-    assert mixture_baseline({t: 100 for t in PAPER_TASKS}) == expected
-
-
-def test_none_option_gives_one_fifth() -> None:
-    before = random_baseline(MultipleChoiceAnswers(options=4))
-    after = random_baseline(MultipleChoiceAnswers(options=4, none_option=True))
-    assert after == Fraction(1, 5)
-    # Table 17's random-guessing row: 25.00, 20.00, change -5.00.
-    assert (pct(float(before)), pct(float(after)), f"{100 * float(after - before):.2f}") == (
-        "25.00",
-        "20.00",
-        "-5.00",
-    )
-
-
-def test_baselines_follow_parameters() -> None:
-    assert random_baseline(CountingAnswers(10, 20)) == Fraction(1, 11)
-    assert CountingAnswers(10, 20).answers == range(9, 20)
-    assert random_baseline(CountingAnswers(5, 5)) == 1
-    assert random_baseline(MultipleChoiceAnswers(options=6, none_option=True)) == Fraction(1, 7)
-    # Unequal task counts weight the per-task baselines by their counts.
-    weights = {YesNoAnswers(): 157, MultipleChoiceAnswers(): 166, CountingAnswers(): 177}
-    assert mixture_baseline(weights) == Fraction(157, 500) / 2 + Fraction(166, 500) / 4 + Fraction(177, 500) / 151
-    # A pairs list allows the same task twice (two parametrisations that compare equal).
-    assert mixture_baseline([(YesNoAnswers(), 1), (YesNoAnswers(), 3)]) == Fraction(1, 2)
-    # Counting with a different size range changes the mixture.
-    assert uniform_mixture_baseline((YesNoAnswers(), CountingAnswers(1, 1))) == Fraction(3, 4)
-
-
-@FAST
-@given(
-    w=st.lists(st.integers(0, 1000), min_size=3, max_size=3).filter(lambda w: sum(w) > 0),
-    scale=st.integers(1, 50),
-)
-def test_mixture_is_a_weighted_mean(w: list[int], scale: int) -> None:
-    pairs = list(zip(PAPER_TASKS, w, strict=True))
-    mix = mixture_baseline(pairs)
-    assert mix == mixture_baseline([(t, scale * x) for t, x in pairs])
-    assert Fraction(1, 151) <= mix <= Fraction(1, 2)
-
-
-@pytest.mark.parametrize(
-    ("call", "message"),
-    [
-        (lambda: mixture_baseline({YesNoAnswers(): 0.5}), "exact"),
-        (lambda: mixture_baseline({YesNoAnswers(): -1, CountingAnswers(): 2}), "non-negative"),
-        (lambda: mixture_baseline({YesNoAnswers(): 0}), "zero"),
-        (lambda: mixture_baseline({}), "at least one"),
-        (lambda: MultipleChoiceAnswers(options=1), "at least 2"),
-        (lambda: CountingAnswers(250, 100), "min <= max"),
-        (lambda: CountingAnswers(0, 10), "min <= max"),
-        (lambda: random_baseline("counting"), "unknown"),  # type: ignore[arg-type]
-    ],
-)
-def test_baseline_errors(call, message: str) -> None:
-    with pytest.raises(GraphNIAHError, match=message):
-        call()
 
 
 # --------------------------------------------------------------------------------------------
@@ -634,62 +343,6 @@ def test_format_pvalue() -> None:
     assert format_pvalue(0.0004, digits=3) == "<0.001"
     with pytest.raises(GraphNIAHError):
         format_pvalue(1.5)
-
-
-def test_counting_outcomes_classify_each_answer() -> None:
-    truth = [150, 150, 150, 150, 150, 150, 200, 99]
-    predicted = [150, None, 165, 135, 134.9, float("nan"), 40, 110]
-    out = counting_outcomes(predicted, truth)
-    assert (out.n, out.exact, out.too_low, out.too_high, out.no_number) == (8, 1, 3, 2, 2)
-    assert out.exact + out.too_low + out.too_high + out.no_number == out.n
-    # Within 10% (inclusive, exact included): 150, 165 (+10%), 135 (-10%); 134.9 and 110 are not.
-    assert out.within_tolerance == 3
-    ratios = [1.0, 165 / 150, 135 / 150, 134.9 / 150, 40 / 200, 110 / 99]
-    assert out.median_ratio == pytest.approx(float(np.median(ratios)))
-    # A wider tolerance admits 110 for 99 (11.1% off) too.
-    assert counting_outcomes(predicted, truth, tolerance=Fraction(1, 8)).within_tolerance == 5
-
-
-def test_counting_outcomes_boundary_is_inclusive() -> None:
-    # Answers exactly 10% above or below the truth are within 10%; one more is not.
-    truth = np.arange(100, 251, 10)
-    for predicted in (truth + truth // 10, truth - truth // 10):
-        assert counting_outcomes(predicted, truth).within_tolerance == truth.size
-    for predicted in (truth + truth // 10 + 1, truth - truth // 10 - 1):
-        assert counting_outcomes(predicted, truth).within_tolerance == 0
-
-
-@FAST
-@given(
-    pairs=st.lists(
-        st.tuples(st.one_of(st.none(), st.integers(0, 600)), st.integers(99, 249)), min_size=1, max_size=200
-    )
-)
-def test_counting_outcomes_partition(pairs: list[tuple[int | None, int]]) -> None:
-    predicted, truth = zip(*pairs, strict=True)
-    out = counting_outcomes(list(predicted), list(truth))
-    assert out.exact + out.too_low + out.too_high + out.no_number == out.n == len(pairs)
-    assert out.exact <= out.within_tolerance <= out.n - out.no_number
-    numeric = [(p, t) for p, t in pairs if p is not None]
-    if numeric:
-        assert out.median_ratio == pytest.approx(float(np.median([p / t for p, t in numeric])))
-    else:
-        assert out.median_ratio is None
-
-
-@pytest.mark.parametrize(
-    ("predicted", "truth", "message"),
-    [
-        ([1, 2], [1], "one prediction per"),
-        ([], [], "at least one"),
-        ([5], [0], "positive integers"),
-        ([5], [1.5], "positive integers"),
-        ([float("inf")], [10], "infinite"),
-    ],
-)
-def test_counting_outcomes_errors(predicted: list, truth: list, message: str) -> None:
-    with pytest.raises(GraphNIAHError, match=message):
-        counting_outcomes(predicted, truth)
 
 
 def test_binomial_sum_tails_against_enumeration() -> None:
