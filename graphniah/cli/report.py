@@ -91,13 +91,18 @@ def report_cmd(
     console = rich_console(stderr=True)
     for note in data.notes:
         console.print(f"[yellow]note:[/] {note}", highlight=False)
-    acc = report.table("accuracy")
-    table = Table(title=acc.title)
-    for h in acc.header:
-        table.add_column(h)
-    for row in acc.rows:
-        table.add_row(*[Text(c.text, style="bold" if c.bold else "") for c in row])
-    rich_console().print(table)
+    for key in ("accuracy", "wording"):  # the wording table: a suite asked in several template sets
+        if key not in report.keys:
+            continue
+        shown = report.table(key)
+        table = Table(title=shown.title)
+        for h in shown.header:
+            table.add_column(h)
+        for row in shown.rows:
+            table.add_row(*[Text(c.text, style="bold" if c.bold else "") for c in row])
+        rich_console().print(table)
+        for sentence in shown.verdicts if key == "wording" else ():
+            rich_console().print(f"  {sentence}", markup=False, highlight=False, soft_wrap=True)
     console.print(
         f"{len(data.outcomes)} answers of {len(data.runs)} model setting(s) on {len(data.examples)} examples, by "
         f"{data.variable_title.lower()} ({data.variable_source}); {len(report.tables)} tables"

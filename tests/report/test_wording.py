@@ -10,8 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 from statsmodels.stats.contingency_tables import cochrans_q
+from typer.testing import CliRunner
 
 from graphniah.atomic import sha256_bytes
+from graphniah.cli import app
 from graphniah.formats.journal import read_journal
 from graphniah.formats.suites import Draw, SizeRange, SuiteSpec
 from graphniah.report import build_report, load_suite
@@ -110,6 +112,11 @@ def test_the_report_finds_a_planted_wording_effect_and_no_effect_where_there_is_
     assert ranking.startswith(f"The ranking of {first} over") and ranking.endswith(f"holds in {k_of} of 3 wordings.")
     assert "wording_pairs" in report.keys and "Accuracy by wording" in report.markdown()
     assert table.caption.endswith("The context is one text in every set for 36 examples.")  # packed for all three sets
+    # graphniah report prints the wording table and its sentences after the accuracy table.
+    res = CliRunner().invoke(app, ["report", "--suite", "wording", "--runs", str(tmp_path), "--examples-root", str(suite),
+                                   "--out", str(tmp_path / "report"), "--no-figures", "--no-html"], env={"COLUMNS": "400"})
+    assert res.exit_code == 0, res.output
+    assert "Accuracy by wording (template set)" in res.output and sentence in res.output.replace("\n", " ")
     # graphniah score, from the journal alone, reads each reply in its set's format through the suite manifest.
     scored = score_records(read_journal(tmp_path / "wording" / "planted.jsonl"), formats=suite_answer_formats(suite / "wording.json"))
     assert scored.overall is not None and scored.overall.k == int(planted.correct.sum()) and scored.no_answer == 0
