@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphniah.ingest.demo_release import world as Mo
 from graphniah.ingest.demo_release import vocabulary as V
+from graphniah.ingest.demo_release import world as Mo
 
 __all__ = ["TARGETS", "Target", "check", "reference_statistics"]
 

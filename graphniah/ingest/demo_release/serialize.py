@@ -22,8 +22,8 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from graphniah.ingest.demo_release import world as Mo
 from graphniah.ingest.demo_release import vocabulary as V
+from graphniah.ingest.demo_release import world as Mo
 
 LS = pa.large_string()
 _MS_PER_DAY = 86_400_000

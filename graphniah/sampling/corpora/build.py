@@ -61,6 +61,7 @@ from graphniah.assets import (
 from graphniah.atomic import atomic_dir, canonical_json, read_json, sha256_file, write_json
 from graphniah.errors import GraphNIAHError
 from graphniah.progress import NO_PROGRESS, Progress
+from graphniah.sampling.corpora.rdata import character_vectors
 from graphniah.sampling.corpora.records import (
     TEXT_KINDS,
     BlockRule,
@@ -72,7 +73,6 @@ from graphniah.sampling.corpora.records import (
     parse_kind,
     split_blocks,
 )
-from graphniah.sampling.corpora.rdata import character_vectors
 
 FORMAT_VERSION = 2  # 2: blocks stored beside the text (column ``blocks``)
 DOCUMENTS_FILE = "documents.parquet"
