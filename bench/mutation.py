@@ -242,6 +242,10 @@ def recheck(t: Target, work: Path) -> dict[str, int]:
         subprocess.run(["rm", "-rf", str(repo)], check=True)
     copy_head(repo)
     env = _env(repo, shared=t.shared)
+    base = subprocess.run([*_pytest_command(t, work, slug), "-o", "timeout=0"], cwd=repo, capture_output=True, text=True, env=env,
+                          check=False)
+    if base.returncode != 0:  # else every survivor would count as killed
+        raise SystemExit(f"{t.name}: the tests fail on the unmutated copy of HEAD:\n{base.stdout[-3000:]}")
     out = {"killed": 0, "survived": 0, "stale": 0}
     for op, row, diff in rows:
         patch = diff.split("\n", 1)[1]  # after cosmic-ray's "--- mutation diff ---" line
