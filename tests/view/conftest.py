@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from graphniah.formats.examples import Example, write_examples
+from graphniah.formats.examples import Example, read_examples, write_examples
 from graphniah.formats.journal import CallError, Journal, RunRecord, Usage
 from graphniah.sampling.examples.sample import build_example
 from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
+from tests.conftest import shared_build
 
 SPECS = (
     ExampleSpec("yesno", 4, 30, "YES", distractor="disjoint-component", context_length=9000),
@@ -48,19 +49,17 @@ def _record(ex: Example, model: str, status: str, response: str | None, i: int) 
                      finished_at="2026-11-01T00:00:00+00:00")
 
 
-@pytest.fixture(scope="package")
-def viewer_suite(demo_snapshot, demo_graph, tmp_path_factory) -> ViewerSuite:
-    ctx = SamplingContext(demo_snapshot, demo_graph)
-    examples = [build_example(ctx, spec, seed=7, index=i) for i, spec in enumerate(SPECS)]
-    root = tmp_path_factory.mktemp("viewer-suite")
-    path = root / "examples" / "view.jsonl"
-    path.parent.mkdir()
-    write_examples(path, examples)
-    runs = root / "runs" / "view"
-    expected: dict[str, dict[str, tuple[str, str | None]]] = {"model-a": {}, "model-b": {}}
+def _expected(examples: list[Example]) -> dict[str, dict[str, tuple[str, str | None]]]:
+    """What each run's journal says of each example (as _write_journals writes them)."""
+    yes, no, mc, count = examples
+    return {"model-a": {ex.id: ("correct", ex.answer) for ex in examples},
+            "model-b": {yes.id: ("wrong", _wrong(yes)), no.id: ("wrong", None), mc.id: ("correct", mc.answer),
+                        count.id: ("failed", None)}}
+
+
+def _write_journals(runs: Path, examples: list[Example]) -> None:
     with Journal(runs / "model-a.jsonl") as j:  # always right, with reasoning
         j.append([_record(ex, "model-a", "ok", f"Reasoning... \\answer{{{ex.answer}}}", i) for i, ex in enumerate(examples)])
-        expected["model-a"] = {ex.id: ("correct", ex.answer) for ex in examples}
     with Journal(runs / "model-b.jsonl") as j:
         yes, no, mc, count = examples
         j.append([
@@ -69,9 +68,25 @@ def viewer_suite(demo_snapshot, demo_graph, tmp_path_factory) -> ViewerSuite:
             _record(mc, "model-b", "ok", f"\\answer{{{mc.answer}}}", 2),
             _record(count, "model-b", "failed", None, 3),  # failed for good
         ])
-        expected["model-b"] = {yes.id: ("wrong", _wrong(yes)), no.id: ("wrong", None), mc.id: ("correct", mc.answer),
-                               count.id: ("failed", None)}
-    return ViewerSuite(ctx, examples, path, runs, demo_snapshot.path.parent.parent, expected)
+
+
+@pytest.fixture(scope="package")
+def viewer_suite(demo_snapshot, demo_graph, tmp_path_factory) -> ViewerSuite:
+    """Built once per test run (the examples file and journals, reopened by later runs that share the
+    base temporary folder: :func:`tests.conftest.shared_build`)."""
+    ctx = SamplingContext(demo_snapshot, demo_graph)
+
+    def build(root: Path) -> Path:
+        examples = [build_example(ctx, spec, seed=7, index=i) for i, spec in enumerate(SPECS)]
+        (root / "examples").mkdir(parents=True, exist_ok=True)
+        write_examples(root / "examples" / "view.jsonl", examples)
+        _write_journals(root / "runs" / "view", examples)
+        return root
+
+    root = shared_build(tmp_path_factory, "viewer-suite", build, lambda root: root)
+    path = root / "examples" / "view.jsonl"
+    examples = read_examples(path)
+    return ViewerSuite(ctx, examples, path, root / "runs" / "view", demo_snapshot.path.parent.parent, _expected(examples))
 
 
 #: The list example of the list-overlay tests: a disjoint component among the distractors, so the random
@@ -96,14 +111,19 @@ def list_suite(viewer_suite, tmp_path_factory) -> ListSuite:
     from graphniah.run.models import get_model
     from graphniah.run.serve.policies import PolicyServer
 
-    example = build_example(viewer_suite.ctx, LIST_SPEC, seed=3, index=0)
-    root = tmp_path_factory.mktemp("list-suite")
+    def build(root: Path) -> Path:
+        example = build_example(viewer_suite.ctx, LIST_SPEC, seed=3, index=0)
+        path = root / "examples" / "lists.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_examples(path, [example])
+        for name in LIST_RUNS:
+            with PolicyServer(name.removeprefix("local-"), seed=0) as server:
+                summary = run_suite(get_model(name).with_overrides(api_base=server.url), path, suite="lists", runs_root=root / "runs",
+                                    snapshots_root=viewer_suite.snapshots, options=RunOptions(concurrency=1))
+            assert isinstance(summary, RunSummary) and summary.ok == 1, summary
+        return root
+
+    root = shared_build(tmp_path_factory, "list-suite", build, lambda root: root)
     path = root / "examples" / "lists.jsonl"
-    path.parent.mkdir()
-    write_examples(path, [example])
-    for name in LIST_RUNS:
-        with PolicyServer(name.removeprefix("local-"), seed=0) as server:
-            summary = run_suite(get_model(name).with_overrides(api_base=server.url), path, suite="lists", runs_root=root / "runs",
-                                snapshots_root=viewer_suite.snapshots, options=RunOptions(concurrency=1))
-        assert isinstance(summary, RunSummary) and summary.ok == 1, summary
+    (example,) = read_examples(path)
     return ListSuite(example, path, root / "runs" / "lists", viewer_suite.snapshots)
