@@ -203,3 +203,11 @@ def test_the_source_path_and_its_direction_are_uniform() -> None:
     for _ in range(50):
         drawn = index.draw(conflict, 4, rng)
         assert drawn is not None and len({p for p, _ in drawn}) == 4
+
+
+def test_a_component_index_is_immutable() -> None:
+    import dataclasses
+
+    index = ComponentIndex(np.array([0.5, 0.5]), np.array([[0.5, 0.5], [0.5, 0.5]]))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        index.cohesion = np.array([0.0, 0.0])  # type: ignore[misc]
