@@ -178,7 +178,7 @@ def run_suite(
                 dry_run=dry_run, progress=progress)
 
 
-def score(model: str, suite: str, *, runs: PathLike = RUNS_ROOT) -> dict[str, RunScore]:
+def score(model: str, suite: str, *, runs: PathLike = RUNS_ROOT, examples_root: PathLike = EXAMPLES_ROOT) -> dict[str, RunScore]:
     """Score a model's journal of a suite, as ``graphniah score`` does.
 
     Parameters
@@ -189,6 +189,9 @@ def score(model: str, suite: str, *, runs: PathLike = RUNS_ROOT) -> dict[str, Ru
         The suite's name.
     runs : path
         The journals' root.
+    examples_root : path
+        Where suites live: the suite manifest there tells each example's template set, hence how
+        its replies give the answer.
 
     Returns
     -------
@@ -196,14 +199,16 @@ def score(model: str, suite: str, *, runs: PathLike = RUNS_ROOT) -> dict[str, Ru
         Settings hash to its :class:`~graphniah.scoring.RunScore` (``overall``, ``by_task``, intervals;
         ``f1`` for the list task), in journal order: one entry per settings the model was run with.
     """
+    from graphniah.layout import suite_files
     from graphniah.run import read_journal
-    from graphniah.scoring import score_records, split_runs
+    from graphniah.scoring import score_records, split_runs, suite_answer_formats
 
     path = journal_file(runs, suite, model)
     records = read_journal(path)
     if not records:
         raise GraphNIAHError(f"no records in {path}; run the model on the suite first (graphniah.run_suite)")
-    return {settings: score_records(run) for (_, settings), run in split_runs(records).items()}
+    formats = suite_answer_formats(suite_files(Path(examples_root), suite).manifest)
+    return {settings: score_records(run, formats=formats) for (_, settings), run in split_runs(records).items()}
 
 
 def build_report(
