@@ -215,3 +215,19 @@ def test_list_examples_name_the_reachable_set_and_measure_their_evidence(ctx, sn
         assert s.correct and s.listing is not None and s.listing.f1 == 1.0
     half = exs[0].answer.split("\n")[: len(exs[0].targets) // 2]
     assert score_response("list", exs[0].answer, "\\answer{" + "\n".join(half) + "}").listing.recall == len(half) / len(exs[0].targets)
+
+
+def test_regenerate_refuses_to_replay_from_other_inputs(ctx) -> None:
+    ex = build_example(ctx, ExampleSpec("count", 4, 20), seed=1, index=0)
+    assert regenerate(ctx, ex) == ex
+
+    def changed(**fields: str) -> Example:
+        return ex.model_copy(update={"recipe": ex.recipe.model_copy(update=fields)})
+
+    for other in ("0" * 64, "f" * 64):  # a hash sorting before the snapshot's, and one after it
+        with pytest.raises(GraphNIAHError, match=f"was made from snapshot {other[:12]}, not {ctx.snapshot_hash[:12]}"):
+            regenerate(ctx, changed(snapshot_hash=other))
+        with pytest.raises(GraphNIAHError, match=f"was rendered with prompt set {other[:12]}"):
+            regenerate(ctx, changed(prompts_hash=other))
+        with pytest.raises(GraphNIAHError, match="was made from another depth-4 path pool"):
+            regenerate(ctx, changed(pool_hash=other))
