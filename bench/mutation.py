@@ -248,8 +248,10 @@ def recheck(t: Target, work: Path) -> dict[str, int]:
         raise SystemExit(f"{t.name}: the tests fail on the unmutated copy of HEAD:\n{base.stdout[-3000:]}")
     out = {"killed": 0, "survived": 0, "stale": 0}
     for op, row, diff in rows:
-        patch = diff.split("\n", 1)[1]  # after cosmic-ray's "--- mutation diff ---" line
-        applied = subprocess.run(["patch", "-p1", "-d", str(repo)], input=patch, text=True, capture_output=True, check=False)
+        # after cosmic-ray's "--- mutation diff ---" line; applied only where every line of its context is as it was
+        # (it may have moved), so a module changed since never takes the mutant on another line
+        patch = diff.split("\n", 1)[1]
+        applied = subprocess.run(["patch", "-p1", "--fuzz=0", "-d", str(repo)], input=patch, text=True, capture_output=True, check=False)
         if applied.returncode != 0:
             out["stale"] += 1
             print(f"  {op} at line {row}: no longer applies", flush=True)
