@@ -299,3 +299,21 @@ def test_200_examples_per_task_read_and_score_in_every_set(ctx: SamplingContext,
             assert binomtest(k, n, chance / n).pvalue > 1e-3, (name, k, chance)
         else:  # guessing is (nearly) never right: at most what the exact chance allows
             assert k <= chance + 4 * np.sqrt(chance) + 1, (name, k, chance)
+
+
+def test_graphniah_sample_words_a_batch_in_the_set_it_names(demo_snapshot, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from graphniah.cli import app
+
+    out = tmp_path / "tagged.jsonl"
+    args = ["sample", "--task", "mc", "--depth", "4", "-n", "2", "--component-size", "10", "--snapshot", str(demo_snapshot.path)]
+    res = CliRunner().invoke(app, [*args, "--template", "tagged", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    examples = read_examples(out)
+    tagged = load_all_templates()["tagged"]
+    assert [e.recipe.params.template for e in examples] == ["tagged", "tagged"]
+    assert all(e.messages[0].content == tagged.system["mc"] and e.recipe.prompts_hash == tagged.hash and verify(e).ok
+               for e in examples)
+    bad = CliRunner().invoke(app, [*args, "--template", "nope", "--out", str(tmp_path / "nope.jsonl")])
+    assert bad.exit_code != 0 and "no template set 'nope'" in str(bad.exception) and "known: default, brief" in str(bad.exception)
