@@ -74,7 +74,8 @@ TARGETS = (
     Target("sampling/examples/sample", "graphniah/sampling/examples/sample.py",
            ("tests/sampling/examples/test_sample_matching.py", "tests/sampling/examples/test_sample.py",
             "tests/sampling/examples/test_render.py", "tests/text/test_edgelist.py", "tests/sampling/examples/test_similarity.py", "-k",
-            "sample_matching or seed_reproduces or too_small or grow_forest or answer_balance or list_examples or refuses_to_replay "
+            "sample_matching or seed_reproduces or too_small or grow_forest or answer_balance or both_ends or list_examples "
+            "or refuses_to_replay "
             "or packed_for_every_set or edge_list_twin or counting_with_disjoint"), shared=True, timeout=300.0),
     Target("sampling/examples/components", "graphniah/sampling/examples/components.py",
            ("tests/sampling/examples/test_components.py", "tests/sampling/examples/test_sample_matching.py", "-k",
@@ -90,7 +91,9 @@ TARGETS = (
     Target("integrations/lm_eval_task", "graphniah/integrations/lm_eval_task.py",
            ("tests/integrations/test_lm_eval.py", "-k", "task_sends or process_results or task_docs")),
     Target("view/pages", "graphniah/view/pages.py",
-           ("tests/view/test_overlay.py", "tests/view/test_pages.py", "-k", "not a_change_to_any_module"), shared=True, timeout=300.0),
+           ("tests/view/test_overlay.py", "tests/view/test_pages.py", "tests/view/test_data.py", "-k",
+            "not a_change_to_any_module and (test_overlay or test_pages or view_cli_writes or without_the_snapshot)"),
+           shared=True, timeout=300.0),
 )
 
 # cosmic-ray operator names kept (prefix match): the realistic ones, see the module docstring.

@@ -206,3 +206,31 @@ def test_a_named_paper_at_forest_node_zero_is_extra(list_suite) -> None:
     overlay = data["runs"][0]["overlay"]
     assert overlay["extra"] == [0] and overlay["extra_undrawn"] == 0
     assert overlay["hits"] == "".join("1" if i == 1 else "0" for i in range(len(truth)))
+
+
+def test_page_data_counts_blocks_colours_only_papers_and_shows_errors(viewer_suite) -> None:
+    """The page data of the viewer suite's examples, against the examples and journals themselves."""
+    runs, answers = load_answers(viewer_suite.runs_dir)
+    lookup = PaperLookup(viewer_suite.snapshots)
+    yes, _, _, count = viewer_suite.examples
+    for ex in (yes, count):
+        data = example_page_data(ex, lookup.cards(ex), runs, answers, None, load_prompts(None))
+        # needle blocks are the task components' blocks; a disjoint component adds paper blocks, code adds none
+        assert data["blocks"]["needle"] == ex.stats.needles
+        assert (data["blocks"]["paper"] > 0) == (ex.recipe.params.distractor == "disjoint-component")
+        # only the task components' blocks take a component colour; distractor text and paper blocks take none (-1)
+        assert sum(1 for s in data["spans"] if s[3] >= 0) == ex.stats.needles
+        errors = {r["run"]: r["error"] for r in data["runs"]}
+        wanted = viewer_suite.expected["model-b"][ex.id][0]
+        assert errors == {"model-a": None, "model-b": "prompt too long for this model" if wanted == "failed" else None}
+
+
+def test_a_list_page_without_the_snapshot_still_classifies_every_line(list_suite) -> None:
+    """Without metadata the forest's other papers have no titles: lines are looked up in the blocks' text."""
+    ex = list_suite.example
+    runs, answers = load_answers(list_suite.runs_dir)
+    data = example_page_data(ex, None, runs, answers, None, load_prompts(None))
+    assert data["metadata"] is False
+    overlays = {r["run"]: r["overlay"] for r in data["runs"]}
+    assert overlays["local-oracle"]["hits"] == "1" * len(ex.targets) and overlays["local-oracle"]["extra"] == []
+    assert overlays["local-always-no"]["unknown"] == ["NO"]

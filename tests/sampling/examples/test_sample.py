@@ -231,3 +231,9 @@ def test_regenerate_refuses_to_replay_from_other_inputs(ctx) -> None:
             regenerate(ctx, changed(prompts_hash=other))
         with pytest.raises(GraphNIAHError, match="was made from another depth-4 path pool"):
             regenerate(ctx, changed(pool_hash=other))
+
+
+def test_batch_sizes_reach_both_ends_of_the_range() -> None:
+    """Component sizes uniform in [100, 250], both ends included (the paper's range)."""
+    sizes = [s.component_size for s in batch_specs("count", 4, 4000, np.random.default_rng(9))]
+    assert min(sizes) == 100 and max(sizes) == 250 and len(set(sizes)) == 151
