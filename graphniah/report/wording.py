@@ -29,6 +29,7 @@ from itertools import combinations
 import numpy as np
 import numpy.typing as npt
 
+from graphniah.baselines import is_baseline_model
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import iter_examples
 from graphniah.report.grid import ReportContext
@@ -75,7 +76,8 @@ def _sets(ctx: ReportContext) -> tuple[str, ...]:
 
 
 def wording_runs(ctx: ReportContext, seed: int = DEFAULT_SEED) -> list[WordingRun]:
-    """Per run, the complete example × set table and its statistics (empty when one set is asked)."""
+    """Per run, the complete example × set table and its statistics (empty when one set is asked); the
+    shortcut baselines are left out (they read prompts in the default set's wording only)."""
     d, o = ctx.data, ctx.data.outcomes
     sets = _sets(ctx)
     if len(sets) < 2:
@@ -83,6 +85,8 @@ def wording_runs(ctx: ReportContext, seed: int = DEFAULT_SEED) -> list[WordingRu
     col = {s: j for j, s in enumerate(sets)}
     runs: list[WordingRun] = []
     for r, info in enumerate(d.runs):
+        if is_baseline_model(info.model):  # the shortcut baselines read the default set's wording only
+            continue
         rows: dict[str, npt.NDArray[np.int64]] = {}
         mine = np.flatnonzero(o.run == r)
         for i in mine.tolist():
