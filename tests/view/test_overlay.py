@@ -223,6 +223,12 @@ def test_page_data_counts_blocks_colours_only_papers_and_shows_errors(viewer_sui
         errors = {r["run"]: r["error"] for r in data["runs"]}
         wanted = viewer_suite.expected["model-b"][ex.id][0]
         assert errors == {"model-a": None, "model-b": "prompt too long for this model" if wanted == "failed" else None}
+        # model-a's record of example i, as tests/view/conftest.py wrote it
+        i = viewer_suite.examples.index(ex)
+        (a,) = (r for r in data["runs"] if r["run"] == "model-a")
+        assert (a["outcome"], a["extracted"], a["attempts"], a["reasoning"]) == ("correct", ex.answer, 1, "I followed the citations.")
+        assert (a["prompt_tokens"], a["completion_tokens"], a["reasoning_tokens"]) == (1000 + i, 7 + i, i)
+        assert a["cost_usd"] == pytest.approx(0.001 * (i + 1)) and a["time_s"] == pytest.approx(0.5 + i)
 
 
 def test_a_list_page_without_the_snapshot_still_classifies_every_line(list_suite) -> None:
