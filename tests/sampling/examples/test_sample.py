@@ -237,3 +237,10 @@ def test_batch_sizes_reach_both_ends_of_the_range() -> None:
     """Component sizes uniform in [100, 250], both ends included (the paper's range)."""
     sizes = [s.component_size for s in batch_specs("count", 4, 4000, np.random.default_rng(9))]
     assert min(sizes) == 100 and max(sizes) == 250 and len(set(sizes)) == 151
+
+
+def test_needles_longer_than_the_context_length_are_named_in_the_error(ctx) -> None:
+    stats = SampleStats()
+    with pytest.raises(GraphNIAHError, match=r"in 50 attempts .* or the context length too short for the needles$"):
+        build_example(ctx, ExampleSpec("count", 4, 20, distractor="essays", context_length=300), seed=2, index=0, stats=stats)
+    assert stats.rejects["needles_exceed_length"] == stats.attempts == 50
