@@ -93,7 +93,8 @@ TARGETS = (
            ("tests/integrations/test_lm_eval.py", "-k", "task_sends or process_results or task_docs")),
     Target("view/pages", "graphniah/view/pages.py",
            ("tests/view/test_overlay.py", "tests/view/test_pages.py", "tests/view/test_data.py", "-k",
-            "not a_change_to_any_module and (test_overlay or test_pages or view_cli_writes or without_the_snapshot or cached_page)"),
+            "not a_change_to_any_module and (test_overlay or test_pages or view_cli_writes or without_the_snapshot or cached_page "
+            "or rebuild_reuses)"),
            shared=True, timeout=300.0),
 )
 
