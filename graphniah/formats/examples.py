@@ -198,6 +198,9 @@ class RecipeParams(Frozen):
     match_similarity: bool = False
     match_venue: bool = False
     match_components: bool = False
+    # ``match_learned``: the sha256 of the frozen scorer the wrong answers were matched on
+    # (graphniah.sampling.examples.learned); absent (every example built before the rule) means without.
+    match_learned: str | None = None
     size_range: tuple[int, int] | None = None
     index: int = Field(ge=0)
     corpus: str | None = None
@@ -214,6 +217,8 @@ class RecipeParams(Frozen):
             del out["match_venue"]
         if not self.match_components:
             del out["match_components"]
+        if self.match_learned is None:
+            del out["match_learned"]
         if self.size_range is None:
             del out["size_range"]
         if self.render == "apa":
@@ -249,7 +254,7 @@ class RecipeParams(Frozen):
 
 
 _OPTIONAL_PARAMS = frozenset({"reserve_none_option", "corpus", "tokenizers", "match_similarity", "match_venue", "match_components",
-                             "size_range", "templates"})
+                             "match_learned", "size_range", "templates"})
 
 
 class Recipe(Frozen):

@@ -215,8 +215,8 @@ def load_reused(suite: SuiteSpec, out_root: Path, snapshot_hash: str, seed: int,
 def matched(spec: ExampleSpec, suite: SuiteSpec) -> ExampleSpec:
     """``spec`` with matched sampling on; counting and listing draw the other components' sizes from
     the suite's size range (its values when it varies the component size)."""
-    if spec.task in MATCHED_TASKS:  # a target in the question: its venue relation is matched too
-        return replace(spec, match_similarity=True, match_venue=True, match_components=True)
+    if spec.task in MATCHED_TASKS:  # a target in the question: its venue relation and learned score are matched too
+        return replace(spec, match_similarity=True, match_venue=True, match_components=True, match_learned=True)
     if suite.vary == "component_size":
         lo, hi = int(min(suite.values)), int(max(suite.values))
     else:

@@ -47,6 +47,7 @@ from graphniah.formats.examples import DEFAULT_ALPHA, Example, Message, NeedlePo
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.sampling.examples.distract import NONE, ComponentSource, DocumentSource, RenderedComponent, wikipedia_source
 from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
+from graphniah.sampling.examples.learned import scorer_file
 from graphniah.sampling.examples.render import build_messages, example_stats, question, render_component
 from graphniah.sampling.examples.spec import (
     COMPONENTS,
@@ -101,7 +102,9 @@ def _draw_tuple(ctx: SamplingContext, spec: ExampleSpec, k: int, rng: np.random.
     drawn: list[tuple[int, bool]] | None
     if spec.match_similarity and spec.task in MATCHED_TASKS:
         partners = ctx.component_index(spec.depth).partners if spec.match_components else None
-        drawn = ctx.match_index(spec.depth).draw(index.conflict, k, rng, match_venue=spec.match_venue, partners=partners)
+        learned = ctx.learned_match(spec.depth) if spec.match_learned else None
+        drawn = ctx.match_index(spec.depth).draw(index.conflict, k, rng, match_venue=spec.match_venue, partners=partners,
+                                                 learned=learned)
         return None if drawn is None else [index.paths[i][::-1] if rev else index.paths[i] for i, rev in drawn]
     if spec.match_components:
         drawn = ctx.component_index(spec.depth).draw(index.conflict, k, rng)
@@ -179,7 +182,7 @@ def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int
         prompts_hash=ctx.prompts.hash,
         seed=seed,
         version=__version__,
-        params=RecipeParams.model_validate(spec.params() | {"index": index} | ctx.packing_params(spec)),
+        params=RecipeParams.model_validate(spec.params() | {"index": index} | ctx.packing_params(spec) | ctx.learned_params(spec)),
     )
     want = _wanted_sizes(spec, rng)
     for _ in range(MAX_ATTEMPTS):
@@ -520,13 +523,15 @@ def batch_specs(
 ) -> list[ExampleSpec]:
     """Specs of a batch with balanced answers: YES/NO in pairs, letters A–D in groups of four.
     ``match_similarity`` turns the control on (similarity.py; other sizes from [MIN_SIZE, MAX_SIZE]; the
-    venue relation matched too in YES/NO and multiple choice)."""
+    venue relation matched too in YES/NO and multiple choice, and the wrong answers matched on the
+    learned score, learned.py)."""
     sizes = [component_size or int(rng.integers(MIN_SIZE, MAX_SIZE + 1)) for _ in range(n)]
     if label and task in ("count", "list"):
         raise GraphNIAHError("--label applies to yesno (YES/NO) and mc (A-D) only")
     labels = [label] * n if label else balanced_labels([task] * n, rng)
+    matched_targets = match_similarity and task in MATCHED_TASKS
     return [ExampleSpec(task, depth, s, lab, none_option, alpha, distractor, context_length, match_similarity=match_similarity,
-                         render=render, match_venue=match_similarity and task in MATCHED_TASKS, match_components=match_similarity,
+                         render=render, match_venue=matched_targets, match_components=match_similarity, match_learned=matched_targets,
                          template=template)
             for s, lab in zip(sizes, labels, strict=True)]
 
@@ -559,6 +564,11 @@ def regenerate(ctx: SamplingContext, example: Example) -> Example:
                              f"{spec.template} of the prompts/ folder now hashes to {worded.hash[:12]}")
     if ctx.pool(spec.depth)[1] != r.pool_hash:
         raise GraphNIAHError(f"example {example.id} was made from another depth-{spec.depth} path pool ({r.pool_hash[:12]})")
+    if spec.match_learned and r.params.match_learned != (now_scorer := ctx.learned_match(spec.depth).sha256):
+        raise GraphNIAHError(
+            f"example {example.id} was matched with another scorer ({str(r.params.match_learned)[:12]}); the one stored at "
+            f"{scorer_file(ctx.snapshot.path, spec.depth)} hashes to {now_scorer[:12]}"
+        )
     now = ctx.packing_params(spec)
     if "corpus" in now and r.params.corpus != now["corpus"]:
         raise GraphNIAHError(

@@ -85,6 +85,7 @@ import pyarrow.compute as pc
 import scipy.sparse as sp
 
 from graphniah.formats.examples import clean_text
+from graphniah.sampling.examples.learned import LearnedMatch
 from graphniah.sampling.examples.render import printed_venue
 
 CALIPER = 0.05  # largest cosine gap between a wrong target and the true one
@@ -230,7 +231,8 @@ class MatchIndex:
         return np.asarray(self.vectors[:n].multiply(self.vectors[n:]).sum(axis=1)).ravel()
 
     def draw(self, conflict: npt.NDArray[np.bool_], k: int, rng: np.random.Generator, *, match_venue: bool = False,
-             partners: Callable[[int], npt.NDArray[np.bool_]] | None = None) -> list[tuple[int, bool]] | None:
+             partners: Callable[[int], npt.NDArray[np.bool_]] | None = None,
+             learned: LearnedMatch | None = None) -> list[tuple[int, bool]] | None:
         """``k`` pairwise compatible (path, reversed) pairs: the source's first, then the wrong answers'
         components matched to it (module docstring); None when the tuple must be drawn again.
 
@@ -238,34 +240,32 @@ class MatchIndex:
         ``partners`` (component matching, :mod:`.components`) maps the source's path to the paths its
         other components may come from; with it the wrong titles also have the true target's number
         of words, and the true title's rank by length in characters among the options is uniform
-        (the rank rule below, applied to lengths as well as similarities). Without either the draw
-        is the same as before."""
+        (the rank rule below, applied to lengths as well as similarities). ``learned`` (matching on
+        a learned score, :mod:`.learned`) ranks the candidates by that score instead of the cosine,
+        keeps only those within its caliper of the true target's score, and replaces the rule on
+        lengths (the score weighs them). Without any of them the draw is the same as before."""
         n = self.n
         first, rev = int(rng.integers(n)), bool(rng.random() < 0.5)
         src, tgt = (first + n, first) if rev else (first, first + n)
         cos = self.cosines_from(src)
-        usable = field_relation(np.full(2 * n, self.fields[src]), self.fields) == field_relation(self.fields[[src]], self.fields[[tgt]])[0]
-        if match_venue:
-            usable &= venue_relation(np.full(2 * n, self.venues[src]), self.venues) == venue_relation(self.venues[[src]], self.venues[[tgt]])[0]
-        if partners is not None:
-            allowed = partners(first)
-            usable &= np.concatenate([allowed, allowed]) & (self.words == self.words[tgt])
+        near = self._near(src, cos, conflict, match_venue, partners)
         # Candidates in cosine order, ties in random order; the true target at a random place among its ties.
         tie = rng.random(2 * n)
         below = (cos < cos[tgt]) | ((cos == cos[tgt]) & (tie < tie[tgt]))
-        free = ~conflict[first]
-        near = np.concatenate([free, free]) & usable & (np.abs(cos - cos[tgt]) <= CALIPER)
-        near[tgt] = False
+        key = cos
+        if learned is not None:  # rank by the learned score; the caliper on it narrows the candidates
+            key, near = _learned_key(learned, src, tgt, cos, near)
+            below = (key < key[tgt]) | ((key == key[tgt]) & (tie < tie[tgt]))
         # The length side of each candidate (shorter than the true title, ties in random order), when
         # lengths are matched; otherwise one side holding every candidate.
-        shorter = self._shorter(tgt, rng) if partners is not None else None
+        shorter = self._shorter(tgt, rng) if partners is not None and learned is None else None
         sides = [near & side for side in ((shorter, ~shorter) if shorter is not None else (near,))]
         # Keep the source only if each side could hold all wrong answers: the redraw must not
         # depend on the rank drawn next, or high-similarity true targets would keep only the
         # ranks with wrong answers below them.
         if min(np.count_nonzero(side & part) for side in sides for part in (below, ~below)) < k - 1:
             return None
-        order = np.lexsort((tie, cos))
+        order = np.lexsort((tie, key))
         n_below = int(rng.integers(k))  # the true target's rank among the k options
         by_length = [0] * (k - 1)
         if shorter is not None:  # its rank by length, drawn the same way, the sides paired at random
@@ -282,8 +282,42 @@ class MatchIndex:
             near &= np.concatenate([~conflict[row % n], ~conflict[row % n]])
         return [(first, rev)] + [wrong[i] for i in rng.permutation(len(wrong))]
 
+    def _near(self, src: int, cos: npt.NDArray[np.float64], conflict: npt.NDArray[np.bool_], match_venue: bool,
+              partners: Callable[[int], npt.NDArray[np.bool_]] | None) -> npt.NDArray[np.bool_]:
+        """The rows a draw from source row ``src`` may take as wrong targets (before any is chosen): compatible
+        with its path, in its true target's field (and venue) relation, partners of its path with the true
+        title's word count when ``partners`` is given, and within ``CALIPER`` of the true target's cosine."""
+        n = self.n
+        first, tgt = src % n, (src + n) % (2 * n)
+        usable = field_relation(np.full(2 * n, self.fields[src]), self.fields) == field_relation(self.fields[[src]], self.fields[[tgt]])[0]
+        if match_venue:
+            usable &= venue_relation(np.full(2 * n, self.venues[src]), self.venues) == venue_relation(self.venues[[src]], self.venues[[tgt]])[0]
+        if partners is not None:
+            allowed = partners(first)
+            usable &= np.concatenate([allowed, allowed]) & (self.words == self.words[tgt])
+        free = ~conflict[first]
+        near: npt.NDArray[np.bool_] = np.concatenate([free, free]) & usable & (np.abs(cos - cos[tgt]) <= CALIPER)
+        near[tgt] = False
+        return near
+
+    def candidates(self, src: int, conflict: npt.NDArray[np.bool_],
+                   partners: Callable[[int], npt.NDArray[np.bool_]] | None) -> npt.NDArray[np.int64]:
+        """The rows a matched draw (venue relation matched, ``partners`` as in :meth:`draw`) from source row
+        ``src`` may offer as wrong targets, before the learned score: what the scorer is trained on."""
+        return np.flatnonzero(self._near(src, self.cosines_from(src), conflict, True, partners)).astype(np.int64)
+
     def _shorter(self, tgt: int, rng: np.random.Generator) -> npt.NDArray[np.bool_]:
         """Candidates whose title is shorter in characters than the true target's (ties in random order)."""
         tie = rng.random(self.chars.size)
         out: npt.NDArray[np.bool_] = (self.chars < self.chars[tgt]) | ((self.chars == self.chars[tgt]) & (tie < tie[tgt]))
         return out
+
+
+def _learned_key(learned: LearnedMatch, src: int, tgt: int, cos: npt.NDArray[np.float64],
+                 near: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """(the learned score of the true target and of each candidate in ``near``, -inf elsewhere; ``near``
+    narrowed to the candidates within the scorer's caliper of the true target's score)."""
+    rows = np.concatenate([[tgt], np.flatnonzero(near)]).astype(np.int64)
+    key = np.full(cos.size, -np.inf)
+    key[rows] = learned(src, rows, cos[rows])
+    return key, near & (np.abs(key - key[tgt]) <= learned.scorer.caliper)

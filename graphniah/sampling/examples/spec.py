@@ -40,6 +40,7 @@ from graphniah.sampling.corpora import Corpus
 from graphniah.sampling.examples.backbones import PoolIndex
 from graphniah.sampling.examples.components import ComponentIndex
 from graphniah.sampling.examples.distract import NONE, check_kind, corpus_fingerprint, load_corpus
+from graphniah.sampling.examples.learned import LearnedMatch, load_or_train, printed, row_features, scorer_file, training_pairs
 from graphniah.sampling.examples.similarity import MatchIndex, TitleSpace, field_masks, venue_codes
 from graphniah.sampling.packing import tokenizer_fingerprint
 from graphniah.text import EDGE_TASKS, PromptSet, Tokenizer, load_all, load_prompts, load_tokenizer
@@ -70,6 +71,8 @@ def check_matching(spec: ExampleSpec) -> None:
         raise GraphNIAHError("matching the venue applies to matched YES/NO and multiple choice only")
     if spec.match_components and not spec.match_similarity:
         raise GraphNIAHError("matching the components applies to matched sampling only (match_similarity)")
+    if spec.match_learned and not (spec.match_components and spec.task in MATCHED_TASKS):
+        raise GraphNIAHError("matching on the learned score applies to matched YES/NO and multiple choice with component matching only")
     if spec.size_range is None:
         return
     lo, hi = spec.size_range
@@ -135,6 +138,9 @@ class ExampleSpec:
     # to itself, and the wrong targets' title lengths the true one's (components.py). Off in recipes
     # written before the rule, which replay without it.
     match_components: bool = False
+    # Matched YES/NO and MC: the wrong answers matched on a learned score of every printed cue
+    # (learned.py); the recipe records the scorer's hash. Off in recipes written before the rule.
+    match_learned: bool = False
     # The template set the prompt is worded in (prompts/sets/; "default": the files at the top of
     # prompts/), and the sets whose prompts the context is packed to fit, so that the example's
     # context is the same text under each of them (the prompt-sensitivity suite). Both are written
@@ -337,6 +343,32 @@ class SamplingContext:
         return self._component_indexes[depth]
 
     @functools.cached_property
+    def _learned(self) -> dict[int, LearnedMatch]:
+        return {}
+
+    def learned_match(self, depth: int) -> LearnedMatch:
+        """The depth's frozen matching scorer (:mod:`.learned`): read from the snapshot, or trained once and stored there."""
+        if depth not in self._learned:
+            index, pool = self.match_index(depth), self.pool_index(depth)
+            ends = np.concatenate([self.pool(depth)[0][:, depth - 1], self.pool(depth)[0][:, 2 * depth - 2]]).tolist()
+            cid = self.graph.corpusids
+            metas = self.meta(ends)
+            papers = tuple(printed(metas[int(cid[v])]) for v in ends)
+            components = self.component_index(depth)
+
+            def train(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+                return training_pairs(range(2 * index.n), lambda src: index.candidates(src, pool.conflict, components.partners),
+                                      lambda src: (src + index.n) % (2 * index.n),
+                                      lambda src, rows: row_features(papers, src, rows, index.cosines_from(src)[rows]), rng)
+
+            self._learned[depth] = load_or_train(scorer_file(self.snapshot.path, depth), depth, papers, train)
+        return self._learned[depth]
+
+    def learned_params(self, spec: ExampleSpec) -> dict[str, Any]:
+        """The recipe entry of matching on the learned score: the scorer's hash, when on."""
+        return {"match_learned": self.learned_match(spec.depth).sha256} if spec.match_learned else {}
+
+    @functools.cached_property
     def venue_codes(self) -> np.ndarray:
         """Vertex -> id of the venue its block and references print (similarity.venue_codes; -1: none)."""
         cols = [self._papers.column(c) if c in self._papers.column_names else None for c in ("venue", "journal")]
@@ -367,6 +399,6 @@ def spec_of(example: Example) -> tuple[ExampleSpec, int, int]:
     if p.match_similarity:
         size_range = (p.size_range[0], p.size_range[1]) if p.size_range is not None else None
         spec = replace(spec, match_similarity=True, size_range=size_range, match_venue=p.match_venue,
-                       match_components=p.match_components)
+                       match_components=p.match_components, match_learned=p.match_learned is not None)
     return spec, example.recipe.seed, p.index
 

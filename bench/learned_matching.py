@@ -1,0 +1,251 @@
+"""Benchmark of matching on a learned score (issue 36, items 3-4): can a reader of the surface still tell the true option?
+
+On the demo snapshot, at each depth (16 and 32), it samples ``--per-task`` YES/NO and multiple-choice
+examples (no distractors) with the control off and with it on (``graphniah sample --match-similarity``:
+``batch_specs(match_similarity=True)``, which matches the wrong answers on the snapshot's frozen
+learned scorer, ``match_learned``), and prints for each:
+
+- the shortcuts ``title-similarity`` and ``topic-cluster`` (``graphniah.baselines``; ``learned-surface``
+  too when the library has it) against the 95% Wilson interval of chance, in both directions;
+- the AUC of the frozen scorer (``graphniah.sampling.examples.learned``) between the true option and
+  the wrong ones (YES/NO: the YES targets against the NO targets);
+- each visible cue (the columns of ``graphniah.text.surface.pair_features`` as the prompt prints them:
+  the day only where both papers have a block; plus whether the candidate has a block and how often
+  it is cited in the context) compared between true and wrong options by a two-sided Mann-Whitney
+  test, Holm-adjusted over the cues of the cell;
+- a classifier trained anew on the draw (scikit-learn ``HistGradientBoostingClassifier``, 5 folds
+  split by question; not the frozen scorer) on those cues and the source's own: its accuracy on the
+  held-out questions (YES/NO: YES when the predicted probability is above 1/2; multiple choice: the
+  most probable option) against the same Wilson interval;
+- with ``--count-list N``: N counting and N listing examples with the control on, and topic-cluster's
+  exact counts (goal at most 3%) and list F1 against listing every paper;
+- the sampling time of the on examples against today's matched sampling (the same specs without
+  ``match_learned``), the first ``--timing`` examples of each cell built alternately (goal at most 2x).
+
+The examples can be kept (``--save DIR``, one JSONL per cell) for ``graphniah baselines --examples``.
+
+    python bench/learned_matching.py [--snapshot DIR | --root /tmp/graphniah-bench-learned] [--per-task 300] [--depths 16 32]
+                                     [--timing 40] [--count-list 100] [--seed 23] [--save DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+from scipy import stats as sps
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from matched import demo_snapshot, topic_lines
+
+from graphniah.formats.examples import Example, write_examples
+from graphniah.formats.snapshot import Snapshot
+from graphniah.sampling.examples.learned import printed
+from graphniah.sampling.examples.sample import SampleStats, batch_specs, build_example
+from graphniah.sampling.examples.spec import SamplingContext
+from graphniah.seeds import Stream, generator
+from graphniah.stats import holm, wilson_interval
+from graphniah.text.surface import SURFACE_FEATURES, pair_features
+
+TASKS = ("yesno", "mc")
+CHANCE = {"yesno": 0.5, "mc": 0.25}
+EXTRA = ("has_block", "cited", "source_has_block", "source_title_words", "source_title_chars", "source_authors")
+
+
+@dataclass
+class Cell:
+    examples: list[Example]
+    seconds: list[float]
+    matched_seconds: list[float]  # today's matched sampling, built alternately with the first examples
+
+
+def sample_cell(ctx: SamplingContext, task: str, depth: int, n: int, seed: int, on: bool, timing: int) -> Cell:
+    specs = batch_specs(task, depth, n, generator(Stream.BATCH, seed), match_similarity=on)  # type: ignore[arg-type]
+    cell = Cell([], [], [])
+    for i, spec in enumerate(specs):
+        if on and i < timing:  # today's matched sampling, same spec without the learned score
+            t0 = time.perf_counter()
+            build_example(ctx, replace(spec, match_learned=False), seed, i, SampleStats())
+            cell.matched_seconds.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        cell.examples.append(build_example(ctx, spec, seed, i, SampleStats()))
+        cell.seconds.append(time.perf_counter() - t0)
+    return cell
+
+
+def _cosine(ctx: SamplingContext, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    titles = ctx._titles
+    va = ctx.title_space.vectors(titles.take(pa.array(a)))
+    vb = ctx.title_space.vectors(titles.take(pa.array(b)))
+    return np.asarray(va.multiply(vb).sum(axis=1)).ravel()
+
+
+def option_rows(ctx: SamplingContext, e: Example, as_printed: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(one feature row per option, whether it is the true one). ``as_printed``: the day only where
+    both papers have a block, plus the extra cues (EXTRA); otherwise as the frozen scorer sees them."""
+    cid = ctx.graph.corpusids
+    verts = ctx.graph.vertex_of(np.asarray([e.source, *e.targets], dtype=np.int64), source="bench")
+    meta = ctx.meta(verts)
+    papers = [printed(meta[int(cid[v])]) for v in verts]
+    citing = {a for a, _ in e.edges}
+    cited_by = np.asarray([b for _, b in e.edges], dtype=np.int64)
+    if as_printed:
+        papers = [replace(p, date=p.date if c in citing else None) for p, c in zip(papers, [e.source, *e.targets], strict=True)]
+    cos = _cosine(ctx, np.repeat(verts[0], len(e.targets)), verts[1:])
+    x = pair_features(papers[0], papers[1:], cos)
+    if as_printed:
+        src = papers[0]
+        extra = np.column_stack([
+            [float(t in citing) for t in e.targets], [float((cited_by == t).sum()) for t in e.targets],
+            np.full(len(e.targets), float(e.source in citing)), np.full(len(e.targets), float(len(src.title.split()))),
+            np.full(len(e.targets), float(len(src.title))), np.full(len(e.targets), float(len(src.authors))),
+        ])
+        x = np.hstack([x, extra])
+    truth = (np.asarray([e.answer == "YES"]) if e.task == "yesno"
+             else np.arange(len(e.targets)) == "ABCD".index(e.answer))
+    return x, truth
+
+
+def auc(pos: np.ndarray, neg: np.ndarray) -> float:
+    if pos.size == 0 or neg.size == 0:
+        return float("nan")
+    return float((pos[:, None] > neg[None, :]).mean() + 0.5 * (pos[:, None] == neg[None, :]).mean())
+
+
+def verdict(correct: int, n: int, p: float) -> str:
+    iv = wilson_interval(round(n * p), n)
+    ok = iv.low <= correct / n <= iv.high
+    return f"{100 * correct / n:5.1f}% of {n} (chance {100 * p:.0f}%, [{100 * iv.low:.1f}, {100 * iv.high:.1f}]) {'ok' if ok else 'OUTSIDE'}"
+
+
+def fresh_classifier(x: np.ndarray, y: np.ndarray, groups: np.ndarray, task: str) -> int:
+    """Questions answered right by a classifier trained anew on the other folds (split by question)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.model_selection import GroupKFold
+
+    correct = 0
+    for train, test in GroupKFold(n_splits=5).split(x, y, groups):
+        model = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, random_state=0).fit(x[train], y[train])
+        p = model.predict_proba(x[test])[:, 1]
+        if task == "yesno":
+            correct += int(((p > 0.5) == y[test]).sum())
+            continue
+        g = groups[test]
+        for q in np.unique(g):
+            rows = g == q
+            correct += int(y[test][rows][int(np.argmax(p[rows]))])
+    return correct
+
+
+def cue_lines(x: np.ndarray, y: np.ndarray) -> list[str]:
+    names = (*SURFACE_FEATURES, *EXTRA)
+    rows, ps = [], []
+    for j, name in enumerate(names):
+        a, b = x[y, j], x[~y, j]
+        a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+        if a.size < 5 or b.size < 5 or np.all(np.concatenate([a, b]) == a[0]):
+            rows.append((name, a, b))
+            ps.append(1.0)
+            continue
+        ps.append(float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue))
+        rows.append((name, a, b))
+    adjusted = holm(ps)
+    return [f"    cue {name:18s} true median {np.median(a) if a.size else float('nan'):8.2f} (n {a.size:4d}) "
+            f"wrong {np.median(b) if b.size else float('nan'):8.2f} (n {b.size:4d})  Holm p {q:.3g}{'  DIFFERS' if q < 0.05 else ''}"
+            for (name, a, b), q in zip(rows, adjusted, strict=True)]
+
+
+def shortcut_lines(examples: list[Example], task: str) -> list[str]:
+    from graphniah.baselines import shortcuts
+    from graphniah.baselines.shortcuts import response_text
+    from graphniah.scoring import score_response
+
+    out = []
+    names = [n for n in ("title-similarity", "topic-cluster", "learned-surface") if n in getattr(shortcuts, "SHORTCUT_TASKS", {})]
+    for name in names:
+        try:
+            answers = shortcuts.answer(name, examples)  # type: ignore[arg-type]
+        except Exception as err:  # a shortcut that needs more (a training draw) is reported, not fatal
+            out.append(f"    {name:16s} not scored here ({type(err).__name__}: {err}); run graphniah baselines --examples")
+            continue
+        k = sum(score_response(e.task, e.answer, response_text(answers.get(e.id))).correct for e in examples)
+        out.append(f"    {name:16s} {verdict(k, len(examples), CHANCE[task])}")
+    return out
+
+
+def cell_lines(ctx: SamplingContext, cell: Cell, task: str, depth: int) -> list[str]:
+    ex = cell.examples
+    scorer = ctx.learned_match(depth).scorer
+    frozen = [option_rows(ctx, e, False) for e in ex]
+    seen = [option_rows(ctx, e, True) for e in ex]
+    if task == "yesno":  # one row per question: YES targets are the true pairs, NO targets the wrong ones
+        s = np.concatenate([scorer.logits(x) for x, _ in frozen])
+        yes = np.concatenate([t for _, t in frozen])
+        a = auc(s[yes], s[~yes])
+    else:
+        s_true = np.concatenate([scorer.logits(x)[t] for x, t in frozen])
+        s_wrong = np.concatenate([scorer.logits(x)[~t] for x, t in frozen])
+        a = auc(s_true, s_wrong)
+    x = np.concatenate([r for r, _ in seen])
+    y = np.concatenate([t for _, t in seen])
+    groups = np.concatenate([np.full(len(t), i) for i, (_, t) in enumerate(seen)])
+    fresh = fresh_classifier(np.nan_to_num(x, nan=-999.0), y, groups, task)
+    lines = [f"    frozen scorer AUC true vs wrong {a:.3f}",
+             f"    classifier trained anew (5 folds by question) {verdict(fresh, len(ex), CHANCE[task])}"]
+    return lines + shortcut_lines(ex, task) + cue_lines(x, y)
+
+
+def run_depth(ctx: SamplingContext, depth: int, n: int, seed: int, timing: int, count_list: int, save: Path | None,
+              tasks: tuple[str, ...] = TASKS) -> None:
+    t0 = time.perf_counter()
+    ctx.learned_match(depth)
+    print(f"\ndepth {depth}: indexes and frozen scorer {time.perf_counter() - t0:.1f}s once "
+          f"(scorer {ctx.learned_match(depth).sha256[:12]}); {n} examples per task, no distractors")
+    for task in tasks:
+        for on in (False, True):
+            cell = sample_cell(ctx, task, depth, n, seed, on, timing)
+            if save is not None:
+                save.mkdir(parents=True, exist_ok=True)
+                write_examples(save / f"{task}-depth{depth}-{'on' if on else 'off'}.jsonl", cell.examples)
+            print(f"  {task} control {'on' if on else 'off'}: {np.mean(cell.seconds):.3f}s per example")
+            print(*cell_lines(ctx, cell, task, depth), sep="\n")
+            if on and cell.matched_seconds:
+                k = len(cell.matched_seconds)
+                ratio = float(np.sum(cell.seconds[:k]) / np.sum(cell.matched_seconds))
+                print(f"    time against today's matched sampling ({k} examples built alternately): {ratio:.2f}x "
+                      f"({'ok' if ratio <= 2 else 'ABOVE'} 2x)")
+    if count_list:
+        batches = {task: [build_example(ctx, s, seed, i, SampleStats()) for i, s in
+                          enumerate(batch_specs(task, depth, count_list, generator(Stream.BATCH, seed), match_similarity=True))]
+                   for task in ("count", "list")}
+        print(f"  count and list, control on, {count_list} each:")
+        print(*topic_lines(batches), sep="\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--snapshot", type=Path)
+    ap.add_argument("--root", type=Path, default=Path("/tmp/graphniah-bench-learned"))
+    ap.add_argument("--per-task", type=int, default=300)
+    ap.add_argument("--depths", type=int, nargs="+", default=[16, 32])
+    ap.add_argument("--timing", type=int, default=40)
+    ap.add_argument("--count-list", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=23)
+    ap.add_argument("--save", type=Path)
+    ap.add_argument("--tasks", nargs="*", default=list(TASKS), choices=TASKS, help="the YES/NO and MC cells to sample (none: only --count-list)")
+    args = ap.parse_args()
+    snap = Snapshot(args.snapshot) if args.snapshot else demo_snapshot(args.root)
+    ctx = SamplingContext(snap)
+    print(f"snapshot {snap.path}: {ctx.graph.n:,} papers")
+    for depth in args.depths:
+        run_depth(ctx, depth, args.per_task, args.seed, args.timing, args.count_list, args.save, tuple(args.tasks))
+
+
+if __name__ == "__main__":
+    main()
