@@ -30,6 +30,7 @@ examples format version 2) are left out of those two tables.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -95,15 +96,45 @@ def _f1_table(ctx: ReportContext) -> ReportTable:
     return ReportTable(key, title, caption, ("Model", *col_labels), tuple(rows), tuple(values))
 
 
-def recall_grid(ctx: ReportContext) -> AccuracyGrid | None:
-    """Named / all reachable papers per model (and the trivial baseline, last row) × hops from the source."""
+def _distance_column(hops: int) -> int:
+    """The column of a distance when distances beyond 4 hops are pooled in ranges that double: 1, 2, 3, 4,
+    5–8, 9–16, 17–32, ..."""
+    return hops - 1 if hops <= 4 else 1 + (hops - 1).bit_length()
+
+
+def _distance_label(column: int, last: int) -> str:
+    """The heading of a column of :func:`_distance_column` (``last``: the largest distance, which ends the last range)."""
+    if column < 4:
+        return str(column + 1)
+    lo, hi = 2 ** (column - 2) + 1, min(2 ** (column - 1), last)
+    return str(lo) if lo == hi else f"{lo}–{hi}"
+
+
+def _pooled(per_hop: tuple[tuple[int, int], ...], column: Callable[[int], int], columns: int) -> list[tuple[int, int]]:
+    """(named, all) per column from (named, all) per distance 1, 2, ..."""
+    out = [[0, 0] for _ in range(columns)]
+    for hops, (named, every) in enumerate(per_hop, start=1):
+        cell = out[column(hops)]
+        cell[0] += named
+        cell[1] += every
+    return [(a, b) for a, b in out]
+
+
+def recall_grid(ctx: ReportContext, ranges: bool = False) -> AccuracyGrid | None:
+    """Named / all reachable papers per model (and the trivial baseline, last row) × hops from the source.
+
+    ``ranges``: distances beyond 4 hops pooled in ranges that double (5–8, 9–16, ...), so that the table
+    fits a page whatever the components' depth; the figure draws every distance.
+    """
     d, o = ctx.data, ctx.data.outcomes
     idx = [i for i in np.flatnonzero(o.task == "list").tolist() if o.hits[i] is not None]
     if not idx:
         return None
     dist = [d.examples[o.example_id[i]].distances for i in idx]
     hit = [o.hits[i] for i in idx]
-    D = max(max(x) for x in dist)
+    last = max(max(x) for x in dist)
+    column: Callable[[int], int] = _distance_column if ranges else (lambda hops: hops - 1)
+    D = column(last) + 1
     R = len(d.row_labels) + 1
     k = np.zeros((R, D + 1), dtype=np.int64)
     n = np.zeros((R, D + 1), dtype=np.int64)
@@ -114,7 +145,7 @@ def recall_grid(ctx: ReportContext) -> AccuracyGrid | None:
         r, ex = int(d.row[i]), str(o.example_id[i])
         rows = [r] if ex in seen else [r, R - 1]  # the trivial baseline counts each example once
         seen.add(ex)
-        per_hop = recall_by_distance(h, x)  # (named, all) at 1, 2, ... hops: the viewer's strip too
+        per_hop = _pooled(recall_by_distance(h, x), column, D)  # (named, all) at 1, 2, ... hops: the viewer's strip too
         for row in rows:
             counts = per_hop if row == r else tuple((a, a) for _, a in per_hop)  # the trivial baseline names them all
             overall = (sum(c for c, _ in counts), sum(a for _, a in counts))
@@ -129,7 +160,7 @@ def recall_grid(ctx: ReportContext) -> AccuracyGrid | None:
         ids[key] = (tuple(sorted(good)), tuple(sorted(bad)))
     # #Examples: list examples with a paper at that distance (the trivial row sees each example once)
     examples = np.array([sum(map(len, ids.get((R - 1, c), ((), ())))) for c in range(D + 1)], dtype=np.int64)
-    labels = tuple(str(c + 1) for c in range(D))
+    labels = tuple(_distance_label(c, last) if ranges else str(c + 1) for c in range(D))
     return AccuracyGrid((*d.row_labels, TRIVIAL), (*labels, "Overall"), k, n, examples, (None,) * (D + 1), ids)
 
 
@@ -144,7 +175,8 @@ def _recall_table(ctx: ReportContext, grid: AccuracyGrid) -> ReportTable:
     caption = (
         f"Recall (%) of the list answers of each model in suite {d.suite} by the shortest distance (hops) of a reachable paper "
         "from the source: the papers at that distance the answer names, over all of them, pooled over the answered list "
-        f"examples; Overall pools every distance. Brackets: {100 * ctx.cfg.confidence:g}% Wilson interval of that count. "
+        "examples; beyond 4 hops the distances are pooled in ranges that double (5–8, 9–16, ...; the figure "
+        f"recall_by_distance draws every distance); Overall pools every distance. Brackets: {100 * ctx.cfg.confidence:g}% Wilson interval of that count. "
         f"Where recall falls with distance is where a model's search stops. {TRIVIAL}: the trivial baseline (100% at every "
         "distance). #Examples: list examples with a paper at that distance."
     )
@@ -156,7 +188,7 @@ def list_tables(ctx: ReportContext) -> list[ReportTable]:
     if not (ctx.data.outcomes.task == "list").any():
         return []
     out = [_f1_table(ctx)]
-    grid = recall_grid(ctx)
+    grid = recall_grid(ctx, ranges=True)
     if grid is not None:
         out.append(_recall_table(ctx, grid))
     return out

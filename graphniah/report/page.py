@@ -66,7 +66,7 @@ class ViewerLinks:
                 query["label"] = _LABELS[text]
             elif text in self.levels:
                 query.update(self.levels[text])
-            elif (m := _RANGE.match(text)) is not None and table != "accuracy_by_evidence_tokens":  # a size range
+            elif (m := _RANGE.match(text)) is not None and table not in ("accuracy_by_evidence_tokens", "recall_by_distance"):  # a size range
                 query["size"] = f"{m.group(1)}-{m.group(2)}"
             elif table == "no_rate" and text.isdigit():  # NO rate by question depth when task is the variable
                 query["depth"] = text
@@ -86,7 +86,8 @@ def viewer_links(data: SuiteData, url: str) -> ViewerLinks:
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0;font-size:12px}
-td,th{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap}
+td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}
+td.l{white-space:nowrap}
 td:first-child,th:first-child{text-align:left}
 table.meta td{text-align:left;white-space:normal}
 th{background:#f3f3f3}
@@ -105,6 +106,17 @@ figure{margin:1em 0}
 _XML_PROLOGUE = re.compile(r"^\s*(<\?xml[^>]*>\s*)?(<!DOCTYPE[^>]*>\s*)?", re.S)
 
 
+def _wrappable(text: str) -> str:
+    """A value cell's text that a narrow column may wrap only between its parts, never inside an interval
+    ``[lo, hi]``, a parenthesis or ``p = x`` (their spaces become non-breaking): "12.50 [2.24, 47.09]" breaks
+    before its interval. Row labels never wrap; the tables then fit the page (tests/report/test_page.py)."""
+    out, depth = [], 0
+    for ch in text.replace("p = ", "p\u00a0=\u00a0"):
+        depth += (ch in "[(") - (ch in "])")
+        out.append("\u00a0" if ch == " " and depth > 0 else ch)
+    return "".join(out)
+
+
 def _table_html(t: ReportTable, viewer: ViewerLinks | None = None) -> str:
     e = html.escape
     parts = [f'<h3 id="table-{e(t.key)}">{e(t.title)}</h3>', "<table>", "<tr>"]
@@ -114,13 +126,15 @@ def _table_html(t: ReportTable, viewer: ViewerLinks | None = None) -> str:
         parts.append("<tr>")
         labels = [c.text for c in row[: t.label_columns]]
         for j, c in enumerate(row):
-            text = e(c.text)
+            label = j < t.label_columns
+            text = e(c.text if label else _wrappable(c.text))
             if c.link:
                 text = f'<a href="#{e(c.link)}">{text}</a>'
                 if viewer is not None:
                     href = viewer.index(viewer.cell_filter(t.key, labels, t.header[j] if j < len(t.header) else ""))
-                    text += f' <a class="view" href="{e(href)}" title="these examples in the viewer">▸</a>'
-            parts.append(f'<td class="b">{text}</td>' if c.bold else f"<td>{text}</td>")
+                    text += f'\u00a0<a class="view" href="{e(href)}" title="these examples in the viewer">▸</a>'
+            classes = " ".join(name for name, on in (("b", c.bold), ("l", label)) if on)
+            parts.append(f'<td class="{classes}">{text}</td>' if classes else f"<td>{text}</td>")
         parts.append("</tr>")
     parts.append("</table>")
     if t.verdicts:  # sentences under the table, never in a value column: they would widen it past the page

@@ -77,6 +77,20 @@ def suite(tmp_path_factory):
     return root, examples, build_report(data)
 
 
+def _ranges(headings) -> dict[str, tuple[int, int]]:  # type: ignore[no-untyped-def]
+    """The distances each heading of the recall table covers: 1, 2, 3, 4, then 5–8, 9–16, ... (the last one cut at
+    the largest distance present)."""
+    out = {}
+    for h in headings:
+        lo, _, hi = h.partition("–")
+        out[h] = (int(lo), int(hi or lo))
+    spans = list(out.values())
+    assert spans[: min(4, len(spans))] == [(d, d) for d in range(1, min(4, len(spans)) + 1)]
+    for j, (lo, hi) in enumerate(spans[4:]):
+        assert lo == 2 ** (j + 2) + 1 and (hi == 2 ** (j + 3) or j == len(spans) - 5), (lo, hi)
+    return out
+
+
 def test_recall_by_distance_is_recomputed_from_the_journal(suite) -> None:
     root, examples, report = suite
     by_id = {e.id: e for e in examples}
@@ -93,14 +107,23 @@ def test_recall_by_distance_is_recomputed_from_the_journal(suite) -> None:
             for t in ex.targets:
                 k[dist[t]] = k.get(dist[t], 0) + (_title(t).casefold() in named)
                 n[dist[t]] = n.get(dist[t], 0) + 1
-        for d in n:
-            v = table.value(model, str(d), "recall")
-            assert (v.k, v.n) == (k[d], n[d]), (model, d)
+        # distances 1 to 4 have a column each; beyond, ranges that double (5–8, 9–16, ...) pool them
+        ranges = _ranges(table.header[1:-1])
+        assert any(lo < hi for lo, hi in ranges.values()) and max(hi for _, hi in ranges.values()) == max(n)
+        for label, (lo, hi) in ranges.items():
+            got = table.value(model, label, "recall")
+            want = (sum(k.get(d, 0) for d in range(lo, hi + 1)), sum(n.get(d, 0) for d in range(lo, hi + 1)))
+            assert (got.k, got.n) == want, (model, label)
         overall = table.value(model, "Overall", "recall")
         assert (overall.k, overall.n) == (sum(k.values()), sum(n.values()))
         if model == "near-model":
             assert table.value(model, "1", "recall").value == 1.0 and k.get(3, 0) == 0  # the search stops at two hops
     assert all(table.value(TRIVIAL, str(d), "recall").value == 1.0 for d in range(1, 4))
+    # the figure's grid keeps every distance
+    from graphniah.report.listing import recall_grid
+
+    every = recall_grid(report.context)
+    assert every is not None and every.col_labels == (*(str(d) for d in range(1, len(every.col_labels))), "Overall")
 
 
 def test_f1_per_model_and_the_trivial_baseline(suite) -> None:
