@@ -40,7 +40,7 @@ from graphniah.run import RunOptions, read_journal, run_suite
 from graphniah.run.client import litellm_module
 from graphniah.run.models import load_registry
 from graphniah.run.runner import RunSummary
-from graphniah.run.serve.policies import approx_prompt_tokens, wait_until_healthy
+from graphniah.run.serve.server import approx_prompt_tokens, wait_until_healthy
 from graphniah.scoring import score_records
 
 CUTOFF = dt.date(2026, 4, 1)

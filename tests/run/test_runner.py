@@ -19,7 +19,7 @@ from graphniah.run import RetryPolicy, read_journal, run_suite
 from graphniah.run.models import ModelEntry
 from graphniah.run.plan import RunPlan
 from graphniah.run.runner import RunSummary
-from graphniah.run.serve.policies import approx_prompt_tokens
+from graphniah.run.serve.server import approx_prompt_tokens
 from graphniah.scoring import counted_records, score_records
 from tests.run.helpers import CUTOFF, DemoSuite, fast_options, local_entry
 from tests.run.serve.faulty import Faults, FaultServer

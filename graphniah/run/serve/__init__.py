@@ -1,1 +1,1 @@
-"""Local OpenAI-compatible servers for ``graphniah serve`` and the demo: the keyless policies oracle, random and always-NO (``policies``) and a real small model (``llamacpp``)."""
+"""Local OpenAI-compatible servers for ``graphniah serve`` and the demo: the HTTP server (``server``), the keyless policies oracle, random and always-NO it serves (``policies``) and a real small model (``llamacpp``)."""

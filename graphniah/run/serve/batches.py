@@ -50,7 +50,8 @@ from urllib.parse import parse_qs, urlparse
 
 from graphniah.atomic import atomic_write_bytes, atomic_write_text
 from graphniah.errors import GraphNIAHError
-from graphniah.run.serve.policies import Policy, PolicyApp, PolicyServer, Rejection
+from graphniah.run.serve.policies import Policy, PolicyApp, PolicyServer
+from graphniah.run.serve.server import Rejection
 
 Pause = Literal["create-before", "create-after", "content"]
 _MAX_BODY = 512 << 20  # an OpenAI batch file may hold 200 MB

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 from graphniah.assets import check_sha256, data_dir, pip_wheel, scratch_dir, wheel_members
 from graphniah.atomic import atomic_write_bytes, read_json, write_json
 from graphniah.errors import GraphNIAHError
-from graphniah.run.serve.policies import wait_until_healthy
+from graphniah.run.serve.server import wait_until_healthy
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 
 from graphniah.errors import GraphNIAHError
-from graphniah.run.serve.policies import Api, Policy, PolicyApp, PolicyServer, Rejection, Reply, _Handler, approx_prompt_tokens
+from graphniah.run.serve.policies import Policy, PolicyApp, PolicyServer
+from graphniah.run.serve.server import Api, Rejection, Reply, _Handler, approx_prompt_tokens
 
 FAULT_KINDS: tuple[str, ...] = ("429", "500", "503", "timeout", "cut", "noanswer", "context", "flex", "auth")
 

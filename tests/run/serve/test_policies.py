@@ -9,7 +9,8 @@ import httpx
 import pytest
 
 from graphniah.errors import GraphNIAHError
-from graphniah.run.serve.policies import PolicyServer, approx_prompt_tokens, wait_until_healthy
+from graphniah.run.serve.policies import PolicyServer
+from graphniah.run.serve.server import approx_prompt_tokens, wait_until_healthy
 from graphniah.text import solve
 from tests.run.serve.faulty import Faults, FaultServer
 

@@ -25,7 +25,7 @@ from openai.types.responses import (
 )
 from pydantic import TypeAdapter
 
-from graphniah.run.serve.policies import approx_prompt_tokens
+from graphniah.run.serve.server import approx_prompt_tokens
 from graphniah.text import solve
 from tests.run.serve.faulty import Faults, FaultServer
 
