@@ -31,7 +31,7 @@ T = TypeVar("T")
 # would be built again on every worker that ran one of their modules: each runs as one unit.
 PACKAGE_GROUPS = ("tests/baselines/", "tests/view/", "tests/ingest/demo_release/", "tests/ingest/openalex/")
 # Modules that must run on one worker together: they open the session's demo store (DuckDB, one writer).
-MODULE_GROUPS = {"tests/test_demo.py": "demo-store", "tests/test_install.py": "demo-store"}
+MODULE_GROUPS = {"tests/test_demo.py": "demo-store", "tests/test_install.py": "demo-store", "tests/report/test_page.py": "demo-store"}
 
 # Work units that take longest, handed out first and in this order (the rest keep collection order).
 # Measured with -n 2 (CPU seconds of the unit): the kill and fuzz tests spend about two minutes each
