@@ -285,7 +285,7 @@ def test_example_facts_are_the_design_the_examples_were_sampled_with(viewer_suit
     for ex, spec in zip(viewer_suite.examples, SPECS, strict=True):
         assert example_facts(ex) == {"task": spec.task, "depth": spec.depth, "component_size": spec.component_size,
                                      "context_length": spec.context_length, "distractor": spec.distractor,
-                                     "label": ex.answer}
+                                     "template": spec.template, "label": ex.answer}
 
 
 def test_list_examples_show_their_size_f1_and_only_the_source_mark() -> None:
