@@ -55,7 +55,7 @@ class SummaryJournal(Frozen):
 
 
 class SummaryConfig(Frozen):
-    """The report's statistical settings (``graphniah.report.model.ReportConfig``; the tolerance as a fraction string)."""
+    """The report's statistical settings (``graphniah.report.config.ReportConfig``; the tolerance as a fraction string)."""
 
     confidence: float
     z: float | None
