@@ -23,13 +23,16 @@ def batches_cmd(
     model: Annotated[str | None, typer.Option(help="Only this model's journals.")] = None,
 ) -> None:
     """The provider batches in flight (submitted by `graphniah run --batch`, not yet collected): counts, age, estimated cost."""
-    from rich.console import Console
     from rich.table import Table
 
+    from graphniah.cli.console import rich_console
+    from graphniah.errors import GraphNIAHError
     from graphniah.run.batch.status import in_flight
 
+    if runs.exists() and not runs.is_dir():
+        raise GraphNIAHError(f"--runs {runs} is not a folder of run journals")
     left = in_flight(runs, suite=suite, model=model)
-    console = Console()
+    console = rich_console()
     if not left:
         console.print(f"no batch in flight under {runs}", highlight=False)
         return

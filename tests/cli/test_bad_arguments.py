@@ -84,6 +84,7 @@ CASES: dict[str, list[tuple[str, Case]]] = {
         ("missing registry (old option name)", lambda t: ["run", "--model", "local-oracle", "--suite", "demo", "--registry", str(t / "missing.yaml")]),
         ("bad reasoning effort", lambda t: ["run", "--model", "local-oracle", "--suite", "demo", "--reasoning-effort", "max"]),
     ],
+    "batches": [("runs root is a file", lambda t: ["batches", "--runs", str(t / "notes.txt")])],
     "score": [("no journal", lambda t: ["score", "--model", "m", "--suite", "s", "--runs", str(t)])],
     "serve": [
         ("unknown policy", lambda t: ["serve", "--policy", "bogus"]),

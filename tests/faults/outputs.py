@@ -46,7 +46,7 @@ WRITERS: dict[str, tuple[str, Argv]] = {
 }
 #: The commands that write nothing.
 READ_ONLY = frozenset({"version", "verify", "show", "score", "serve", "power", "corpora list", "tokenize count", "store status",
-                       "models list", "s2ag releases"})
+                       "models list", "s2ag releases", "batches"})
 #: Commands that need an API key before they look at their output (a fake one: nothing is fetched).
 NEEDS_KEY = frozenset({"s2ag download", "s2ag diffs"})
 
