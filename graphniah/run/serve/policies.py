@@ -58,13 +58,19 @@ class PolicyApp(ServerApp):
 
     def _prompt_set(self, msgs: Sequence[Message] = ()) -> PromptSet:
         """The template set of the messages (by their system message; the default set without one)."""
-        if self._prompts is None:
-            from graphniah.text.prompts import load_all_templates, load_prompts
+        # Loaded once, under the lock, and published whole: a request served meanwhile on another
+        # thread must not see the default set without the others (it would answer in the wrong format).
+        with self._lock:
+            if self._prompts is None:
+                from graphniah.text.prompts import load_all_templates, load_prompts
 
-            self._prompts = load_prompts(self._prompts_dir)
-            for pr in load_all_templates(None, self._prompts.directory).values():
-                self._by_system.update(dict.fromkeys(pr.system.values(), pr))
-        return self._by_system.get(msgs[0].content, self._prompts) if msgs else self._prompts
+                prompts = load_prompts(self._prompts_dir)
+                by_system: dict[str, PromptSet] = {}
+                for pr in load_all_templates(None, prompts.directory).values():
+                    by_system.update(dict.fromkeys(pr.system.values(), pr))
+                self._by_system, self._prompts = by_system, prompts
+            default = self._prompts
+        return self._by_system.get(msgs[0].content, default) if msgs else default
 
     def _messages(self, messages: Sequence[Mapping[str, Any]]) -> tuple[Message, ...]:
         from graphniah.formats.examples import Message

@@ -169,3 +169,35 @@ def test_oracle_and_random_answer_list_questions() -> None:
     assert draws[0] == draws[1]  # seeded
     named = {t for d in draws for t in (extract_answer(d) or "").split("\n") if t}
     assert named <= {p.title for p in papers.values()} and len(named) >= 4  # titles of the context, kept by a coin
+
+
+def test_a_request_while_the_sets_load_waits_for_all_of_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first requests arrive together: one that comes while another thread is still loading the
+    template sets must be told its own set (here ``tagged``), not fall back to the default one and
+    answer in the wrong format."""
+    import threading
+
+    import graphniah.text.prompts as prompts
+    from graphniah.formats.examples import Message
+    from graphniah.run.serve.policies import PolicyApp
+
+    tagged = prompts.load_template("tagged")
+    loading, release = threading.Event(), threading.Event()
+    real = prompts.load_all_templates
+
+    def slow(*args, **kwargs):
+        loading.set()
+        release.wait(5)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(prompts, "load_all_templates", slow)
+    app = PolicyApp("oracle")
+    system = (Message(role="system", content=tagged.system["mc"]),)
+    first: list[str] = []
+    t = threading.Thread(target=lambda: first.append(app._prompt_set(system).name))
+    t.start()
+    assert loading.wait(5)
+    threading.Timer(0.3, release.set).start()
+    second = app._prompt_set(system).name  # asked while the first thread is inside the load
+    t.join(5)
+    assert (first, second) == (["tagged"], "tagged")
