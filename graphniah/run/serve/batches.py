@@ -43,7 +43,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlparse
@@ -51,7 +51,7 @@ from urllib.parse import parse_qs, urlparse
 from graphniah.atomic import atomic_write_bytes, atomic_write_text
 from graphniah.errors import GraphNIAHError
 from graphniah.run.serve.policies import Policy, PolicyApp, PolicyServer
-from graphniah.run.serve.server import Rejection
+from graphniah.run.serve.server import QuietHandler, Rejection
 
 Pause = Literal["create-before", "create-after", "content"]
 _MAX_BODY = 512 << 20  # an OpenAI batch file may hold 200 MB
@@ -308,28 +308,11 @@ class BatchApp:
                 "response": {"status_code": status, "request_id": uuid.uuid4().hex, "body": body}, "error": None}
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(QuietHandler):
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silent: request lines would be noise, and headers (keys) must never be logged."""
-
-    def _send(self, status: int, body: bytes, headers: Mapping[str, str] | None = None,
-              content_type: str = "application/json") -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            for k, v in (headers or {}).items():
-                self.send_header(k, v)
-            self.end_headers()
-            self.wfile.write(body)
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True  # the client is gone (killed): nothing to do
-
     def _json(self, obj: Any) -> None:
-        self._send(200, json.dumps(obj).encode())
+        self.send(200, json.dumps(obj).encode())
 
     def _route(self, method: str) -> None:
         app = self.server.app
@@ -342,9 +325,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = self._body() if method == "POST" else b""
             self._dispatch(app, method, parts, query, body)
         except Rejection as rej:
-            self._send(rej.status, rej.body(), rej.headers)
+            self.send(rej.status, rej.body(), rej.headers)
         except ValueError as err:
-            self._send(400, Rejection(400, f"bad request ({err})", "invalid_request", "invalid_request_error").body())
+            self.send(400, Rejection(400, f"bad request ({err})", "invalid_request", "invalid_request_error").body())
 
     def _body(self) -> bytes:
         length = int(self.headers.get("Content-Length") or 0)
@@ -365,7 +348,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif route == ("GET", "files", "{id}"):
             self._json(app.file(parts[1]))
         elif route == ("GET", "files", "{id}", "content"):
-            self._send(200, app.content(parts[1]), content_type="application/octet-stream")
+            self.send(200, app.content(parts[1]), content_type="application/octet-stream")
         elif route == ("POST", "batches"):
             self._json(app.create(json.loads(body or b"{}")))
         elif route == ("GET", "batches"):

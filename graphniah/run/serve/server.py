@@ -359,22 +359,31 @@ def sse(events: Sequence[Mapping[str, Any]]) -> bytes:
     return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class QuietHandler(BaseHTTPRequestHandler):
+    """The local servers' request handler base: HTTP/1.1, nothing logged, one way to send a body."""
+
     protocol_version = "HTTP/1.1"
-    server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silent: request lines would be noise, and headers (keys) must never be logged."""
 
     def send(self, status: int, body: bytes, headers: Mapping[str, str] | None = None,
              content_type: str = "application/json") -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in (headers or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
+        """One response: status, content type and length, any extra headers, then the body."""
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client is gone (a killed run): nothing to answer
+
+
+class _Handler(QuietHandler):
+    server: _Server
 
     def do_GET(self) -> None:
         app = self.server.app
