@@ -179,8 +179,9 @@ def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, t
     out.mkdir()
     partial.write_text("".join(json.dumps({"key": k, "example": line}) + "\n" for k, line in zip(keys[:2], lines[:2], strict=True)) + '{"key": "tor')
     built = build_suite(suite, demo_snapshot, 3, out_root=out, per_value=1, workers=2)
-    # -n sets the examples per value; the demo's extra group (one edge-list example) keeps its own count
-    assert built.reused == 2 and built.n_examples == len(keys) == len(suite.values) + 1 and not partial.exists()
+    # -n sets the examples per value; the demo's extra groups keep their own counts: one edge-list
+    # example, and two multiple-choice examples each asked in two template sets (default, tagged)
+    assert built.reused == 2 and built.n_examples == len(keys) == len(suite.values) + 1 + 2 * 2 and not partial.exists()
     again = read_examples(examples_path)
     assert [e.model_dump_json() for e in again] == [e.model_dump_json() for e in first]  # same bytes, any route
     manifest = json.loads(manifest_path.read_text())

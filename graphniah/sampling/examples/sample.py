@@ -51,6 +51,7 @@ from graphniah.sampling.examples.learned import scorer_file
 from graphniah.sampling.examples.render import build_messages, example_stats, question, render_component
 from graphniah.sampling.examples.spec import (
     COMPONENTS,
+    LEARNED_MATCH_TASKS,
     MATCHED_TASKS,
     MAX_SIZE,
     MIN_SIZE,
@@ -531,7 +532,8 @@ def batch_specs(
     labels = [label] * n if label else balanced_labels([task] * n, rng)
     matched_targets = match_similarity and task in MATCHED_TASKS
     return [ExampleSpec(task, depth, s, lab, none_option, alpha, distractor, context_length, match_similarity=match_similarity,
-                         render=render, match_venue=matched_targets, match_components=match_similarity, match_learned=matched_targets,
+                         render=render, match_venue=matched_targets, match_components=match_similarity,
+                         match_learned=match_similarity and task in LEARNED_MATCH_TASKS,
                          template=template)
             for s, lab in zip(sizes, labels, strict=True)]
 
