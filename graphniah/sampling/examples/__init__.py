@@ -1,6 +1,7 @@
 """Examples: the sampler that draws, grows, poses, renders and verifies one example at a time.
 
 - ``spec``       what defines an example (``ExampleSpec``) and the snapshot it is drawn from (``SamplingContext``)
+- ``papers``     the snapshot's papers as the steps take them (``Papers``: graph, title keys, metadata)
 - ``backbones``  backbone paths drawn from a path pool
 - ``similarity`` matched sampling: wrong answers whose titles are as close to the source as the true answer's
 - ``components`` matched components: the other components as close in subject to the source's as it is to itself

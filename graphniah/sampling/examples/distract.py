@@ -32,10 +32,9 @@ after another, passing the example's generator:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -45,13 +44,13 @@ from graphniah.formats.names import DISTRACTOR_KINDS, NO_DISTRACTOR
 from graphniah.sampling.corpora import Corpus, open_corpus
 from graphniah.sampling.corpora.build import DOCUMENTS_FILE
 from graphniah.sampling.corpora.records import block_rule
+from graphniah.sampling.examples.backbones import PoolIndex
 from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
+from graphniah.sampling.examples.papers import Papers
 from graphniah.sampling.examples.render import render_component
 from graphniah.sampling.packing import Distractor
+from graphniah.text import PromptSet
 from graphniah.text.edgelist import PaperIds, render_edge_component
-
-if TYPE_CHECKING:
-    from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 
 NONE = NO_DISTRACTOR
 MAX_COMPONENT_TRIES = 20  # growth attempts per distractor component before drawing stops
@@ -189,17 +188,38 @@ class ComponentSource:
     compatible backbone is left, or when growth got stuck ``MAX_COMPONENT_TRIES`` times in a row.
     On a small snapshot (the demo) this limits how many components fit, and the prompt stays
     shorter than L (``Packed.stop == "exhausted"``).
+
+    Parameters
+    ----------
+    papers : Papers
+        The snapshot's papers (graph, title keys, metadata, scratch mask).
+    index : PoolIndex
+        The depth's path pool the backbones come from (built by ``PoolIndex.build``, with title ids).
+    prompts : PromptSet
+        The prompts the blocks are rendered with.
+    occupied : Occupied
+        The papers and titles already in the example; each drawn component is added to it.
+    depth, alpha : int, float
+        The components' depth and preferential-attachment exponent (the example's own).
+    sizes : callable
+        ``sizes(n, rng)``: the sizes of ``n`` more components (``ExampleSpec.other_sizes``).
+    stats : GrowthStats, optional
+        Where growth counts its rejects.
+    ids : PaperIds, optional
+        The example's paper ids when it is rendered as an edge list (None: APA blocks).
     """
 
-    def __init__(self, ctx: SamplingContext, spec: ExampleSpec, occupied: Occupied, stats: GrowthStats | None = None,
-                 ids: PaperIds | None = None) -> None:
-        self.ctx = ctx
-        self.ids = ids  # the example's paper ids when it is rendered as an edge list
-        self.spec = spec
+    def __init__(self, papers: Papers, index: PoolIndex, prompts: PromptSet, occupied: Occupied, *, depth: int,
+                 alpha: float, sizes: Callable[[int, np.random.Generator], list[int]],
+                 stats: GrowthStats | None = None, ids: PaperIds | None = None) -> None:
+        self.papers = papers
+        self.prompts = prompts
+        self.ids = ids
+        self.depth, self.alpha, self.sizes = depth, alpha, sizes
         self.occupied = occupied
         self.stats = stats if stats is not None else GrowthStats()
         self.components: list[Component] = []  # every component drawn, used or not (for the invariant check)
-        self._index = ctx.pool_index(spec.depth)
+        self._index = index
         self._blocked = np.zeros(self._index.size, dtype=bool)
         self._seen = 0  # occupied papers already reflected in ``_blocked``
         assert self._index.title_ids is not None  # built by PoolIndex.build
@@ -210,20 +230,21 @@ class ComponentSource:
         self._seen = len(self.occupied.vertices)
         if new.size == 0:
             return
-        ptr, idx = self.ctx.graph.neighbor_csr
-        touched = np.zeros(self.ctx.graph.n, dtype=bool)
+        graph, title_key = self.papers.graph, self.papers.title_key
+        ptr, idx = graph.neighbor_csr
+        touched = np.zeros(graph.n, dtype=bool)
         touched[new] = True
         touched[np.concatenate([idx[ptr[v] : ptr[v + 1]] for v in new.tolist()])] = True
         hit = np.fromiter(
-            (t for v in new.tolist() if (t := self._title_of.get(self.ctx.title_key(v), -1)) >= 0), dtype=np.int64
+            (t for v in new.tolist() if (t := self._title_of.get(title_key(v), -1)) >= 0), dtype=np.int64
         )
         self._blocked |= touched[self._index.paths].any(axis=1) | np.isin(self._title_ids, hit).any(axis=1)
 
     def draw(self, rng: np.random.Generator) -> Distractor | None:
-        ctx, spec = self.ctx, self.spec
+        pp = self.papers
         # The knob's size; in matched counting/listing a size of its own, never the source's, so that
         # the papers of distractor components do not reveal the answer either.
-        size = spec.other_sizes(1, rng)[0]
+        size = self.sizes(1, rng)[0]
         for _ in range(MAX_COMPONENT_TRIES):
             self._update_blocked()
             free = np.flatnonzero(~self._blocked)
@@ -232,35 +253,35 @@ class ComponentSource:
                 return None
             i = int(free[rng.integers(free.size)])
             path = self._index.paths[i] if rng.random() < 0.5 else self._index.paths[i][::-1]
-            reason = paths_compatible(ctx.graph, [path], ctx.title_key, ctx.mask, self.occupied)
+            reason = paths_compatible(pp.graph, [path], pp.title_key, pp.mask, self.occupied)
             if reason is not None:  # a mutual citation inside the path; never usable
                 self._blocked[i] = True
                 self.stats.rejects[f"distractor_paths_{reason}"] += 1
                 continue
             comps = grow_components(
-                ctx.graph, [path], spec.depth, size, spec.alpha, rng, ctx.title_key, ctx.mask,
+                pp.graph, [path], self.depth, size, self.alpha, rng, pp.title_key, pp.mask,
                 self.stats, self.occupied,
             )
             if comps is None:
                 continue
             comp = comps[0]
-            self.occupied.add(comp.order, ctx.title_key)
+            self.occupied.add(comp.order, pp.title_key)
             self.components.append(comp)
-            return render_distractor_component(ctx, comp, self.ids)
+            return render_distractor_component(pp, self.prompts, comp, self.ids)
         self.stats.rejects["distractor_component_stuck"] += 1
         return None
 
 
-def render_distractor_component(ctx: SamplingContext, comp: Component, ids: PaperIds | None = None) -> Distractor:
+def render_distractor_component(papers: Papers, prompts: PromptSet, comp: Component, ids: PaperIds | None = None) -> Distractor:
     """Blocks of ``comp`` in the order its papers joined it (one per paper citing another one); with
     ``ids``, edge-list blocks whose ids come from the example's :class:`PaperIds` (so they stay unique)."""
-    cid = ctx.graph.corpusids
+    cid = papers.graph.corpusids
     order = [int(cid[v]) for v in comp.order]
     edges = [(int(cid[a]), int(cid[b])) for a, b in comp.edges]
     if ids is None:
-        blocks = render_component(ctx.meta(comp.order), edges, order, ctx.prompts)
+        blocks = render_component(papers.meta(comp.order), edges, order, prompts)
     else:
-        blocks = render_edge_component(edges, order, ids, ctx.prompts)
+        blocks = render_edge_component(edges, order, ids, prompts)
     cites: dict[int, list[int]] = defaultdict(list)
     for a, b in edges:
         cites[a].append(b)

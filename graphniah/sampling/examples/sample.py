@@ -403,7 +403,8 @@ def _source(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], nee
         occupied = Occupied()
         for c in comps:
             occupied.add(c.order, ctx.title_key)
-        return ComponentSource(ctx, spec, occupied, ids=needles.ids)
+        return ComponentSource(ctx.papers, ctx.pool_index(spec.depth), ctx.prompts, occupied, depth=spec.depth,
+                               alpha=spec.alpha, sizes=spec.other_sizes, ids=needles.ids)
     if kind == "wikipedia":
         return wikipedia_source(ctx.corpus(kind), [needles.meta[p].title for p in needles.papers], spec.context_length)
     return DocumentSource(ctx.corpus(kind))

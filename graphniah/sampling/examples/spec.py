@@ -41,6 +41,7 @@ from graphniah.sampling.examples.backbones import PoolIndex
 from graphniah.sampling.examples.components import ComponentIndex
 from graphniah.sampling.examples.distract import NONE, check_kind, corpus_fingerprint, load_corpus
 from graphniah.sampling.examples.learned import LearnedMatch, load_or_train, printed, row_features, scorer_file, training_pairs
+from graphniah.sampling.examples.papers import Papers
 from graphniah.sampling.examples.similarity import MatchIndex, TitleSpace, field_masks, venue_codes
 from graphniah.sampling.packing import tokenizer_fingerprint
 from graphniah.text import EDGE_TASKS, PromptSet, Tokenizer, load_all, load_prompts, load_tokenizer
@@ -393,6 +394,11 @@ class SamplingContext:
     def meta(self, vertices: Sequence[int]) -> dict[int, PaperMeta]:
         """``{corpusid: PaperMeta}`` of the given vertices."""
         return papers_from_table(self._papers.take(pa.array(np.asarray(vertices, dtype=np.int64))))
+
+    @functools.cached_property
+    def papers(self) -> Papers:
+        """The snapshot's papers as the sampler's steps take them (graph, title keys, metadata, scratch mask)."""
+        return Papers(self.graph, self.title_key, self.meta, self.mask)
 
 
 def spec_of(example: Example) -> tuple[ExampleSpec, int, int]:

@@ -110,7 +110,8 @@ def test_extra_components_are_disjoint_and_cut_from_the_end(ctx: SamplingContext
     task_vertices = ctx.graph.vertex_of(np.asarray(base.papers))
     occupied = Occupied()
     occupied.add(task_vertices, ctx.title_key)
-    source = ComponentSource(ctx, spec, occupied)
+    source = ComponentSource(ctx.papers, ctx.pool_index(DEPTH), ctx.prompts, occupied, depth=DEPTH, alpha=spec.alpha,
+                             sizes=spec.other_sizes)
     msgs = build_messages("yesno", "Is there a path?", ["\x00slot\x00"], ctx.prompts)
     frame = Frame.around([(m.role, m.content) for m in msgs], "\x00slot\x00")
     needles = list(base.messages[1].content.split("=== CONTEXT ===\n\n", 1)[1].split("\n\n=== ANSWER FORMAT", 1)[0].split("\n\n"))
