@@ -26,7 +26,7 @@ import numpy as np
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import ExampleRef
 from graphniah.formats.journal import RunRecord
-from graphniah.run.batch.options import BATCH_DISCOUNT, LITELLM_BATCH_PROVIDERS, provider_of
+from graphniah.run.batch.options import BATCH_DISCOUNT, BATCH_PROVIDERS, provider_of
 from graphniah.run.client import litellm_model_info
 from graphniah.run.models import ModelEntry, OutputTokens, Tier, TierPrice
 
@@ -331,7 +331,7 @@ def cost_lines(entry: ModelEntry, prompt_tokens: Sequence[int], output: OutputGu
             continue
         p = price.per_million
         basis = price.basis
-        if label == "batch" and provider not in LITELLM_BATCH_PROVIDERS:
+        if label == "batch" and provider not in BATCH_PROVIDERS:
             basis += f" (graphniah run --batch does not send to {provider} yet)"
         lines.append(CostLine(label, basis, float(p.costs(inputs, output.expected).sum()),
                               float(p.costs(inputs, output.p90).sum())))

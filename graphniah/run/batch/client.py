@@ -17,15 +17,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from graphniah.formats.examples import ExampleRef
 from graphniah.formats.journal import BatchCounts
-from graphniah.run.batch.lines import ENDPOINT
+from graphniah.run.batch.lines import ENDPOINT, LineResult, read_results, request_line
 from graphniah.run.batch.options import provider_of
 from graphniah.run.client import litellm_module
 from graphniah.run.models import LOCAL_DUMMY_KEY, ModelEntry
 
 TAG = "graphniah_key"
-#: States after which a batch changes no more.
-TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
+#: States after which a batch changes no more (``ended``: an Anthropic batch).
+TERMINAL = frozenset({"completed", "failed", "expired", "cancelled", "ended"})
 _LIST_PAGE = 100
 _LOOKBACK_S = 3600  # how far before the intent a batch found by its tag may have been created (clock skew)
 
@@ -45,6 +46,7 @@ class Remote:
     output_file_id: str | None = None
     error_file_id: str | None = None
     tag: str | None = None
+    results_url: str | None = None
 
     @property
     def terminal(self) -> bool:
@@ -63,9 +65,16 @@ class Remote:
 
 
 class Batches:
-    """The files and batches endpoints of one model's provider (an OpenAI-compatible one, via LiteLLM)."""
+    """The files and batches endpoints of one model's provider (an OpenAI-compatible one, via LiteLLM).
+
+    The batch loop's interface to a provider (:class:`graphniah.run.batch.anthropic.AnthropicBatches` has
+    the same, with ``uploads`` False and ``create_inline`` in place of ``upload`` and ``create``).
+    """
+
+    uploads = True
 
     def __init__(self, entry: ModelEntry):
+        self.entry = entry
         self.litellm = litellm_module()
         self.kw: dict[str, Any] = {"custom_llm_provider": provider_of(entry.litellm_model), "max_retries": 0,
                                    "timeout": entry.timeout_s}
@@ -73,6 +82,10 @@ class Batches:
             self.kw["api_key"] = LOCAL_DUMMY_KEY
         if entry.api_base is not None:
             self.kw["api_base"] = entry.api_base
+
+    def line(self, ref: ExampleRef) -> bytes:
+        """One input-file line (:func:`graphniah.run.batch.lines.request_line`)."""
+        return request_line(self.entry, ref)
 
     def upload(self, key: str, data: bytes) -> str:
         """Upload an input file named after ``key``; its file id."""
@@ -93,8 +106,11 @@ class Batches:
                                       metadata={TAG: key}, **self.kw)
         return Remote.of(b)
 
-    def find_batch(self, key: str, since: float) -> Remote | None:
-        """A batch tagged with ``key``, looked for among those created from an hour before ``since`` (epoch s) on."""
+    def find_batch(self, key: str, since: float, requests: int = 0, claimed: frozenset[str] = frozenset()) -> Remote | None:
+        """A batch tagged with ``key``, looked for among those created from an hour before ``since`` (epoch s) on.
+
+        (``requests`` and ``claimed`` serve providers whose batches carry no tag.)
+        """
         after: str | None = None
         while True:
             page = self.litellm.list_batches(limit=_LIST_PAGE, **({"after": after} if after else {}), **self.kw)
@@ -112,3 +128,11 @@ class Batches:
 
     def download(self, file_id: str) -> bytes:
         return bytes(self.litellm.file_content(file_id=file_id, **self.kw).content)
+
+    def results(self, remote: Remote, key: str) -> dict[str, LineResult]:
+        """A finished batch's result lines by custom id (the error file first: an answer wins over an error)."""
+        results: dict[str, LineResult] = {}
+        for fid in (remote.error_file_id, remote.output_file_id):
+            if fid is not None:
+                results.update(read_results(self.download(fid), f"{remote.batch_id} file {fid}"))
+        return results

@@ -108,9 +108,8 @@ def _result(obj: Mapping[str, Any], where: str) -> LineResult:
     return LineResult(cid, None, None, str(err.get("code") or "not_run"), str(err.get("message") or ""))
 
 
-def read_results(data: bytes, where: str) -> dict[str, LineResult]:
-    """The result lines of an output or error file, by custom id (a line that is not JSON is an error naming ``where``)."""
-    out: dict[str, LineResult] = {}
+def json_lines(data: bytes, where: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """``(where:line, object)`` of each non-blank line of a results file (one that is not a JSON object is an error)."""
     for n, line in enumerate(data.splitlines(), 1):
         if not line.strip():
             continue
@@ -120,6 +119,13 @@ def read_results(data: bytes, where: str) -> dict[str, LineResult]:
             raise GraphNIAHError(f"{where}:{n}: a batch result line is not JSON ({err})") from None
         if not isinstance(obj, Mapping):
             raise GraphNIAHError(f"{where}:{n}: a batch result line is not a JSON object")
-        res = _result(obj, f"{where}:{n}")
+        yield f"{where}:{n}", obj
+
+
+def read_results(data: bytes, where: str) -> dict[str, LineResult]:
+    """The result lines of an output or error file, by custom id (a line that is not JSON is an error naming ``where``)."""
+    out: dict[str, LineResult] = {}
+    for at, obj in json_lines(data, where):
+        res = _result(obj, at)
         out[res.custom_id] = res
     return out

@@ -26,8 +26,14 @@ LITELLM_BATCH_PROVIDERS: dict[str, Limits] = {
     "hosted_vllm": Limits(50_000, 200 * 1024 * 1024),
     "litellm_proxy": Limits(50_000, 200 * 1024 * 1024),
 }
+#: Providers whose batches go to the provider's own endpoint (LiteLLM 1.110.2 retrieves an Anthropic
+#: batch but cannot create one): Anthropic's Message Batches, 100,000 requests and 256 MB per batch
+#: (counted here as 256,000,000 bytes of request lines, below either reading of "MB").
+NATIVE_BATCH_PROVIDERS: dict[str, Limits] = {"anthropic": Limits(100_000, 256_000_000)}
+#: Every provider ``graphniah run --batch`` sends to.
+BATCH_PROVIDERS: dict[str, Limits] = {**LITELLM_BATCH_PROVIDERS, **NATIVE_BATCH_PROVIDERS}
 #: The price of a batched call as a share of the standard price (each of these providers bills half).
-BATCH_DISCOUNT: dict[str, float] = {"openai": 0.5, "hosted_vllm": 0.5, "litellm_proxy": 0.5}
+BATCH_DISCOUNT: dict[str, float] = {"openai": 0.5, "hosted_vllm": 0.5, "litellm_proxy": 0.5, "anthropic": 0.5}
 
 
 @dataclass(frozen=True)
@@ -61,12 +67,12 @@ def provider_of(litellm_model: str) -> str:
 def batch_limits(litellm_model: str, model_name: str, options: BatchOptions) -> Limits:
     """The limits a batch of this model must keep, or an error naming a provider without batches here."""
     provider = provider_of(litellm_model)
-    limits = LITELLM_BATCH_PROVIDERS.get(provider)
+    limits = BATCH_PROVIDERS.get(provider)
     if limits is None:
         raise GraphNIAHError(
             f"{model_name} ({litellm_model}) cannot be run with --batch: batches are sent to OpenAI-compatible "
-            f"/v1/files + /v1/batches endpoints ({', '.join(sorted(LITELLM_BATCH_PROVIDERS))}), not to {provider}; "
-            "run it without --batch (and without batch: true in the registry)")
+            f"/v1/files + /v1/batches endpoints ({', '.join(sorted(LITELLM_BATCH_PROVIDERS))}) and to Anthropic's "
+            f"Message Batches, not to {provider}; run it without --batch (and without batch: true in the registry)")
     if options.max_requests is not None:
         return Limits(min(limits.max_requests, options.max_requests), limits.max_bytes)
     return limits

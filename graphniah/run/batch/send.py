@@ -33,7 +33,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphniah.atomic import sha256_bytes
 from graphniah.errors import GraphNIAHError
@@ -41,14 +41,17 @@ from graphniah.formats.examples import ExampleRef
 from graphniah.formats.journal import BatchCounts, BatchRecord, CallError, Journal, RunRecord, Usage
 from graphniah.progress import Progress
 from graphniah.run.batch.client import Batches, Remote
-from graphniah.run.batch.lines import LineResult, read_results, request_line, split
-from graphniah.run.batch.options import BatchOptions, batch_limits
+from graphniah.run.batch.lines import LineResult, split
+from graphniah.run.batch.options import NATIVE_BATCH_PROVIDERS, BatchOptions, batch_limits, provider_of
 from graphniah.run.batch.price import batch_cost, batch_estimates
 from graphniah.run.client import register_local_model
 from graphniah.run.failures import RETRYABLE, ErrorKind, Redactor, classify
 from graphniah.run.plan import RunOptions, RunPlan
 from graphniah.scoring import score_response
 from graphniah.seeds import Stream, generator
+
+if TYPE_CHECKING:
+    from graphniah.run.batch.anthropic import AnthropicBatches
 
 T = TypeVar("T")
 BATCH_TIER = "batch"  # the service_tier of a batched answer's record
@@ -125,7 +128,7 @@ class BatchRun:
     """One run in batch mode over a plan, writing to the open (locked) journal."""
 
     def __init__(self, plan: RunPlan, journal: Journal, options: RunOptions, batch: BatchOptions,
-                 redactor: Redactor, progress: Progress, api: Batches | None = None):
+                 redactor: Redactor, progress: Progress, api: Batches | AnthropicBatches | None = None):
         self.plan, self.entry, self.journal, self.options, self.batch = plan, plan.entry, journal, options, batch
         self.redact, self.progress = redactor, progress
         self.limits = batch_limits(self.entry.litellm_model, self.entry.name, batch)
@@ -168,17 +171,24 @@ class BatchRun:
                 time.sleep(policy.delay(attempt, c.retry_after_s, self.rng))
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    def _client(self) -> Batches:
+    def _client(self) -> Batches | AnthropicBatches:
+        """The provider's batch API: Anthropic's own endpoint, else LiteLLM's files and batches."""
         if self.api is None:
-            register_local_model(self.entry)
-            self.api = Batches(self.entry)
+            if provider_of(self.entry.litellm_model) in NATIVE_BATCH_PROVIDERS:
+                from graphniah.run.batch.anthropic import AnthropicBatches
+
+                self.api = AnthropicBatches(self.entry)
+            else:
+                register_local_model(self.entry)
+                self.api = Batches(self.entry)
         return self.api
 
     # -- submitting -----------------------------------------------------------------------------
 
     def submit(self, refs: Sequence[ExampleRef], attempt: int) -> None:
         """Send ``refs`` as batches within the limits and the budget (intent, upload, create each)."""
-        lines = ((r.id, request_line(self.entry, self.refs[r.id])) for r in refs)  # one batch's lines in memory at a time
+        api = self._client()
+        lines = ((r.id, api.line(self.refs[r.id])) for r in refs)  # one batch's lines in memory at a time
         budget = self.options.budget_usd
         for group in split(lines, self.limits):
             ids = tuple(cid for cid, _ in group)
@@ -202,7 +212,7 @@ class BatchRun:
     def advance(self, t: Tracked, data: bytes | None, resumed: bool) -> None:
         """Take a batch from its intent to ``created`` (finding what a killed run did at the provider first)."""
         api = self._client()
-        if t.file_id is None:
+        if isinstance(api, Batches) and t.file_id is None:
             found = self._retrying("looking for the uploaded file", lambda: api.find_file(t.key)) if resumed else None
             if found is None:
                 payload = data if data is not None else self._rebuild(t)
@@ -211,15 +221,32 @@ class BatchRun:
                 found = self._retrying("uploading the batch file", lambda: api.upload(t.key, payload))
             t.file_id = found
             self._mark(t, "uploaded", file_id=found)
-        file_id = t.file_id
         since = _epoch(t.intent_at)
-        remote = self._retrying("looking for the batch", lambda: api.find_batch(t.key, since)) if resumed else None
+        claimed = frozenset(x.batch_id for x in self.tracked.values() if x.batch_id is not None)
+
+        def find() -> Remote | None:
+            return api.find_batch(t.key, since, len(t.ids), claimed)
+
+        remote = self._retrying("looking for the batch", find) if resumed else None
         if remote is None:
-            remote = self._retrying("creating the batch", lambda: api.create(t.key, file_id),
-                                    before_retry=lambda: api.find_batch(t.key, since))
+            remote = self._create(api, t, data, find)
+            if remote is None:
+                return
         t.batch_id, t.status, t.created_at = remote.batch_id, remote.status, _now()
         self._mark(t, "created", batch_id=remote.batch_id, status=remote.status, counts=remote.counts)
         self.summary.batches += 1
+
+    def _create(self, api: Batches | AnthropicBatches, t: Tracked, data: bytes | None,
+                find: Callable[[], Remote | None]) -> Remote | None:
+        """Create the batch (from the uploaded file, or with its requests inline); None if it was abandoned."""
+        if isinstance(api, Batches):
+            file_id = t.file_id
+            assert file_id is not None
+            return self._retrying("creating the batch", lambda: api.create(t.key, file_id), before_retry=find)
+        payload = data if data is not None else self._rebuild(t)
+        if payload is None:
+            return None
+        return self._retrying("creating the batch", lambda: api.create_inline(t.key, payload), before_retry=find)
 
     def _rebuild(self, t: Tracked) -> bytes | None:
         """The input file of a resumed intent (its examples' lines), or None if none is still to send (abandoned)."""
@@ -228,7 +255,8 @@ class BatchRun:
             self._mark(t, "abandoned", note=f"{len(missing)} of its examples are no longer pending; nothing was submitted")
             t.finished = True
             return None
-        return b"".join(request_line(self.entry, self.refs[i]) for i in t.ids)
+        api = self._client()
+        return b"".join(api.line(self.refs[i]) for i in t.ids)
 
     # -- polling and collecting -------------------------------------------------------------------
 
@@ -249,10 +277,7 @@ class BatchRun:
     def collect(self, t: Tracked, remote: Remote) -> None:
         """Download a finished batch's results, journal its answers and failures, and resend what may be."""
         api = self._client()
-        results: dict[str, LineResult] = {}
-        for fid in (remote.error_file_id, remote.output_file_id):  # output last: an answer wins over an error
-            if fid is not None:
-                results.update(read_results(self._download(api, fid), f"{remote.batch_id} file {fid}"))
+        results = self._retrying("downloading results", lambda: api.results(remote, t.key))
         records: list[RunRecord] = []
         again: list[ExampleRef] = []
         for cid in t.ids:
@@ -276,9 +301,6 @@ class BatchRun:
         self._count(records)
         if again:
             self.submit(again, t.attempt + 1)
-
-    def _download(self, api: Batches, file_id: str) -> bytes:
-        return self._retrying("downloading results", lambda: api.download(file_id))
 
     def _count(self, records: Sequence[RunRecord]) -> None:
         s = self.summary

@@ -26,6 +26,15 @@ download) so a test can kill the client exactly there, and slow downloads. Its s
 batches and counts) is written to ``state_dir`` after every change, so a server started again on
 the same folder (a restart in the middle of a run) keeps every batch.
 
+It also speaks Anthropic's Message Batches (what ``graphniah run --batch`` sends to an
+``anthropic/...`` model): ``POST /v1/messages/batches`` (``{"requests": [{"custom_id", "params"}]}``),
+``GET /v1/messages/batches`` (newest first, ``limit`` and ``after_id``), ``GET
+/v1/messages/batches/{id}`` (``processing_status``, ``request_counts``, ``results_url`` once
+ended), ``GET /v1/messages/batches/{id}/results`` (``{"custom_id", "result": {"type": "succeeded" |
+"errored" | "expired", ...}}`` lines) and ``POST .../cancel``; the same faults apply. Given an
+``api_key``, every Anthropic request must carry it as ``x-api-key`` (401 otherwise), so a test sees
+the key sent without it being written anywhere.
+
 It counts, per custom id, the submissions (lines in created batches: what a provider bills) and
 the answers it produced (:attr:`BatchServer.submitted`, :attr:`BatchServer.answered`): the exactly
 once tests compare them with the journal.
@@ -33,6 +42,7 @@ once tests compare them with the journal.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import tempfile
 import threading
@@ -126,6 +136,10 @@ class BatchState:
         return obj
 
 
+def _iso(epoch: int | None) -> str | None:
+    return None if epoch is None else dt.datetime.fromtimestamp(epoch, dt.UTC).isoformat().replace("+00:00", "Z")
+
+
 def _error_line(custom_id: str, status: int | None, code: str, message: str) -> dict[str, Any]:
     if status is None:  # a line the batch never ran (expired): no response, an error object
         return {"id": f"batch_req_{uuid.uuid4().hex}", "custom_id": custom_id, "response": None,
@@ -139,9 +153,11 @@ def _error_line(custom_id: str, status: int | None, code: str, message: str) -> 
 class BatchApp:
     """The service without its HTTP plumbing (thread-safe: one lock over the state)."""
 
-    def __init__(self, policy: Policy, state_dir: Path, faults: BatchFaults, seed: int = 0, prompts: str | Path | None = None):
+    def __init__(self, policy: Policy, state_dir: Path, faults: BatchFaults, seed: int = 0, prompts: str | Path | None = None,
+                 api_key: str | None = None):
         self.policy = PolicyApp(policy, seed=seed, prompts=prompts)
         self.faults = faults
+        self.api_key = api_key
         self.state = BatchState(state_dir)
         self.lock = threading.RLock()
         self.paused = threading.Event()
@@ -198,6 +214,18 @@ class BatchApp:
     def create(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         fid = str(payload.get("input_file_id") or "")
         lines = self._lines(fid)
+        obj = {"id": f"batch_{uuid.uuid4().hex[:24]}", "object": "batch",
+               "endpoint": payload.get("endpoint", "/v1/chat/completions"), "errors": None,
+               "input_file_id": fid, "completion_window": payload.get("completion_window", "24h"),
+               "status": "validating", "output_file_id": None, "error_file_id": None, "created_at": _now(),
+               "in_progress_at": None, "expires_at": _now() + 86400, "finalizing_at": None, "completed_at": None,
+               "failed_at": None, "expired_at": None, "cancelling_at": None, "cancelled_at": None,
+               "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
+               "metadata": dict(payload.get("metadata") or {}), "_polls": 0}
+        return self._public(self._make(obj, lines))
+
+    def _make(self, obj: dict[str, Any], lines: list[dict[str, Any]]) -> dict[str, Any]:
+        """Create a batch of these lines (the faults first: pause, rate limit); the stored object."""
         if self.hold("create-before"):
             raise Rejection(503, "the service was interrupted before creating the batch", "unavailable", "server_error")
         with self.lock:
@@ -207,20 +235,65 @@ class BatchApp:
                 raise Rejection(429, "too many batch creations; retry later", "rate_limit_exceeded", "requests",
                                 headers={"Retry-After": "0"})
             self.state.creates += 1
-            bid = f"batch_{uuid.uuid4().hex[:24]}"
-            obj = {"id": bid, "object": "batch", "endpoint": payload.get("endpoint", "/v1/chat/completions"), "errors": None,
-                   "input_file_id": fid, "completion_window": payload.get("completion_window", "24h"),
-                   "status": "validating", "output_file_id": None, "error_file_id": None, "created_at": _now(),
-                   "in_progress_at": None, "expires_at": _now() + 86400, "finalizing_at": None, "completed_at": None,
-                   "failed_at": None, "expired_at": None, "cancelling_at": None, "cancelled_at": None,
-                   "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
-                   "metadata": dict(payload.get("metadata") or {}), "_polls": 0, "_seq": self.state.creates}
+            obj["_seq"] = self.state.creates
             for line in lines:
-                self.state.submitted[str(line.get("custom_id"))] += 1
-            self.state.batches[bid] = obj
+                self.state.submitted[self.example_of(str(line.get("custom_id")), obj)] += 1
+            self.state.batches[obj["id"]] = obj
             self.state.save()
         self.hold("create-after")
-        return self._public(obj)
+        return obj
+
+    # -- Anthropic's Message Batches ------------------------------------------------------------
+
+    def check_key(self, key: str | None) -> None:
+        if self.api_key is not None and key != self.api_key:
+            raise Rejection(401, "invalid x-api-key", "authentication_error", "authentication_error")
+
+    def create_messages(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """``POST /v1/messages/batches``: the requests are stored as the batch's input file."""
+        reqs = payload.get("requests")
+        if not isinstance(reqs, list) or not reqs or not all(isinstance(r, Mapping) and "params" in r for r in reqs):
+            raise Rejection(400, "requests: a non-empty list of {custom_id, params}", "invalid_request_error",
+                            "invalid_request_error")
+        with self.lock:
+            fid = self.state.add_file(b"".join(json.dumps(r).encode() + b"\n" for r in reqs), "requests.jsonl",
+                                      "message_batch")["id"]
+        lines = self._lines(fid)
+        obj = {"id": f"msgbatch_{uuid.uuid4().hex[:24]}", "_shape": "anthropic", "input_file_id": fid,
+               "status": "validating", "output_file_id": None, "error_file_id": None, "created_at": _now(),
+               "ended_at": None, "in_progress_at": None, "request_counts": {"total": len(lines)}, "metadata": {},
+               "_polls": 0}
+        return self._make(obj, lines)
+
+    @staticmethod
+    def message_batch(obj: Mapping[str, Any], base: str) -> dict[str, Any]:
+        """A stored batch as Anthropic shows a Message Batch (``base``: the server's own URL)."""
+        ended = obj["status"] in ("completed", "expired", "cancelled")
+        state = "ended" if ended else "canceling" if obj["status"] == "cancelling" else "in_progress"
+        counts = obj.get("_counts") or {"processing": obj["request_counts"]["total"], "succeeded": 0, "errored": 0,
+                                        "canceled": 0, "expired": 0}
+        return {"id": obj["id"], "type": "message_batch", "processing_status": state, "request_counts": counts,
+                "ended_at": _iso(obj.get("ended_at")), "created_at": _iso(obj["created_at"]),
+                "expires_at": _iso(obj["created_at"] + 86400), "archived_at": None, "cancel_initiated_at": None,
+                "results_url": f"{base}/v1/messages/batches/{obj['id']}/results" if ended else None}
+
+    def list_messages(self, limit: int, after: str | None, base: str) -> dict[str, Any]:
+        with self.lock:
+            ordered = sorted((b for b in self.state.batches.values() if b.get("_shape") == "anthropic"),
+                             key=lambda b: b["_seq"], reverse=True)
+        if after is not None:
+            ids = [b["id"] for b in ordered]
+            ordered = ordered[ids.index(after) + 1:] if after in ids else []
+        page = ordered[:limit]
+        return {"data": [self.message_batch(b, base) for b in page], "has_more": len(ordered) > len(page),
+                "first_id": page[0]["id"] if page else None, "last_id": page[-1]["id"] if page else None}
+
+    def stored(self, batch_id: str) -> dict[str, Any]:
+        with self.lock:
+            obj = self.state.batches.get(batch_id)
+            if obj is None:
+                raise Rejection(404, f"no batch {batch_id}", "not_found_error", "not_found_error")
+            return obj
 
     def _lines(self, file_id: str) -> list[dict[str, Any]]:
         self.file(file_id)
@@ -270,8 +343,24 @@ class BatchApp:
         return {"object": "list", "data": [self._public(b) for b in page], "first_id": page[0]["id"] if page else None,
                 "last_id": page[-1]["id"] if page else None, "has_more": len(ordered) > len(page)}
 
+    @staticmethod
+    def example_of(cid: str, obj: Mapping[str, Any]) -> str:
+        """The id a line is counted and faulted under: the custom id, past the key part of an Anthropic one
+        (``graphniah run --batch`` sends ``<8 characters of its key>-<example id>`` there)."""
+        return cid.split("-", 1)[1] if obj.get("_shape") == "anthropic" and "-" in cid else cid
+
+    def _fails(self, cid: str) -> bool:
+        """Whether this submission of ``cid`` fails (the first one of a ``fail_first`` id)."""
+        if cid in self.faults.fail_first and cid not in self.state.failed_once:
+            self.state.failed_once.add(cid)
+            return True
+        return False
+
     def _finish(self, obj: dict[str, Any]) -> None:
         """Answer a batch's lines (or expire them) and write its output and error files."""
+        if obj.get("_shape") == "anthropic":
+            self._finish_messages(obj)
+            return
         lines = self._lines(obj["input_file_id"])
         expired = obj["_seq"] in self.faults.expire
         out: list[dict[str, Any]] = []
@@ -280,8 +369,7 @@ class BatchApp:
             cid = str(line["custom_id"])
             if expired:
                 err.append(_error_line(cid, None, "batch_expired", "This request could not be executed before the completion window expired."))
-            elif cid in self.faults.fail_first and cid not in self.state.failed_once:
-                self.state.failed_once.add(cid)
+            elif self._fails(cid):
                 err.append(_error_line(cid, 500, "server_error", "The server had an error while processing this request."))
             else:
                 out.append(self._answer(cid, line))
@@ -296,6 +384,44 @@ class BatchApp:
         obj["status"] = "expired" if expired else "completed"
         obj["expired_at" if expired else "completed_at"] = now
         obj["finalizing_at"] = now
+
+    def _finish_messages(self, obj: dict[str, Any]) -> None:
+        """An Anthropic batch ends: one results file, a ``result`` per request."""
+        expired = obj["_seq"] in self.faults.expire
+        out: list[dict[str, Any]] = []
+        counts = dict.fromkeys(("processing", "succeeded", "errored", "canceled", "expired"), 0)
+        for line in self._lines(obj["input_file_id"]):
+            cid = str(line["custom_id"])
+            if expired:
+                result: dict[str, Any] = {"type": "expired"}
+            elif self._fails(self.example_of(cid, obj)):
+                result = {"type": "errored", "error": {"type": "error", "error": {
+                    "type": "api_error", "message": "Internal server error while processing this request."}}}
+            else:
+                result = self._message(self.example_of(cid, obj), line.get("params") or {})
+            counts[result["type"]] += 1
+            out.append({"custom_id": cid, "result": result})
+        obj["output_file_id"] = self.state.add_file(b"".join(json.dumps(x).encode() + b"\n" for x in out),
+                                                    f"{obj['id']}_results.jsonl", "message_batch_results")["id"]
+        obj["_counts"] = counts
+        obj["status"] = "expired" if expired else "completed"
+        obj["ended_at"] = _now()
+
+    def _message(self, cid: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The policy's answer to a Messages API request, as a ``succeeded`` (or ``errored``) result."""
+        system = params.get("system")
+        messages = ([{"role": "system", "content": system}] if system else []) + list(params.get("messages") or [])
+        try:
+            body = self.policy.complete({"model": params.get("model"), "messages": messages}, None)
+        except Rejection as rej:
+            return {"type": "errored", "error": {"type": "error", "error": {"type": "invalid_request_error",
+                                                                              "message": rej.message}}}
+        self.state.answered[cid] += 1
+        usage = body.get("usage") or {}
+        return {"type": "succeeded", "message": {
+            "id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant", "model": params.get("model"),
+            "content": [{"type": "text", "text": body["choices"][0]["message"]["content"]}], "stop_reason": "end_turn",
+            "usage": {"input_tokens": usage.get("prompt_tokens", 0), "output_tokens": usage.get("completion_tokens", 0)}}}
 
     def _answer(self, cid: str, line: Mapping[str, Any]) -> dict[str, Any]:
         try:
@@ -323,7 +449,11 @@ class _Handler(QuietHandler):
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         try:
             body = self._body() if method == "POST" else b""
-            self._dispatch(app, method, parts, query, body)
+            if parts[:2] == ["messages", "batches"]:
+                app.check_key(self.headers.get("x-api-key"))
+                self._messages(app, method, parts[2:], query, body)
+            else:
+                self._dispatch(app, method, parts, query, body)
         except Rejection as rej:
             self.send(rej.status, rej.body(), rej.headers)
         except ValueError as err:
@@ -360,6 +490,24 @@ class _Handler(QuietHandler):
         else:
             raise Rejection(404, f"no route {method} {self.path}", "not_found", "invalid_request_error")
 
+    def _messages(self, app: BatchApp, method: str, rest: list[str], query: Mapping[str, str], body: bytes) -> None:
+        """Anthropic's Message Batches routes (``rest``: the path after ``/v1/messages/batches``)."""
+        base = f"http://{self.headers.get('Host') or '127.0.0.1'}"
+        if (method, len(rest)) == ("POST", 0):
+            self._json(app.message_batch(app.create_messages(json.loads(body or b"{}")), base))
+        elif (method, len(rest)) == ("GET", 0):
+            self._json(app.list_messages(int(query.get("limit", 20)), query.get("after_id"), base))
+        elif (method, len(rest)) == ("GET", 1):
+            app.retrieve(rest[0])
+            self._json(app.message_batch(app.stored(rest[0]), base))
+        elif (method, rest[1:]) == ("GET", ["results"]) and app.stored(rest[0]).get("output_file_id"):
+            self.send(200, app.content(app.stored(rest[0])["output_file_id"]), content_type="application/binary")
+        elif (method, rest[1:]) == ("POST", ["cancel"]):
+            app.cancel(rest[0])
+            self._json(app.message_batch(app.stored(rest[0]), base))
+        else:
+            raise Rejection(404, f"no route {method} {self.path}", "not_found_error", "not_found_error")
+
     def do_GET(self) -> None:
         self._route("GET")
 
@@ -394,13 +542,16 @@ class BatchServer(PolicyServer):
         What to do to the client.
     port : int
         0 picks a free port.
+    api_key : str, optional
+        The ``x-api-key`` every Anthropic request must carry (None: any).
     """
 
     def __init__(self, policy: Policy = "oracle", *, state_dir: str | Path | None = None,
-                 faults: BatchFaults | None = None, port: int = 0, seed: int = 0, prompts: str | Path | None = None):
+                 faults: BatchFaults | None = None, port: int = 0, seed: int = 0, prompts: str | Path | None = None,
+                 api_key: str | None = None):
         self._tmp = tempfile.TemporaryDirectory(prefix="graphniah-batches-") if state_dir is None else None
         folder = Path(self._tmp.name if self._tmp is not None else state_dir)  # type: ignore[arg-type]  # one of the two is set
-        self.batch_app = BatchApp(policy, folder, faults or BatchFaults(), seed=seed, prompts=prompts)
+        self.batch_app = BatchApp(policy, folder, faults or BatchFaults(), seed=seed, prompts=prompts, api_key=api_key)
         self.app = self.batch_app.policy
         try:
             self._httpd = _Server(("127.0.0.1", port), self.batch_app)  # type: ignore[assignment]  # the batch routes, same server class
