@@ -40,23 +40,7 @@ _HOMES = {
     **dict.fromkeys(["TokenizerAssets", "fetch_assets"], "graphniah.assets.tokenizers"),
 }
 
-__all__ = [
-    "DATA_ENV",
-    "Artifact",
-    "SourceUnavailable",
-    "TokenizerAssets",
-    "apt_candidate",
-    "apt_deb",
-    "check_sha256",
-    "data_dir",
-    "deb_data_stream",
-    "deb_extract",
-    "fetch_assets",
-    "npm_tarball",
-    "pip_wheel",
-    "scratch_dir",
-    "wheel_members",
-]
+__all__ = [*_HOMES]  # the public names are the map's keys
 
 
 def __getattr__(name: str) -> Any:

@@ -57,25 +57,7 @@ _HOMES = {
                     "graphniah.formats.names"),
 }
 
-__all__ = [
-    "DISTRACTOR_KINDS",
-    "EFFORTS",
-    "NO_DISTRACTOR",
-    "PAPER_TASKS",
-    "RENDERS",
-    "TASKS",
-    "TASK_LABELS",
-    "TOKENIZERS",
-    "ArtifactHash",
-    "DistractorKind",
-    "Format",
-    "Frozen",
-    "ReasoningEffort",
-    "Render",
-    "Task",
-    "TokenizerName",
-    "add_version",
-]
+__all__ = [*_HOMES]  # the public names are the map's keys
 
 
 def __getattr__(name: str) -> Any:

@@ -23,9 +23,6 @@ if TYPE_CHECKING:
     from graphniah.ingest.s2ag.limits import Limits
     from graphniah.ingest.s2ag.store import ReleaseStore
 
-__all__ = ["DemoReleaseSet", "Limits", "ReleaseStore", "fetch_works", "ingest_openalex", "ingest_release", "open_works",
-           "snapshot_from_store", "write_demo_releases", "write_openalex_demo"]
-
 # Where each public name lives; loaded on first access (DuckDB and pyarrow only when a name is used).
 _HOMES = {
     **dict.fromkeys(["ingest_openalex", "ingest_release", "snapshot_from_store"], "graphniah.ingest.build"),
@@ -36,6 +33,8 @@ _HOMES = {
     "Limits": "graphniah.ingest.s2ag.limits",
     "ReleaseStore": "graphniah.ingest.s2ag.store",
 }
+
+__all__ = [*_HOMES]  # the public names are the map's keys
 
 
 def __getattr__(name: str) -> Any:

@@ -17,12 +17,12 @@ if TYPE_CHECKING:
     from graphniah.integrations.inspect_task import dataset_samples, graphniah, graphniah_scorer
     from graphniah.integrations.lm_eval_task import GraphNIAHTask, process_results, task_docs
 
-__all__ = ["GraphNIAHTask", "dataset_samples", "graphniah", "graphniah_scorer", "process_results", "task_docs"]
-
 _HOMES = {
     **dict.fromkeys(["dataset_samples", "graphniah", "graphniah_scorer"], "graphniah.integrations.inspect_task"),
     **dict.fromkeys(["GraphNIAHTask", "process_results", "task_docs"], "graphniah.integrations.lm_eval_task"),
 }
+
+__all__ = [*_HOMES]  # the public names are the map's keys
 
 
 def __getattr__(name: str) -> Any:

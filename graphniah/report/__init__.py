@@ -44,24 +44,7 @@ _HOMES = {
     **dict.fromkeys(["Cell", "CellValue", "ExampleList", "ReportTable", "cells_csv"], "graphniah.report.table"),
 }
 
-__all__ = [
-    "AccuracyGrid",
-    "Cell",
-    "CellValue",
-    "EffectiveScale",
-    "ExampleList",
-    "Outcomes",
-    "Report",
-    "ReportConfig",
-    "ReportFiles",
-    "ReportTable",
-    "RunInfo",
-    "SuiteData",
-    "build_report",
-    "cells_csv",
-    "load_suite",
-    "write_report",
-]
+__all__ = [*_HOMES]  # the public names are the map's keys
 
 
 def __getattr__(name: str) -> Any:

@@ -18,8 +18,6 @@ if TYPE_CHECKING:
     from graphniah.run.batch.send import BatchRun, BatchSummary, open_batches
     from graphniah.run.batch.status import InFlight, in_flight
 
-__all__ = ["BatchOptions", "BatchRun", "BatchSummary", "InFlight", "Limits", "in_flight", "open_batches"]
-
 _HOMES = {
     "BatchOptions": "graphniah.run.batch.options",
     "Limits": "graphniah.run.batch.options",
@@ -29,6 +27,8 @@ _HOMES = {
     "InFlight": "graphniah.run.batch.status",
     "in_flight": "graphniah.run.batch.status",
 }
+
+__all__ = [*_HOMES]  # the public names are the map's keys
 
 
 def __getattr__(name: str) -> Any:
