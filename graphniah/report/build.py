@@ -21,6 +21,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats import TASK_LABELS, TASKS
 from graphniah.formats.report import ReportSummary, SummaryConfig, SummaryExamples, SummaryJournal, write_report_summary
 from graphniah.layout import REPORT_CELLS, REPORT_HTML, REPORT_MARKDOWN, REPORT_SUMMARY, report_figure, report_table
+from graphniah.report.balance import balance_notes
 from graphniah.report.config import ReportConfig
 from graphniah.report.effective import (
     EffectiveScale,
@@ -36,6 +37,7 @@ from graphniah.report.shortcuts import (
     level_table_name,
     shortcut_level_table,
     shortcut_level_verdicts,
+    shortcut_results,
     shortcut_table,
     with_shortcut_notes,
 )
@@ -131,10 +133,12 @@ def build_report(data: SuiteData, config: ReportConfig | None = None, twin: Suit
     lengths = effective_lengths(ctx)
     if lengths is not None:  # a suite with base twins: base accuracy (and effective length) beside the effective depth
         tables.insert(2, effective_length_table(ctx, lengths))
-    shortcuts = shortcut_table(ctx)
+    levels = shortcut_level_verdicts(ctx)
+    # under the Shortcuts verdicts: the cells the examples' recipes (or the verdicts) say are not balanced
+    balance = balance_notes(data, shortcut_results(ctx), levels)
+    shortcuts = shortcut_table(ctx, balance.notes, balance.values)
     if shortcuts is not None:  # right after the accuracy and effective tables: read them against it
         tables.insert(2, shortcuts)
-        levels = shortcut_level_verdicts(ctx)
         by_level = shortcut_level_table(ctx, levels)
         if by_level is not None:  # where (which depths, lengths, ...) a shortcut beats random; the accuracy captions say so
             tables.insert(3, by_level)

@@ -115,11 +115,15 @@ class ExampleInfo:
     render: str = "apa"  # how the papers are written: APA blocks or an edge list of ids
     template: str = "default"  # the template set the prompt is worded in (graphniah.report.wording)
     wording_key: str = ""  # the recipe without the wording: equal for one example asked in several sets
+    # The matched-sampling rules its recipe records (keys ``match_*`` that are set, e.g. match_similarity,
+    # match_learned): what the report can say about the example's balance (graphniah.report.balance).
+    matching: tuple[str, ...] = ()
 
 
 def _example_info(ex: Example) -> ExampleInfo:
     params = ex.recipe.params
     recipe = ex.recipe.model_dump(mode="json")
+    matching = tuple(k for k, v in recipe["params"].items() if k.startswith("match_") and v)
     key_params = {k: v for k, v in recipe.pop("params").items() if k != "none_option"}
     pair_key = sha256_bytes(canonical_json(recipe | {"params": key_params, "task": ex.task}).encode())[:16]
     unworded = {k: v for k, v in recipe.items() if k != "prompts_hash"} | {
@@ -144,6 +148,7 @@ def _example_info(ex: Example) -> ExampleInfo:
         evidence_tokens=ex.stats.evidence_tokens,
         hops_needed=ex.stats.hops_needed,
         distances=_target_distances(ex),
+        matching=matching,
     )
 
 

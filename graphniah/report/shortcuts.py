@@ -51,6 +51,7 @@ from graphniah.baselines import JOURNAL_PREFIX, is_baseline_model
 from graphniah.formats import TASK_LABELS, TASKS
 from graphniah.report.grid import DASH, ReportContext
 from graphniah.report.listing import TRIVIAL, trivial_f1
+from graphniah.report.load import SuiteData
 from graphniah.report.table import Cell, CellValue, ExampleList, ReportTable, pct
 from graphniah.seeds import DEFAULT_SEED, Stream, generator
 from graphniah.stats import (
@@ -69,12 +70,14 @@ __all__ = [
     "ShortcutLevelVerdict",
     "ShortcutResult",
     "ShortcutVerdict",
+    "level_noun",
     "level_table_name",
     "shortcut_level_table",
     "shortcut_level_verdicts",
     "shortcut_results",
     "shortcut_table",
     "shortcut_verdicts",
+    "splits_by_value",
     "with_shortcut_notes",
 ]
 
@@ -350,8 +353,10 @@ def _names(results: list[ShortcutResult]) -> str:
     return ", ".join(dict.fromkeys(r.shortcut for r in results))
 
 
-def shortcut_table(ctx: ReportContext) -> ReportTable | None:
-    """The Shortcuts table (None when the suite has no shortcut journal); its verdict sentences stand under it."""
+def shortcut_table(ctx: ReportContext, notes: tuple[str, ...] = (), note_values: tuple[CellValue, ...] = ()) -> ReportTable | None:
+    """The Shortcuts table (None when the suite has no shortcut journal); its verdict sentences stand under it,
+    then ``notes`` (:func:`graphniah.report.balance.balance_notes`: where the cells are not balanced), whose tidy
+    numbers are ``note_values``."""
     results = shortcut_results(ctx)
     if not results:
         return None
@@ -394,10 +399,13 @@ def shortcut_table(ctx: ReportContext) -> ReportTable | None:
         "have shown. A dash or a missing row: the shortcut does not answer that task or rendering (a shortcut that reads "
         "titles skips edge lists, which print none). The verdict covers these shortcuts only; it does not show that no "
         "other shortcut exists."
+        + (" After the verdicts: which cells are not balanced against the shortcuts, by the matched-sampling rules their "
+           "examples' recipes record and by the verdicts, and whether learned-surface trained on a smaller draw than its "
+           "design's." if notes else "")
     )
     header = ("Task", "Shortcut", "Accuracy", "#Examples", "Random guessing", "p (Holm)", "Flagged")
-    return ReportTable(key, title, caption, header, tuple(rows), tuple(values), tuple(lists), label_columns=2,
-                       verdicts=tuple(f"{v.text}." for v in verdicts))
+    return ReportTable(key, title, caption, header, tuple(rows), tuple(values) + note_values, tuple(lists), label_columns=2,
+                       verdicts=tuple(f"{v.text}." for v in verdicts) + notes)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -470,10 +478,21 @@ class ShortcutLevelVerdict:
         return f"{label}: {', and '.join(clauses)} ({rule})"
 
 
+def level_noun(data: SuiteData) -> str:
+    """How a sentence names the suite's varied variable ("depth", "context length")."""
+    return _LEVEL_NOUNS.get(data.variable, data.variable_title.lower())
+
+
+def splits_by_value(data: SuiteData) -> bool:
+    """Whether the suite's cells are per task and value of the varied variable (else per task alone): the
+    variable is an example's, other than the task, and takes at least two values."""
+    return data.variable not in _NO_BREAKDOWN and len(data.levels) >= 2
+
+
 def _breaks_down(ctx: ReportContext) -> bool:
     """Whether the breakdown applies: the shortcut runs' outcomes hold several values of the variable."""
     d = ctx.data
-    if d.variable in _NO_BREAKDOWN or len(d.levels) < 2:
+    if not splits_by_value(d):
         return False
     is_shortcut = np.array([is_baseline_model(r.model) for r in d.runs], dtype=bool)
     mask = is_shortcut[d.outcomes.run] if len(d.outcomes) else np.zeros(0, dtype=bool)
@@ -485,7 +504,7 @@ def shortcut_level_verdicts(ctx: ReportContext) -> list[ShortcutLevelVerdict]:
     d, o = ctx.data, ctx.data.outcomes
     if not _breaks_down(ctx):
         return []
-    noun = _LEVEL_NOUNS.get(d.variable, d.variable_title.lower())
+    noun = level_noun(d)
     tasks = [t for t in TASKS if (o.task == t).any()]
     # One family for the whole breakdown: every (shortcut, task, value) cell is one of Holm's tests.
     results = _corrected(ctx, [r for task in tasks for c, lv in enumerate(d.levels)

@@ -97,7 +97,11 @@ def test_baselines_flow_through_report(shortcut_suite, demo_snapshot, tmp_path) 
             assert r.pvalue == pytest.approx(raw[i], rel=1e-9)
             assert (r in v.beaten_by) == (flagged[r] and above[i]) and (r in v.below_by) == (flagged[r] and not above[i])
             assert rows[(TASK_LABELS[v.task], r.shortcut)][-1].text == ("no" if not flagged[r] else "above" if above[i] else "below")
-    assert tuple(f"{v.text}." for v in verdicts.values()) == table.verdicts
+    assert tuple(f"{v.text}." for v in verdicts.values()) == table.verdicts[:len(verdicts)]
+    # then the balance notes (report.balance): an unmatched suite, and learned-surface's 3-per-task draw read from its settings
+    notes = table.verdicts[len(verdicts):]
+    assert notes[0].startswith(f"No example of suite {shortcut_suite.suite} was drawn with matched sampling") and len(notes) == 2
+    assert notes[1].startswith("learned-surface was trained on fewer questions than its design asks for (1,000 per task; drawn: YES/NO ")
 
     # and through the command line's report, which writes the table with the others
     out = tmp_path / "report"
@@ -106,7 +110,7 @@ def test_baselines_flow_through_report(shortcut_suite, demo_snapshot, tmp_path) 
     assert res.exit_code == 0, res.output
     assert "shortcuts" in json.loads((out / "summary.json").read_text())["tables"]
     md = (out / "tables" / "shortcuts.md").read_text()
-    assert "| verdict |" not in md and sum(line.startswith("- ") for line in md.splitlines()) == 3  # a sentence per task
+    assert "| verdict |" not in md and sum(line.startswith("- ") for line in md.splitlines()) == 3 + 2  # a sentence per task, 2 notes
 
 
 @pytest.mark.parametrize(("model", "expected"), [

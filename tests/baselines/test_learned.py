@@ -211,14 +211,45 @@ def test_settings_record_the_training_draw_and_a_rerun_reuses_the_scorer(shortcu
     drawn = t["drawn_per_task"]
     assert set(drawn) == {"yesno", "mc", "count"}  # the suite's tasks (no list question in it)
     assert sum(drawn.values()) + t["dropped_shared_source"] + t["failed_to_build"] == 6
+    # two questions per task is far below the issue's 1,000: the settings say so, naming what was drawn
+    assert t["design_per_task"] == 1000
+    assert t["size"] == ("smaller than the design's 1,000 questions per task ("
+                         + ", ".join(f"{task} {n}" for task, n in drawn.items())
+                         + "): a reader trained on more questions may find cues this one missed")
     # a re-run loads the cached scorer: no draw (building a sampling context would fail), same hash and answers
     monkeypatch.setattr("graphniah.sampling.SamplingContext", None)
     [again] = journals.write_baselines(shortcut_suite.path, "s", tmp_path, shortcuts=["learned-surface"], snapshots=snapshots,
                                        training_per_task=2)
     assert again.settings_hash == j.settings_hash and again.answers == j.answers
+    assert read_run_settings(again.path).runs[again.settings_hash].settings["training"]["size"] == t["size"]  # cached: labelled too
     # a cached scorer whose bytes no longer match its recorded hash is refused, naming the file
     (pkl,) = (tmp_path / ".scorers").glob("*.pkl")
     pkl.write_bytes(pkl.read_bytes() + b"x")
     with pytest.raises(GraphNIAHError, match="does not match its hash"):
         journals.write_baselines(shortcut_suite.path, "s", tmp_path, shortcuts=["learned-surface"], snapshots=snapshots,
                                  training_per_task=2)
+
+
+def test_the_training_size_is_labelled_against_the_issues_thousand() -> None:
+    from graphniah.baselines.training import size_label
+
+    assert size_label({"yesno": 1000, "mc": 1200}) == {"design_per_task": 1000,
+                                                       "size": "at least the design's 1,000 questions per task"}
+    assert size_label({"yesno": 1000, "mc": 25, "list": 999})["size"] == (
+        "smaller than the design's 1,000 questions per task (mc 25, list 999): a reader trained on more questions may "
+        "find cues this one missed")
+    assert size_label({})["size"].startswith("smaller than the design's 1,000 questions per task (nothing drawn)")
+
+
+def test_real_suites_train_on_at_least_a_thousand_questions_per_task() -> None:
+    import inspect
+
+    from graphniah.baselines.journals import write_baselines
+    from graphniah.baselines.learned import learned_surface
+    from graphniah.baselines.training import load_or_train
+    from graphniah.cli.baselines import baselines_cmd
+
+    # issue 36: "at least 1,000 questions per task", the default of the command and of every function on its way
+    for fn, name in ((baselines_cmd, "training_per_task"), (write_baselines, "training_per_task"),
+                     (learned_surface, "per_task"), (load_or_train, "per_task")):
+        assert inspect.signature(fn).parameters[name].default >= 1000, fn.__qualname__

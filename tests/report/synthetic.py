@@ -63,11 +63,12 @@ class SyntheticSuite:
 
 
 def make_example(task: str, depth: int, size: int, label: str, *, seed: int, index: int, none_option: bool = False,
-                 distractor: str = "none", context_length: int | None = None) -> Example:
-    """A valid Example with a tiny prompt; its id hashes its recipe like the sampler's."""
+                 distractor: str = "none", context_length: int | None = None, matching: dict | None = None) -> Example:
+    """A valid Example with a tiny prompt; its id hashes its recipe like the sampler's. ``matching``: the
+    recipe's matched-sampling keys (e.g. ``{"match_similarity": True, "match_learned": "<sha256>"}``)."""
     params = {"task": task, "depth": depth, "component_size": size, "label": None if task == "count" else label,
               "none_option": none_option, "alpha": 0.1, "distractor": distractor, "context_length": context_length,
-              "index": index}
+              "index": index, **(matching or {})}
     recipe = Recipe(snapshot_hash="s" * 64, pool_hash="p" * 64, prompts_hash="q" * 64, seed=seed, version="0",
                     params=params)
     eid = f"{task}-{sha256_bytes(canonical_json(recipe.model_dump()).encode())[:16]}"

@@ -83,7 +83,9 @@ def test_beats_random_at_one_depth_only_not_pooled(tmp_path) -> None:
     assert v.text not in table.caption  # the verdict stands under the table, once
     # The accuracy table's caption names the depth; the pooled Shortcuts table is as before.
     assert "Shortcuts: Multiple choice: retrieval beats random guessing at depth 4 (two-sided p ≤ 5%, Holm over 4 tests) — " in report.table("accuracy").caption
-    assert report.table("shortcuts").verdicts == (f"{pooled.text}.",)
+    assert report.table("shortcuts").verdicts == (f"{pooled.text}.", "No example of suite sd was drawn with matched sampling "
+                                                  "(graphniah sample --match-similarity): nothing in its draw balances a cell "
+                                                  "against the shortcuts.")  # the balance note (report.balance) last
     lst = next(x for x in table.lists if x.anchor == row[2].link)
     assert [len(ids) for _, ids in lst.groups] == [12, 8]
 
