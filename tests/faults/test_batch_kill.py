@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import yaml
 
 from graphniah.formats.journal import read_batches
 from graphniah.layout import journal_file
@@ -46,10 +47,11 @@ def _cli(argv: list[str]) -> None:
 class _Runner:
     """``graphniah run --batch`` in a process of its own: exec'd (a real start) or forked from this one."""
 
-    def __init__(self, suite: DemoSuite, url: str, runs: Path, poll_s: float, fresh: bool):
-        argv = ["run", "--model", "local-oracle", "--batch", "--examples", str(suite.path), "--api-base", url, "--runs",
+    def __init__(self, suite: DemoSuite, url: str, runs: Path, poll_s: float, fresh: bool, registry: Path | None = None):
+        model = "local-oracle" if registry is None else "claude-oracle"
+        argv = ["run", "--model", model, "--batch", "--examples", str(suite.path), "--api-base", url, "--runs",
                 str(runs), "--snapshots", str(suite.snapshots), "--poll-interval", str(poll_s), "--batch-size", "10",
-                "--no-progress"]
+                "--no-progress", *(["--registry", str(registry)] if registry is not None else [])]
         if fresh:
             self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
                 [sys.executable, "-c", "from graphniah.cli import main; main()", *argv],
@@ -120,3 +122,51 @@ def test_a_batch_run_killed_at_each_dangerous_moment_submits_and_answers_every_e
     created = [b.batch_id for b in batches if b.event == "created"]
     assert len(created) == len(set(created)) == 2  # 16 examples in batches of 10: two batches, each created once
     assert jpath.read_bytes().endswith(b"\n")
+
+
+def _claude(url: str):
+    return local_entry(name="claude-oracle", litellm_model="anthropic/claude-oracle", api_key_env="ANTHROPIC_API_KEY",
+                       api_base=url)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("moment", ["create-after", "first-poll", "content"])
+def test_an_anthropic_batch_run_killed_at_each_dangerous_moment_submits_and_answers_every_example_once(
+        suite, tmp_path, monkeypatch, moment):
+    """Anthropic's Message Batches: no upload, and a batch carries no tag, so after a kill between the
+    creation and the journal line the run finds its batch by size, age and (once ended) its custom ids."""
+    key = "sk-ant-kill-test-0a1b2c3d4e5f"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    ids = {e.id for e in suite.examples}
+    runs = tmp_path / "runs"
+    jpath = journal_file(runs, "demo", "claude-oracle")
+    pause = None if moment == "first-poll" else moment
+    faults = BatchFaults(polls_to_complete=2, pause=pause)  # type: ignore[arg-type]  # the pause points
+    with BatchServer("oracle", faults=faults, api_key=key) as srv:
+        registry = tmp_path / "models.yaml"
+        entry = _claude(srv.url)
+        registry.write_text(yaml.safe_dump({"models": {entry.name: entry.model_dump(mode="json", exclude={"name"})}}))
+        proc = _Runner(suite, srv.url, runs, poll_s=0.05 if pause == "content" else 30.0, fresh=False, registry=registry)
+        try:
+            if pause is None:
+                _wait("the first poll", lambda: "polled" in _events(jpath))
+            else:
+                _wait(f"the {moment} pause", srv.paused.is_set)
+        finally:
+            proc.kill()
+        srv.release()
+        before = _events(jpath)
+        assert before.count("intent") >= 1 and "collected" not in before and "uploaded" not in before
+        if moment == "create-after":
+            assert "created" not in before and sum(srv.submitted.values()) == 10  # made, but the runner never heard
+        s = run_suite(entry, suite.path, runs_root=runs, snapshots_root=suite.snapshots,
+                      options=fast_options(batch=BatchOptions(poll_s=0.02, max_requests=10)))
+        assert isinstance(s, RunSummary) and s.failed == 0
+        assert srv.submitted == Counter(dict.fromkeys(ids, 1))  # never submitted twice: never paid twice
+        assert srv.answered == Counter(dict.fromkeys(ids, 1))
+    recs = read_journal(jpath)
+    assert Counter(r.example_id for r in recs if r.status == "ok") == Counter(dict.fromkeys(ids, 1))
+    assert all(r.correct and r.batch_id for r in recs)
+    created = [b.batch_id for b in read_batches(jpath) if b.event == "created"]
+    assert len(created) == len(set(created)) == 2
+    assert key not in jpath.read_text()
