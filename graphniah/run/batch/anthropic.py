@@ -148,7 +148,8 @@ class AnthropicBatches:
         if not _CUSTOM_ID.match(f"{'_' * PREFIX_LEN}-{ref.id}"):
             raise GraphNIAHError(f"example {ref.id}: its id cannot be part of an Anthropic custom_id (letters, digits, "
                                  f"'_' and '-', at most {63 - PREFIX_LEN} characters); run it without --batch")
-        params = AnthropicConfig().transform_request(model=self._model, messages=list(ref.messages()),
+        messages: Any = list(ref.messages())  # LiteLLM's message TypedDicts, in shape
+        params = AnthropicConfig().transform_request(model=self._model, messages=messages,
                                                      optional_params=dict(self._params), litellm_params={}, headers={})
         params.update(self.entry.extra_body)
         line = {"custom_id": f"{'_' * PREFIX_LEN}-{ref.id}", "params": params}
