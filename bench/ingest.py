@@ -100,7 +100,7 @@ def bare_openalex(folder: Path, cutoff: dt.date, out: Path, memory_limit: str, t
     from graphniah.ingest.build import derived_papers_sql
     from graphniah.ingest.openalex.layout import open_works
     from graphniah.ingest.openalex.read import WORKS_RAW, source_dates_sql, works_sql
-    from graphniah.ingest.s2ag.read import _scan, sql_str
+    from graphniah.ingest.s2ag.sql import _scan, sql_str
 
     works = open_works(folder)
     parts = [p.path for p in works.parts]
@@ -158,17 +158,8 @@ def bare_snapshot(release: Path, cutoff: dt.date, out: Path, memory_limit: str, 
     import duckdb
 
     from graphniah.ingest.s2ag import preprints, titles
-    from graphniah.ingest.s2ag.read import (
-        CITATIONS,
-        PAPERS,
-        VENUES,
-        citations_sql,
-        duplicate_losers_sql,
-        papers_sql,
-        shard_files,
-        sql_str,
-        venues_sql,
-    )
+    from graphniah.ingest.s2ag.layout import CITATIONS, PAPERS, VENUES, shard_files
+    from graphniah.ingest.s2ag.sql import citations_sql, duplicate_losers_sql, papers_sql, sql_str, venues_sql
 
     def gz(ds: str) -> tuple[Path, ...]:
         return shard_files(release / ds)
@@ -261,7 +252,7 @@ def _run_child(mode: str, release: Path, cutoff: dt.date, out: Path, memory_limi
 
 def _input_gb(release: Path) -> dict[str, float]:
     """Gzip GB read per dataset (papers including the small publication-venues)."""
-    from graphniah.ingest.s2ag.read import CITATIONS, READ_DATASETS, shard_files
+    from graphniah.ingest.s2ag.layout import CITATIONS, READ_DATASETS, shard_files
 
     out = {"papers": 0.0, "citations": 0.0}
     for ds in READ_DATASETS:

@@ -34,7 +34,8 @@ from graphniah.ingest.build import ingest_release
 from graphniah.ingest.demo_release import world as Mo
 from graphniah.ingest.demo_release import write_demo_releases
 from graphniah.ingest.s2ag import preprints
-from graphniah.ingest.s2ag.read import papers_sql, shard_files, sql_str
+from graphniah.ingest.s2ag.layout import shard_files
+from graphniah.ingest.s2ag.sql import papers_sql, sql_str
 from graphniah.refresh import DEMO_PAPERS
 from graphniah.stats import wilson_interval
 

@@ -105,7 +105,7 @@ def _update_store_from_demo(store: ReleaseStore, rs: DemoReleaseSet, fresh: bool
 def _loaded_from(store: ReleaseStore, release_dir: Path) -> bool:
     """Whether the store's base release was loaded from the files now in ``release_dir`` (names and
     sizes): the demo release set is shared with the OpenAlex path, which may generate it again."""
-    from graphniah.ingest.s2ag.read import READ_DATASETS, release_sources
+    from graphniah.ingest.s2ag.layout import READ_DATASETS, release_sources
 
     state = store.state
     if state is None:

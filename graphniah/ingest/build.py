@@ -66,24 +66,10 @@ from graphniah.formats.snapshot import (
     write_snapshot_manifest,
 )
 from graphniah.ingest.s2ag import preprints, titles
+from graphniah.ingest.s2ag.layout import CITATIONS, PAPERS, READ_DATASETS, VENUES, read_release_info, release_sources
 from graphniah.ingest.s2ag.limits import Limits, out_of_memory, spilled_bytes
-from graphniah.ingest.s2ag.read import (
-    CITATIONS,
-    PAPERS,
-    READ_DATASETS,
-    TABLES,
-    VENUES,
-    VerifiedRead,
-    citations_sql,
-    duplicate_losers_sql,
-    fetch_row,
-    papers_sql,
-    read_release_info,
-    release_sources,
-    require_papers,
-    sql_str,
-    venues_sql,
-)
+from graphniah.ingest.s2ag.read import VerifiedRead, require_papers
+from graphniah.ingest.s2ag.sql import TABLES, citations_sql, duplicate_losers_sql, fetch_row, papers_sql, sql_str, venues_sql
 
 if TYPE_CHECKING:
     from graphniah.ingest.s2ag.store import ReleaseStore

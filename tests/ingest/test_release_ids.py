@@ -16,7 +16,7 @@ from graphniah.cli import app
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.snapshot import Snapshot
 from graphniah.ingest.build import ingest_release, snapshot_from_store
-from graphniah.ingest.s2ag.read import ID_FROM_DESCRIPTOR, ID_FROM_FOLDER_NAME, ID_FROM_OPTION, read_diff_info, read_release_info
+from graphniah.ingest.s2ag.layout import ID_FROM_DESCRIPTOR, ID_FROM_FOLDER_NAME, ID_FROM_OPTION, read_diff_info, read_release_info
 from graphniah.ingest.s2ag.store import ReleaseStore
 from tests.ingest.s2ag.release_kit import citation, paper, write_diff, write_release
 

@@ -43,7 +43,7 @@ from graphniah.formats.release import (
 )
 from graphniah.ingest.demo_release import world as Mo
 from graphniah.ingest.demo_release.serialize import Renderer, to_bytes
-from graphniah.ingest.s2ag.read import DATASETS as S2AG_DATASETS
+from graphniah.ingest.s2ag.layout import DATASETS as S2AG_DATASETS
 from graphniah.seeds import Stream, generator
 
 DATASETS = S2AG_DATASETS  # the demo writes every dataset the reader knows

@@ -43,7 +43,8 @@ from graphniah.ingest.demo_release.generate import GENERATOR, GZIP_LEVEL, SYNTHE
 from graphniah.ingest.demo_release.serialize import to_bytes
 from graphniah.ingest.openalex.layout import DESCRIPTOR, Layout, works_file, write_manifest
 from graphniah.ingest.openalex.read import WORKS_RAW
-from graphniah.ingest.s2ag.read import CITATIONS, PAPERS, VENUES, citations_sql, papers_sql, shard_files, sql_str, venues_sql
+from graphniah.ingest.s2ag.layout import CITATIONS, PAPERS, VENUES, shard_files
+from graphniah.ingest.s2ag.sql import citations_sql, papers_sql, sql_str, venues_sql
 
 FORMAT = "openalex"
 _W = "https://openalex.org/W"

@@ -49,21 +49,10 @@ from graphniah.atomic import sha256_file
 from graphniah.errors import GraphNIAHError
 from graphniah.ingest.openalex.layout import Part, WorksFolder
 from graphniah.ingest.s2ag import preprints
-from graphniah.ingest.s2ag.read import (
-    CITATIONS,
-    PAPERS,
-    TABLES,
-    VENUES,
-    InputFile,
-    Source,
-    VerifiedRead,
-    _iter_lines,
-    _scan,
-    _trim_title,
-    fetch_one,
-    fetch_row,
-    sql_str,
-)
+from graphniah.ingest.s2ag.integrity import _iter_lines
+from graphniah.ingest.s2ag.layout import CITATIONS, PAPERS, VENUES, InputFile, Source
+from graphniah.ingest.s2ag.read import VerifiedRead
+from graphniah.ingest.s2ag.sql import TABLES, _scan, _trim_title, fetch_one, fetch_row, sql_str
 
 DATASET = "works"
 WORK_ID_PATTERN = r"^(?:https?://openalex\.org/)?[Ww]([0-9]+)$"
@@ -132,7 +121,7 @@ def _names_sql(expr: str) -> str:
 def works_sql(scan: str, part: int) -> str:
     """Normalised rows of one partition's works (``scan``: a table expression with ``WORKS_RAW``).
 
-    Columns: those of ``graphniah.ingest.s2ag.read.papers_sql`` (so the snapshot query reads them
+    Columns: those of ``graphniah.ingest.s2ag.sql.papers_sql`` (so the snapshot query reads them
     as it reads S2AG papers), plus ``_dois`` (every DOI the work and its locations name),
     ``_arxiv_date0`` (the earliest date of its arXiv ids), ``_refs`` (the referenced work ids),
     ``_bad_refs`` (entries that are no work id), ``_is_preprint``, ``_updated`` and

@@ -50,7 +50,7 @@ from graphniah.formats.release import (
     read_release_descriptor,
     write_descriptor,
 )
-from graphniah.ingest.s2ag.read import DATASETS, REQUIRED_DATASETS
+from graphniah.ingest.s2ag.layout import DATASETS, REQUIRED_DATASETS
 from graphniah.progress import NO_PROGRESS, Progress
 from graphniah.retry import RetryPolicy, retry_after_from_headers
 

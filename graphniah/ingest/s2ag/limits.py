@@ -25,7 +25,7 @@ from pathlib import Path
 import duckdb
 
 from graphniah.errors import GraphNIAHError
-from graphniah.ingest.s2ag.read import sql_str
+from graphniah.ingest.s2ag.sql import sql_str
 
 # What lives outside DuckDB's buffer manager (measured on the 1M-paper demo release with
 # bench/ingest.py): ~110 MB of interpreter and libraries (numpy, pyarrow, duckdb, pydantic),

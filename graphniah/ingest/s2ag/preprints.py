@@ -34,7 +34,7 @@ that can match (a non-null arXiv id; a DOI with one of the two prefixes).
 
 from __future__ import annotations
 
-from graphniah.ingest.s2ag.read import sql_str
+from graphniah.ingest.s2ag.sql import sql_str
 
 # The preprint servers, in the order that breaks ties between equal dates.
 SOURCES: tuple[str, ...] = ("arxiv", "biorxiv", "preprints")

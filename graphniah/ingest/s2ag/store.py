@@ -36,25 +36,10 @@ import duckdb
 from graphniah.atomic import damaged
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.release_store import STORE_STATE_FORMAT, AppliedDiff, LoadedRelease, StoredInput, StoreState
+from graphniah.ingest.s2ag.layout import CITATIONS, PAPERS, READ_DATASETS, VENUES, InputFile, diff_sources, read_diff_info, read_release_info
 from graphniah.ingest.s2ag.limits import Limits, out_of_memory
-from graphniah.ingest.s2ag.read import (
-    CITATIONS,
-    NORMALISE_SQL,
-    PAPERS,
-    READ_DATASETS,
-    TABLES,
-    VENUES,
-    InputFile,
-    VerifiedRead,
-    delete_keys_sql,
-    diff_sources,
-    drop_duplicates,
-    fetch_one,
-    fetch_row,
-    load_release_tables,
-    read_diff_info,
-    read_release_info,
-)
+from graphniah.ingest.s2ag.read import VerifiedRead, load_release_tables
+from graphniah.ingest.s2ag.sql import NORMALISE_SQL, TABLES, delete_keys_sql, drop_duplicates, fetch_one, fetch_row
 
 # What DuckDB says of a database file that is not what it wrote (cut short, or a block whose checksum fails).
 _DAMAGE = re.compile(r"Corrupt database file|Could not read enough bytes|checksum|not a valid DuckDB database")

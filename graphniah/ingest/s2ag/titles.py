@@ -34,7 +34,7 @@ that contain ``<`` or ``&`` at all.
 
 from __future__ import annotations
 
-from graphniah.ingest.s2ag.read import sql_str, strip_ws_sql
+from graphniah.ingest.s2ag.sql import sql_str, strip_ws_sql
 
 # Entities unescaped (in this order; "&amp;" last, see the module docstring).
 ENTITIES: tuple[tuple[str, str], ...] = (

@@ -13,7 +13,8 @@ import pytest
 from graphniah.formats.snapshot import Snapshot
 from graphniah.ingest.build import ingest_release
 from graphniah.ingest.s2ag import preprints
-from graphniah.ingest.s2ag.read import papers_sql, shard_files
+from graphniah.ingest.s2ag.layout import shard_files
+from graphniah.ingest.s2ag.sql import papers_sql
 from tests.ingest.s2ag.release_kit import paper, write_release
 
 D = dt.date

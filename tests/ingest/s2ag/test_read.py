@@ -11,22 +11,10 @@ import duckdb
 import pytest
 
 from graphniah.errors import GraphNIAHError
-from graphniah.ingest.s2ag.read import (
-    CITATIONS,
-    PAPERS,
-    VENUES,
-    Source,
-    VerifiedRead,
-    citations_sql,
-    diff_sources,
-    find_bad_record,
-    papers_sql,
-    read_release_info,
-    release_sources,
-    shard_files,
-    venues_sql,
-    verify_gzip,
-)
+from graphniah.ingest.s2ag.integrity import find_bad_record, verify_gzip
+from graphniah.ingest.s2ag.layout import CITATIONS, PAPERS, VENUES, Source, diff_sources, read_release_info, release_sources, shard_files
+from graphniah.ingest.s2ag.read import VerifiedRead
+from graphniah.ingest.s2ag.sql import citations_sql, papers_sql, venues_sql
 from tests.ingest.s2ag.release_kit import citation, paper, write_release, write_shard
 
 
