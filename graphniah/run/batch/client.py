@@ -1,4 +1,4 @@
-"""A provider's files and batches API through LiteLLM (``create_file``, ``create_batch``, ``retrieve_batch``,
+"""An OpenAI-compatible provider's files and batches API through LiteLLM (``create_file``, ``create_batch``, ``retrieve_batch``,
 ``list_batches``, ``file_list``, ``file_content``), as the batch loop needs it.
 
 Every call is one HTTP request (LiteLLM's own retries are off: the loop retries, and a creation is

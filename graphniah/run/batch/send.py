@@ -11,6 +11,9 @@ counts, so that a run killed at any moment resumes without submitting an example
    batches are listed for the key's tag before one is created; the same is done before each
    retry of a creation that failed without an answer (the request may have taken effect).
 3. ``created`` (batch id) once the provider answers; from then on the batch is only polled.
+   An Anthropic batch has no file: its requests go in the creation (step 2 is skipped), and
+   a resumed intent with no ``created`` line first looks for the batch it may have made
+   (:meth:`graphniah.run.batch.anthropic.AnthropicBatches.find_batch`).
 4. ``polled`` lines record a changed state; when the batch ends, its output and error files are
    downloaded and every answer is appended as a run record carrying the batch id, then
    ``collected`` (one write of all of them: a kill in the middle leaves whole lines, and a resumed
