@@ -3,6 +3,8 @@ synthetic suites whose recipes carry known matched-sampling keys and whose short
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pytest
 from scipy.stats import binom
@@ -90,10 +92,9 @@ def test_partly_matched_cells_and_a_matched_cell_flagged_below(tmp_path) -> None
     out = write_report(report, tmp_path / "report", figures=False)
     md = (out.out / "report.md").read_text(encoding="utf-8")
     page = out.html.read_text(encoding="utf-8") if out.html is not None else ""
-    import html as _html
     for note in notes:
         assert f"- {note}" in md
-        assert f"<li>{_html.escape(note)}</li>" in page and f"<td>{_html.escape(note)}" not in page
+        assert f"<li>{html.escape(note)}</li>" in page and f"<td>{html.escape(note)}" not in page
     assert "Counting | balance,32,unbalanced,8,20,0.4" in (out.out / "cells.csv").read_text(encoding="utf-8")
 
 
@@ -156,3 +157,17 @@ def test_the_training_draw_of_learned_surface_below_its_design(tmp_path, drawn, 
                                       "baseline-retrieval": {"answer": lambda ex: "YES"}}, drawn=drawn)
     assert build_report(data).table("shortcuts").verdicts[-1] == note
     assert balance_notes(data, ()).notes == (note,)
+
+
+def test_an_unmatched_cell_is_said_once_even_where_a_shortcut_is_flagged(tmp_path) -> None:
+    # YES/NO at depth 16 drawn without the control, at depth 32 fully matched; retrieval wrong everywhere (0 of 20 per
+    # depth: flagged below at both). The unmatched cell gets the sentence on its draw; only the matched one the other.
+    examples = [make_example("yesno", d, 110, ("YES", "NO")[i % 2], seed=0, index=2 * i + (d == 32),
+                             matching=FULL if d == 32 else None) for d in (16, 32) for i in range(20)]
+    data = _load(tmp_path, examples, {"baseline-retrieval": {"answer": lambda ex: "NO" if ex.answer == "YES" else "YES"}})
+    ctx = build_report(data).context
+    assert [r.level for v in shortcut_level_verdicts(ctx) for r in v.below_by] == ["16", "32"]
+    assert balance_notes(data, shortcut_results(ctx), shortcut_level_verdicts(ctx)).notes == (
+        f"YES/NO at depth 16: all 20 examples {UNMATCHED}",
+        "YES/NO at depth 32: matched, yet not balanced against retrieval (below random guessing: flip its YES/NO answer).",
+    )
