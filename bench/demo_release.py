@@ -38,6 +38,7 @@ from graphniah.graph.measures import graph_statistics
 from graphniah.ingest.demo_release import world as Mo
 from graphniah.ingest.demo_release import write_demo_releases
 from graphniah.ingest.demo_release.calibration import TARGETS, check, reference_statistics
+from graphniah.ingest.demo_release.records import make_timeline
 from graphniah.refresh import DEMO_PAPERS, DEMO_RELEASES, refresh
 from graphniah.seeds import DEMO_RELEASE_SEED, Stream, generator
 
@@ -106,7 +107,7 @@ def alpha(snap, examples_per_task: int, workers: int, out: Path) -> None:
 
 def calibration(snap) -> None:
     # the world of the default demo release itself (same generator stream and seed as refresh uses)
-    world = Mo.build_world(generator(Stream.DEMO_RELEASE, DEMO_RELEASE_SEED), DEMO_PAPERS, Mo.make_timeline(dt.date(2026, 10, 6), DEMO_RELEASES))
+    world = Mo.build_world(generator(Stream.DEMO_RELEASE, DEMO_RELEASE_SEED), DEMO_PAPERS, make_timeline(dt.date(2026, 10, 6), DEMO_RELEASES))
     stats = reference_statistics(world) | graph_statistics(CitationGraph.load(snap), depths=DEPTHS)
     print("calibration statistics:")
     for t in TARGETS:

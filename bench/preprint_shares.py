@@ -8,7 +8,7 @@ Measures, with the project's own reader (``read.papers_sql``) and preprint rule
    arXiv id, a dated bioRxiv/medRxiv DOI, a Preprints.org DOI, any DOI, and an earliest public
    date before the record's own date, each with its 95 % Wilson interval; as a cross-check the
    arXiv ids in the ``abstracts`` records' ``openaccessinfo.externalids``. The demo release's
-   targets (``demo_release.world.P_ARXIV``, ``P_PREPRINT_DOI``) are the centres of these
+   targets (``demo_release.metadata.P_ARXIV``, ``P_PREPRINT_DOI``) are the centres of these
    intervals: with no record showing a preprint, the interval's centre is the estimate that
    stays inside what the sample allows.
 2. **the demo release** (``--papers``, default the demo's size, one release, the demo seed): the
@@ -31,8 +31,9 @@ import duckdb
 
 from graphniah.formats.snapshot import Snapshot
 from graphniah.ingest.build import ingest_release
-from graphniah.ingest.demo_release import world as Mo
 from graphniah.ingest.demo_release import write_demo_releases
+from graphniah.ingest.demo_release.metadata import P_ARXIV, P_PREPRINT_DOI
+from graphniah.ingest.demo_release.records import DEMO_CUTOFF
 from graphniah.ingest.s2ag import preprints
 from graphniah.ingest.s2ag.layout import shard_files
 from graphniah.ingest.s2ag.sql import papers_sql, sql_str
@@ -95,10 +96,10 @@ def demo(papers: int) -> None:
         rs = write_demo_releases(Path(tmp) / "releases", papers=papers, releases=1)
         release = rs.release_dir(rs.release_ids[-1])
         report(f"demo release ({papers:,} papers, seed 0)", _counts(shares_sql(papers_sql(shard_files(release / "papers")))))
-        print(f"demo model targets: P_ARXIV {Mo.P_ARXIV:.2%}, P_PREPRINT_DOI {Mo.P_PREPRINT_DOI:.2%}")
-        snap = ingest_release(release, Mo.DEMO_CUTOFF, Path(tmp) / "snap")
+        print(f"demo model targets: P_ARXIV {P_ARXIV:.2%}, P_PREPRINT_DOI {P_PREPRINT_DOI:.2%}")
+        snap = ingest_release(release, DEMO_CUTOFF, Path(tmp) / "snap")
         rows = Snapshot.open(snap).manifest.rows["papers"]
-        print(f"snapshot at {Mo.DEMO_CUTOFF}: kept {rows['kept']:,}, preprint_before_cutoff {rows['dropped']['preprint_before_cutoff']:,} "
+        print(f"snapshot at {DEMO_CUTOFF}: kept {rows['kept']:,}, preprint_before_cutoff {rows['dropped']['preprint_before_cutoff']:,} "
               f"(by source {rows['preprint_before_cutoff_by_source']}), before_cutoff {rows['dropped']['before_cutoff']:,}")
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphniah.ingest.demo_release import vocabulary as V
-from graphniah.ingest.demo_release import world as Mo
+from graphniah.ingest.demo_release.records import World
 
 __all__ = ["TARGETS", "Target", "check", "reference_statistics"]
 
@@ -87,7 +87,7 @@ def check(stats: Mapping[str, float], targets: Sequence[Target] = TARGETS) -> li
     ]
 
 
-def reference_statistics(world: Mo.World) -> dict[str, float]:
+def reference_statistics(world: World) -> dict[str, float]:
     """Reference lists of the post-cutoff papers of the newest release (rows present in it)."""
     P, C = world.papers, world.citations
     tl = world.timeline

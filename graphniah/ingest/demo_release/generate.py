@@ -42,6 +42,7 @@ from graphniah.formats.release import (
     write_descriptor,
 )
 from graphniah.ingest.demo_release import world as Mo
+from graphniah.ingest.demo_release.records import DEMO_CUTOFF, ReleaseState, World, make_timeline
 from graphniah.ingest.demo_release.serialize import Renderer, to_bytes
 from graphniah.ingest.s2ag.layout import DATASETS as S2AG_DATASETS
 from graphniah.seeds import Stream, generator
@@ -139,7 +140,7 @@ def write_demo_releases(
             raise GraphNIAHError(f"{out} already exists; pass --replace (replace=True) to regenerate the demo release there")
         if any(out.iterdir()):
             DemoReleaseSet.open(out)  # refuses anything that is not a demo release set
-    timeline = Mo.make_timeline(first, releases)
+    timeline = make_timeline(first, releases)
     rng = generator(Stream.DEMO_RELEASE, seed)
     world = Mo.build_world(rng, papers, timeline)
     states = Mo.release_states(world)
@@ -183,7 +184,7 @@ def write_demo_releases(
                 papers_newest_release=papers,
                 releases_in_set=tuple(timeline.release_ids),
                 format=fmt,
-                cutoff_used_for_design=Mo.DEMO_CUTOFF.isoformat(),
+                cutoff_used_for_design=DEMO_CUTOFF.isoformat(),
                 datasets=entry,
             )))
         for s in range(1, len(states)):
@@ -239,15 +240,15 @@ def _check_args(papers: int, seed: int, releases: int, first_release: str, shard
         first = dt.date.fromisoformat(first_release)
     except (TypeError, ValueError):
         raise GraphNIAHError(f"first_release {first_release!r} is not a date in YYYY-MM-DD form") from None
-    if (first - Mo.DEMO_CUTOFF).days < MIN_WINDOW_DAYS:
+    if (first - DEMO_CUTOFF).days < MIN_WINDOW_DAYS:
         raise GraphNIAHError(
             f"first_release {first_release} must be at least {MIN_WINDOW_DAYS} days after the demo cutoff "
-            f"{Mo.DEMO_CUTOFF.isoformat()}, so that the post-cutoff citation window has papers in it"
+            f"{DEMO_CUTOFF.isoformat()}, so that the post-cutoff citation window has papers in it"
         )
     return first
 
 
-def _lines(r: Renderer, ds: str, st: Mo.ReleaseState) -> Callable[[np.ndarray], pa.Array]:
+def _lines(r: Renderer, ds: str, st: ReleaseState) -> Callable[[np.ndarray], pa.Array]:
     fn = {"papers": r.paper_lines, "citations": r.citation_lines, "authors": r.author_lines, "publication-venues": r.venue_lines}[ds]
     return lambda idx: fn(idx, st)
 
@@ -268,7 +269,7 @@ def _plan_files(
 
 
 def _plan_release_dataset(
-    plan: _Plan, folder: Path, ds: str, idx: np.ndarray, st: Mo.ReleaseState, r: Renderer, shard_rows: int, world: Mo.World
+    plan: _Plan, folder: Path, ds: str, idx: np.ndarray, st: ReleaseState, r: Renderer, shard_rows: int, world: World
 ) -> dict[str, Any]:
     """Shards of one dataset of one release; citations get their planted cross-shard duplicates.
 

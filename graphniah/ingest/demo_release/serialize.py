@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from graphniah.ingest.demo_release import vocabulary as V
-from graphniah.ingest.demo_release import world as Mo
+from graphniah.ingest.demo_release.records import JOURNAL_EMPTY, JOURNAL_NULL, REV_DATE, REV_DOI, REV_VENUE, Papers, ReleaseState, Venues, World
 
 LS = pa.large_string()
 _MS_PER_DAY = 86_400_000
@@ -92,7 +92,7 @@ def to_bytes(lines: pa.Array) -> pa.Buffer:
 class Renderer:
     """Renders records of one world in one format; static pieces are built once, in the constructor."""
 
-    def __init__(self, world: Mo.World, legacy: bool) -> None:
+    def __init__(self, world: World, legacy: bool) -> None:
         self.world = world
         self.legacy = legacy
         P, A = world.papers, world.authors
@@ -149,13 +149,13 @@ class Renderer:
 
     # ------------------------------------------------------------------------------ papers
 
-    def paper_lines(self, idx: np.ndarray, st: Mo.ReleaseState) -> pa.Array:
+    def paper_lines(self, idx: np.ndarray, st: ReleaseState) -> pa.Array:
         P = self.world.papers
         pending = P.rev_step[idx] > st.index
         kind = P.rev_kind[idx]
-        doi = _where(pending & (kind == Mo.REV_DOI), "null", _take(self._doi, idx))
-        venue = _where(pending & (kind == Mo.REV_VENUE), '"","publicationvenueid":null', _take(self._venue, idx))
-        date = _where(pending & (kind == Mo.REV_DATE), "null", _take(self._date, idx))
+        doi = _where(pending & (kind == REV_DOI), "null", _take(self._doi, idx))
+        venue = _where(pending & (kind == REV_VENUE), '"","publicationvenueid":null', _take(self._venue, idx))
+        date = _where(pending & (kind == REV_DATE), "null", _take(self._date, idx))
         parts: list[pa.Array | str] = [
             _take(self._head, idx), doi, _take(self._mid, idx), venue,
             ',"year":', _take(self._year, idx),
@@ -184,7 +184,7 @@ class Renderer:
             return _join('"', citing, '"'), _where(resolved, _join('"', cited_ids, '"'), "null")
         return citing, _where(resolved, cited_ids, "null")
 
-    def citation_lines(self, idx: np.ndarray, st: Mo.ReleaseState) -> pa.Array:
+    def citation_lines(self, idx: np.ndarray, st: ReleaseState) -> pa.Array:
         C = self.world.citations
         citing, cited = self._citing_cited(idx)
         has_ctx = (C.context[idx] >= 0) & (C.rev_step[idx] <= st.index)
@@ -212,7 +212,7 @@ class Renderer:
 
     # ----------------------------------------------------------------------------- authors
 
-    def author_lines(self, idx: np.ndarray, st: Mo.ReleaseState) -> pa.Array:
+    def author_lines(self, idx: np.ndarray, st: ReleaseState) -> pa.Array:
         A = self.world.authors
         aid = _take(self._author_id, idx)
         name = _take(self._author_name, idx)
@@ -235,7 +235,7 @@ class Renderer:
 
     # ------------------------------------------------------------------------------ venues
 
-    def venue_lines(self, idx: np.ndarray, st: Mo.ReleaseState) -> pa.Array:
+    def venue_lines(self, idx: np.ndarray, st: ReleaseState) -> pa.Array:
         ven = self.world.venues
         out = []
         for i in idx.tolist():
@@ -257,18 +257,18 @@ class Renderer:
         return _strs([f'{{"id":"{self.world.venues.ids[i]}"}}\n' for i in idx.tolist()])
 
 
-def _journal_json(P: Mo.Papers, ven: Mo.Venues) -> pa.Array:
+def _journal_json(P: Papers, ven: Venues) -> pa.Array:
     """S2's ``journal`` object: null, an empty name, a venue with volume/pages, or arXiv's abs/ id."""
     out = []
     for i in range(len(P)):
         kind = P.journal_kind[i]
-        if kind == Mo.JOURNAL_NULL:
+        if kind == JOURNAL_NULL:
             out.append("null")
             continue
         vi = int(P.journal_venue[i])
         vol = str(P.volume[i]) if P.volume[i] else None
         pages = f"{P.first_page[i]}-{P.first_page[i] + P.n_pages[i]}" if P.first_page[i] else None
-        if kind == Mo.JOURNAL_EMPTY:
+        if kind == JOURNAL_EMPTY:
             rec = {"name": "", "pages": pages, "volume": vol or ""}
         elif vi == 0 and P.arxiv[i] is not None:
             rec = {"name": "ArXiv", "pages": None, "volume": f"abs/{P.arxiv[i]}"}

@@ -19,6 +19,7 @@ from graphniah.ingest.build import ingest_release
 from graphniah.ingest.demo_release import world as Mo
 from graphniah.ingest.demo_release import write_demo_releases
 from graphniah.ingest.demo_release.calibration import TARGETS, Target, check, reference_statistics
+from graphniah.ingest.demo_release.records import make_timeline
 
 CUTOFF = dt.date(2026, 4, 1)
 
@@ -47,7 +48,7 @@ def test_check_reports_misses_only():
 
 
 def test_reference_lists_match_the_real_sample():
-    tl = Mo.make_timeline(dt.date(2026, 10, 6), 2)
+    tl = make_timeline(dt.date(2026, 10, 6), 2)
     world = Mo.build_world(np.random.default_rng(5), 20_000, tl)
     stats = reference_statistics(world)
     names = {t.name for t in TARGETS}

@@ -15,7 +15,7 @@ import pytest
 
 from graphniah.errors import GraphNIAHError
 from graphniah.ingest.demo_release import DATASETS, DemoReleaseSet, write_demo_releases
-from graphniah.ingest.demo_release import world as Mo
+from graphniah.ingest.demo_release.citations import PRE_SHARE
 from tests.ingest.demo_release.conftest import read_dataset
 
 KEYS = {"papers": ("corpusid",), "authors": ("authorid",), "publication-venues": ("id",)}
@@ -186,7 +186,7 @@ def test_quirks_current(current_set):
     assert dups, "no exact-duplicate titles planted"
     assert sum(dups.values()) < 0.01 * n, "titles must be unique apart from a few planted duplicates"
     pre = sum(1 for p in papers if p["publicationdate"] and p["publicationdate"] < "2026-04-01")
-    assert (Mo.PRE_SHARE - 0.07) * n < pre < (Mo.PRE_SHARE + 0.07) * n
+    assert (PRE_SHARE - 0.07) * n < pre < (PRE_SHARE + 0.07) * n
     # arXiv ids read YYMM.NNNNN: the publication month for arXiv-only papers, no later for the others
     # (their preprint came first); preprint DOIs are dated no later than the publication date
     lagged = 0
