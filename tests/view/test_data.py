@@ -213,6 +213,24 @@ def test_bad_inputs_give_clear_errors(viewer_suite, tmp_path) -> None:
     assert r.exit_code != 0 and "exactly one of --examples" in str(r.exception or r.output)
 
 
+def test_an_input_error_names_the_examples_file_and_a_site_may_go_under_new_folders(viewer_suite, tmp_path) -> None:
+    """The error of a repeated id names the examples file given (not the unset dataset argument), word
+    for word; a site whose folder's parents do not exist yet is written with its page cache beside it."""
+    ex = viewer_suite.examples[1]
+    dup = tmp_path / "dup.jsonl"
+    write_examples(dup, [ex, ex])
+    with pytest.raises(GraphNIAHError) as err:
+        build_viewer(dup, tmp_path / "site", snapshots=viewer_suite.snapshots)
+    assert str(err.value) == f"{dup}: example id {ex.id} appears twice"
+    one = tmp_path / "one.jsonl"
+    write_examples(one, [ex])
+    out = tmp_path / "not" / "yet" / "site"
+    files = build_viewer(one, out, snapshots=viewer_suite.snapshots)
+    assert files.examples == 1 and (out / "examples" / f"{ex.id}.js").is_file()
+    (cached,) = viewer_page_cache(out).iterdir()
+    assert cached.name.startswith(f"{ex.id}.") and os.path.samefile(cached, out / "examples" / f"{ex.id}.js")
+
+
 def test_without_the_snapshot_pages_show_corpus_ids(viewer_suite, tmp_path) -> None:
     ex = viewer_suite.examples[1]
     path = tmp_path / "one.jsonl"

@@ -1,0 +1,259 @@
+"""A hand-made audit of the tests: realistic bugs planted one at a time, each against the tests nearest its code (issue 40).
+
+cosmic-ray (``bench/mutation.py``) changes one operator or constant at a time. The bugs here are the
+kind a person writes: a dropped filter, an off-by-one in a slice, a wrong default, a swapped argument,
+a skipped validation, a wrong column, a stale cache. Each is a small patch record (file, old text,
+new text, what it breaks), applied to a copy of the committed tree (``git archive HEAD``, never the
+working tree), tested with the fast tests of the module it lives in, and taken back out. A bug the
+tests fail on is *caught*, one they pass on *missed*.
+
+    .venv/bin/python bench/audit.py [--bug ID ...] [--work DIR] [--list]
+
+Prints one line per bug (caught or missed, the seconds its tests took) and the catch rate. Before
+any bug, each test group must pass on the unplanted copy (else every bug would count as caught).
+The second audit's results are in ``docs/reliability.md`` ("Audit 2").
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from mutation import REPO, Target, _basetemp, _env, copy_head  # the copy and the environment are mutation.py's
+
+
+@dataclass(frozen=True)
+class Bug:
+    id: str
+    file: str  # path in the repository
+    old: str  # must occur exactly once in the file
+    new: str
+    what: str  # what the bug breaks, in a few words
+    group: str  # the tests it is run against: a key of GROUPS
+
+
+# The tests nearest each module: its own test files, whole (no -k selection) but for the tests marked slow. ``shared``: the session
+# fixtures of tests/conftest.py (the demo snapshot, the viewer's suites) are built by the unplanted run
+# and reopened by each bug's run, as bench/mutation.py does.
+GROUPS: dict[str, Target] = {
+    "sample": Target("sample", "graphniah/sampling/examples/sample.py",
+                     ("tests/sampling/examples/test_sample.py", "tests/sampling/examples/test_sample_matching.py"), shared=True),
+    "components": Target("components", "graphniah/sampling/examples/components.py",
+                         ("tests/sampling/examples/test_components.py", "tests/sampling/examples/test_sample_matching.py"),
+                         shared=True),
+    "topics": Target("topics", "graphniah/baselines/topics.py", ("tests/baselines/test_topics.py",), shared=True),
+    "atomic": Target("atomic", "graphniah/atomic.py", ("tests/test_atomic.py",)),
+    "openalex": Target("openalex", "graphniah/ingest/openalex/read.py",
+                       ("tests/ingest/openalex/test_records.py", "tests/ingest/openalex/test_read.py",
+                        "tests/ingest/openalex/test_bad_input.py"), shared=True),
+    "lm_eval": Target("lm_eval", "graphniah/dataset/lm_eval.py", ("tests/dataset/test_lm_eval.py",), shared=True),
+    "lm_eval_task": Target("lm_eval_task", "graphniah/integrations/lm_eval_task.py", ("tests/integrations/test_lm_eval.py",),
+                           shared=True),
+    "view": Target("view", "graphniah/view/pages.py",
+                   ("tests/view/test_overlay.py", "tests/view/test_pages.py", "tests/view/test_data.py"), shared=True),
+    "shortcuts": Target("shortcuts", "graphniah/report/shortcuts.py",
+                        ("tests/report/test_shortcuts.py", "tests/report/test_shortcut_levels.py",
+                         "tests/report/test_shortcut_list.py")),
+}
+
+_S = "graphniah/sampling/examples/sample.py"
+_C = "graphniah/sampling/examples/components.py"
+_T = "graphniah/baselines/topics.py"
+_A = "graphniah/atomic.py"
+_R = "graphniah/ingest/openalex/read.py"
+_L = "graphniah/ingest/openalex/layout.py"
+_E = "graphniah/dataset/lm_eval.py"
+_K = "graphniah/integrations/lm_eval_task.py"
+_P = "graphniah/view/pages.py"
+_H = "graphniah/report/shortcuts.py"
+
+BUGS: tuple[Bug, ...] = (
+    # --- matched sampling
+    Bug("sample-part-sum", _S, "need[int(labels[p[0]])] += size", "need[int(labels[p[0]])] = size",
+        "components sharing a connected part: the part checked against the last one's size, not their sum", "sample"),
+    Bug("sample-list-order", _S, "tgt.sort(key=lambda p: (p.title.casefold(), p.title))", "tgt.sort(key=lambda p: p.title)",
+        "a list answer sorted case-sensitively", "sample"),
+    Bug("sample-first-index", _S, "yield build_example(ctx, spec, seed, first_index + i, stats)",
+        "yield build_example(ctx, spec, seed, i, stats)", "sample_examples ignores first_index (a resumed batch repeats examples)",
+        "sample"),
+    Bug("sample-pool-check", _S,
+        "    if ctx.pool(spec.depth)[1] != r.pool_hash:\n"
+        "        raise GraphNIAHError(f\"example {example.id} was made from another depth-{spec.depth} path pool ({r.pool_hash[:12]})\")\n",
+        "", "regenerate no longer refuses an example made from another path pool", "sample"),
+    Bug("sample-list-asks", _S, 'return [] if spec.task in ("count", "list") else', 'return [] if spec.task == "count" else',
+        "the list question names the targets", "sample"),
+    # --- component matching
+    Bug("components-conflict", _C, "            free &= ~conflict[j]\n", "",
+        "a later component's backbone may conflict with an earlier wrong one's", "components"),
+    Bug("components-pairs", _C, "/ (length * length)", "/ (length * (length - 1))",
+        "affinity divided by the pairs of one path, not of two", "components"),
+    Bug("components-own-cohesion", _C, "np.abs(self.affinity[path] - self.cohesion[path])",
+        "np.abs(self.affinity[path] - self.cohesion)", "a partner measured against its own cohesion, not the source's",
+        "components"),
+    # --- topic-cluster
+    Bug("topics-count", _T, "return str(len(members) - 1)", "return str(len(members))", "the count includes the source",
+        "topics"),
+    Bug("topics-edge-lists", _T, 'if parsed is None or parsed.render != "apa":', "if parsed is None:",
+        "edge-list examples are answered, not left out", "topics"),
+    Bug("topics-last-title", _T, "first.setdefault(normalize(t), t)", "first[normalize(t)] = t",
+        "the last wording of a title is shown, not the first", "topics"),
+    Bug("topics-first-kmeans", _T, "if best is None or inertia < best[0]:", "if best is None:",
+        "k-means keeps its first run, not the best of the restarts", "topics"),
+    # --- artifacts
+    Bug("atomic-stale-mtime", _A, "key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, sha256 or \"\")",
+        "key = (st.st_dev, st.st_ino, st.st_size, 0, sha256 or \"\")",
+        "the intact-file cache ignores a rewrite in place of the same size", "atomic"),
+    Bug("atomic-old-over-new", _A, "if m.group(2) and not (Path(folder) / name).exists():", "if m.group(2):",
+        "a dead run's old folder is put back over a complete new one", "atomic"),
+    Bug("atomic-0600", _A, "    os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual permissions\n", "",
+        "atomically written files keep mkstemp's 0600", "atomic"),
+    Bug("atomic-footer-order", _A, 'int.from_bytes(tail[:4], "little")', 'int.from_bytes(tail[:4], "big")',
+        "the Parquet footer length read big-endian", "atomic"),
+    Bug("atomic-disk-name", _A,
+        "name = path if path is not None else exc.filename if isinstance(exc, OSError) and exc.filename else None",
+        "name = exc.filename if isinstance(exc, OSError) and exc.filename else path",
+        "a refused write names the temporary file, not the output", "atomic"),
+    # --- OpenAlex
+    Bug("openalex-works-count", _R, '"works": self.records - self.superseded - self.merged,',
+        '"works": self.records - self.superseded,', "the works count keeps merged works", "openalex"),
+    Bug("openalex-journal", _R, "CASE WHEN primary_location.source.type = 'journal' THEN",
+        "CASE WHEN primary_location.source.type IS NOT NULL THEN", "every typed source counted as a journal", "openalex"),
+    Bug("openalex-concept-level", _R, "lambda c: c.level = 0", "lambda c: c.level <= 1",
+        "level-1 concepts taken as fields of study", "openalex"),
+    Bug("openalex-bad-partition", _R, 'fetch_one(con, f"SELECT min(_part) FROM', 'fetch_one(con, f"SELECT max(_part) FROM',
+        "a bad record looked for in the newest partition with one, not the oldest", "openalex"),
+    Bug("openalex-title-order", _R, "COALESCE(title, display_name)", "COALESCE(display_name, title)",
+        "display_name preferred to title", "openalex"),
+    Bug("layout-short-file", _L, "if listed_bytes is not None and size != listed_bytes:",
+        "if listed_bytes is not None and size > listed_bytes:", "a works file shorter than listed (cut-off download) accepted",
+        "openalex"),
+    Bug("layout-precedence", _L, '(("jsonl", JSONL_MANIFEST), ("parquet", PARQUET_MANIFEST), ("works", OLD_MANIFEST))',
+        '(("parquet", PARQUET_MANIFEST), ("jsonl", JSONL_MANIFEST), ("works", OLD_MANIFEST))',
+        "the Parquet copy read before the JSON lines one", "openalex"),
+    Bug("layout-partial-counts", _L, "return None if any(c is None for c in counts) else",
+        "return None if all(c is None for c in counts) else", "a manifest with some record counts missing is checked as if complete",
+        "openalex"),
+    Bug("layout-old-names", _L, 'name = f"part_{index:03d}.gz" if layout == "works"', 'name = f"part_{index:04d}.gz" if layout == "works"',
+        "older-layout files named with four digits", "openalex"),
+    Bug("layout-release-id", _L, 'if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", rid):', 'if not re.fullmatch(r"[A-Za-z0-9._/-]+", rid):',
+        "a release id with a slash or a leading dot accepted", "openalex"),
+    # --- lm-eval
+    Bug("lm-eval-no-f1", _E, 'metrics = ["acc", "f1"] if task == "list" else ["acc"]', 'metrics = ["acc"]',
+        "the list task loses its f1 metric", "lm_eval"),
+    Bug("lm-eval-unweighted", _E, '"    weight_by_size: true\\n"', '"    weight_by_size: false\\n"',
+        "the group's accuracy not weighted by task sizes", "lm_eval"),
+    Bug("lm-eval-hint", _E, "    if not installed:\n", "    if installed:\n", "the install hint shown when lm-eval is installed",
+        "lm_eval"),
+    Bug("lm-eval-task-order", _E, "    present = [t for t in TASKS if t in set(tasks)]\n    files =",
+        "    present = sorted(set(tasks))\n    files =", "the group lists its tasks alphabetically, not in task order", "lm_eval"),
+    Bug("lm-eval-null-template", _K, 'pa.array(["default"] * table.num_rows, pa.string())',
+        "pa.array([None] * table.num_rows, pa.string())", "rows exported before template sets get no template", "lm_eval_task"),
+    Bug("lm-eval-default-format", _K, 'fmt = answer_format(str(doc.get("template") or "default"))',
+        'fmt = answer_format("default")', "a reply scored in the default answer format whatever the row's set", "lm_eval_task"),
+    Bug("lm-eval-doc-text", _K,
+        'return next(m["content"] for m in reversed(example_messages(doc)) if m["role"] == "user")',
+        'return example_messages(doc)[0]["content"]', "the example's text is its system message", "lm_eval_task"),
+    Bug("lm-eval-system-instruction", _K, "        if system_instruction:\n", "        if system_instruction and num_fewshot:\n",
+        "--system_instruction accepted", "lm_eval_task"),
+    # --- viewer
+    Bug("view-papers-column", _P, '"papers": len(example.papers),', '"papers": len(example.edges),',
+        "the page's paper count is its edge count", "view"),
+    Bug("view-row-swap", _P, 'data["component_size"], data["context_length"]', 'data["context_length"], data["component_size"]',
+        "the index row's size and length swapped", "view"),
+    Bug("view-stale-templates", _P, "canonical_json([code, prompt_set.hash, has_meta,", "canonical_json([code, has_meta,",
+        "a page cached under other templates is reused", "view"),
+    Bug("view-cache-kept", _P, "        if p.name not in used:\n            p.unlink(missing_ok=True)\n", "        pass\n",
+        "the page cache keeps pages the site no longer uses", "view"),
+    Bug("view-truth-extra", _P, "if p not in truth and meta is not None and p in meta]", "if meta is not None and p in meta]",
+        "truth papers among the candidates for extra lines", "view"),
+    Bug("view-reasoning-tokens", _P, '"reasoning_tokens": a.reasoning_tokens if a else None,',
+        '"reasoning_tokens": a.completion_tokens if a else None,', "the page shows completion tokens as reasoning tokens", "view"),
+    # --- the verdict
+    Bug("shortcuts-family", _H, "_list_all(ctx, ids) if t == \"list\" else None, len(results), results[0].alpha,",
+        "_list_all(ctx, ids) if t == \"list\" else None, len(mine), results[0].alpha,",
+        "a verdict names its task's tests as the Holm family, not the table's", "shortcuts"),
+    Bug("shortcuts-model-rows", _H, "if not is_baseline_model(run.model) or not m.any():", "if not m.any():",
+        "model runs judged as shortcuts", "shortcuts"),
+    Bug("shortcuts-needed-below", _H, "needed_below = None if not down.size else int(down[-1]) / n",
+        "needed_below = None if not down.size else int(down[0]) / n", "the power note quotes the least accuracy flagged below",
+        "shortcuts"),
+    Bug("shortcuts-flag-side", _H, 'return "above" if r.beats_random else "below" if r.below_random else "no"',
+        'return "above" if r.flagged else "no"', "a shortcut below random is marked above in the table", "shortcuts"),
+)
+
+
+def _pytest(t: Target, work: Path) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-n", "0", "-o", "timeout=0",
+            "-m", "not slow", *_basetemp(work, t.name, t), *t.tests]
+
+
+def _run(t: Target, repo: Path, work: Path, timeout: float) -> tuple[int | None, float]:
+    """The return code of the group's tests in the copy (None: no end within ``timeout``) and their seconds."""
+    env = _env(repo, shared=t.shared) | {"PYTHONDONTWRITEBYTECODE": "1"}  # a planted file and its original may share an mtime
+    t0 = time.monotonic()
+    try:
+        done = subprocess.run(_pytest(t, work), cwd=repo, env=env, capture_output=True, text=True, check=False, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, time.monotonic() - t0
+    return done.returncode, time.monotonic() - t0
+
+
+def plant(repo: Path, bug: Bug) -> str:
+    """Apply ``bug`` to the copy at ``repo``; returns the original text of its file (for :func:`unplant`)."""
+    path = repo / bug.file
+    text = path.read_text(encoding="utf-8")
+    if text.count(bug.old) != 1:
+        raise SystemExit(f"{bug.id}: its old text occurs {text.count(bug.old)} times in {bug.file} (the code changed: update the bug)")
+    path.write_text(text.replace(bug.old, bug.new), encoding="utf-8")
+    return text
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bug", nargs="*", default=[], help="only these bugs (ids as listed)")
+    ap.add_argument("--work", type=Path, default=REPO / "bench" / ".data" / "audit")
+    ap.add_argument("--timeout", type=float, default=900.0, help="seconds a group's tests may take before the bug counts as caught")
+    ap.add_argument("--list", action="store_true", help="list the bugs and exit")
+    args = ap.parse_args()
+    bugs = [b for b in BUGS if not args.bug or b.id in args.bug]
+    if args.list:
+        for b in bugs:  # each old text as often as it occurs in the working tree (1 when the record still applies)
+            n = (REPO / b.file).read_text(encoding="utf-8").count(b.old)
+            print(f"{b.id:28} {b.file:42} {n}  {b.what}")
+        return 0
+    work = args.work.resolve()
+    repo = work / "repo"
+    if repo.exists():
+        subprocess.run(["rm", "-rf", str(repo)], check=True)
+    commit = copy_head(repo)
+    where = subprocess.run([sys.executable, "-c", "import graphniah; print(graphniah.__file__)"], env=_env(repo), cwd="/",
+                           capture_output=True, text=True, check=True).stdout.strip()
+    if not where.startswith(str(repo)):
+        raise SystemExit(f"the copy's package is not the one imported ({where})")
+    print(f"audit of commit {commit} in {repo}: {len(bugs)} bugs", flush=True)
+    for g in dict.fromkeys(b.group for b in bugs):
+        rc, s = _run(GROUPS[g], repo, work, args.timeout)
+        if rc != 0:
+            raise SystemExit(f"{g}: the tests fail on the unplanted copy (exit {rc}); fix that first")
+        print(f"  {g}: tests pass unplanted ({s:.0f}s)", flush=True)
+    caught = 0
+    for b in bugs:
+        original = plant(repo, b)
+        try:
+            rc, s = _run(GROUPS[b.group], repo, work, args.timeout)
+        finally:
+            (repo / b.file).write_text(original, encoding="utf-8")
+        hit = rc != 0  # a failure, an import error or a hang: the tests did not let it through
+        caught += hit
+        print(f"{'caught' if hit else 'MISSED'}  {b.id:28} {b.what} ({s:.0f}s{'' if rc is not None else ', timed out'})", flush=True)
+    print(f"\ncaught {caught} of {len(bugs)} ({caught / len(bugs):.0%})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
