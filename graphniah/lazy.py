@@ -1,8 +1,9 @@
 """Public names of a package that load on first access, so that importing the package costs nothing.
 
-A package ``__init__`` lists its public API in ``__all__`` and maps each name to the module that
-defines it; its module-level ``__getattr__`` (PEP 562) calls :func:`attribute`. Type checkers see
-the names through ``if TYPE_CHECKING:`` imports beside the map.
+A package ``__init__`` maps each public name to the module that defines it (``_HOMES``) and derives
+``__all__`` from the map (``__all__ = [*_HOMES]``); its module-level ``__getattr__`` (PEP 562) calls
+:func:`attribute`. Type checkers see the names through ``if TYPE_CHECKING:`` imports beside the map
+(tests/test_stages.py keeps the two the same).
 """
 
 from __future__ import annotations
