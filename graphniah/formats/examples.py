@@ -200,7 +200,10 @@ class RecipeParams(Frozen):
     match_components: bool = False
     # ``match_learned``: the sha256 of the frozen scorer the wrong answers were matched on
     # (graphniah.sampling.examples.learned); absent (every example built before the rule) means without.
+    # ``match_weighted``: the wrong answers were drawn with weights on that score (the density ratio)
+    # rather than as its nearest neighbours; absent means the nearest-neighbour draw.
     match_learned: str | None = None
+    match_weighted: bool = False
     size_range: tuple[int, int] | None = None
     index: int = Field(ge=0)
     corpus: str | None = None
@@ -209,14 +212,9 @@ class RecipeParams(Frozen):
     @model_serializer(mode="wrap")
     def _only_what_is_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         out: dict[str, Any] = handler(self)
-        if not self.reserve_none_option:
-            del out["reserve_none_option"]
-        if not self.match_similarity:
-            del out["match_similarity"]
-        if not self.match_venue:
-            del out["match_venue"]
-        if not self.match_components:
-            del out["match_components"]
+        for flag in ("reserve_none_option", "match_similarity", "match_venue", "match_components", "match_weighted"):
+            if not getattr(self, flag):
+                del out[flag]
         if self.match_learned is None:
             del out["match_learned"]
         if self.size_range is None:
@@ -254,7 +252,7 @@ class RecipeParams(Frozen):
 
 
 _OPTIONAL_PARAMS = frozenset({"reserve_none_option", "corpus", "tokenizers", "match_similarity", "match_venue", "match_components",
-                             "match_learned", "size_range", "templates"})
+                             "match_learned", "match_weighted", "size_range", "templates"})
 
 
 class Recipe(Frozen):

@@ -62,14 +62,28 @@ from graphniah.sampling.examples.render import printed_venue
 from graphniah.seeds import DEFAULT_SEED, Stream, generator
 from graphniah.text.surface import SURFACE_FEATURES, PrintedPaper, pair_features
 
-__all__ = ["BINS", "CALIPER_SDS", "NEGATIVES", "SCORER_VERSION", "LearnedMatch", "Scorer", "fit_scorer", "printed",
-           "row_features", "scorer_file", "training_pairs"]
+__all__ = ["BINS", "CALIPER_SDS", "MIN_EFFECTIVE", "NEGATIVES", "SCORER_VERSION", "WEIGHTED_VERSION", "LearnedMatch", "Scorer",
+           "effective_size", "fit_scorer", "printed", "ratio_weights", "row_features", "scorer_file", "training_pairs"]
 
 SCORER_VERSION = 1  # the design of the scorer and its training set; a new design writes a new scorer
+WEIGHTED_VERSION = 2  # the weighted draw's scorer: the same model, trained on candidates without the cosine caliper
 BINS = 16  # quantile bins per feature among the true pairs and among the wrong ones (fewer where it takes fewer values)
 NEGATIVES = 8  # wrong candidates per source in the training set
 CALIPER_SDS = 0.2  # the caliper on the score: this many standard deviations of the training pairs' log-odds
 _C = 1.0  # inverse L2 penalty of the logistic regression
+MIN_EFFECTIVE = 3.0  # the weighted draw redraws a source whose candidates' weights amount to fewer candidates
+
+
+def ratio_weights(logits: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """The density ratio ``e / (1 - e) = exp(logit)`` of each candidate, up to one factor (the largest is 1)."""
+    return np.exp(logits - logits.max()) if logits.size else np.zeros(0)
+
+
+def effective_size(w: npt.NDArray[np.float64]) -> float:
+    """Kish's effective sample size of weights ``w``: ``(sum w)^2 / sum w^2`` (0 for none)."""
+    sq = float(np.dot(w, w))
+    return float(w.sum()) ** 2 / sq if sq > 0 else 0.0
+
 
 def printed(meta: PaperMeta) -> PrintedPaper:
     """What a paper's block prints, from its snapshot metadata (its day always, as if it had a block)."""
@@ -127,7 +141,7 @@ def _edges(col: npt.NDArray[np.float64], y: npt.NDArray[np.bool_]) -> tuple[floa
     return tuple(float(c) for c in np.unique(cuts) if shown.size and c > shown.min())
 
 
-def fit_scorer(x: npt.NDArray[np.float64], y: npt.NDArray[np.bool_], depth: int) -> Scorer:
+def fit_scorer(x: npt.NDArray[np.float64], y: npt.NDArray[np.bool_], depth: int, version: int = SCORER_VERSION) -> Scorer:
     """Fit the binned logistic scorer to pairs ``x`` (``pair_features`` rows) labelled ``y`` (true pair or not).
 
     Parameters
@@ -138,6 +152,9 @@ def fit_scorer(x: npt.NDArray[np.float64], y: npt.NDArray[np.bool_], depth: int)
         Whether the candidate is the source's true target.
     depth : int
         The pool depth the pairs come from (recorded in the scorer).
+    version : int
+        The design recorded in the scorer: :data:`SCORER_VERSION` (the nearest-neighbour draw's) or
+        :data:`WEIGHTED_VERSION` (the weighted draw's).
 
     Returns
     -------
@@ -150,7 +167,7 @@ def fit_scorer(x: npt.NDArray[np.float64], y: npt.NDArray[np.bool_], depth: int)
     if x.shape[1] != len(SURFACE_FEATURES) or not y.any() or y.all():
         raise GraphNIAHError(f"cannot fit a matching scorer on {x.shape[0]} pairs ({int(y.sum())} true)")
     edges = tuple(_edges(x[:, j], y) for j in range(x.shape[1]))
-    draft = Scorer(version=SCORER_VERSION, depth=depth, features=SURFACE_FEATURES, edges=edges,
+    draft = Scorer(version=version, depth=depth, features=SURFACE_FEATURES, edges=edges,
                    weights=tuple((0.0,) * (len(e) + 2) for e in edges), intercept=0.0, pairs=int(y.size), caliper=0.0)
     b = draft.bins(x)
     widths = [len(e) + 2 for e in edges]
@@ -188,12 +205,12 @@ def training_pairs(sources: Sequence[int], candidates: Callable[[int], npt.NDArr
     return np.concatenate(xs), np.concatenate(ys)
 
 
-def scorer_file(snapshot: Path, depth: int) -> Path:
-    """Where a snapshot keeps its matching scorer of ``depth``."""
-    return Path(snapshot) / "matching" / f"learned-depth={depth}.json"
+def scorer_file(snapshot: Path, depth: int, weighted: bool = False) -> Path:
+    """Where a snapshot keeps its matching scorer of ``depth`` (``weighted``: the weighted draw's)."""
+    return Path(snapshot) / "matching" / f"learned-{'weighted-' if weighted else ''}depth={depth}.json"
 
 
-def read_scorer(path: Path) -> tuple[Scorer, str] | None:
+def read_scorer(path: Path, version: int = SCORER_VERSION) -> tuple[Scorer, str] | None:
     """The stored scorer and its file's sha256; None when there is none or it is of another design."""
     try:
         data = path.read_bytes()
@@ -203,7 +220,7 @@ def read_scorer(path: Path) -> tuple[Scorer, str] | None:
         scorer = Scorer.model_validate(json.loads(data))
     except (ValueError, ValidationError) as err:
         raise GraphNIAHError(f"{path}: not a matching scorer ({str(err).splitlines()[0]}); delete it to train it again") from None
-    if scorer.version != SCORER_VERSION or scorer.features != SURFACE_FEATURES:
+    if scorer.version != version or scorer.features != SURFACE_FEATURES:
         return None
     return scorer, sha256_bytes(data)
 
@@ -228,12 +245,14 @@ def row_features(papers: Sequence[PrintedPaper], src: int, rows: npt.NDArray[np.
 
 
 def load_or_train(path: Path, depth: int, papers: tuple[PrintedPaper, ...],
-                  train: Callable[[np.random.Generator], tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]]) -> LearnedMatch:
-    """The scorer stored at ``path``, or one trained from ``train``'s pairs (stream ``match-scorer``) and stored there."""
-    found = read_scorer(path)
+                  train: Callable[[np.random.Generator], tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]],
+                  version: int = SCORER_VERSION) -> LearnedMatch:
+    """The scorer of design ``version`` stored at ``path``, or one trained from ``train``'s pairs (stream
+    ``match-scorer``) and stored there."""
+    found = read_scorer(path, version)
     if found is None:
         x, y = train(generator(Stream.MATCH_SCORER, DEFAULT_SEED, depth))
-        doc = fit_scorer(x, y, depth).document()
+        doc = fit_scorer(x, y, depth, version).document()
         try:
             atomic_write_bytes(path, doc)
         except OSError as err:

@@ -56,6 +56,7 @@ from graphniah.sampling.examples.spec import (
     MAX_SIZE,
     MIN_SIZE,
     SIZE_TASKS,
+    WEIGHTED_MATCH_TASKS,
     ExampleSpec,
     SamplingContext,
     other_sizes,
@@ -103,9 +104,9 @@ def _draw_tuple(ctx: SamplingContext, spec: ExampleSpec, k: int, rng: np.random.
     drawn: list[tuple[int, bool]] | None
     if spec.match_similarity and spec.task in MATCHED_TASKS:
         partners = ctx.component_index(spec.depth).partners if spec.match_components else None
-        learned = ctx.learned_match(spec.depth) if spec.match_learned else None
+        learned = ctx.learned_match(spec.depth, spec.match_weighted) if spec.match_learned else None
         drawn = ctx.match_index(spec.depth).draw(index.conflict, k, rng, match_venue=spec.match_venue, partners=partners,
-                                                 learned=learned)
+                                                 learned=learned, weighted=spec.match_weighted)
         return None if drawn is None else [index.paths[i][::-1] if rev else index.paths[i] for i, rev in drawn]
     if spec.match_components:
         drawn = ctx.component_index(spec.depth).draw(index.conflict, k, rng)
@@ -535,6 +536,7 @@ def batch_specs(
     return [ExampleSpec(task, depth, s, lab, none_option, alpha, distractor, context_length, match_similarity=match_similarity,
                          render=render, match_venue=matched_targets, match_components=match_similarity,
                          match_learned=match_similarity and task in LEARNED_MATCH_TASKS,
+                         match_weighted=match_similarity and task in WEIGHTED_MATCH_TASKS,
                          template=template)
             for s, lab in zip(sizes, labels, strict=True)]
 
@@ -567,10 +569,10 @@ def regenerate(ctx: SamplingContext, example: Example) -> Example:
                              f"{spec.template} of the prompts/ folder now hashes to {worded.hash[:12]}")
     if ctx.pool(spec.depth)[1] != r.pool_hash:
         raise GraphNIAHError(f"example {example.id} was made from another depth-{spec.depth} path pool ({r.pool_hash[:12]})")
-    if spec.match_learned and r.params.match_learned != (now_scorer := ctx.learned_match(spec.depth).sha256):
+    if spec.match_learned and r.params.match_learned != (now_scorer := ctx.learned_match(spec.depth, spec.match_weighted).sha256):
         raise GraphNIAHError(
             f"example {example.id} was matched with another scorer ({str(r.params.match_learned)[:12]}); the one stored at "
-            f"{scorer_file(ctx.snapshot.path, spec.depth)} hashes to {now_scorer[:12]}"
+            f"{scorer_file(ctx.snapshot.path, spec.depth, spec.match_weighted)} hashes to {now_scorer[:12]}"
         )
     now = ctx.packing_params(spec)
     if "corpus" in now and r.params.corpus != now["corpus"]:

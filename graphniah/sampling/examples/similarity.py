@@ -88,7 +88,7 @@ import pyarrow.compute as pc
 import scipy.sparse as sp
 
 from graphniah.formats.examples import clean_text
-from graphniah.sampling.examples.learned import LearnedMatch
+from graphniah.sampling.examples.learned import MIN_EFFECTIVE, LearnedMatch, effective_size, ratio_weights
 from graphniah.sampling.examples.render import printed_venue
 
 CALIPER = 0.05  # largest cosine gap between a wrong target and the true one
@@ -235,7 +235,7 @@ class MatchIndex:
 
     def draw(self, conflict: npt.NDArray[np.bool_], k: int, rng: np.random.Generator, *, match_venue: bool = False,
              partners: Callable[[int], npt.NDArray[np.bool_]] | None = None,
-             learned: LearnedMatch | None = None) -> list[tuple[int, bool]] | None:
+             learned: LearnedMatch | None = None, weighted: bool = False) -> list[tuple[int, bool]] | None:
         """``k`` pairwise compatible (path, reversed) pairs: the source's first, then the wrong answers'
         components matched to it (module docstring); None when the tuple must be drawn again.
 
@@ -246,7 +246,10 @@ class MatchIndex:
         (the rank rule below, applied to lengths as well as similarities). ``learned`` (matching on
         a learned score, :mod:`.learned`) ranks the candidates by that score instead of the cosine,
         keeps only those within its caliper of the true target's score, and replaces the rule on
-        lengths (the score weighs them). Without any of them the draw is the same as before."""
+        lengths (the score weighs them). With ``weighted`` as well the wrong answers are drawn with
+        weights on that score instead (:meth:`weighted_draw`). Without any of them the draw is the same as before."""
+        if learned is not None and weighted:
+            return self.weighted_draw(conflict, k, rng, learned, match_venue=match_venue, partners=partners)
         n = self.n
         first, rev = int(rng.integers(n)), bool(rng.random() < 0.5)
         src, tgt = (first + n, first) if rev else (first, first + n)
@@ -286,10 +289,10 @@ class MatchIndex:
         return [(first, rev)] + [wrong[i] for i in rng.permutation(len(wrong))]
 
     def _near(self, src: int, cos: npt.NDArray[np.float64], conflict: npt.NDArray[np.bool_], match_venue: bool,
-              partners: Callable[[int], npt.NDArray[np.bool_]] | None) -> npt.NDArray[np.bool_]:
+              partners: Callable[[int], npt.NDArray[np.bool_]] | None, caliper: bool = True) -> npt.NDArray[np.bool_]:
         """The rows a draw from source row ``src`` may take as wrong targets (before any is chosen): compatible
         with its path, in its true target's field (and venue) relation, partners of its path with the true
-        title's word count when ``partners`` is given, and within ``CALIPER`` of the true target's cosine."""
+        title's word count when ``partners`` is given, and (``caliper``) within ``CALIPER`` of the true target's cosine."""
         n = self.n
         first, tgt = src % n, (src + n) % (2 * n)
         usable = field_relation(np.full(2 * n, self.fields[src]), self.fields) == field_relation(self.fields[[src]], self.fields[[tgt]])[0]
@@ -299,15 +302,49 @@ class MatchIndex:
             allowed = partners(first)
             usable &= np.concatenate([allowed, allowed]) & (self.words == self.words[tgt])
         free = ~conflict[first]
-        near: npt.NDArray[np.bool_] = np.concatenate([free, free]) & usable & (np.abs(cos - cos[tgt]) <= CALIPER)
+        near: npt.NDArray[np.bool_] = np.concatenate([free, free]) & usable
+        if caliper:
+            near &= np.abs(cos - cos[tgt]) <= CALIPER
         near[tgt] = False
         return near
 
     def candidates(self, src: int, conflict: npt.NDArray[np.bool_],
-                   partners: Callable[[int], npt.NDArray[np.bool_]] | None) -> npt.NDArray[np.int64]:
+                   partners: Callable[[int], npt.NDArray[np.bool_]] | None, caliper: bool = True) -> npt.NDArray[np.int64]:
         """The rows a matched draw (venue relation matched, ``partners`` as in :meth:`draw`) from source row
-        ``src`` may offer as wrong targets, before the learned score: what the scorer is trained on."""
-        return np.flatnonzero(self._near(src, self.cosines_from(src), conflict, True, partners)).astype(np.int64)
+        ``src`` may offer as wrong targets, before the learned score: what the scorer is trained on (the
+        weighted draw's scorer: without the cosine ``caliper``)."""
+        return np.flatnonzero(self._near(src, self.cosines_from(src), conflict, True, partners, caliper)).astype(np.int64)
+
+    def weighted_draw(self, conflict: npt.NDArray[np.bool_], k: int, rng: np.random.Generator, learned: LearnedMatch, *,
+                      match_venue: bool = True, partners: Callable[[int], npt.NDArray[np.bool_]] | None = None,
+                      ) -> list[tuple[int, bool]] | None:
+        """Like :meth:`draw`, but each wrong target is drawn among the candidates (no cosine caliper)
+        with probability proportional to the density ratio ``exp(logit)`` of ``learned`` (the module
+        docstring of :mod:`.learned`); None when the source's candidates weigh less than
+        :data:`.learned.MIN_EFFECTIVE` candidates (Kish's effective size), or run out."""
+        n = self.n
+        first, rev = int(rng.integers(n)), bool(rng.random() < 0.5)
+        src = first + n if rev else first
+        cos = self.cosines_from(src)
+        near = self._near(src, cos, conflict, match_venue, partners, caliper=False)
+        rows = np.flatnonzero(near).astype(np.int64)
+        if rows.size == 0:
+            return None
+        w = ratio_weights(learned(src, rows, cos[rows]))
+        if effective_size(w) < MIN_EFFECTIVE:
+            return None
+        wrong: list[tuple[int, bool]] = []
+        for _ in range(k - 1):
+            total = float(w.sum())
+            if total <= 0:  # the candidates left all conflict with a wrong answer already chosen
+                return None
+            i = min(int(np.searchsorted(np.cumsum(w), rng.random() * total, side="right")), rows.size - 1)
+            row = int(rows[i])
+            wrong.append((row % n, row < n))
+            free = ~conflict[row % n]
+            w = w * np.concatenate([free, free])[rows]
+        # Drawn in turn, the first wrong answer is the likeliest by weight: their order among the components is shuffled.
+        return [(first, rev)] + [wrong[i] for i in rng.permutation(len(wrong))]
 
     def _shorter(self, tgt: int, rng: np.random.Generator) -> npt.NDArray[np.bool_]:
         """Candidates whose title is shorter in characters than the true target's (ties in random order)."""

@@ -40,7 +40,16 @@ from graphniah.sampling.corpora import Corpus
 from graphniah.sampling.examples.backbones import PoolIndex
 from graphniah.sampling.examples.components import ComponentIndex
 from graphniah.sampling.examples.distract import NONE, check_kind, corpus_fingerprint, load_corpus
-from graphniah.sampling.examples.learned import LearnedMatch, load_or_train, printed, row_features, scorer_file, training_pairs
+from graphniah.sampling.examples.learned import (
+    SCORER_VERSION,
+    WEIGHTED_VERSION,
+    LearnedMatch,
+    load_or_train,
+    printed,
+    row_features,
+    scorer_file,
+    training_pairs,
+)
 from graphniah.sampling.examples.papers import Papers
 from graphniah.sampling.examples.similarity import MatchIndex, TitleSpace, field_masks, venue_codes
 from graphniah.sampling.packing import tokenizer_fingerprint
@@ -68,6 +77,9 @@ MATCHED_TASKS = ("yesno", "mc")  # a target in the question: its wrong alternati
 # while on multiple choice the nearest-by-score options rose it from 48% to 65%, so multiple choice keeps
 # the rank rules (an explicit ``match_learned`` multiple-choice spec still builds and replays).
 LEARNED_MATCH_TASKS = ("yesno",)
+# Of those, the tasks whose wrong answers are drawn with weights on the score (the density ratio,
+# ``match_weighted``) rather than as its nearest neighbours.
+WEIGHTED_MATCH_TASKS: tuple[str, ...] = ()
 SIZE_TASKS = ("count", "list")  # the answer is the source component's size: the other sizes are redrawn
 
 
@@ -79,6 +91,8 @@ def check_matching(spec: ExampleSpec) -> None:
         raise GraphNIAHError("matching the components applies to matched sampling only (match_similarity)")
     if spec.match_learned and not (spec.match_components and spec.task in MATCHED_TASKS):
         raise GraphNIAHError("matching on the learned score applies to matched YES/NO and multiple choice with component matching only")
+    if spec.match_weighted and not spec.match_learned:
+        raise GraphNIAHError("the weighted draw (match_weighted) applies to matching on the learned score only")
     if spec.size_range is None:
         return
     lo, hi = spec.size_range
@@ -147,6 +161,9 @@ class ExampleSpec:
     # Matched YES/NO and MC: the wrong answers matched on a learned score of every printed cue
     # (learned.py); the recipe records the scorer's hash. Off in recipes written before the rule.
     match_learned: bool = False
+    # With ``match_learned``: the wrong answers drawn with weights on the score (the density ratio), not
+    # as its nearest neighbours (similarity.MatchIndex.weighted_draw). Off in recipes written before.
+    match_weighted: bool = False
     # The template set the prompt is worded in (prompts/sets/; "default": the files at the top of
     # prompts/), and the sets whose prompts the context is packed to fit, so that the example's
     # context is the same text under each of them (the prompt-sensitivity suite). Both are written
@@ -349,12 +366,13 @@ class SamplingContext:
         return self._component_indexes[depth]
 
     @functools.cached_property
-    def _learned(self) -> dict[int, LearnedMatch]:
+    def _learned(self) -> dict[tuple[int, bool], LearnedMatch]:
         return {}
 
-    def learned_match(self, depth: int) -> LearnedMatch:
-        """The depth's frozen matching scorer (:mod:`.learned`): read from the snapshot, or trained once and stored there."""
-        if depth not in self._learned:
+    def learned_match(self, depth: int, weighted: bool = False) -> LearnedMatch:
+        """The depth's frozen matching scorer (:mod:`.learned`; ``weighted``: the weighted draw's, trained without
+        the cosine caliper): read from the snapshot, or trained once and stored there."""
+        if (depth, weighted) not in self._learned:
             index, pool = self.match_index(depth), self.pool_index(depth)
             ends = np.concatenate([self.pool(depth)[0][:, depth - 1], self.pool(depth)[0][:, 2 * depth - 2]]).tolist()
             cid = self.graph.corpusids
@@ -363,16 +381,21 @@ class SamplingContext:
             components = self.component_index(depth)
 
             def train(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-                return training_pairs(range(2 * index.n), lambda src: index.candidates(src, pool.conflict, components.partners),
+                return training_pairs(range(2 * index.n), lambda src: index.candidates(src, pool.conflict, components.partners,
+                                                                                       caliper=not weighted),
                                       lambda src: (src + index.n) % (2 * index.n),
                                       lambda src, rows: row_features(papers, src, rows, index.cosines_from(src)[rows]), rng)
 
-            self._learned[depth] = load_or_train(scorer_file(self.snapshot.path, depth), depth, papers, train)
-        return self._learned[depth]
+            self._learned[depth, weighted] = load_or_train(scorer_file(self.snapshot.path, depth, weighted), depth, papers, train,
+                                                           WEIGHTED_VERSION if weighted else SCORER_VERSION)
+        return self._learned[depth, weighted]
 
     def learned_params(self, spec: ExampleSpec) -> dict[str, Any]:
         """The recipe entry of matching on the learned score: the scorer's hash, when on."""
-        return {"match_learned": self.learned_match(spec.depth).sha256} if spec.match_learned else {}
+        if not spec.match_learned:
+            return {}
+        return {"match_learned": self.learned_match(spec.depth, spec.match_weighted).sha256} | (
+            {"match_weighted": True} if spec.match_weighted else {})
 
     @functools.cached_property
     def venue_codes(self) -> np.ndarray:
@@ -410,6 +433,7 @@ def spec_of(example: Example) -> tuple[ExampleSpec, int, int]:
     if p.match_similarity:
         size_range = (p.size_range[0], p.size_range[1]) if p.size_range is not None else None
         spec = replace(spec, match_similarity=True, size_range=size_range, match_venue=p.match_venue,
-                       match_components=p.match_components, match_learned=p.match_learned is not None)
+                       match_components=p.match_components, match_learned=p.match_learned is not None,
+                       match_weighted=p.match_weighted)
     return spec, example.recipe.seed, p.index
 

@@ -224,7 +224,7 @@ def test_the_scorer_is_trained_again_to_the_same_bytes(ctx, demo_snapshot, tmp_p
 
     stored = scorer_file(demo_snapshot.path, 8)
     ctx.learned_match(8)
-    monkeypatch.setattr(spec_module, "scorer_file", lambda _snapshot, depth: tmp_path / f"learned-depth={depth}.json")
+    monkeypatch.setattr(spec_module, "scorer_file", lambda _snapshot, depth, _weighted=False: tmp_path / f"learned-depth={depth}.json")
     again = SamplingContext(demo_snapshot, ctx.graph).learned_match(8)
     assert (tmp_path / "learned-depth=8.json").read_bytes() == stored.read_bytes() and again.sha256 == ctx.learned_match(8).sha256
 
