@@ -15,6 +15,7 @@ built examples and the finished calls in the journals.
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,20 @@ class DemoResult:
     dataset: Path | None = None  # the suite as a datasets folder (graphniah export)
     verdicts: tuple[str, ...] = ()  # per task: does a shortcut baseline beat random guessing (report.shortcuts)
     wording: tuple[str, ...] = ()  # per endpoint: accuracy in each template set on the examples asked in several
+    timings: tuple[tuple[str, float], ...] = ()  # (stage, wall-clock seconds) in the order run (graphniah demo --timings)
+
+
+class _Laps:
+    """The wall-clock seconds of consecutive stages: ``lap(name)`` ends the stage that began at the last lap."""
+
+    def __init__(self) -> None:
+        self._t = time.perf_counter()
+        self.laps: list[tuple[str, float]] = []
+
+    def __call__(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.laps.append((stage, now - self._t))
+        self._t = now
 
 
 def run_demo(
@@ -81,6 +96,7 @@ def run_demo(
     ``prompts``, ``models`` and ``suites`` override the template folder, the model registry file and
     the suite folder (default: their environment variables, else the files shipped in the package).
     """
+    lap = _Laps()
     # Imported here: LiteLLM's import is slow, and only this step needs it.
     from graphniah.run import RunOptions, RunSummary, run_suite
     from graphniah.run.models import get_model
@@ -90,11 +106,14 @@ def run_demo(
     suite = load_suite_spec(LLM_SUITE if llm else DEMO_SUITE, suites)  # first: a bad --suites fails before the long refresh
     if per_value is not None and per_value < 1:
         raise GraphNIAHError(f"-n must be at least 1, got {per_value}")
+    lap("imports")
     snap = refresh(cutoff, root, demo=True, progress=progress).snapshot
+    lap("refresh")
     progress.note(f"building suite {suite.name}: {suite.description}")
     built = build_suite(suite, snap, seed, out_root=examples_root, per_value=per_value, workers=workers,
                         prompts=prompts, progress=progress)
     progress.note(f"{built.n_examples} examples in {built.examples_path} ({built.reused} reused)")
+    lap("build suite")
 
     # The suite as a folder to hand on: loadable with `datasets`, runnable with `graphniah run --dataset`
     # and `inspect eval graphniah/graphniah` (kept as it is when the examples did not change).
@@ -102,6 +121,7 @@ def run_demo(
 
     dataset = export_if_changed(built.examples_path, examples_root / f"{suite.name}-dataset", suite=suite.name,
                                 snapshots_root=root, prompts=prompts).out
+    lap("export dataset")
     servers = {"local-smollm2": lambda: LlamaCppServer("smollm2")} if llm else {
         f"local-{policy}": (lambda policy=policy: PolicyServer(policy, seed=seed, prompts=prompts)) for policy in POLICIES
     }
@@ -122,6 +142,7 @@ def run_demo(
         assert isinstance(summary, RunSummary), "not a dry run: run_suite sends and returns a summary"
         progress.note(f"{name}: sent {summary.sent}, ok {summary.ok}, failed {summary.failed} in {summary.elapsed_s:.1f}s")
         scores[name] = journal_score(runs_root, suite.name, name, entry.settings_hash, ids, formats)
+        lap(f"run {name}")
 
     # The shortcut baselines (graphniah baselines): journals beside the endpoints', rows of the same tables.
     from graphniah.baselines import DEMO_TRAINING_PER_TASK, model_name
@@ -131,6 +152,7 @@ def run_demo(
     for j in write_baselines(built.examples_path, suite.name, runs_root, seed=seed, prompts=load_prompts(prompts), progress=progress,
                              training_per_task=DEMO_TRAINING_PER_TASK):
         scores[model_name(j.shortcut)] = journal_score(runs_root, suite.name, model_name(j.shortcut), j.settings_hash, ids, formats)
+    lap("shortcut baselines")
 
     sizes = suite.draw.component_size
     baselines = {
@@ -140,24 +162,35 @@ def run_demo(
         "list": float(random_baseline(ListAnswers(sizes.min - 1))),
     }
     baselines = {t: b for t, b in baselines.items() if t in present}  # the tasks the suite holds
-    files = viewer = None
+    verdicts, wording, files, viewer = _outputs(suite.name, built.examples_path, root, examples_root, runs_root, reports_root,
+                                                prompts, progress, lap)
+    return DemoResult(snap, built.examples_path, scores, baselines, files, viewer, dataset, verdicts, wording, tuple(lap.laps))
+
+
+def _outputs(suite: str, examples: Path, root: Path, examples_root: Path, runs_root: Path, reports_root: Path | None,
+             prompts: Path | None, progress: Progress, lap: _Laps) -> tuple[tuple[str, ...], tuple[str, ...], ReportFiles | None, ViewerFiles | None]:
+    """The demo's closing outputs from the journals: shortcut verdicts and wording lines, and (with a
+    ``reports_root``) the example viewer and the report."""
     from graphniah.report import ReportConfig, build_report, load_suite, write_report
     from graphniah.report.grid import ReportContext
     from graphniah.report.shortcuts import shortcut_verdicts
 
-    data = load_suite(suite.name, runs_root=runs_root, examples_root=examples_root)
+    data = load_suite(suite, runs_root=runs_root, examples_root=examples_root)
     report_ctx = ReportContext(data, ReportConfig())
     verdicts = tuple(v.text for v in shortcut_verdicts(report_ctx))
     wording = wording_lines(report_ctx)
-    if reports_root is not None:
-        from graphniah.view import build_viewer
+    lap("verdicts and wording")
+    if reports_root is None:
+        return verdicts, wording, None, None
+    from graphniah.view import build_viewer
 
-        # The viewer first, so that the report links its cells and example ids to it.
-        viewer = build_viewer(built.examples_path, reports_root / f"{suite.name}-viewer", runs=runs_root / suite.name,
-                              snapshots=root, prompts=prompts)
-        files = write_report(build_report(data), reports_root / suite.name, viewer=viewer.out)
-        progress.note(f"report: {files.out} ({len(files.tables)} tables, {len(files.figures)} figures)")
-    return DemoResult(snap, built.examples_path, scores, baselines, files, viewer, dataset, verdicts, wording)
+    # The viewer first, so that the report links its cells and example ids to it.
+    viewer = build_viewer(examples, reports_root / f"{suite}-viewer", runs=runs_root / suite, snapshots=root, prompts=prompts)
+    lap("viewer")
+    files = write_report(build_report(data), reports_root / suite, viewer=viewer.out)
+    lap("report")
+    progress.note(f"report: {files.out} ({len(files.tables)} tables, {len(files.figures)} figures)")
+    return verdicts, wording, files, viewer
 
 
 def _scan(examples: Path, prompts: Path | None) -> tuple[set[str], set[str], bool, dict[str, AnswerFormat]]:

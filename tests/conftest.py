@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -166,3 +167,26 @@ def demo_graph(demo_snapshot):
     from graphniah.graph.citation_graph import CitationGraph
 
     return CitationGraph.load(demo_snapshot)
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    """A demo run on the session's snapshot: its result and the folder that holds its examples/, runs/ and reports/."""
+
+    folder: Path
+    result: Any  # graphniah.demo.DemoResult (imported lazily, as every fixture here imports the package)
+
+
+@pytest.fixture(scope="session")
+def demo_run(demo_snapshot, tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    """``run_demo`` at two examples per value on the session's demo snapshot, report and viewer included
+    (about 45 s), once per worker: the tests that read a demo's outputs (tests/test_demo.py,
+    tests/report/test_page.py) share it. They are in the ``demo-store`` work unit (MODULE_GROUPS), so
+    one worker runs them all and the demo runs once per test run. A test may run the demo again on its
+    folder (which must then reuse everything) but changes nothing in it."""
+    from graphniah.demo import run_demo
+
+    folder = tmp_path_factory.mktemp("demo-run")
+    root = demo_snapshot.path.parent.parent  # the fixture's snapshots folder: refresh finds it up to date
+    result = run_demo(root, folder / "examples", folder / "runs", folder / "reports", per_value=2)
+    return DemoRun(folder, result)

@@ -15,9 +15,9 @@ from graphniah.stats import Interval, Mean, proportion
 # refresh opens the session's demo store (DuckDB, one writer at a time): the tests that do run on one xdist worker
 @pytest.mark.xdist_group("demo-store")
 @pytest.mark.slow
-def test_demo_pipeline_scores_the_baselines(demo_snapshot, tmp_path) -> None:
+def test_demo_pipeline_scores_the_baselines(demo_snapshot, demo_run) -> None:
     root = demo_snapshot.path.parent.parent  # the fixture's snapshots folder: refresh finds it up to date
-    result = run_demo(root, tmp_path / "examples", tmp_path / "runs", tmp_path / "reports", per_value=2)
+    result, folder = demo_run.result, demo_run.folder  # run_demo(root, folder / "examples", ..., per_value=2)
     examples = read_examples(result.examples)
     # two per task, the one edge-list example of the demo suite (its extra group), and two multiple-choice
     # examples each asked in two template sets (the other extra group)
@@ -51,10 +51,15 @@ def test_demo_pipeline_scores_the_baselines(demo_snapshot, tmp_path) -> None:
     assert result.viewer is not None and result.viewer.examples == len(examples) and result.viewer.index.is_file()
     assert {p.stem for p in (result.viewer.out / "examples").glob("*.js")} == {e.id for e in examples}
     assert "../demo-viewer/index.html#" in result.report.html.read_text()
-    again = run_demo(root, tmp_path / "examples", tmp_path / "runs", None, per_value=2)
+    # the stages graphniah demo --timings reports, in the order they ran
+    assert [stage for stage, _ in result.timings] == [
+        "imports", "refresh", "build suite", "export dataset", "run local-oracle", "run local-random", "run local-always-no",
+        "shortcut baselines", "verdicts and wording", "viewer", "report"]
+    assert all(seconds >= 0 for _, seconds in result.timings)
+    again = run_demo(root, folder / "examples", folder / "runs", None, per_value=2)
     assert again.scores["local-oracle"].answered == 13
     assert again.examples.read_bytes() == before
-    assert (tmp_path / "runs" / "demo" / "local-oracle.jsonl").read_text().count("\n") == 13
+    assert (folder / "runs" / "demo" / "local-oracle.jsonl").read_text().count("\n") == 13
 
 
 def test_demo_scores_count_only_the_current_examples(tmp_path) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,6 +11,11 @@ from graphniah.cli.app import app
 from graphniah.cli.console import rich_console
 from graphniah.cli.options import DEFAULT_SEED, ModelsOpt, PromptsOpt, SuitesOpt
 from graphniah.layout import EXAMPLES_ROOT, REPORTS_ROOT, RUNS_ROOT, SNAPSHOTS_ROOT
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from graphniah.demo import DemoResult
 
 
 @app.command("demo-release")
@@ -73,13 +78,13 @@ def demo_cmd(
     prompts: PromptsOpt = None,
     models: ModelsOpt = None,
     suites: SuitesOpt = None,
+    timings: Annotated[bool, typer.Option("--timings", help="End with the wall-clock seconds of each stage.")] = False,
 ) -> None:
     """The whole pipeline on the synthetic demo release: refresh, build, run local endpoints, score."""
 
     from graphniah.atomic import check_output
     from graphniah.cli.ingest import preprint_line
     from graphniah.cli.progress import RichProgress
-    from graphniah.dataset.lm_eval import run_hint
     from graphniah.demo import accuracy_tables, preview, run_demo
     from graphniah.formats.examples import iter_examples
     from graphniah.formats.snapshot import parse_cutoff
@@ -114,6 +119,13 @@ def demo_cmd(
                       highlight=False)
         for line in result.wording:
             console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
+    _where(console, result, timings)
+
+
+def _where(console: Console, result: DemoResult, timings: bool) -> None:
+    """The closing lines of ``graphniah demo``: where its dataset, report and viewer are, and the stage timings."""
+    from graphniah.dataset.lm_eval import run_hint
+
     if result.dataset is not None:
         console.print(f"dataset: {result.dataset.resolve()} (the suite as a datasets folder: graphniah run --dataset DIR, "
                       "inspect eval graphniah/graphniah -T dataset=DIR)", highlight=False, soft_wrap=True)
@@ -123,3 +135,6 @@ def demo_cmd(
     if result.viewer is not None:
         console.print(f"viewer: {result.viewer.index.resolve()} (open it in a browser: every example, its graph, needles and answers)",
                       highlight=False, soft_wrap=True)
+    if timings:
+        console.print("timings (wall-clock s): " + ", ".join(f"{stage} {s:.1f}" for stage, s in result.timings)
+                      + f"; total {sum(s for _, s in result.timings):.1f}", highlight=False, soft_wrap=True)

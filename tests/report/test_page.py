@@ -11,7 +11,6 @@ import html
 
 import pytest
 
-from graphniah.demo import run_demo
 from tests.view.cdp import Browser, chromium_binary
 
 pytestmark = pytest.mark.slow
@@ -28,12 +27,11 @@ _TABLES = """(() => [...document.querySelectorAll('table')].map((t) => {
 
 
 @pytest.mark.xdist_group("demo-store")  # refresh opens the session's demo store, one writer at a time (as tests/test_demo.py)
-def test_no_table_of_the_demo_report_needs_a_horizontal_scroll(demo_snapshot, tmp_path) -> None:
+def test_no_table_of_the_demo_report_needs_a_horizontal_scroll(demo_run, tmp_path) -> None:
     if chromium_binary() is None:
         pytest.skip("Debian's chromium is not installed and could not be (`make test` runs `apt-get install -y chromium` as root)")
-    root = demo_snapshot.path.parent.parent  # the fixture's snapshots folder: refresh finds it up to date
-    result = run_demo(root, tmp_path / "examples", tmp_path / "runs", tmp_path / "reports", per_value=2)
-    assert result.report is not None and result.report.html == tmp_path / "reports" / "demo" / "report.html"
+    result = demo_run.result  # run_demo at two examples per value on the session's snapshot (tests/conftest.py)
+    assert result.report is not None and result.report.html == demo_run.folder / "reports" / "demo" / "report.html"
     with Browser(tmp_path / "chromium-profile", width=WINDOW, height=900) as browser:
         browser.open(result.report.html.as_uri())
         tables = browser.eval(_TABLES)
