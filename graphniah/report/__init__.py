@@ -14,6 +14,7 @@ The modules:
 - ``table``      what a table is: printed cells with tidy numbers and example lists (``ReportTable``)
 - ``grid``       the report's context and the accuracy grid every table is cut from
 - ``tables``, ``listing``, ``effective``, ``shortcuts``, ``matched``, ``wording``, ``alpha``: the tables
+- ``balance``    which cells are not balanced against the shortcuts (sentences under the Shortcuts table)
 - ``figures``, ``page``: the figures and the HTML page
 - ``build``      ``build_report`` (every table of a suite) and ``write_report`` (the report folder)
 
