@@ -36,6 +36,11 @@ graph. Each task gets a sentence naming the values where some shortcut is flagge
 accuracy tables' captions repeat those sentences (:func:`with_shortcut_notes`). Suites varying the
 task (the pooled table is already per task) or the reasoning effort (a shortcut has none) get no
 breakdown.
+
+**Balance.** After the verdicts, the Shortcuts table carries the sentences of
+:mod:`graphniah.report.balance` (``shortcut_table``'s ``notes``): the cells whose examples' recipes
+say they are not (fully) matched, the matched cells where a shortcut is flagged anyway, and a
+learned-surface trained on a smaller draw than its design's.
 """
 
 from __future__ import annotations
