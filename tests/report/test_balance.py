@@ -171,3 +171,12 @@ def test_an_unmatched_cell_is_said_once_even_where_a_shortcut_is_flagged(tmp_pat
         f"YES/NO at depth 16: all 20 examples {UNMATCHED}",
         "YES/NO at depth 32: matched, yet not balanced against retrieval (below random guessing: flip its YES/NO answer).",
     )
+
+
+def test_an_older_recipe_matched_on_title_similarity_alone(tmp_path) -> None:
+    # recipes from before the venue, subject and learned-score rules: only match_similarity is set
+    examples = [make_example("mc", 16, 110, "ABCD"[i % 4], seed=0, index=i, matching={"match_similarity": True}) for i in range(8)]
+    data = _load(tmp_path, examples, {"baseline-retrieval": {"answer": lambda ex: "A"}}, by="task")
+    assert balance_notes(data, shortcut_results(build_report(data).context)).notes == (
+        "Multiple choice: all 8 examples matched on ranks only (title similarity), not on venue, subject, title length and "
+        "the learned score — a learned reader may still beat chance there (docs/paper-deviations.md).",)
