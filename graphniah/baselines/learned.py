@@ -29,7 +29,9 @@ nothing about a paper.
 
 **Training** (:mod:`graphniah.baselines.training`): a separate draw with the suite's design,
 another seed, sources disjoint from the suite's, so that its answers on the suite are out of
-sample; the scorer is cached per snapshot and design. Labels: the stored answer for YES/NO and
+sample, :data:`~graphniah.baselines.TRAINING_PER_TASK` (1,000) questions per task unless the caller
+asks for fewer, which the settings (``training.size``) and the report then say; the scorer is cached
+per snapshot and design. Labels: the stored answer for YES/NO and
 multiple choice; for counting and listing, the source's component in the citation graph the full
 context states (the text checker's reading).
 
