@@ -5,7 +5,8 @@ draws the wrong answers of a question so that the shortcuts' cues cannot tell th
 one. Which of its rules an example was drawn with is in its recipe, one key each
 (:attr:`graphniah.report.load.ExampleInfo.matching`): ``match_similarity`` (the control: title
 similarity, and for counting and listing sizes the paper count cannot give away), ``match_venue``,
-``match_components`` (subject and title length) and ``match_learned`` (the learned score). The
+``match_components`` (subject and title length), ``match_learned`` (the learned score) and
+``match_weighted`` (wrong answers drawn with weights on that score, not as its nearest candidates). The
 examples record nothing else about their balance: the sampler never falls back to an unmatched
 draw (a source whose candidates cannot be matched is drawn again, and those redraws are counted
 only in the sampler's console summary), so a recipe's keys are all the report can go on, with the
@@ -14,17 +15,18 @@ Shortcuts verdicts.
 The Shortcuts table gets a sentence under its verdicts, per cell (task, or task and value of the
 varied variable when the suite has a breakdown):
 
-* **Partly matched.** Examples whose recipe lacks a rule their task's full matching has (YES/NO and
-  multiple choice: all four; counting and listing: the control), with their count, e.g. multiple
-  choice matched on ranks only, not on the learned score: a learned reader may still beat chance
-  there (``docs/paper-deviations.md`` gives the measured residual). A suite with no matched
-  example at all gets one sentence instead of one per cell.
+* **Partly matched.** Examples whose recipe lacks a rule their task's full matching has
+  (:data:`FULL_MATCHING`: YES/NO the first four, multiple choice all five, since on the nearest
+  candidates by score its true option is the middle one; counting and listing the control), with
+  their count, e.g. multiple choice matched on ranks only, not on the learned score: a learned
+  reader may still beat chance there (``docs/paper-deviations.md`` gives the measured residual). A
+  suite with no matched example at all gets one sentence instead of one per cell.
 * **Flagged though matched.** A shortcut flagged above or below its baseline (the Shortcuts
   verdicts, per value when the suite has a breakdown) in a cell whose examples were matched: the
   matching did not balance that cell against it.
 * **A small training draw.** learned-surface trained on fewer questions of a task than
   :data:`graphniah.baselines.TRAINING_PER_TASK` (its settings file records the draw; the demo's
-  is smaller on purpose): what it finds is a lower bound on what a learned reader finds.
+  is smaller on purpose): a reader trained on more questions may find cues this one missed.
 
 Each partly matched cell is also a row of tidy numbers (``cells.csv``: table ``shortcuts``, row
 ``<task> | balance``, metric ``unbalanced``, ``k`` of ``n`` examples).
@@ -47,15 +49,19 @@ __all__ = ["FULL_MATCHING", "RULE_NAMES", "Balance", "balance_notes"]
 #: The recipe keys of each task's full matching (matched sampling with every rule that exists for it).
 FULL_MATCHING: dict[str, tuple[str, ...]] = {
     "yesno": ("match_similarity", "match_venue", "match_components", "match_learned"),
-    "mc": ("match_similarity", "match_venue", "match_components", "match_learned"),
+    # multiple choice: on the nearest candidates by score the true option is the middle one (docs/paper-deviations.md),
+    # so only the weighted draw on the score balances it
+    "mc": ("match_similarity", "match_venue", "match_components", "match_learned", "match_weighted"),
     "count": ("match_similarity",),
     "list": ("match_similarity",),
 }
 #: How a sentence names what each rule matches.
 RULE_NAMES: dict[str, tuple[str, ...]] = {"match_similarity": ("title similarity",), "match_venue": ("venue",),
-                                         "match_components": ("subject", "title length"), "match_learned": ("the learned score",)}
+                                         "match_components": ("subject", "title length"), "match_learned": ("the learned score",),
+                                         "match_weighted": ("weights on the learned score",)}
 _CONTROL = "match_similarity"
 _LEARNED = "match_learned"
+_WEIGHTED = "match_weighted"
 _SHORTCUT = "learned-surface"
 _TABLE = "shortcuts"
 
@@ -80,13 +86,19 @@ def _missing(info: ExampleInfo) -> tuple[str, ...]:
 
 def _what(missing: tuple[str, ...], task: str) -> str:
     """What examples lacking ``missing`` were, in words (their count goes before)."""
+    def names(keys: Iterable[str]) -> str:
+        return _and(name for k in keys if k != _WEIGHTED for name in RULE_NAMES[k])
+
     if _CONTROL in missing:
         return "drawn without matched sampling: nothing in their draw balances them against the shortcuts"
-    present = [name for k in FULL_MATCHING[task] if k not in missing for name in RULE_NAMES[k]]
-    text = f"matched on ranks only ({_and(present)}), not on {_and(name for k in missing for name in RULE_NAMES[k])}"
-    if _LEARNED in missing:
-        text += " — a learned reader may still beat chance there (docs/paper-deviations.md)"
-    return text
+    if _LEARNED in missing:  # the weighted draw is a way of matching on the score: "not on the learned score" covers it
+        present = [k for k in FULL_MATCHING[task] if k not in missing]
+        return (f"matched on ranks only ({names(present)}), not on {names(missing)} — a learned reader may still beat "
+                "chance there (docs/paper-deviations.md)")
+    if missing == (_WEIGHTED,):
+        return ("matched on the learned score by its nearest candidates, not drawn with weights on it: the true option is "
+                "then the middle one by score, which a learned reader can pick (docs/paper-deviations.md)")
+    return f"matched without {_and(name for k in missing for name in RULE_NAMES[k])}"
 
 
 def _cells(d: SuiteData) -> dict[tuple[str, str | None], list[ExampleInfo]]:

@@ -180,3 +180,15 @@ def test_an_older_recipe_matched_on_title_similarity_alone(tmp_path) -> None:
     assert balance_notes(data, shortcut_results(build_report(data).context)).notes == (
         "Multiple choice: all 8 examples matched on ranks only (title similarity), not on venue, subject, title length and "
         "the learned score — a learned reader may still beat chance there (docs/paper-deviations.md).",)
+
+
+def test_multiple_choice_matched_on_the_nearest_candidates_by_score(tmp_path) -> None:
+    # match_learned without match_weighted: YES/NO counts as matched, multiple choice does not (the middle option by score)
+    examples = [make_example(t, 16, 110, ("YES", "NO")[i % 2] if t == "yesno" else "ABCD"[i % 4], seed=0, index=2 * i + (t == "mc"),
+                             matching=FULL) for t in ("yesno", "mc") for i in range(8)]
+    examples += [make_example("mc", 16, 110, "ABCD"[i % 4], seed=0, index=100 + i, matching=FULL | {"match_weighted": True})
+                 for i in range(4)]
+    data = _load(tmp_path, examples, {"baseline-retrieval": {"answer": lambda ex: "YES" if ex.task == "yesno" else "A"}}, by="task")
+    assert balance_notes(data, shortcut_results(build_report(data).context)).notes == (
+        "Multiple choice: 8 of 12 examples matched on the learned score by its nearest candidates, not drawn with weights on "
+        "it: the true option is then the middle one by score, which a learned reader can pick (docs/paper-deviations.md).",)
