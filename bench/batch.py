@@ -19,7 +19,11 @@ finishing on its ``--polls``-th retrieval), in a process of its own, its state o
    --policy oracle`` (both servers in their own processes): the CPU seconds this process spends
    per example, and their ratio.
 
-Usage: ``python bench/batch.py [--examples 500] [--kills 20] [--seed 0] [--batch-size 50] [--polls 3]``
+With ``--provider anthropic`` the runner sends an ``anthropic/...`` model (a registry of its own, a
+bench-only key in ``ANTHROPIC_API_KEY`` that the service requires) through Anthropic's Message
+Batches shape of the same service: no upload, and batches found again by size, age and custom ids.
+
+Usage: ``python bench/batch.py [--examples 500] [--kills 20] [--seed 0] [--batch-size 50] [--polls 3] [--provider openai]``
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import os
 import shutil
 import signal
 import subprocess
@@ -37,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import yaml
 
 from graphniah.formats.examples import read_examples, write_examples
 from graphniah.formats.journal import read_batches
@@ -49,6 +55,8 @@ from graphniah.run.models import load_registry
 CACHE = Path(__file__).resolve().parent / ".data" / "batch"
 CUTOFF = "2026-04-01"
 MODEL = "local-oracle"
+#: What the runner sends to: the model, and for ``--provider anthropic`` its registry and the service's key.
+TARGET: dict[str, Any] = {"model": MODEL, "registry": None, "key": None}
 CLI = [sys.executable, "-c", "from graphniah.cli import main; main()"]
 
 
@@ -71,11 +79,22 @@ def suite_of(examples: Path, n: int, out: Path) -> list[str]:
     return [e.id for e in exs]
 
 
+def anthropic_target(work: Path) -> None:
+    """Send an ``anthropic/...`` model: a registry holding it, and a bench-only key the service requires."""
+    entry = load_registry()[MODEL].model_dump(mode="json", exclude={"name"})
+    entry.update(litellm_model="anthropic/claude-oracle", api_key_env="ANTHROPIC_API_KEY")
+    registry = work / "models.yaml"
+    registry.write_text(yaml.safe_dump({"models": {"claude-oracle": entry}}))
+    os.environ["ANTHROPIC_API_KEY"] = "bench-only-key-0000"
+    TARGET.update(model="claude-oracle", registry=registry, key="bench-only-key-0000")
+
+
 def _serve(kind: str, state: str, polls: int, queue: Any) -> None:
     if kind == "batch":
         from graphniah.run.serve.batches import BatchFaults, BatchServer
 
-        server: Any = BatchServer("oracle", state_dir=state, faults=BatchFaults(polls_to_complete=polls))
+        server: Any = BatchServer("oracle", state_dir=state, faults=BatchFaults(polls_to_complete=polls),
+                                  api_key=TARGET["key"])
     else:
         from graphniah.run.serve.policies import PolicyServer
 
@@ -106,27 +125,29 @@ class Service:
 
 
 def runner(examples: Path, snapshots: Path, url: str, runs: Path, batch_size: int, poll_s: float) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([*CLI, "run", "--model", MODEL, "--batch", "--examples", str(examples), "--api-base", url,
-                             "--runs", str(runs), "--snapshots", str(snapshots), "--batch-size", str(batch_size),
-                             "--poll-interval", str(poll_s), "--no-progress"],
+    registry = ["--registry", str(TARGET["registry"])] if TARGET["registry"] else []
+    return subprocess.Popen([*CLI, "run", "--model", TARGET["model"], "--batch", "--examples", str(examples), "--api-base",
+                             url, "--runs", str(runs), "--snapshots", str(snapshots), "--batch-size", str(batch_size),
+                             "--poll-interval", str(poll_s), "--no-progress", *registry],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
 def answers(runs: Path, suite: str) -> dict[str, tuple[str | None, bool | None]]:
-    return {r.example_id: (r.extracted, r.correct) for r in read_journal(journal_file(runs, suite, MODEL)) if r.status == "ok"}
+    return {r.example_id: (r.extracted, r.correct) for r in read_journal(journal_file(runs, suite, TARGET["model"]))
+            if r.status == "ok"}
 
 
 def check(ids: list[str], svc: Service, runs: Path, suite: str, reference: dict[str, Any]) -> dict[str, int]:
     """Lost, duplicated submissions, duplicated answers and differing scores of a finished epoch."""
     submitted, _ = svc.counts()
-    ok = Counter(r.example_id for r in read_journal(journal_file(runs, suite, MODEL)) if r.status == "ok")
+    ok = Counter(r.example_id for r in read_journal(journal_file(runs, suite, TARGET["model"])) if r.status == "ok")
     got = answers(runs, suite)
     return {"lost": sum(1 for i in ids if ok[i] == 0), "dup_submissions": sum(max(0, submitted[i] - 1) for i in ids),
             "dup_answers": sum(max(0, ok[i] - 1) for i in ids), "differ": sum(1 for i in ids if got.get(i) != reference[i])}
 
 
 def _last_event(runs: Path, suite: str) -> str:
-    path = journal_file(runs, suite, MODEL)
+    path = journal_file(runs, suite, TARGET["model"])
     events = [b.event for b in read_batches(path)] if path.exists() else []
     return events[-1] if events else "startup"
 
@@ -182,14 +203,15 @@ def kills(args: argparse.Namespace, examples: Path, snapshots: Path, ids: list[s
 def cpu(args: argparse.Namespace, examples: Path, snapshots: Path, work: Path) -> dict[str, float]:
     """CPU seconds of this process per example, batch mode and direct, on the same examples."""
     litellm_module()
-    entry = load_registry()[MODEL]
+    entry = load_registry(TARGET["registry"])[TARGET["model"]] if TARGET["registry"] else load_registry()[MODEL]
     out: dict[str, float] = {}
     for mode in ("direct", "batch"):
         svc = Service(mode, work / f"cpu-{mode}-state", args.polls)
         options = RunOptions(concurrency=8, batch=BatchOptions(poll_s=args.poll_interval, max_requests=args.batch_size)
                              if mode == "batch" else None)
         c0 = time.process_time()
-        s = run_suite(entry.with_overrides(api_base=svc.url), examples, runs_root=work / f"cpu-{mode}-runs",
+        sent = entry if mode == "batch" else load_registry()[MODEL]  # direct: the OpenAI-compatible oracle endpoint
+        s = run_suite(sent.with_overrides(api_base=svc.url), examples, runs_root=work / f"cpu-{mode}-runs",
                       snapshots_root=snapshots, options=options)
         out[mode] = (time.process_time() - c0) / max(1, getattr(s, "ok", 0))
         svc.close()
@@ -204,14 +226,18 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=50)
     ap.add_argument("--polls", type=int, default=3, help="A batch finishes on its n-th retrieval.")
     ap.add_argument("--poll-interval", type=float, default=0.5)
+    ap.add_argument("--provider", choices=["openai", "anthropic"], default="openai",
+                    help="The batch API the runner sends to (the same fake service speaks both).")
     args = ap.parse_args()
     src, snapshots = demo_suite(CACHE)
     work = CACHE / "work"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
+    if args.provider == "anthropic":
+        anthropic_target(work)
     examples = work / "batchbench.jsonl"
     ids = suite_of(src, args.examples, examples)
-    print(f"suite: {len(ids)} examples (the demo suite's {len(read_examples(src))}, repeated); batches of {args.batch_size}, "
+    print(f"provider shape: {args.provider}; suite: {len(ids)} examples (the demo suite's {len(read_examples(src))}, repeated); batches of {args.batch_size}, "
           f"each finishing at poll {args.polls}, polled every {args.poll_interval} s", flush=True)
     k = kills(args, examples, snapshots, ids, work)
     print(f"reference run (uninterrupted): {k['reference_s']:.1f} s; {k['kills']} SIGKILLs at uniform moments in [0, {k['reference_s']:.1f}] s "

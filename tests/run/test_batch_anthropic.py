@@ -5,6 +5,8 @@ The SIGKILL tests are in tests/faults/test_batch_kill.py."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -157,8 +159,6 @@ def test_anthropic_result_lines():
         {"custom_id": "abcdef01-e", "result": {"type": "canceled"}},
         {"custom_id": "99999999-a", "result": {"type": "succeeded", "message": {"content": []}}},  # another batch's
     ]
-    import json
-
     out = read_results(b"\n".join(json.dumps(x).encode() for x in lines), key, "f")
     assert set(out) == {"a", "b", "c", "d", "e"}
     a = out["a"].body
@@ -169,3 +169,20 @@ def test_anthropic_result_lines():
     assert (out["d"].status, out["d"].retryable, out["e"].retryable) == (None, True, True)
     with pytest.raises(GraphNIAHError, match="f:1"):
         read_results(b"{not json", key, "f")
+
+
+def test_a_request_line_is_the_messages_body_a_direct_call_sends(suite, tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    entry = anthropic_entry("http://127.0.0.1:9").model_copy(
+        update={"params": local_entry(params={"temperature": 0.5, "top_k": 20, "max_tokens": 64}).params})
+    api = AnthropicBatches(entry)
+    ref = _plan_refs(entry, suite, tmp_path)[0]
+    (system, user) = ref.messages()
+    line = json.loads(api.line(ref))
+    assert line["custom_id"] == f"________-{ref.id}"  # the key's part is filled in at creation
+    assert line["params"] == {"model": "claude-oracle", "system": [{"type": "text", "text": system["content"]}],
+                              "messages": [{"role": "user", "content": [{"type": "text", "text": user["content"]}]}],
+                              "temperature": 0.5, "max_tokens": 64, "top_k": 20}
+    with pytest.raises(GraphNIAHError, match="custom_id"):  # 8 + 1 + 56 characters: more than Anthropic's 64
+        api.line(dataclasses.replace(ref, id="x" * 56))
+    assert json.loads(api.line(dataclasses.replace(ref, id="x" * 55)))["custom_id"].endswith("x" * 55)

@@ -128,18 +128,19 @@ class AnthropicBatches:
         self.base = base[:-3] if base.endswith("/v1") else base
         self.http = httpx.Client(timeout=entry.timeout_s, headers={"x-api-key": key, "anthropic-version": VERSION})
         self.entry = entry
-        self._model, self._params = self._settings(entry)
+        self._model, self._params, self._extra = self._settings(entry)
 
     @staticmethod
-    def _settings(entry: ModelEntry) -> tuple[str, dict[str, Any]]:
-        """The model name and the mapped sampling parameters, as LiteLLM maps them for a direct call."""
+    def _settings(entry: ModelEntry) -> tuple[str, dict[str, Any], dict[str, Any]]:
+        """The model name, the sampling parameters as LiteLLM maps them for a direct call, and the extra
+        body fields (``top_k``, ``min_p`` and the entry's own), which a direct call adds to the body as they are."""
         from litellm.utils import get_optional_params
 
         kw = entry.completion_kwargs("standard")
         kw.pop("api_base", None)
-        kw.pop("extra_body", None)
+        extra = dict(kw.pop("extra_body", {}))
         model = str(kw.pop("model")).split("/", 1)[1]
-        return model, dict(get_optional_params(model=model, custom_llm_provider="anthropic", **kw))
+        return model, dict(get_optional_params(model=model, custom_llm_provider="anthropic", **kw)), extra
 
     def line(self, ref: ExampleRef) -> bytes:
         """One request of the batch (its custom id's key part a placeholder until :meth:`create_inline`)."""
@@ -151,7 +152,7 @@ class AnthropicBatches:
         messages: Any = list(ref.messages())  # LiteLLM's message TypedDicts, in shape
         params = AnthropicConfig().transform_request(model=self._model, messages=messages,
                                                      optional_params=dict(self._params), litellm_params={}, headers={})
-        params.update(self.entry.extra_body)
+        params.update(self._extra)
         line = {"custom_id": f"{'_' * PREFIX_LEN}-{ref.id}", "params": params}
         return json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 

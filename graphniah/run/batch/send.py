@@ -190,6 +190,8 @@ class BatchRun:
 
     def submit(self, refs: Sequence[ExampleRef], attempt: int) -> None:
         """Send ``refs`` as batches within the limits and the budget (intent, upload, create each)."""
+        if not refs:
+            return
         api = self._client()
         lines = ((r.id, api.line(self.refs[r.id])) for r in refs)  # one batch's lines in memory at a time
         budget = self.options.budget_usd
