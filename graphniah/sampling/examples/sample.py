@@ -33,7 +33,7 @@ replay the draw without it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -48,6 +48,7 @@ from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.sampling.examples.distract import NONE, ComponentSource, DocumentSource, RenderedComponent, wikipedia_source
 from graphniah.sampling.examples.grow import Component, GrowthStats, Occupied, grow_components, paths_compatible
 from graphniah.sampling.examples.learned import scorer_file
+from graphniah.sampling.examples.papers import Papers
 from graphniah.sampling.examples.render import build_messages, example_stats, question, render_component
 from graphniah.sampling.examples.spec import (
     COMPONENTS,
@@ -65,7 +66,7 @@ from graphniah.sampling.examples.spec import (
 from graphniah.sampling.examples.targets import balanced_labels, choose_targets
 from graphniah.sampling.packing import DistractorSource, Frame, NeedlesExceedLimit, Packed, pack
 from graphniah.seeds import Stream, generator
-from graphniah.text import BLOCK_SEPARATOR, Undetermined, solve, verify
+from graphniah.text import BLOCK_SEPARATOR, PromptSet, Tokenizer, Undetermined, solve, verify
 from graphniah.text.edgelist import PaperIds, render_edge_component
 from graphniah.text.evidence import evidence
 from graphniah.text.positions import attached_positions
@@ -194,9 +195,9 @@ def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int
         stats.rejects.update({f"grow_{k}": v for k, v in growth.rejects.items()})
         if comps is None:
             continue
-        _check_invariant(ctx, comps, spec, want)
+        _check_invariant(ctx.papers, comps, spec, want)
         source, targets, answer = choose_targets(spec, comps)
-        needles = _needles(ctx, spec, comps, source, targets, rng)
+        needles = _needles(ctx.papers, ctx.prompts, spec, comps, source, targets, rng)
         if spec.render == "edges":
             edged = _as_edges(ctx, spec, needles, answer, PaperIds(seed, index), rng, stats)
             if edged is None:
@@ -282,20 +283,20 @@ def _sizes_ok(comps: list[Component], spec: ExampleSpec, want: Sequence[int] | N
     return trees and all(g == spec.component_size for g in got)
 
 
-def _check_invariant(ctx: SamplingContext, comps: list[Component], spec: ExampleSpec, want: Sequence[int] | None = None) -> None:
+def _check_invariant(papers: Papers, comps: list[Component], spec: ExampleSpec, want: Sequence[int] | None = None) -> None:
     """The snapshot's edges induced on the example's papers are exactly the sampled forest."""
     verts = np.asarray([v for c in comps for v in c.order], dtype=np.int64)
     forest = {e for c in comps for e in c.edges}
-    inside = ctx.mask  # the shared scratch mask: all False between uses
+    inside = papers.mask  # the shared scratch mask: all False between uses
     inside[verts] = True
     induced: set[tuple[int, int]] = set()
     try:
         for v in verts:
-            out = ctx.graph.cites(int(v))
+            out = papers.graph.cites(int(v))
             induced.update((int(v), int(u)) for u in out[inside[out]])
     finally:
         inside[verts] = False
-    titles = {ctx.title_key(int(v)) for v in verts}
+    titles = {papers.title_key(int(v)) for v in verts}
     sizes_ok = _sizes_ok(comps, spec, want)
     if induced != forest or len(titles) != len(verts) or len(set(verts.tolist())) != len(verts) or not sizes_ok:
         raise AssertionError("internal error: sampled components violate the forest invariant")
@@ -322,10 +323,12 @@ def _asked(spec: ExampleSpec, targets: list[PaperMeta]) -> list[str]:
     return [] if spec.task in ("count", "list") else [t.title for t in targets]
 
 
-def _needles(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], source: int, targets: list[int], rng: np.random.Generator) -> _Needles:
-    cid = ctx.graph.corpusids
+def _needles(papers: Papers, prompts: PromptSet, spec: ExampleSpec, comps: list[Component], source: int, targets: list[int],
+             rng: np.random.Generator) -> _Needles:
+    """The task's components rendered as blocks with random keys, and the question on them (step 3)."""
+    cid = papers.graph.corpusids
     verts = [v for c in comps for v in c.order]
-    meta = ctx.meta(verts)
+    meta = papers.meta(verts)
     blocks: list[str] = []
     edges: list[tuple[int, int]] = []
     block_of: dict[int, str] = {}
@@ -333,7 +336,7 @@ def _needles(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], so
         e = [(int(cid[a]), int(cid[b])) for a, b in c.edges]
         edges.extend(e)
         order = [int(cid[v]) for v in c.order]
-        rendered = render_component(meta, e, order, ctx.prompts)
+        rendered = render_component(meta, e, order, prompts)
         citing = {a for a, _ in e}
         block_of.update(zip([p for p in order if p in citing], rendered, strict=True))  # render_component's order
         blocks.extend(rendered)
@@ -343,16 +346,16 @@ def _needles(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], so
     tgt = [meta[int(cid[t])] for t in targets]
     if spec.task == "list":  # the answer lists the titles in a fixed order: by title, case-blind
         tgt.sort(key=lambda p: (p.title.casefold(), p.title))
-    q = question(spec.task, src.title, _asked(spec, tgt), spec.none_option, ctx.prompts)
+    q = question(spec.task, src.title, _asked(spec, tgt), spec.none_option, prompts)
     return _Needles(blocks, keys, q, meta, [int(cid[v]) for v in verts], edges, src, tgt, block_of)
 
 
-def _question(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, none_option: bool) -> str:
+def _question(prompts: PromptSet, spec: ExampleSpec, nd: _Needles, none_option: bool) -> str:
     """The question in the needles' rendering, with or without the "none of these" option."""
     if nd.ids is None:
-        return question(spec.task, nd.source.title, _asked(spec, nd.targets), none_option, ctx.prompts)
+        return question(spec.task, nd.source.title, _asked(spec, nd.targets), none_option, prompts)
     asked = [] if spec.task == "count" else [nd.ids(t.corpusid) for t in nd.targets]
-    return question(spec.task, nd.ids(nd.source.corpusid), asked, none_option, ctx.prompts, render="edges")
+    return question(spec.task, nd.ids(nd.source.corpusid), asked, none_option, prompts, render="edges")
 
 
 def _as_edges(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str, ids: PaperIds,
@@ -377,7 +380,7 @@ def _as_edges(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str
     citing = {a for a, _ in nd.edges}
     block_of = dict(zip([p for p in nd.papers if p in citing], blocks, strict=True))
     edged = replace(nd, blocks=blocks, block_of=block_of, ids=ids)
-    return replace(edged, question=_question(ctx, spec, edged, spec.none_option))
+    return replace(edged, question=_question(ctx.prompts, spec, edged, spec.none_option))
 
 
 def _apa_rejects(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str) -> str | None:
@@ -385,7 +388,7 @@ def _apa_rejects(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: 
     context = [nd.blocks[i] for i in np.argsort(nd.keys, kind="stable")]
     if spec.context_length is not None:
         # What pack checks first: the needles in the prompt packing would frame them with.
-        q = _question(ctx, spec, nd, True) if spec.reserve_none_option and not spec.none_option else nd.question
+        q = _question(ctx.prompts, spec, nd, True) if spec.reserve_none_option and not spec.none_option else nd.question
         pairs = [(m.role, m.content) for m in build_messages(spec.task, q, context, ctx.prompts)]
         if any(tok.chat_count(pairs) > spec.context_length for tok in ctx.tokenizers.values()):
             return "needles_exceed_length"
@@ -419,7 +422,7 @@ def _pack(ctx: SamplingContext, spec: ExampleSpec, comps: list[Component], needl
     packed = pack(frame, needles.blocks, needles.keys, source, spec.context_length, ctx.tokenizers, rng.spawn(1)[0])
     if isinstance(source, ComponentSource):
         stats.rejects.update({f"grow_{k}": v for k, v in source.stats.rejects.items()})
-        _check_invariant(ctx, comps + source.components, spec)
+        _check_invariant(ctx.papers, comps + source.components, spec)
     return packed
 
 
@@ -431,8 +434,8 @@ def _frame(ctx: SamplingContext, spec: ExampleSpec, needles: _Needles) -> Frame:
     none_option = spec.none_option or spec.reserve_none_option  # budget for the longer question of the twin
 
     def of(c: SamplingContext) -> Frame:
-        q = _question(c, spec, needles, True) if none_option and not spec.none_option else (
-            needles.question if c is ctx else _question(c, spec, needles, spec.none_option))
+        q = _question(c.prompts, spec, needles, True) if none_option and not spec.none_option else (
+            needles.question if c is ctx else _question(c.prompts, spec, needles, spec.none_option))
         slot = build_messages(spec.task, q, [_CONTEXT_SLOT], c.prompts, render=spec.render)
         return Frame.around([(m.role, m.content) for m in slot], _CONTEXT_SLOT)
 
@@ -444,10 +447,10 @@ def _frame(ctx: SamplingContext, spec: ExampleSpec, needles: _Needles) -> Frame:
                  tail="\n".join(dict.fromkeys(f.tail for f in frames)))
 
 
-def _evidence(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str) -> dict[str, int]:
+def _evidence(count: Callable[[str], int], spec: ExampleSpec, nd: _Needles, answer: str) -> dict[str, int]:
     """``evidence_tokens`` and ``hops_needed`` of the example (see ``graphniah.text.evidence``)."""
     ev = evidence(spec.task, answer, nd.source.corpusid, [t.corpusid for t in nd.targets], nd.edges, nd.block_of,
-                  ctx.o200k.count)
+                  count)
     return {"evidence_tokens": ev.tokens, "hops_needed": ev.hops}
 
 
@@ -473,7 +476,7 @@ def _assemble(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str
             raise AssertionError("internal error: the shorter question made the prompt longer than L")
     elif packed is not None and [(m.role, m.content) for m in messages] != list(packed.messages):
         raise AssertionError("internal error: the packed prompt differs from the rendered messages")
-    positions = _positions(ctx, spec, messages, context, packed, token_counts)
+    positions = _positions(ctx.o200k, ctx.prompts, spec, messages, context, packed, token_counts)
     if spec.task == "list":
         answer = "\n".join(t.title for t in nd.targets)
     stats = example_stats(nd.question, nd.blocks, context, nodes=nodes, edges=n_edges, prompts=ctx.prompts)
@@ -490,22 +493,22 @@ def _assemble(ctx: SamplingContext, spec: ExampleSpec, nd: _Needles, answer: str
         edges=tuple(nd.edges),
         source=nd.source.corpusid,
         targets=tuple(t.corpusid for t in nd.targets),
-        stats=stats.model_copy(update=_evidence(ctx, spec, nd, answer)),
+        stats=stats.model_copy(update=_evidence(ctx.o200k.count, spec, nd, answer)),
         recipe=recipe,
         token_counts=token_counts,
         needle_positions=positions,
     )
 
 
-def _positions(ctx: SamplingContext, spec: ExampleSpec, messages: Sequence[Message], context: Sequence[str],
+def _positions(o200k: Tokenizer, prompts: PromptSet, spec: ExampleSpec, messages: Sequence[Message], context: Sequence[str],
                packed: Packed | None, token_counts: Mapping[str, int] | None) -> NeedlePositions:
     """Where the question and the paper blocks land, in o200k_base tokens, from the counts the packer
     took (an unpacked context's blocks are counted here, once): see ``positions.attached_positions``."""
     attached = packed.o200k_attached if packed is not None else None
     if attached is None:
-        attached = tuple(ctx.o200k.count_batch([b + BLOCK_SEPARATOR for b in context]).tolist())
+        attached = tuple(o200k.count_batch([b + BLOCK_SEPARATOR for b in context]).tolist())
     chat = (token_counts or {}).get("o200k_base")
-    return attached_positions(messages, context, attached, ctx.o200k, ctx.prompts, spec.render == "edges", chat)
+    return attached_positions(messages, context, attached, o200k, prompts, spec.render == "edges", chat)
 
 
 def batch_specs(
