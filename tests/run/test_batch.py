@@ -207,7 +207,7 @@ def test_a_batched_answer_is_reused_by_another_suite(suite, tmp_path):
 
 
 def test_a_provider_without_a_batch_api_here_is_refused(suite, tmp_path):
-    entry = local_entry(litellm_model="gemini/local-oracle", api_base="http://127.0.0.1:9/v1")
+    entry = local_entry(litellm_model="mistral/local-oracle", api_base="http://127.0.0.1:9/v1")
     with pytest.raises(GraphNIAHError, match=r"cannot be run with --batch: batches are sent to OpenAI-compatible"):
         run(entry, suite, tmp_path / "runs")
 

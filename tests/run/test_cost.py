@@ -176,7 +176,7 @@ def test_the_estimate_uses_the_journals_figures_at_each_price():
     assert lines["direct, standard"].usd == pytest.approx((250_000 * 0.75 + 2 * 3000 * 3.75) / 1e6)
     assert lines["direct, standard"].usd_p90 == pytest.approx((250_000 * 0.75 + 2 * 7600 * 3.75) / 1e6)
     assert lines["batch"].usd == pytest.approx((250_000 * 0.375 + 2 * 3000 * 1.875) / 1e6)
-    assert lines["batch"].price_basis == "LiteLLM's batch price (graphniah run --batch does not send to gemini yet)"
+    assert lines["batch"].price_basis == "LiteLLM's batch price"
     assert est.usd == lines["direct, standard"].usd and est.per_example == pytest.approx(
         {"x0": (100_000 * 0.75 + 3000 * 3.75) / 1e6, "x1": (150_000 * 0.75 + 3000 * 3.75) / 1e6})
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -33,9 +32,9 @@ from typing import Any
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import ExampleRef
 from graphniah.formats.journal import BatchCounts
-from graphniah.run.batch.client import Remote
+from graphniah.run.batch.client import Remote, api_key
 from graphniah.run.batch.lines import LineResult, json_lines
-from graphniah.run.models import LOCAL_DUMMY_KEY, ModelEntry
+from graphniah.run.models import ModelEntry
 
 API_BASE = "https://api.anthropic.com"
 VERSION = "2023-06-01"
@@ -117,13 +116,7 @@ class AnthropicBatches:
     def __init__(self, entry: ModelEntry):
         import httpx
 
-        if entry.api_key_env is None:
-            key = LOCAL_DUMMY_KEY
-        else:
-            key = os.environ.get(entry.api_key_env) or ""
-            if not key:
-                raise GraphNIAHError(f"{entry.name}: the environment variable {entry.api_key_env} (the Anthropic key) "
-                                     "is not set")
+        key = api_key(entry, "the Anthropic key")
         base = (entry.api_base or API_BASE).rstrip("/")
         self.base = base[:-3] if base.endswith("/v1") else base
         self.http = httpx.Client(timeout=entry.timeout_s, headers={"x-api-key": key, "anthropic-version": VERSION})

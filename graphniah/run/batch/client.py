@@ -13,10 +13,12 @@ batches, newest first, back to an hour before the intent was journaled.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import ExampleRef
 from graphniah.formats.journal import BatchCounts
 from graphniah.run.batch.lines import ENDPOINT, LineResult, read_results, request_line
@@ -29,6 +31,17 @@ TAG = "graphniah_key"
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled", "ended"})
 _LIST_PAGE = 100
 _LOOKBACK_S = 3600  # how far before the intent a batch found by its tag may have been created (clock skew)
+
+
+def api_key(entry: ModelEntry, what: str) -> str:
+    """The key a provider's own batch endpoint is sent (``what`` names it in the error): the entry's environment
+    variable, or the dummy key of a local endpoint. Only ever sent as a header, never written."""
+    if entry.api_key_env is None:
+        return LOCAL_DUMMY_KEY
+    key = os.environ.get(entry.api_key_env) or ""
+    if not key:
+        raise GraphNIAHError(f"{entry.name}: the environment variable {entry.api_key_env} ({what}) is not set")
+    return key
 
 
 def file_name(key: str) -> str:

@@ -27,13 +27,17 @@ LITELLM_BATCH_PROVIDERS: dict[str, Limits] = {
     "litellm_proxy": Limits(50_000, 200 * 1024 * 1024),
 }
 #: Providers whose batches go to the provider's own endpoint (LiteLLM 1.110.2 retrieves an Anthropic
-#: batch but cannot create one): Anthropic's Message Batches, 100,000 requests and 256 MB per batch
-#: (counted here as 256,000,000 bytes of request lines, below either reading of "MB").
-NATIVE_BATCH_PROVIDERS: dict[str, Limits] = {"anthropic": Limits(100_000, 256_000_000)}
+#: batch but cannot create one, and cannot list Gemini batches): Anthropic's Message Batches, 100,000
+#: requests and 256 MB per batch (counted here as 256,000,000 bytes of request lines, below either
+#: reading of "MB"); Gemini batch mode with its requests inline, 20 MB per creation (20,000,000 bytes
+#: less 64 KB for the envelope; Google states no count of requests, so the bytes bound it).
+NATIVE_BATCH_PROVIDERS: dict[str, Limits] = {"anthropic": Limits(100_000, 256_000_000),
+                                             "gemini": Limits(1_000_000, 20_000_000 - 65_536)}
 #: Every provider ``graphniah run --batch`` sends to.
 BATCH_PROVIDERS: dict[str, Limits] = {**LITELLM_BATCH_PROVIDERS, **NATIVE_BATCH_PROVIDERS}
 #: The price of a batched call as a share of the standard price (each of these providers bills half).
-BATCH_DISCOUNT: dict[str, float] = {"openai": 0.5, "hosted_vllm": 0.5, "litellm_proxy": 0.5, "anthropic": 0.5}
+BATCH_DISCOUNT: dict[str, float] = {"openai": 0.5, "hosted_vllm": 0.5, "litellm_proxy": 0.5, "anthropic": 0.5,
+                                    "gemini": 0.5}
 
 
 @dataclass(frozen=True)
@@ -71,8 +75,8 @@ def batch_limits(litellm_model: str, model_name: str, options: BatchOptions) -> 
     if limits is None:
         raise GraphNIAHError(
             f"{model_name} ({litellm_model}) cannot be run with --batch: batches are sent to OpenAI-compatible "
-            f"/v1/files + /v1/batches endpoints ({', '.join(sorted(LITELLM_BATCH_PROVIDERS))}) and to Anthropic's "
-            f"Message Batches, not to {provider}; run it without --batch (and without batch: true in the registry)")
+            f"/v1/files + /v1/batches endpoints ({', '.join(sorted(LITELLM_BATCH_PROVIDERS))}), to Anthropic's "
+            f"Message Batches and to Gemini batch mode, not to {provider}; run it without --batch (and without batch: true in the registry)")
     if options.max_requests is not None:
         return Limits(min(limits.max_requests, options.max_requests), limits.max_bytes)
     return limits

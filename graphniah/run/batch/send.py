@@ -11,9 +11,10 @@ counts, so that a run killed at any moment resumes without submitting an example
    batches are listed for the key's tag before one is created; the same is done before each
    retry of a creation that failed without an answer (the request may have taken effect).
 3. ``created`` (batch id) once the provider answers; from then on the batch is only polled.
-   An Anthropic batch has no file: its requests go in the creation (step 2 is skipped), and
-   a resumed intent with no ``created`` line first looks for the batch it may have made
-   (:meth:`graphniah.run.batch.anthropic.AnthropicBatches.find_batch`).
+   An Anthropic or Gemini batch has no file: its requests go in the creation (step 2 is
+   skipped), and a resumed intent with no ``created`` line first looks for the batch it may
+   have made (:meth:`graphniah.run.batch.anthropic.AnthropicBatches.find_batch`,
+   :meth:`graphniah.run.batch.gemini.GeminiBatches.find_batch`: by the display name).
 4. ``polled`` lines record a changed state; when the batch ends, its output and error files are
    downloaded and every answer is appended as a run record carrying the batch id, then
    ``collected`` (one write of all of them: a kill in the middle leaves whole lines, and a resumed
@@ -55,6 +56,9 @@ from graphniah.seeds import Stream, generator
 
 if TYPE_CHECKING:
     from graphniah.run.batch.anthropic import AnthropicBatches
+    from graphniah.run.batch.gemini import GeminiBatches
+
+    Api = Batches | AnthropicBatches | GeminiBatches
 
 T = TypeVar("T")
 BATCH_TIER = "batch"  # the service_tier of a batched answer's record
@@ -131,7 +135,7 @@ class BatchRun:
     """One run in batch mode over a plan, writing to the open (locked) journal."""
 
     def __init__(self, plan: RunPlan, journal: Journal, options: RunOptions, batch: BatchOptions,
-                 redactor: Redactor, progress: Progress, api: Batches | AnthropicBatches | None = None):
+                 redactor: Redactor, progress: Progress, api: Api | None = None):
         self.plan, self.entry, self.journal, self.options, self.batch = plan, plan.entry, journal, options, batch
         self.redact, self.progress = redactor, progress
         self.limits = batch_limits(self.entry.litellm_model, self.entry.name, batch)
@@ -174,10 +178,15 @@ class BatchRun:
                 time.sleep(policy.delay(attempt, c.retry_after_s, self.rng))
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    def _client(self) -> Batches | AnthropicBatches:
-        """The provider's batch API: Anthropic's own endpoint, else LiteLLM's files and batches."""
+    def _client(self) -> Api:
+        """The provider's batch API: Anthropic's or Google's own endpoint, else LiteLLM's files and batches."""
         if self.api is None:
-            if provider_of(self.entry.litellm_model) in NATIVE_BATCH_PROVIDERS:
+            provider = provider_of(self.entry.litellm_model)
+            if provider == "gemini":
+                from graphniah.run.batch.gemini import GeminiBatches
+
+                self.api = GeminiBatches(self.entry)
+            elif provider in NATIVE_BATCH_PROVIDERS:
                 from graphniah.run.batch.anthropic import AnthropicBatches
 
                 self.api = AnthropicBatches(self.entry)
@@ -241,7 +250,7 @@ class BatchRun:
         self._mark(t, "created", batch_id=remote.batch_id, status=remote.status, counts=remote.counts)
         self.summary.batches += 1
 
-    def _create(self, api: Batches | AnthropicBatches, t: Tracked, data: bytes | None,
+    def _create(self, api: Api, t: Tracked, data: bytes | None,
                 find: Callable[[], Remote | None]) -> Remote | None:
         """Create the batch (from the uploaded file, or with its requests inline); None if it was abandoned."""
         if isinstance(api, Batches):

@@ -35,6 +35,16 @@ ended), ``GET /v1/messages/batches/{id}/results`` (``{"custom_id", "result": {"t
 ``api_key``, every Anthropic request must carry it as ``x-api-key`` (401 otherwise), so a test sees
 the key sent without it being written anywhere.
 
+And it speaks Gemini batch mode (what ``graphniah run --batch`` sends to a ``gemini/...`` model):
+``POST /v1beta/models/{model}:batchGenerateContent`` (``{"batch": {"display_name", "input_config":
+{"requests": {"requests": [{"request", "metadata": {"key"}}]}}}}``), ``GET /v1beta/batches/{id}``
+(an Operation: ``metadata`` is the batch, its ``state`` ``BATCH_STATE_*`` and ``batchStats``; once
+done, ``response.inlinedResponses.inlinedResponses``, a ``response`` or an ``error`` with the
+request's ``metadata``), ``GET /v1beta/batches`` (``pageSize``, ``pageToken``; ``operations``,
+``nextPageToken``) and ``POST /v1beta/batches/{id}:cancel``. The same faults apply; there the
+``content`` pause holds the first request that would carry a done batch's results. Given an
+``api_key``, every Gemini request must carry it as ``x-goog-api-key`` (403 otherwise).
+
 It counts, per custom id, the submissions (lines in created batches: what a provider bills) and
 the answers it produced (:attr:`BatchServer.submitted`, :attr:`BatchServer.answered`): the exactly
 once tests compare them with the journal.
@@ -245,8 +255,10 @@ class BatchApp:
 
     # -- Anthropic's Message Batches ------------------------------------------------------------
 
-    def check_key(self, key: str | None) -> None:
+    def check_key(self, key: str | None, header: str = "x-api-key") -> None:
         if self.api_key is not None and key != self.api_key:
+            if header == "x-goog-api-key":
+                raise Rejection(403, "API key not valid", "PERMISSION_DENIED", "PERMISSION_DENIED")
             raise Rejection(401, "invalid x-api-key", "authentication_error", "authentication_error")
 
     def create_messages(self, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -264,6 +276,105 @@ class BatchApp:
                "ended_at": None, "in_progress_at": None, "request_counts": {"total": len(lines)}, "metadata": {},
                "_polls": 0}
         return self._make(obj, lines)
+
+    # -- Gemini batch mode ------------------------------------------------------------------------
+
+    def create_gemini(self, model: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """``POST /v1beta/models/{model}:batchGenerateContent``: the inlined requests are stored as the input file."""
+        batch = payload.get("batch")
+        batch = batch if isinstance(batch, Mapping) else {}
+        config = batch.get("input_config") or batch.get("inputConfig") or {}
+        holder = config.get("requests") if isinstance(config, Mapping) else None
+        reqs = holder.get("requests") if isinstance(holder, Mapping) else None
+        if not isinstance(reqs, list) or not reqs or not all(isinstance(r, Mapping) and "request" in r for r in reqs):
+            raise Rejection(400, "batch.input_config.requests.requests: a non-empty list of {request, metadata}",
+                            "INVALID_ARGUMENT", "INVALID_ARGUMENT")
+        lines = [{"custom_id": str((r.get("metadata") or {}).get("key")), "request": r["request"]} for r in reqs]
+        with self.lock:
+            fid = self.state.add_file(b"".join(json.dumps(x).encode() + b"\n" for x in lines), "requests.jsonl",
+                                      "gemini_batch")["id"]
+        obj = {"id": f"batches/{uuid.uuid4().hex[:20]}", "_shape": "gemini", "input_file_id": fid,
+               "display_name": str(batch.get("display_name") or batch.get("displayName") or ""),
+               "model": f"models/{model}", "status": "validating", "output_file_id": None, "error_file_id": None,
+               "created_at": _now(), "ended_at": None, "in_progress_at": None,
+               "request_counts": {"total": len(self._lines(fid))}, "_polls": 0}
+        return self._make(obj, self._lines(fid))
+
+    def operation(self, obj: Mapping[str, Any], with_results: bool = True) -> dict[str, Any]:
+        """A stored batch as Gemini shows it: an Operation whose ``metadata`` is the batch (and, once done, its results)."""
+        state = {"validating": "BATCH_STATE_PENDING", "in_progress": "BATCH_STATE_RUNNING", "completed": "BATCH_STATE_SUCCEEDED",
+                 "expired": "BATCH_STATE_EXPIRED", "cancelled": "BATCH_STATE_CANCELLED"}[obj["status"]]
+        counts = obj.get("_counts") or {"total": obj["request_counts"]["total"], "ok": 0, "failed": 0}
+        done = obj["status"] in ("completed", "expired", "cancelled")
+        stamp = _iso(obj.get("ended_at") or obj["created_at"])
+        meta = {"@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.GenerateContentBatch",
+                "model": obj["model"], "displayName": obj["display_name"], "createTime": _iso(obj["created_at"]),
+                "updateTime": stamp, "state": state, "name": obj["id"],
+                # int64 fields travel as JSON strings
+                "batchStats": {"requestCount": str(counts["total"]), "successfulRequestCount": str(counts["ok"]),
+                               "failedRequestCount": str(counts["failed"]),
+                               "pendingRequestCount": str(0 if done else counts["total"])}}
+        op: dict[str, Any] = {"name": obj["id"], "metadata": meta, "done": done}
+        if with_results and obj.get("output_file_id"):
+            items = [json.loads(x) for x in self.content(obj["output_file_id"]).splitlines() if x.strip()]
+            op["response"] = {"@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.GenerateContentBatchOutput",
+                              "inlinedResponses": {"inlinedResponses": items}}
+        return op
+
+    def list_gemini(self, size: int, token: str | None) -> dict[str, Any]:
+        with self.lock:
+            ordered = sorted((b for b in self.state.batches.values() if b.get("_shape") == "gemini"),
+                             key=lambda b: b["_seq"], reverse=True)
+        start = int(token) if token and token.isdigit() else 0
+        page = ordered[start:start + size]
+        out: dict[str, Any] = {"operations": [self.operation(b, with_results=False) for b in page]}
+        if start + size < len(ordered):
+            out["nextPageToken"] = str(start + size)
+        return out
+
+    def _finish_gemini(self, obj: dict[str, Any]) -> None:
+        """A Gemini batch ends: its inlined responses, one per request in order, stored as a file (none if it expired)."""
+        expired = obj["_seq"] in self.faults.expire
+        lines = self._lines(obj["input_file_id"])
+        out: list[dict[str, Any]] = []
+        for line in lines if not expired else []:
+            cid = str(line["custom_id"])
+            if self._fails(cid):
+                out.append({"error": {"code": 13, "message": "Internal error encountered.", "status": "INTERNAL"},
+                            "metadata": {"key": cid}})
+            else:
+                out.append({**self._content(cid, line.get("request") or {}, obj["model"]), "metadata": {"key": cid}})
+        if out:
+            obj["output_file_id"] = self.state.add_file(b"".join(json.dumps(x).encode() + b"\n" for x in out),
+                                                        f"{obj['id'].split('/')[-1]}_responses.jsonl", "gemini_batch")["id"]
+        ok = sum(1 for x in out if "response" in x)
+        obj["_counts"] = {"total": len(lines), "ok": ok, "failed": len(out) - ok}
+        obj["status"] = "expired" if expired else "completed"
+        obj["ended_at"] = _now()
+
+    def _content(self, cid: str, request: Mapping[str, Any], model: str) -> dict[str, Any]:
+        """The policy's answer to a GenerateContentRequest: ``{"response": GenerateContentResponse}`` (or an ``error``)."""
+        def text(content: Any) -> str:
+            parts = content.get("parts") if isinstance(content, Mapping) else None
+            return "".join(str(p.get("text") or "") for p in parts or [] if isinstance(p, Mapping))
+
+        system = request.get("system_instruction") or request.get("systemInstruction")
+        messages = ([{"role": "system", "content": text(system)}] if system else []) + [
+            {"role": "assistant" if c.get("role") == "model" else "user", "content": text(c)}
+            for c in request.get("contents") or [] if isinstance(c, Mapping)]
+        try:
+            body = self.policy.complete({"model": model, "messages": messages}, None)
+        except Rejection as rej:
+            return {"error": {"code": 3, "message": rej.message, "status": "INVALID_ARGUMENT"}}
+        self.state.answered[cid] += 1
+        usage = body.get("usage") or {}
+        return {"response": {
+            "candidates": [{"content": {"parts": [{"text": body["choices"][0]["message"]["content"]}], "role": "model"},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": usage.get("prompt_tokens", 0),
+                              "candidatesTokenCount": usage.get("completion_tokens", 0),
+                              "totalTokenCount": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)},
+            "modelVersion": model.split("/", 1)[-1]}}
 
     @staticmethod
     def message_batch(obj: Mapping[str, Any], base: str) -> dict[str, Any]:
@@ -361,6 +472,9 @@ class BatchApp:
         if obj.get("_shape") == "anthropic":
             self._finish_messages(obj)
             return
+        if obj.get("_shape") == "gemini":
+            self._finish_gemini(obj)
+            return
         lines = self._lines(obj["input_file_id"])
         expired = obj["_seq"] in self.faults.expire
         out: list[dict[str, Any]] = []
@@ -446,12 +560,16 @@ class _Handler(QuietHandler):
         parts = [p for p in url.path.split("/") if p]
         if parts[:1] == ["v1"]:
             parts = parts[1:]
+        gemini = parts[:1] == ["v1beta"]
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         try:
             body = self._body() if method == "POST" else b""
             if parts[:2] == ["messages", "batches"]:
                 app.check_key(self.headers.get("x-api-key"))
                 self._messages(app, method, parts[2:], query, body)
+            elif gemini:
+                app.check_key(self.headers.get("x-goog-api-key"), "x-goog-api-key")
+                self._gemini(app, method, parts[1:], query, body)
             else:
                 self._dispatch(app, method, parts, query, body)
         except Rejection as rej:
@@ -508,6 +626,24 @@ class _Handler(QuietHandler):
         else:
             raise Rejection(404, f"no route {method} {self.path}", "not_found_error", "not_found_error")
 
+    def _gemini(self, app: BatchApp, method: str, parts: list[str], query: Mapping[str, str], body: bytes) -> None:
+        """Gemini batch mode's routes (``parts``: the path after ``/v1beta``)."""
+        last = parts[-1] if parts else ""
+        if method == "POST" and len(parts) == 2 and parts[0] == "models" and last.endswith(":batchGenerateContent"):
+            model = last.removesuffix(":batchGenerateContent")
+            self._json(app.operation(app.create_gemini(model, json.loads(body or b"{}"))))
+        elif (method, parts) == ("GET", ["batches"]):
+            self._json(app.list_gemini(int(query.get("pageSize", 50)), query.get("pageToken")))
+        elif method == "GET" and len(parts) == 2 and parts[0] == "batches":
+            app.retrieve(f"batches/{last}")
+            self._json(app.operation(app.stored(f"batches/{last}")))  # a done batch's results: the content pause
+        elif method == "POST" and len(parts) == 2 and parts[0] == "batches" and last.endswith(":cancel"):
+            batch_id = f"batches/{last.removesuffix(':cancel')}"
+            app.cancel(batch_id)
+            self._json(app.operation(app.stored(batch_id)))
+        else:
+            raise Rejection(404, f"no route {method} {self.path}", "NOT_FOUND", "NOT_FOUND")
+
     def do_GET(self) -> None:
         self._route("GET")
 
@@ -543,7 +679,8 @@ class BatchServer(PolicyServer):
     port : int
         0 picks a free port.
     api_key : str, optional
-        The ``x-api-key`` every Anthropic request must carry (None: any).
+        The ``x-api-key`` every Anthropic request, and the ``x-goog-api-key`` every Gemini request,
+        must carry (None: any).
     """
 
     def __init__(self, policy: Policy = "oracle", *, state_dir: str | Path | None = None,
