@@ -2,7 +2,8 @@
 between the upload and the creation, after the provider created the batch but before the runner
 heard of it, between the creation and the first poll, and while the results download. Each time
 the fake service (graphniah.run.serve.batches) counts every example submitted exactly once, and the
-journal holds exactly one answer per example. ``bench/batch.py`` kills at random moments."""
+journal holds exactly one answer per example; for the OpenAI-compatible flow, Anthropic's Message Batches and
+Gemini batch mode. ``bench/batch.py`` kills at random moments."""
 
 from __future__ import annotations
 
@@ -47,8 +48,8 @@ def _cli(argv: list[str]) -> None:
 class _Runner:
     """``graphniah run --batch`` in a process of its own: exec'd (a real start) or forked from this one."""
 
-    def __init__(self, suite: DemoSuite, url: str, runs: Path, poll_s: float, fresh: bool, registry: Path | None = None):
-        model = "local-oracle" if registry is None else "claude-oracle"
+    def __init__(self, suite: DemoSuite, url: str, runs: Path, poll_s: float, fresh: bool, registry: Path | None = None,
+                 model: str = "local-oracle"):
         argv = ["run", "--model", model, "--batch", "--examples", str(suite.path), "--api-base", url, "--runs",
                 str(runs), "--snapshots", str(suite.snapshots), "--poll-interval", str(poll_s), "--batch-size", "10",
                 "--no-progress", *(["--registry", str(registry)] if registry is not None else [])]
@@ -129,24 +130,25 @@ def _claude(url: str):
                        api_base=url)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("moment", ["create-after", "first-poll", "content"])
-def test_an_anthropic_batch_run_killed_at_each_dangerous_moment_submits_and_answers_every_example_once(
-        suite, tmp_path, monkeypatch, moment):
-    """Anthropic's Message Batches: no upload, and a batch carries no tag, so after a kill between the
-    creation and the journal line the run finds its batch by size, age and (once ended) its custom ids."""
-    key = "sk-ant-kill-test-0a1b2c3d4e5f"
-    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+def _gemini(url: str):
+    # A model LiteLLM's map gives a system instruction (the oracle reads the question there).
+    return local_entry(name="gemini-oracle", litellm_model="gemini/gemini-3.1-pro-preview", api_key_env="GEMINI_API_KEY",
+                       api_base=url)
+
+
+def _killed_and_resumed(suite: DemoSuite, tmp_path: Path, entry, key: str, moment: str) -> None:
+    """Run ``entry`` (a native batch provider: no upload) with --batch, SIGKILL it at ``moment``, resume, check once-only."""
     ids = {e.id for e in suite.examples}
     runs = tmp_path / "runs"
-    jpath = journal_file(runs, "demo", "claude-oracle")
+    jpath = journal_file(runs, "demo", entry.name)
     pause = None if moment == "first-poll" else moment
     faults = BatchFaults(polls_to_complete=2, pause=pause)  # type: ignore[arg-type]  # the pause points
     with BatchServer("oracle", faults=faults, api_key=key) as srv:
+        entry = entry.model_copy(update={"api_base": srv.url})
         registry = tmp_path / "models.yaml"
-        entry = _claude(srv.url)
         registry.write_text(yaml.safe_dump({"models": {entry.name: entry.model_dump(mode="json", exclude={"name"})}}))
-        proc = _Runner(suite, srv.url, runs, poll_s=0.05 if pause == "content" else 30.0, fresh=False, registry=registry)
+        proc = _Runner(suite, srv.url, runs, poll_s=0.05 if pause == "content" else 30.0, fresh=False, registry=registry,
+                       model=entry.name)
         try:
             if pause is None:
                 _wait("the first poll", lambda: "polled" in _events(jpath))
@@ -170,3 +172,26 @@ def test_an_anthropic_batch_run_killed_at_each_dangerous_moment_submits_and_answ
     created = [b.batch_id for b in read_batches(jpath) if b.event == "created"]
     assert len(created) == len(set(created)) == 2
     assert key not in jpath.read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("moment", ["create-after", "first-poll", "content"])
+def test_an_anthropic_batch_run_killed_at_each_dangerous_moment_submits_and_answers_every_example_once(
+        suite, tmp_path, monkeypatch, moment):
+    """Anthropic's Message Batches: no upload, and a batch carries no tag, so after a kill between the
+    creation and the journal line the run finds its batch by size, age and (once ended) its custom ids."""
+    key = "sk-ant-kill-test-0a1b2c3d4e5f"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    _killed_and_resumed(suite, tmp_path, _claude("http://127.0.0.1:9"), key, moment)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("moment", ["create-after", "first-poll", "content"])
+def test_a_gemini_batch_run_killed_at_each_dangerous_moment_submits_and_answers_every_example_once(
+        suite, tmp_path, monkeypatch, moment):
+    """Gemini batch mode: no upload; after a kill between the creation and the journal line the run finds
+    its batch by the display name carrying the journal key; a kill while a done batch's results travel
+    (they come in the poll's reply) is followed by a poll that reads them again."""
+    key = "AIzaSy-kill-test-0a1b2c3d4e5f6a7b8c9d"
+    monkeypatch.setenv("GEMINI_API_KEY", key)
+    _killed_and_resumed(suite, tmp_path, _gemini("http://127.0.0.1:9"), key, moment)
