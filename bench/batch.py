@@ -22,8 +22,10 @@ finishing on its ``--polls``-th retrieval), in a process of its own, its state o
 With ``--provider anthropic`` the runner sends an ``anthropic/...`` model (a registry of its own, a
 bench-only key in ``ANTHROPIC_API_KEY`` that the service requires) through Anthropic's Message
 Batches shape of the same service: no upload, and batches found again by size, age and custom ids.
+With ``--provider gemini``, a ``gemini/...`` model (key in ``GEMINI_API_KEY``) through Gemini batch
+mode's shape: requests inline, batches found again by their display name.
 
-Usage: ``python bench/batch.py [--examples 500] [--kills 20] [--seed 0] [--batch-size 50] [--polls 3] [--provider openai]``
+Usage: ``python bench/batch.py [--examples 500] [--kills 20] [--seed 0] [--batch-size 50] [--polls 3] [--provider openai|anthropic|gemini]``
 """
 
 from __future__ import annotations
@@ -79,14 +81,22 @@ def suite_of(examples: Path, n: int, out: Path) -> list[str]:
     return [e.id for e in exs]
 
 
-def anthropic_target(work: Path) -> None:
-    """Send an ``anthropic/...`` model: a registry holding it, and a bench-only key the service requires."""
+#: The model each native provider's runs send (name, LiteLLM model, key variable). The Gemini one is a model
+#: LiteLLM's map gives a system instruction: for a name it does not know, LiteLLM folds the system message
+#: into the user's turn, where the oracle cannot read the question.
+NATIVE = {"anthropic": ("claude-oracle", "anthropic/claude-oracle", "ANTHROPIC_API_KEY"),
+          "gemini": ("gemini-oracle", "gemini/gemini-3.1-pro-preview", "GEMINI_API_KEY")}
+
+
+def native_target(work: Path, provider: str) -> None:
+    """Send an ``anthropic/...`` or ``gemini/...`` model: a registry holding it, and a bench-only key the service requires."""
+    name, litellm_model, env = NATIVE[provider]
     entry = load_registry()[MODEL].model_dump(mode="json", exclude={"name"})
-    entry.update(litellm_model="anthropic/claude-oracle", api_key_env="ANTHROPIC_API_KEY")
+    entry.update(litellm_model=litellm_model, api_key_env=env)
     registry = work / "models.yaml"
-    registry.write_text(yaml.safe_dump({"models": {"claude-oracle": entry}}))
-    os.environ["ANTHROPIC_API_KEY"] = "bench-only-key-0000"
-    TARGET.update(model="claude-oracle", registry=registry, key="bench-only-key-0000")
+    registry.write_text(yaml.safe_dump({"models": {name: entry}}))
+    os.environ[env] = "bench-only-key-0000"
+    TARGET.update(model=name, registry=registry, key="bench-only-key-0000")
 
 
 def _serve(kind: str, state: str, polls: int, queue: Any) -> None:
@@ -226,15 +236,15 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=50)
     ap.add_argument("--polls", type=int, default=3, help="A batch finishes on its n-th retrieval.")
     ap.add_argument("--poll-interval", type=float, default=0.5)
-    ap.add_argument("--provider", choices=["openai", "anthropic"], default="openai",
+    ap.add_argument("--provider", choices=["openai", "anthropic", "gemini"], default="openai",
                     help="The batch API the runner sends to (the same fake service speaks both).")
     args = ap.parse_args()
     src, snapshots = demo_suite(CACHE)
     work = CACHE / "work"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    if args.provider == "anthropic":
-        anthropic_target(work)
+    if args.provider in NATIVE:
+        native_target(work, args.provider)
     examples = work / "batchbench.jsonl"
     ids = suite_of(src, args.examples, examples)
     print(f"provider shape: {args.provider}; suite: {len(ids)} examples (the demo suite's {len(read_examples(src))}, repeated); batches of {args.batch_size}, "

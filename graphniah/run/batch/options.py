@@ -30,7 +30,7 @@ LITELLM_BATCH_PROVIDERS: dict[str, Limits] = {
 #: batch but cannot create one, and cannot list Gemini batches): Anthropic's Message Batches, 100,000
 #: requests and 256 MB per batch (counted here as 256,000,000 bytes of request lines, below either
 #: reading of "MB"); Gemini batch mode with its requests inline, 20 MB per creation (20,000,000 bytes
-#: less 64 KB for the envelope; Google states no count of requests, so the bytes bound it).
+#: less 64 KB for the envelope; no count of requests is set here, the bytes bound it).
 NATIVE_BATCH_PROVIDERS: dict[str, Limits] = {"anthropic": Limits(100_000, 256_000_000),
                                              "gemini": Limits(1_000_000, 20_000_000 - 65_536)}
 #: Every provider ``graphniah run --batch`` sends to.
