@@ -2,7 +2,8 @@
 
 Modules: ``options`` (which providers, their limits, the poll interval), ``lines`` (a batch's
 request and result lines, splitting by the limits), ``client`` (the provider's files and batches API
-through LiteLLM), ``price`` (the batch price), ``send`` (the exactly-once loop: journal, submit,
+through LiteLLM), ``anthropic`` and ``gemini`` (Anthropic's Message Batches and Gemini batch mode,
+through the providers' own endpoints), ``price`` (the batch price), ``send`` (the exactly-once loop: journal, submit,
 poll, collect), ``status`` (the batches in flight, for ``graphniah batches``). The fake service the
 tests and ``bench/batch.py`` run against is :mod:`graphniah.run.serve.batches`.
 """
