@@ -165,6 +165,7 @@ class GeminiBatches:
         self.http = httpx.Client(timeout=entry.timeout_s, headers={"x-goog-api-key": key})
         self.entry = entry
         self.model, self._params = self._settings(entry)
+        self._done: dict[str, Mapping[str, Any]] = {}  # the last poll's reply of a done batch: its results came with it
 
     @staticmethod
     def _settings(entry: ModelEntry) -> tuple[str, dict[str, Any]]:
@@ -211,13 +212,18 @@ class GeminiBatches:
         return remote_of(obj)
 
     def retrieve(self, batch_id: str) -> Remote:
-        return remote_of(self._request("GET", batch_id))
+        obj = self._request("GET", batch_id)
+        remote = remote_of(obj)
+        if remote.terminal:
+            self._done[batch_id] = obj
+        return remote
 
     def results(self, remote: Remote, key: str) -> dict[str, LineResult]:
         """A done batch's results of ``key``'s requests, by example id (empty for a batch not named after ``key``)."""
         if remote.tag is not None and remote.tag != display_name(key):
             return {}
-        return read_results(self._request("GET", remote.batch_id), key)
+        obj = self._done.pop(remote.batch_id, None)  # read once: a retried download asks Google again
+        return read_results(obj if obj is not None else self._request("GET", remote.batch_id), key)
 
     def _listed(self) -> Iterable[Remote]:
         token: str | None = None
