@@ -217,3 +217,50 @@ def test_a_setting_litellm_refuses_for_the_model_is_a_clear_error(monkeypatch):
     with pytest.raises(GraphNIAHError, match=r"gemini-3.8-flash: LiteLLM's Gemini translation refuses its settings") as err:
         GeminiBatches(entry)
     assert KEY not in str(err.value)
+
+
+def _gemini_requests(n: int, text: str = "Is it?") -> dict:
+    """A hand-written batchGenerateContent body of ``n`` inlined requests keyed c0, c1, ..."""
+    req = {"contents": [{"role": "user", "parts": [{"text": text}]}]}
+    return {"batch": {"display_name": "graphniah-k", "input_config": {"requests": {"requests": [
+        {"request": req, "metadata": {"key": f"c{i}"}} for i in range(n)]}}}}
+
+
+def test_the_fake_service_speaks_gemini_batch_mode_with_its_faults(tmp_path):
+    """Over plain HTTP: 429 on the first creation, completion on the 2nd poll, a failed line, an expired
+    batch, paging by pageToken, the key required, and a restart keeping the batches and counts."""
+    import httpx
+
+    state = tmp_path / "state"
+    faults = BatchFaults(polls_to_complete=2, fail_first=frozenset({"c1"}), expire=frozenset({2}), rate_limit_creates=1)
+    with BatchServer("always-no", state_dir=state, faults=faults, api_key="k-1") as srv, \
+            httpx.Client(base_url=f"{srv.url}/v1beta", headers={"x-goog-api-key": "k-1"}) as c:
+        create = "/models/gemini-x:batchGenerateContent"
+        assert c.post(create, json=_gemini_requests(3), headers={"x-goog-api-key": "wrong"}).status_code == 403
+        assert c.post(create, json=_gemini_requests(3)).status_code == 429 and srv.submitted == {}
+        assert c.post(create, json={"batch": {"display_name": "x"}}).status_code == 400
+        op = c.post(create, json=_gemini_requests(3)).json()
+        assert op["name"].startswith("batches/") and op["done"] is False
+        assert (op["metadata"]["state"], op["metadata"]["displayName"], op["metadata"]["model"]) == (
+            "BATCH_STATE_PENDING", "graphniah-k", "models/gemini-x")
+        assert c.get(f"/{op['name']}").json()["metadata"]["state"] == "BATCH_STATE_RUNNING"
+        expired = c.post(create, json=_gemini_requests(2)).json()  # the second batch created expires
+        ops = c.get("/batches", params={"pageSize": 1}).json()
+        assert [o["name"] for o in ops["operations"]] == [expired["name"]]
+        rest = c.get("/batches", params={"pageSize": 1, "pageToken": ops["nextPageToken"]}).json()
+        assert [o["name"] for o in rest["operations"]] == [op["name"]] and "nextPageToken" not in rest
+    with BatchServer("always-no", state_dir=state, faults=faults, api_key="k-1") as again, \
+            httpx.Client(base_url=f"{again.url}/v1beta", headers={"x-goog-api-key": "k-1"}) as c:
+        done = c.get(f"/{op['name']}").json()  # the second poll, counted across the restart
+        assert done["done"] is True and done["metadata"]["state"] == "BATCH_STATE_SUCCEEDED"
+        assert done["metadata"]["batchStats"] == {"requestCount": "3", "successfulRequestCount": "2",
+                                                  "failedRequestCount": "1", "pendingRequestCount": "0"}
+        items = done["response"]["inlinedResponses"]["inlinedResponses"]
+        assert [x["metadata"]["key"] for x in items] == ["c0", "c1", "c2"]
+        assert items[1]["error"]["code"] == 13 and "response" not in items[1]
+        assert {x["response"]["candidates"][0]["content"]["parts"][0]["text"] for x in (items[0], items[2])} == {"\\answer{NO}"}
+        gone = c.get(f"/{expired['name']}").json()
+        gone = c.get(f"/{expired['name']}").json()
+        assert gone["metadata"]["state"] == "BATCH_STATE_EXPIRED" and gone["done"] and "response" not in gone
+        assert c.get("/batches/nope").status_code == 404
+        assert again.submitted == {"c0": 2, "c1": 2, "c2": 1} and again.answered == {"c0": 1, "c2": 1}
