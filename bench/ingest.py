@@ -100,7 +100,7 @@ def bare_openalex(folder: Path, cutoff: dt.date, out: Path, memory_limit: str, t
     from graphniah.ingest.build import derived_papers_sql
     from graphniah.ingest.openalex.layout import open_works
     from graphniah.ingest.openalex.read import WORKS_RAW, source_dates_sql, works_sql
-    from graphniah.ingest.s2ag.sql import _scan, sql_str
+    from graphniah.ingest.s2ag.sql import scan_sql, sql_str
 
     works = open_works(folder)
     parts = [p.path for p in works.parts]
@@ -110,7 +110,7 @@ def bare_openalex(folder: Path, cutoff: dt.date, out: Path, memory_limit: str, t
     con = duckdb.connect()
     with tempfile.TemporaryDirectory(prefix=".bare-spill.", dir=DATA) as spill:
         _limits(memory_limit, threads).configure(con, Path(spill))
-        con.execute(f"CREATE TEMP TABLE w AS {derived_papers_sql(f'({works_sql(_scan(parts, WORKS_RAW), 0)})', source_dates_sql())}")
+        con.execute(f"CREATE TEMP TABLE w AS {derived_papers_sql(f'({works_sql(scan_sql(parts, WORKS_RAW), 0)})', source_dates_sql())}")
         newest = """rowid NOT IN (SELECT _rid FROM (SELECT w.rowid AS _rid, row_number() OVER (PARTITION BY w.corpusid ORDER BY w._part DESC,
                     w._updated DESC NULLS LAST, w.title, w.publicationdate, w.doi) AS _rank
                     FROM w SEMI JOIN (SELECT corpusid FROM w GROUP BY corpusid HAVING count(*) > 1) d ON w.corpusid = d.corpusid) WHERE _rank > 1)"""

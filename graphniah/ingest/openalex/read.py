@@ -49,10 +49,10 @@ from graphniah.atomic import sha256_file
 from graphniah.errors import GraphNIAHError
 from graphniah.ingest.openalex.layout import Part, WorksFolder
 from graphniah.ingest.s2ag import preprints
-from graphniah.ingest.s2ag.integrity import _iter_lines
+from graphniah.ingest.s2ag.integrity import iter_lines
 from graphniah.ingest.s2ag.layout import CITATIONS, PAPERS, VENUES, InputFile, Source
 from graphniah.ingest.s2ag.read import VerifiedRead
-from graphniah.ingest.s2ag.sql import TABLES, _scan, _trim_title, fetch_one, fetch_row, sql_str
+from graphniah.ingest.s2ag.sql import TABLES, fetch_one, fetch_row, scan_sql, sql_str, trim_title_sql
 
 DATASET = "works"
 WORK_ID_PATTERN = r"^(?:https?://openalex\.org/)?[Ww]([0-9]+)$"
@@ -134,7 +134,7 @@ def works_sql(scan: str, part: int) -> str:
     stage1 = f"""
         SELECT
             {work_id_sql("id")} AS corpusid,
-            {_trim_title("COALESCE(title, display_name)")} AS title,
+            {trim_title_sql("COALESCE(title, display_name)")} AS title,
             COALESCE(list_transform(authorships, lambda a: {author}), CAST([] AS STRUCT(authorId VARCHAR, name VARCHAR)[])) AS authors,
             NULLIF(trim(primary_location.source.display_name), '') AS venue,
             CASE WHEN primary_location.source.type = 'journal' THEN NULLIF(trim(primary_location.source.display_name), '') END AS journal,
@@ -235,7 +235,7 @@ def load_works(con: duckdb.DuckDBPyConnection, folder: WorksFolder, derive: Call
         with VerifiedRead(con, sources) as vr:
             for i, (_, parts) in enumerate(partitions):
                 scan = vr.scan([s for s in sources if s.path in {p.path for p in parts}])
-                _insert(con, i, derive(f"({works_sql(_scan(scan, WORKS_RAW), i)})"))
+                _insert(con, i, derive(f"({works_sql(scan_sql(scan, WORKS_RAW), i)})"))
         inputs = vr.inputs
     records = fetch_row(con, f"SELECT count(*) FROM {WORKS_TABLE}")[0]
     if folder.listed_records is not None and records != folder.listed_records:
@@ -323,7 +323,7 @@ def _records(path: Path, parquet: bool) -> Iterator[tuple[str, Any]]:
         for i, rec in enumerate(table.to_pylist(), start=1):
             yield f"row {i}", rec
         return
-    for lineno, raw in _iter_lines(path):
+    for lineno, raw in iter_lines(path):
         if raw.strip():
             try:
                 yield f"line {lineno}", json.loads(raw)

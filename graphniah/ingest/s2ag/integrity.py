@@ -158,7 +158,7 @@ _ID_FIELDS = {
 _DIGITS = re.compile(r"[0-9]+")
 
 
-def _iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """(1-based line number, raw line) of a gzip JSON-lines file; assumes the gzip stream is sound."""
     d = zlib.decompressobj(_GZIP_WBITS)
     pending = b""
@@ -185,7 +185,7 @@ def _iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
 def find_bad_record(path: Path, dataset: str) -> str | None:
     """The first line of ``path`` that the normalising SQL cannot read, described; None if all are fine."""
     id_fields = _ID_FIELDS.get(dataset, ())
-    for lineno, raw in _iter_lines(Path(path)):
+    for lineno, raw in iter_lines(Path(path)):
         if not raw.strip():
             continue
         try:

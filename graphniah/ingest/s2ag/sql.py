@@ -79,7 +79,8 @@ def strip_ws_sql(expr: str) -> str:
     return f"regexp_replace({expr}, '^{_WS_CLASS}+|{_WS_CLASS}+$', '', 'g')"
 
 
-def _trim_title(expr: str) -> str:
+def trim_title_sql(expr: str) -> str:
+    """``expr`` without white space at either end; the regex runs only when the first or last character is white space."""
     return f"CASE WHEN ord({expr}[1]) IN ({_WS_CODES}) OR ord({expr}[-1]) IN ({_WS_CODES}) THEN {strip_ws_sql(expr)} ELSE {expr} END"
 
 
@@ -113,7 +114,7 @@ def fetch_row(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[Any, ...]:
     return row
 
 
-def _scan(files: Scan | Sequence[str | Path], columns: dict[str, str]) -> str:
+def scan_sql(files: Scan | Sequence[str | Path], columns: dict[str, str]) -> str:
     """A table expression over JSON-lines shards with the given raw columns (empty if no files)."""
     scan = Scan.of(files)
     if not scan.paths:
@@ -139,7 +140,7 @@ def papers_sql(files: Scan | Sequence[str | Path]) -> str:
     return f"""
         SELECT
             corpusid,
-            {_trim_title("title")} AS title,
+            {trim_title_sql("title")} AS title,
             COALESCE(authors, CAST([] AS {_RAW_AUTHOR}[])) AS authors,
             {_clean("venue")} AS venue,
             {_clean("journal.name")} AS journal,
@@ -149,28 +150,28 @@ def papers_sql(files: Scan | Sequence[str | Path]) -> str:
             {_nonempty("externalids.ArXiv")} AS arxiv_id,
             {_nonempty("externalids.DOI")} AS doi,
             {_fields_of_study("s2fieldsofstudy")} AS fields_of_study
-        FROM {_scan(files, PAPERS_RAW)}
+        FROM {scan_sql(files, PAPERS_RAW)}
     """
 
 
 def citations_sql(files: Scan | Sequence[str | Path]) -> str:
     """Normalised citation rows: citationid (NULL in the legacy format), citing, cited (may be NULL)."""
-    return f"SELECT citationid, citingcorpusid AS citing, citedcorpusid AS cited FROM {_scan(files, CITATIONS_RAW)}"
+    return f"SELECT citationid, citingcorpusid AS citing, citedcorpusid AS cited FROM {scan_sql(files, CITATIONS_RAW)}"
 
 
 def venues_sql(files: Scan | Sequence[str | Path]) -> str:
     """Normalised publication venues: id, name ('' → NULL)."""
-    return f"SELECT {_clean('id')} AS id, {_clean('name')} AS name FROM {_scan(files, VENUES_RAW)}"
+    return f"SELECT {_clean('id')} AS id, {_clean('name')} AS name FROM {scan_sql(files, VENUES_RAW)}"
 
 
 def delete_keys_sql(dataset: str, files: Scan | Sequence[str | Path]) -> str:
     """Primary keys listed in delete files, in the normalised column names."""
     if dataset == PAPERS:
-        return f"SELECT corpusid FROM {_scan(files, KEY_COLUMNS[PAPERS])}"
+        return f"SELECT corpusid FROM {scan_sql(files, KEY_COLUMNS[PAPERS])}"
     if dataset == CITATIONS:
         return citations_sql(files)
     if dataset == VENUES:
-        return f"SELECT {_clean('id')} AS id FROM {_scan(files, KEY_COLUMNS[VENUES])}"
+        return f"SELECT {_clean('id')} AS id FROM {scan_sql(files, KEY_COLUMNS[VENUES])}"
     raise ValueError(f"no delete keys for dataset {dataset!r}")
 
 
