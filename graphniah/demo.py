@@ -15,8 +15,10 @@ built examples and the finished calls in the journals.
 from __future__ import annotations
 
 import datetime as dt
+import multiprocessing
 import time
 from collections.abc import Collection, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,7 +26,7 @@ from typing import TYPE_CHECKING
 from rich import box
 from rich.table import Table
 
-from graphniah.baselines import JOURNAL_PREFIX
+from graphniah.baselines import JOURNAL_PREFIX, ShortcutName
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, iter_examples
 from graphniah.formats.snapshot import Snapshot
@@ -40,11 +42,13 @@ from graphniah.text.prompts import AnswerFormat, answer_format
 from graphniah.view import ViewerFiles
 
 if TYPE_CHECKING:
+    from graphniah.baselines.journals import BaselineJournal
     from graphniah.report.grid import ReportContext
 
 POLICIES = ("oracle", "random", "always-no")
 DEMO_SUITE = "demo"
 LLM_SUITE = "demo-llm"
+ASIDE: ShortcutName = "learned-surface"  # the shortcut baseline run in a process of its own (run_demo)
 
 @dataclass(frozen=True)
 class DemoResult:
@@ -115,43 +119,35 @@ def run_demo(
     progress.note(f"{built.n_examples} examples in {built.examples_path} ({built.reused} reused)")
     lap("build suite")
 
-    # The suite as a folder to hand on: loadable with `datasets`, runnable with `graphniah run --dataset`
-    # and `inspect eval graphniah/graphniah` (kept as it is when the examples did not change).
-    from graphniah.dataset import export_if_changed
-
-    dataset = export_if_changed(built.examples_path, examples_root / f"{suite.name}-dataset", suite=suite.name,
-                                snapshots_root=root, prompts=prompts).out
-    lap("export dataset")
-    servers = {"local-smollm2": lambda: LlamaCppServer("smollm2")} if llm else {
-        f"local-{policy}": (lambda policy=policy: PolicyServer(policy, seed=seed, prompts=prompts)) for policy in POLICIES
-    }
-    scores: dict[str, RunScore] = {}
     ids, present, none_option, formats = _scan(built.examples_path, prompts)
-    for name, start in servers.items():
-        with start() as server:
-            entry = get_model(name, models).with_overrides(api_base=server.url)
-            summary = run_suite(
-                entry,
-                built.examples_path,
-                suite=suite.name,
-                runs_root=runs_root,
-                snapshots_root=root,
-                options=RunOptions(concurrency=1 if llm else 4),
-                progress=progress,
-            )
-        assert isinstance(summary, RunSummary), "not a dry run: run_suite sends and returns a summary"
-        progress.note(f"{name}: sent {summary.sent}, ok {summary.ok}, failed {summary.failed} in {summary.elapsed_s:.1f}s")
-        scores[name] = journal_score(runs_root, suite.name, name, entry.settings_hash, ids, formats)
-        lap(f"run {name}")
+    # learned-surface, the slowest shortcut baseline (a training draw from the snapshot, then a fit),
+    # runs in a process of its own from here on, on the core that the export, the endpoint runs and the
+    # other shortcuts leave idle (they are Python in this process). Spawned, not forked: this process
+    # runs threads (the progress display, DuckDB's) that a fork would copy in the middle of their work.
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as aside:
+        learned = aside.submit(_learned_surface, built.examples_path, suite.name, runs_root, seed, prompts)
+        # The suite as a folder to hand on: loadable with `datasets`, runnable with `graphniah run --dataset`
+        # and `inspect eval graphniah/graphniah` (kept as it is when the examples did not change).
+        from graphniah.dataset import export_if_changed
 
-    # The shortcut baselines (graphniah baselines): journals beside the endpoints', rows of the same tables.
-    from graphniah.baselines import DEMO_TRAINING_PER_TASK, model_name
-    from graphniah.baselines.journals import write_baselines
-    from graphniah.text import load_prompts
-
-    for j in write_baselines(built.examples_path, suite.name, runs_root, seed=seed, prompts=load_prompts(prompts), progress=progress,
-                             training_per_task=DEMO_TRAINING_PER_TASK):
-        scores[model_name(j.shortcut)] = journal_score(runs_root, suite.name, model_name(j.shortcut), j.settings_hash, ids, formats)
+        dataset = export_if_changed(built.examples_path, examples_root / f"{suite.name}-dataset", suite=suite.name,
+                                    snapshots_root=root, prompts=prompts).out
+        lap("export dataset")
+        servers = {"local-smollm2": lambda: LlamaCppServer("smollm2")} if llm else {
+            f"local-{policy}": (lambda policy=policy: PolicyServer(policy, seed=seed, prompts=prompts)) for policy in POLICIES
+        }
+        scores: dict[str, RunScore] = {}
+        for name, start in servers.items():
+            with start() as server:
+                entry = get_model(name, models).with_overrides(api_base=server.url)
+                summary = run_suite(entry, built.examples_path, suite=suite.name, runs_root=runs_root, snapshots_root=root,
+                                    options=RunOptions(concurrency=1 if llm else 4), progress=progress)
+            assert isinstance(summary, RunSummary), "not a dry run: run_suite sends and returns a summary"
+            progress.note(f"{name}: sent {summary.sent}, ok {summary.ok}, failed {summary.failed} in {summary.elapsed_s:.1f}s")
+            scores[name] = journal_score(runs_root, suite.name, name, entry.settings_hash, ids, formats)
+            lap(f"run {name}")
+        # The shortcut baselines (graphniah baselines): journals beside the endpoints', rows of the same tables.
+        scores |= _baselines(built.examples_path, suite.name, runs_root, seed, prompts, progress, learned, ids, formats)
     lap("shortcut baselines")
 
     sizes = suite.draw.component_size
@@ -165,6 +161,57 @@ def run_demo(
     verdicts, wording, files, viewer = _outputs(suite.name, built.examples_path, root, examples_root, runs_root, reports_root,
                                                 prompts, progress, lap)
     return DemoResult(snap, built.examples_path, scores, baselines, files, viewer, dataset, verdicts, wording, tuple(lap.laps))
+
+
+class _Notes:
+    """A :class:`~graphniah.progress.Progress` that keeps the notes and nothing else (a child process
+    hands them back to be told in order)."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+
+    def start(self, total: int | None, label: str) -> None:
+        pass
+
+    def advance(self, n: int = 1) -> None:
+        pass
+
+    def done(self) -> None:
+        pass
+
+    def note(self, message: str) -> None:
+        self.notes.append(message)
+
+
+def _learned_surface(examples: Path, suite: str, runs_root: Path, seed: int,
+                     prompts: Path | None) -> tuple[list[str], list[BaselineJournal]]:
+    """The learned-surface baseline's journal (in a process of its own, :func:`run_demo`), and its notes."""
+    from graphniah.baselines import DEMO_TRAINING_PER_TASK
+    from graphniah.baselines.journals import write_baselines
+    from graphniah.text import load_prompts
+
+    notes = _Notes()
+    journals = write_baselines(examples, suite, runs_root, shortcuts=(ASIDE,), seed=seed, prompts=load_prompts(prompts),
+                               progress=notes, training_per_task=DEMO_TRAINING_PER_TASK)
+    return notes.notes, journals
+
+
+def _baselines(examples: Path, suite: str, runs_root: Path, seed: int, prompts: Path | None, progress: Progress,
+               learned: Future[tuple[list[str], list[BaselineJournal]]], ids: set[str],
+               formats: Mapping[str, AnswerFormat]) -> dict[str, RunScore]:
+    """The scores of the shortcut baselines, in :data:`~graphniah.baselines.SHORTCUTS` order: every one but
+    learned-surface run here, then learned-surface's from its process (its notes told after the others')."""
+    from graphniah.baselines import DEMO_TRAINING_PER_TASK, SHORTCUTS, model_name
+    from graphniah.baselines.journals import write_baselines
+    from graphniah.text import load_prompts
+
+    journals = write_baselines(examples, suite, runs_root, shortcuts=tuple(s for s in SHORTCUTS if s != ASIDE), seed=seed,
+                               prompts=load_prompts(prompts), progress=progress, training_per_task=DEMO_TRAINING_PER_TASK)
+    notes, more = learned.result()
+    for line in notes:
+        progress.note(line)
+    return {model_name(j.shortcut): journal_score(runs_root, suite, model_name(j.shortcut), j.settings_hash, ids, formats)
+            for j in sorted([*journals, *more], key=lambda j: SHORTCUTS.index(j.shortcut))}
 
 
 def _outputs(suite: str, examples: Path, root: Path, examples_root: Path, runs_root: Path, reports_root: Path | None,
