@@ -31,7 +31,7 @@ from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, iter_examples
 from graphniah.formats.snapshot import Snapshot
 from graphniah.layout import EXAMPLES_ROOT, REPORTS_ROOT, RUNS_ROOT, SNAPSHOTS_ROOT
-from graphniah.progress import NO_PROGRESS, Progress
+from graphniah.progress import NO_PROGRESS, NoProgress, Progress
 from graphniah.refresh import refresh
 from graphniah.report import ReportFiles
 from graphniah.sampling.suites import build_suite, load_suite_spec
@@ -163,21 +163,12 @@ def run_demo(
     return DemoResult(snap, built.examples_path, scores, baselines, files, viewer, dataset, verdicts, wording, tuple(lap.laps))
 
 
-class _Notes:
+class _Notes(NoProgress):
     """A :class:`~graphniah.progress.Progress` that keeps the notes and nothing else (a child process
     hands them back to be told in order)."""
 
     def __init__(self) -> None:
         self.notes: list[str] = []
-
-    def start(self, total: int | None, label: str) -> None:
-        pass
-
-    def advance(self, n: int = 1) -> None:
-        pass
-
-    def done(self) -> None:
-        pass
 
     def note(self, message: str) -> None:
         self.notes.append(message)
