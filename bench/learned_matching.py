@@ -48,12 +48,13 @@ from graphniah.formats.examples import Example, write_examples
 from graphniah.formats.snapshot import Snapshot
 from graphniah.sampling.examples.learned import printed
 from graphniah.sampling.examples.sample import SampleStats, batch_specs, build_example
-from graphniah.sampling.examples.spec import SamplingContext
+from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
 from graphniah.seeds import Stream, generator
 from graphniah.stats import holm, wilson_interval
 from graphniah.text.surface import SURFACE_FEATURES, pair_features
 
 TASKS = ("yesno", "mc")
+MODES = ("off", "on", "nearest", "weighted")
 CHANCE = {"yesno": 0.5, "mc": 0.25}
 EXTRA = ("has_block", "cited", "source_has_block", "source_title_words", "source_title_chars", "source_authors")
 
@@ -63,19 +64,31 @@ class Cell:
     examples: list[Example]
     seconds: list[float]
     matched_seconds: list[float]  # today's matched sampling, built alternately with the first examples
+    redrawn: int = 0  # tuples the matched draw rejected (weighted: a source whose pool is too small to weight)
 
 
-def sample_cell(ctx: SamplingContext, task: str, depth: int, n: int, seed: int, on: bool, timing: int) -> Cell:
-    specs = batch_specs(task, depth, n, generator(Stream.BATCH, seed), match_similarity=on)  # type: ignore[arg-type]
+def cell_specs(task: str, depth: int, n: int, seed: int, mode: str) -> list[ExampleSpec]:
+    """The batch of one cell: the control ``off``, ``on`` (today's defaults of ``batch_specs``), ``nearest``
+    (the nearest-by-score draw) or ``weighted`` (the density-ratio draw, ``match_weighted``)."""
+    specs = batch_specs(task, depth, n, generator(Stream.BATCH, seed), match_similarity=mode != "off")  # type: ignore[arg-type]
+    if mode in ("nearest", "weighted"):
+        specs = [replace(s, match_learned=True, match_weighted=mode == "weighted") for s in specs]
+    return specs
+
+
+def sample_cell(ctx: SamplingContext, task: str, depth: int, n: int, seed: int, mode: str, timing: int) -> Cell:
+    specs = cell_specs(task, depth, n, seed, mode)
     cell = Cell([], [], [])
     for i, spec in enumerate(specs):
-        if on and i < timing:  # today's matched sampling, same spec without the learned score
+        if mode != "off" and i < timing:  # today's matched sampling, same spec without the learned score
             t0 = time.perf_counter()
-            build_example(ctx, replace(spec, match_learned=False), seed, i, SampleStats())
+            build_example(ctx, replace(spec, match_learned=False, match_weighted=False), seed, i, SampleStats())
             cell.matched_seconds.append(time.perf_counter() - t0)
+        stats = SampleStats()
         t0 = time.perf_counter()
-        cell.examples.append(build_example(ctx, spec, seed, i, SampleStats()))
+        cell.examples.append(build_example(ctx, spec, seed, i, stats))
         cell.seconds.append(time.perf_counter() - t0)
+        cell.redrawn += stats.rejects["paths_no_match"]
     return cell
 
 
@@ -124,13 +137,14 @@ def verdict(correct: int, n: int, p: float) -> str:
     return f"{100 * correct / n:5.1f}% of {n} (chance {100 * p:.0f}%, [{100 * iv.low:.1f}, {100 * iv.high:.1f}]) {'ok' if ok else 'OUTSIDE'}"
 
 
-def fresh_classifier(x: np.ndarray, y: np.ndarray, groups: np.ndarray, task: str) -> int:
-    """Questions answered right by a classifier trained anew on the other folds (split by question)."""
+def fresh_classifier(x: np.ndarray, y: np.ndarray, groups: np.ndarray, task: str, folds: np.ndarray | None = None) -> int:
+    """Questions answered right by a classifier trained anew on the other folds (split by question, or by
+    ``folds``: e.g. the question's source, so a source asked twice is never in both a training and a test fold)."""
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.model_selection import GroupKFold
 
     correct = 0
-    for train, test in GroupKFold(n_splits=5).split(x, y, groups):
+    for train, test in GroupKFold(n_splits=5).split(x, y, groups if folds is None else folds):
         model = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, random_state=0).fit(x[train], y[train])
         p = model.predict_proba(x[test])[:, 1]
         if task == "yesno":
@@ -179,9 +193,29 @@ def shortcut_lines(examples: list[Example], task: str) -> list[str]:
     return out
 
 
-def cell_lines(ctx: SamplingContext, cell: Cell, task: str, depth: int) -> list[str]:
+def pick_lines(x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> list[str]:
+    """Per cue, how often the option with its largest (smallest) value is the true one (ties: the first
+    in the question's random order; NaN counts as the cue's median), as a share of the questions."""
+    names = (*SURFACE_FEATURES, *EXTRA)
+    n = int(groups.max()) + 1
+    out = []
+    for j, name in enumerate(names):
+        hi = lo = 0
+        for q in range(n):
+            rows = groups == q
+            col = x[rows, j]
+            if np.all(np.isnan(col)) or np.nanmin(col) == np.nanmax(col):
+                continue
+            col = np.where(np.isnan(col), np.nanmedian(col), col)
+            hi += int(y[rows][int(np.argmax(col))])
+            lo += int(y[rows][int(np.argmin(col))])
+        out.append(f"    pick {name:18s} largest {100 * hi / n:5.1f}%  smallest {100 * lo / n:5.1f}%")
+    return out
+
+
+def cell_lines(ctx: SamplingContext, cell: Cell, task: str, depth: int, mode: str) -> list[str]:
     ex = cell.examples
-    scorer = ctx.learned_match(depth).scorer
+    scorer = ctx.learned_match(depth, mode == "weighted").scorer
     frozen = [option_rows(ctx, e, False) for e in ex]
     seen = [option_rows(ctx, e, True) for e in ex]
     if task == "yesno":  # one row per question: YES targets are the true pairs, NO targets the wrong ones
@@ -195,27 +229,35 @@ def cell_lines(ctx: SamplingContext, cell: Cell, task: str, depth: int) -> list[
     x = np.concatenate([r for r, _ in seen])
     y = np.concatenate([t for _, t in seen])
     groups = np.concatenate([np.full(len(t), i) for i, (_, t) in enumerate(seen)])
+    sources = np.concatenate([np.full(len(t), e.source) for e, (_, t) in zip(ex, seen, strict=True)])
     fresh = fresh_classifier(np.nan_to_num(x, nan=-999.0), y, groups, task)
+    by_source = fresh_classifier(np.nan_to_num(x, nan=-999.0), y, groups, task, sources)
     lines = [f"    frozen scorer AUC true vs wrong {a:.3f}",
-             f"    classifier trained anew (5 folds by question) {verdict(fresh, len(ex), CHANCE[task])}"]
-    return lines + shortcut_lines(ex, task) + cue_lines(x, y)
+             f"    classifier trained anew (5 folds by question) {verdict(fresh, len(ex), CHANCE[task])}",
+             f"    classifier trained anew (5 folds by source; {len({e.source for e in ex})} distinct sources) "
+             f"{verdict(by_source, len(ex), CHANCE[task])}"]
+    picks = pick_lines(x, y, groups) if task == "mc" else []
+    return lines + shortcut_lines(ex, task) + cue_lines(x, y) + picks
 
 
 def run_depth(ctx: SamplingContext, depth: int, n: int, seed: int, timing: int, count_list: int, save: Path | None,
-              tasks: tuple[str, ...] = TASKS) -> None:
+              tasks: tuple[str, ...] = TASKS, modes: tuple[str, ...] = MODES) -> None:
     t0 = time.perf_counter()
     ctx.learned_match(depth)
-    print(f"\ndepth {depth}: indexes and frozen scorer {time.perf_counter() - t0:.1f}s once "
-          f"(scorer {ctx.learned_match(depth).sha256[:12]}); {n} examples per task, no distractors")
+    t1 = time.perf_counter()
+    ctx.learned_match(depth, weighted=True)
+    print(f"\ndepth {depth}: indexes and frozen scorer {t1 - t0:.1f}s once (scorer {ctx.learned_match(depth).sha256[:12]}), "
+          f"the weighted draw's {time.perf_counter() - t1:.1f}s ({ctx.learned_match(depth, weighted=True).sha256[:12]}); "
+          f"{n} examples per task, no distractors", flush=True)
     for task in tasks:
-        for on in (False, True):
-            cell = sample_cell(ctx, task, depth, n, seed, on, timing)
+        for mode in modes:
+            cell = sample_cell(ctx, task, depth, n, seed, mode, timing)
             if save is not None:
                 save.mkdir(parents=True, exist_ok=True)
-                write_examples(save / f"{task}-depth{depth}-{'on' if on else 'off'}.jsonl", cell.examples)
-            print(f"  {task} control {'on' if on else 'off'}: {np.mean(cell.seconds):.3f}s per example")
-            print(*cell_lines(ctx, cell, task, depth), sep="\n")
-            if on and cell.matched_seconds:
+                write_examples(save / f"{task}-depth{depth}-{mode}.jsonl", cell.examples)
+            print(f"  {task} control {mode}: {np.mean(cell.seconds):.3f}s per example; {cell.redrawn} tuples redrawn by the matched draw")
+            print(*cell_lines(ctx, cell, task, depth, mode), sep="\n", flush=True)
+            if mode != "off" and cell.matched_seconds:
                 k = len(cell.matched_seconds)
                 ratio = float(np.sum(cell.seconds[:k]) / np.sum(cell.matched_seconds))
                 print(f"    time against today's matched sampling ({k} examples built alternately): {ratio:.2f}x "
@@ -239,12 +281,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=23)
     ap.add_argument("--save", type=Path)
     ap.add_argument("--tasks", nargs="*", default=list(TASKS), choices=TASKS, help="the YES/NO and MC cells to sample (none: only --count-list)")
+    ap.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES,
+                    help="off: no control; on: today's defaults; nearest / weighted: the learned score's nearest-neighbour / density-ratio draw")
     args = ap.parse_args()
     snap = Snapshot(args.snapshot) if args.snapshot else demo_snapshot(args.root)
     ctx = SamplingContext(snap)
     print(f"snapshot {snap.path}: {ctx.graph.n:,} papers")
     for depth in args.depths:
-        run_depth(ctx, depth, args.per_task, args.seed, args.timing, args.count_list, args.save, tuple(args.tasks))
+        run_depth(ctx, depth, args.per_task, args.seed, args.timing, args.count_list, args.save, tuple(args.tasks), tuple(args.modes))
 
 
 if __name__ == "__main__":

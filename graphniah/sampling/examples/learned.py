@@ -41,6 +41,21 @@ propensity score: given the score, features do not depend on being the true targ
 caliper and the model's fit; the rank rule keeps "pick the highest score" at chance. The partner
 rule still chooses the wrong answers' components among the source component's partners (subject
 matched), so the scorer sees only candidates from components a topic grouping cannot tell apart.
+
+**The weighted draw** (``match_weighted``, :meth:`.similarity.MatchIndex.weighted_draw`). Nearest
+neighbours by score make the true option the centre of its options, and a reader picks the middle
+one. Within one question a reader can do better than chance only if the true option's cues follow
+another distribution than the wrong ones': true target ``x ~ p``, wrong options drawn independently
+from ``q`` make the posterior of "option i is true" proportional to ``p(x_i) / q(x_i)``, uniform only
+when ``q = p``. So each wrong answer is drawn among the candidates (the same graph, partner, field,
+venue and word-count rules; no cosine caliper and no rank rule) with probability proportional to
+``exp(logit) = e / (1 - e)``, the density ratio of true targets to candidates that the scorer
+estimates (the training prevalence is one factor and cancels). Its scorer is trained on exactly
+those candidates (:data:`WEIGHTED_VERSION`, its own file ``learned-weighted-depth=<k>.json``). A
+source whose candidates' weights amount to fewer than :data:`MIN_EFFECTIVE` candidates (Kish's
+effective size ``(sum w)^2 / sum w^2``) is drawn again, as a source without enough candidates
+always was (``paths_no_match`` in the sampler's rejects). Off by default for every task
+(``WEIGHTED_MATCH_TASKS``; measured in docs/paper-deviations.md).
 """
 
 from __future__ import annotations

@@ -63,6 +63,8 @@ gap is not matched either. ``bench/leaks.py`` (its ``[draws]`` rows) measures bo
 Matched YES/NO examples built since ``match_learned`` (:mod:`.learned`; multiple choice only when a spec asks) rank the
 candidates by a learned score of every printed cue (lengths, dates, authors, venue, similarity) instead
 of the cosine, and ``bench/learned_matching.py`` measures what a classifier trained anew still finds.
+With ``match_weighted`` (off by default) the wrong answers are drawn instead with weights on that score,
+the density ratio (:meth:`MatchIndex.weighted_draw`, :mod:`.learned`), without the cosine caliper.
 
 **Nothing else changes.** The chosen paths are pairwise compatible by the conflict matrix exactly as
 :meth:`PoolIndex.draw`'s are, and ``sample.draw_paths`` puts them through the same checks
