@@ -35,6 +35,7 @@ class Bug:
     new: str
     what: str  # what the bug breaks, in a few words
     group: str  # the tests it is run against: a key of GROUPS
+    equivalent: str = ""  # why no test can tell it from the code, when reading it showed so (left out of the rate)
 
 
 # The tests nearest each module: its own test files, whole (no -k selection) but for the tests marked slow. ``shared``: the session
@@ -170,7 +171,8 @@ BUGS: tuple[Bug, ...] = (
     Bug("view-cache-kept", _P, "        if p.name not in used:\n            p.unlink(missing_ok=True)\n", "        pass\n",
         "the page cache keeps pages the site no longer uses", "view"),
     Bug("view-truth-extra", _P, "if p not in truth and meta is not None and p in meta]", "if meta is not None and p in meta]",
-        "truth papers among the candidates for extra lines", "view"),
+        "truth papers among the candidates for extra lines", "view",
+        equivalent="list_papers takes a line naming a truth title out before it looks the line up among the others"),
     Bug("view-reasoning-tokens", _P, '"reasoning_tokens": a.reasoning_tokens if a else None,',
         '"reasoning_tokens": a.completion_tokens if a else None,', "the page shows completion tokens as reasoning tokens", "view"),
     # --- the verdict
@@ -189,7 +191,7 @@ BUGS: tuple[Bug, ...] = (
 
 def _pytest(t: Target, work: Path) -> list[str]:
     return [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-n", "0", "-o", "timeout=0",
-            "-m", "not slow", *_basetemp(work, t.name, t), *t.tests]
+            "-m", "not slow", *_basetemp(work, "tests", t), *t.tests]  # one base folder: every group reopens one demo snapshot
 
 
 def _run(t: Target, repo: Path, work: Path, timeout: float) -> tuple[int | None, float]:
@@ -241,7 +243,7 @@ def main() -> int:
         if rc != 0:
             raise SystemExit(f"{g}: the tests fail on the unplanted copy (exit {rc}); fix that first")
         print(f"  {g}: tests pass unplanted ({s:.0f}s)", flush=True)
-    caught = 0
+    caught = judged = 0
     for b in bugs:
         original = plant(repo, b)
         try:
@@ -249,9 +251,14 @@ def main() -> int:
         finally:
             (repo / b.file).write_text(original, encoding="utf-8")
         hit = rc != 0  # a failure, an import error or a hang: the tests did not let it through
-        caught += hit
-        print(f"{'caught' if hit else 'MISSED'}  {b.id:28} {b.what} ({s:.0f}s{'' if rc is not None else ', timed out'})", flush=True)
-    print(f"\ncaught {caught} of {len(bugs)} ({caught / len(bugs):.0%})")
+        if not b.equivalent:
+            caught += hit
+            judged += 1
+        note = f"; equivalent: {b.equivalent}" if b.equivalent and not hit else ""
+        print(f"{'caught' if hit else 'missed' if b.equivalent else 'MISSED'}  {b.id:28} {b.what} "
+              f"({s:.0f}s{'' if rc is not None else ', timed out'}){note}", flush=True)
+    print(f"\ncaught {caught} of {judged} ({caught / judged:.0%}){f', {len(bugs) - judged} equivalent left out' if judged < len(bugs) else ''}"
+          if judged else "\nno bug judged")
     return 0
 
 

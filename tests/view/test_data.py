@@ -7,6 +7,7 @@ import gzip
 import json
 import math
 import os
+import shutil
 
 import networkx as nx
 import numpy as np
@@ -179,6 +180,12 @@ def test_view_cli_writes_a_site_that_matches_its_inputs(viewer_suite, tmp_path) 
     assert [row[0] for row in index["rows"]] == [ex.id for ex in viewer_suite.examples]
     labels = [run["label"] for run in index["runs"]]
     code = {"correct": "c", "wrong": "w", "failed": "f"}
+    # each row's design columns, by the index's own column names, are the example's
+    by_id = {ex.id: ex for ex in viewer_suite.examples}
+    for row in index["rows"]:
+        r, ex = dict(zip(index["columns"], row, strict=True)), by_id[row[0]]
+        assert (r["task"], r["depth"], r["component_size"], r["context_length"], r["distractor"]) == (
+            ex.task, ex.depth, ex.component_size, ex.recipe.params.context_length, ex.recipe.params.distractor)
     for row in index["rows"]:
         assert row[8] == "".join(code[viewer_suite.expected[label][row[0]][0]] for label in labels)
         assert row[9] == [viewer_suite.expected[label][row[0]][1] for label in labels]
@@ -354,6 +361,28 @@ def test_paper_cards_are_the_metadata_the_pages_show(viewer_suite) -> None:
         for p, m in meta.items():
             assert tuple(cards[p]) == (m.title, m.authors, m.publication_date, m.year)
     assert PaperLookup(None).cards(viewer_suite.examples[0]) is None
+
+
+def test_pages_cached_under_another_template_set_are_built_again(viewer_suite, tmp_path) -> None:
+    """The page cache key holds the template set's hash: a site built again with another set (here the
+    shipped one with an edge-list system message changed, which these APA pages do not use) reuses no
+    cached page, and its pages have the same bytes."""
+    from graphniah.text import load_prompts
+    from graphniah.text.prompts import default_prompts_dir
+
+    other = tmp_path / "prompts"
+    shutil.copytree(default_prompts_dir(), other)
+    with open(other / "edges" / "system" / "yesno.txt", "a", encoding="utf-8") as f:
+        f.write("\nRead every line of the list.\n")
+    assert load_prompts(other).hash != load_prompts(None).hash
+    out = tmp_path / "site"
+    build_viewer(viewer_suite.examples_path, out, runs=viewer_suite.runs_dir, snapshots=viewer_suite.snapshots)
+    first = {p.name for p in viewer_page_cache(out).iterdir()}
+    pages = {p.name: p.read_bytes() for p in (out / "examples").iterdir()}
+    build_viewer(viewer_suite.examples_path, out, runs=viewer_suite.runs_dir, snapshots=viewer_suite.snapshots, prompts=other)
+    again = {p.name for p in viewer_page_cache(out).iterdir()}
+    assert len(first) == len(again) == len(viewer_suite.examples) and not first & again
+    assert {p.name: p.read_bytes() for p in (out / "examples").iterdir()} == pages
 
 
 def test_a_torn_cached_page_is_built_again(viewer_suite, tmp_path) -> None:

@@ -7,6 +7,8 @@ paths and hop distances, and the run's own answer lines compared with the snapsh
 from __future__ import annotations
 
 import json
+import re
+from importlib import resources
 
 import networkx as nx
 import pytest
@@ -25,6 +27,7 @@ from graphniah.text import load_prompts
 from graphniah.text.textcheck import normalize
 from graphniah.view.data import PaperLookup, load_answers
 from graphniah.view.forest import forest_caption, highlighted_path
+from graphniah.view.needles import needle_map
 from graphniah.view.pages import example_page_data
 
 
@@ -139,6 +142,18 @@ def test_overlay_hits_are_the_scored_hits_of_each_journal(list_suite) -> None:
         assert runs[rec.model]["overlay"]["hits"] == "".join("1" if h else "0" for h in listing.hits)
 
 
+def test_a_run_without_an_answer_leaves_the_other_runs_overlays_as_they_are(list_suite) -> None:
+    """A run that did not answer the example (no journal record) has no overlay; the runs after it keep theirs."""
+    ex = list_suite.example
+    runs, answers = load_answers(list_suite.runs_dir)
+    cards = PaperLookup(list_suite.snapshots).cards(ex)
+    full = example_page_data(ex, cards, runs, answers, None, load_prompts(None))["runs"]
+    without_first = {k: v for k, v in answers.items() if k != (ex.id, 0)}
+    got = example_page_data(ex, cards, runs, without_first, None, load_prompts(None))["runs"]
+    assert len(runs) >= 2 and got[0]["overlay"] is None and got[0]["outcome"] == "none"
+    assert [r["overlay"] for r in got[1:]] == [r["overlay"] for r in full[1:]]
+
+
 def test_list_overlay_with_a_text_distractor(viewer_suite, list_suite) -> None:
     """With a text distractor the forest holds every paper of the context: a named paper outside the truth is
     a node, and a made-up title names no paper."""
@@ -213,13 +228,23 @@ def test_page_data_counts_blocks_colours_only_papers_and_shows_errors(viewer_sui
     runs, answers = load_answers(viewer_suite.runs_dir)
     lookup = PaperLookup(viewer_suite.snapshots)
     yes, _, _, count = viewer_suite.examples
+    script = resources.files("graphniah.view").joinpath("static", "view.js").read_text(encoding="utf-8")
+    kind_names = json.loads(re.search(r"var KIND_NAME = (\[[^\]]*\]);", script).group(1).replace("'", '"'))
+    prompts = load_prompts(None)
     for ex in (yes, count):
-        data = example_page_data(ex, lookup.cards(ex), runs, answers, None, load_prompts(None))
+        data = example_page_data(ex, lookup.cards(ex), runs, answers, None, prompts)
         # needle blocks are the task components' blocks; a disjoint component adds paper blocks, code adds none
         assert data["blocks"]["needle"] == ex.stats.needles
         assert (data["blocks"]["paper"] > 0) == (ex.recipe.params.distractor == "disjoint-component")
         # only the task components' blocks take a component colour; distractor text and paper blocks take none (-1)
         assert sum(1 for s in data["spans"] if s[3] >= 0) == ex.stats.needles
+        # the system message as the example holds it; the question names the source's title and is no paper block
+        assert data["system"] == ex.messages[0].content and ex.messages[0].role == "system"
+        question = data["question"]
+        assert question is not None and lookup.cards(ex)[ex.source][0] in question and question in ex.messages[-1].content
+        assert "References:" not in question and "Title:" not in question
+        # each span's kind, as the page's script names the codes (its KIND_NAME), is the needle map's
+        assert [kind_names[s[2]] for s in data["spans"]] == [sp.kind for sp in needle_map(ex, None, prompts, lookup.cards(ex)).spans]
         errors = {r["run"]: r["error"] for r in data["runs"]}
         wanted = viewer_suite.expected["model-b"][ex.id][0]
         assert errors == {"model-a": None, "model-b": "prompt too long for this model" if wanted == "failed" else None}

@@ -5,8 +5,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 import graphniah
-from graphniah.view.pages import _code_hash, page_code_files
+from graphniah.text import title_key
+from graphniah.view.pages import _code_hash, _has_word, page_code_files
 
 PACKAGE = Path(graphniah.__file__).parent
 
@@ -76,3 +79,13 @@ def test_distractor_paper_blocks_are_not_drawn_in_a_component_colour():
     for colour in (c for c in PALETTE if saturated(c)):  # the palette's grey has no hue to compare
         gap = abs(hue(paper.group(1)) - hue(colour))
         assert min(gap, 360 - gap) >= 25, (paper.group(1), colour)
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("graph theory", "graph"), ("graph theory", "theory"), ("graphs of graph", "graph"), ("subgraph theory", "graph"),
+    ("graph", "graph"), ("a graphy graph!", "graph"), ("graphgraph", "graph"), ("(graph)x", "graph"), ("x-graph", "graph"),
+])
+def test_a_word_is_found_whole_wherever_it_stands(text: str, word: str) -> None:
+    """Whole words of a title key, at the start, the end or inside a text: the words the title key of the
+    text itself holds (it splits on white space and punctuation, as the search does)."""
+    assert _has_word(text, word) == (word in title_key(text).split(" "))
