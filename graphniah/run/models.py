@@ -11,6 +11,9 @@ Each entry is a :class:`ModelEntry`. Two of its derived values matter downstream
 - :meth:`ModelEntry.completion_kwargs` is the keyword set for ``litellm.acompletion``. OpenAI-style
   parameters go as keywords; ``top_k`` and ``min_p`` (not OpenAI parameters) go in ``extra_body``,
   which OpenRouter and llama.cpp both read.
+  For ``gemini/`` models the sampling parameters the entry sets are also named in
+  ``allowed_openai_params``: LiteLLM's price map says Gemini 3 Flash takes none and would refuse the
+  call, where the paper sent them.
 
 The registry file is found at ``$GRAPHNIAH_MODELS`` if set, else the registry shipped in the package (``pipelines/models.yaml``).
 """
@@ -103,6 +106,10 @@ class OutputTokens(Frozen):
     n: int = Field(gt=1)
     mean: float = Field(ge=0)
     std: float = Field(ge=0)
+
+
+#: The sampling parameters a ``gemini/`` entry sends even where LiteLLM's map says the model takes none.
+FORCED_GEMINI_PARAMS = frozenset({"temperature", "top_p"})
 
 
 class Params(Frozen):
@@ -214,6 +221,11 @@ class ModelEntry(Frozen):
             if key in params:
                 extra[key] = params.pop(key)
         kw: dict[str, Any] = {"model": self.litellm_model, **params}
+        forced = sorted(FORCED_GEMINI_PARAMS & params.keys()) if self.litellm_model.startswith("gemini/") else []
+        if forced:
+            # LiteLLM's map marks Gemini 3 Flash models as taking no sampling parameters and refuses the call;
+            # the paper sent them temperature 1.0 and top_p 0.95 (appendix C), so they are named as wanted.
+            kw["allowed_openai_params"] = forced
         if self.reasoning_effort is not None:
             kw["reasoning_effort"] = self.reasoning_effort
         if tier != "standard":

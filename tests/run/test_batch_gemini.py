@@ -209,11 +209,17 @@ def test_batches_keep_googles_20_mb_inline_limit(monkeypatch):
     assert [len(g) for g in groups] == [19, 19, 7]
 
 
-def test_a_setting_litellm_refuses_for_the_model_is_a_clear_error(monkeypatch):
+def test_the_papers_gemini_settings_reach_the_request_and_a_refused_one_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("GEMINI_API_KEY", KEY)
-    # LiteLLM's map flags gemini-3.8-flash supports_sampling_params: false; a direct call is refused the same way.
+    # LiteLLM's map flags gemini-3.8-flash supports_sampling_params: false; the paper sent temperature 1.0
+    # and top_p 0.95 (appendix C), so the entry names them and they reach the generation config.
     entry = gemini_entry("http://127.0.0.1:9", name="gemini-3.8-flash", model="gemini-3.8-flash",
                          params=local_entry(params={"temperature": 1.0, "top_p": 0.95}).params)
+    config = GeminiBatches(entry)._params
+    assert (config["temperature"], config["top_p"]) == (1.0, 0.95)
+    # A keyword LiteLLM refuses for Gemini (logit bias) is an error naming the entry, without the key.
+    kwargs = type(entry).completion_kwargs
+    monkeypatch.setattr(type(entry), "completion_kwargs", lambda self, tier: {**kwargs(self, tier), "logit_bias": {"1": 1}})
     with pytest.raises(GraphNIAHError, match=r"gemini-3.8-flash: LiteLLM's Gemini translation refuses its settings") as err:
         GeminiBatches(entry)
     assert KEY not in str(err.value)

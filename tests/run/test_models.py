@@ -90,6 +90,30 @@ def test_local_entries(reg):
     assert LOCAL_DUMMY_KEY  # the key local endpoints get; they ignore it
 
 
+def test_litellm_maps_every_registry_entry_as_the_paper_sent_it(reg):
+    """Each entry's keywords pass LiteLLM's own parameter mapping (what ``acompletion`` runs first), at
+    every tier it is sent at; Gemini 3 Flash keeps temperature 1.0 and top_p 0.95 (appendix C), which
+    LiteLLM's map would otherwise refuse for it."""
+    from litellm import get_llm_provider
+    from litellm.utils import get_optional_params
+
+    from graphniah.run.client import litellm_module
+
+    litellm_module()  # the shipped price map, never a download
+    for entry in reg.values():
+        for tier in entry.tiers():
+            kw = entry.completion_kwargs(tier)
+            kw.pop("api_base", None)
+            kw.pop("extra_body", None)
+            model, provider, _, _ = get_llm_provider(kw.pop("model"))
+            sent = get_optional_params(model=model, custom_llm_provider=provider, **kw)
+            if entry.litellm_model.startswith("gemini/") and entry.params.temperature is not None:
+                assert (sent["temperature"], sent["top_p"]) == (1.0, 0.95), entry.name
+    flash = reg["gemini-3.8-flash"].completion_kwargs("standard")
+    assert flash["allowed_openai_params"] == ["temperature", "top_p"]
+    assert "allowed_openai_params" not in reg["qwen3.5-35b-a3b"].completion_kwargs("standard")
+
+
 def test_completion_kwargs(reg):
     q = reg["qwen3.5-35b-a3b"].completion_kwargs("standard")
     assert q["model"] == "openrouter/qwen/qwen3.5-35b-a3b" and q["presence_penalty"] == 1.5 and q["max_tokens"] == 40_000
