@@ -78,7 +78,7 @@ TARGETS = (
             "sample_matching or seed_reproduces or too_small or grow_forest or answer_balance or both_ends or needles_longer "
             "or list_examples "
             "or refuses_to_replay or growth_that_fails or another_scorer or unmatched_examples_hold or on_the_learned_score "
-            "or recorded_positions_equal or every_needle_block_and "
+            "or recorded_positions_equal or every_needle_block_and or connected_part or resumed_at or unmatched_draws "
             "or packed_for_every_set or edge_list_twin or counting_with_disjoint"), shared=True, timeout=300.0),
     Target("sampling/examples/components", "graphniah/sampling/examples/components.py",
            ("tests/sampling/examples/test_components.py", "tests/sampling/examples/test_sample_matching.py", "-k",

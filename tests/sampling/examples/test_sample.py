@@ -345,3 +345,19 @@ def test_a_batch_resumed_at_an_index_is_the_rest_of_the_whole_batch(ctx) -> None
     whole = [ex.model_dump_json() for ex in sample_examples(ctx, specs, seed=13)]
     rest = [ex.model_dump_json() for ex in sample_examples(ctx, specs[2:], seed=13, first_index=2)]
     assert rest == whole[2:] and len(set(whole)) == 4
+
+
+def test_unmatched_draws_are_whole_pool_paths_in_either_direction(ctx) -> None:
+    """Without matching each backbone is a whole pool path, forward or reversed with probability 1/2 each
+    (binomial test over 80 paths; a path never cut or thinned out)."""
+    from scipy.stats import binomtest
+
+    pool = {tuple(p) for p in ctx.pool_index(4).paths.tolist()}
+    rng, forward, backward = np.random.default_rng(21), 0, 0
+    for _ in range(40):
+        for p in draw_paths(ctx, ExampleSpec("yesno", 4, 20, "YES"), rng, SampleStats()):
+            path = tuple(p.tolist())
+            assert len(path) == 3 * 4 - 2 and (path in pool or path[::-1] in pool)
+            forward += path in pool
+            backward += path[::-1] in pool and path not in pool
+    assert forward + backward == 80 and binomtest(backward, 80).pvalue > 0.001
