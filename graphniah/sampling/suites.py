@@ -82,7 +82,14 @@ from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.resources import resource_dir
 from graphniah.sampling.examples.distract import NONE
 from graphniah.sampling.examples.sample import build_example
-from graphniah.sampling.examples.spec import LEARNED_MATCH_TASKS, MATCHED_TASKS, ExampleSpec, SamplingContext, spec_of
+from graphniah.sampling.examples.spec import (
+    LEARNED_MATCH_TASKS,
+    MATCHED_TASKS,
+    WEIGHTED_MATCH_TASKS,
+    ExampleSpec,
+    SamplingContext,
+    spec_of,
+)
 from graphniah.sampling.examples.targets import balanced_labels
 from graphniah.seeds import Stream, generator, suite_key
 from graphniah.text import PromptSet, checker_version, load_prompts, verify
@@ -215,8 +222,9 @@ def load_reused(suite: SuiteSpec, out_root: Path, snapshot_hash: str, seed: int,
 def matched(spec: ExampleSpec, suite: SuiteSpec) -> ExampleSpec:
     """``spec`` with matched sampling on; counting and listing draw the other components' sizes from
     the suite's size range (its values when it varies the component size)."""
-    if spec.task in MATCHED_TASKS:  # a target in the question: its venue relation (and for YES/NO its learned score) matched too
-        return replace(spec, match_similarity=True, match_venue=True, match_components=True, match_learned=spec.task in LEARNED_MATCH_TASKS)
+    if spec.task in MATCHED_TASKS:  # a target in the question: its venue relation and its learned score matched too
+        return replace(spec, match_similarity=True, match_venue=True, match_components=True,
+                       match_learned=spec.task in LEARNED_MATCH_TASKS, match_weighted=spec.task in WEIGHTED_MATCH_TASKS)
     if suite.vary == "component_size":
         lo, hi = int(min(suite.values)), int(max(suite.values))
     else:

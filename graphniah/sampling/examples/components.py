@@ -50,8 +50,8 @@ same as for similarities: a tuple whose nearest candidates conflict with a wrong
 chosen is drawn again after the ranks are drawn; on the demo the true target was the longest,
 shortest and most similar option in 22–25% of 2,000 multiple-choice draws at each of depths 16 and 32.
 
-With ``match_learned`` (:mod:`.learned`, every matched YES/NO example built since that rule; multiple
-choice keeps the rank rules by default, see ``spec.LEARNED_MATCH_TASKS``) the rank rule on lengths gives
+With ``match_learned`` (:mod:`.learned`, every matched YES/NO and multiple-choice example built since
+that rule, see ``spec.LEARNED_MATCH_TASKS``) the rank rule on lengths gives
 way to the learned score, which weighs lengths with every
 other printed cue; the word count and the partners stay.
 

@@ -54,7 +54,7 @@ estimates (the training prevalence is one factor and cancels). Its scorer is tra
 those candidates (:data:`WEIGHTED_VERSION`, its own file ``learned-weighted-depth=<k>.json``). A
 source whose candidates' weights amount to fewer than :data:`MIN_EFFECTIVE` candidates (Kish's
 effective size ``(sum w)^2 / sum w^2``) is drawn again, as a source without enough candidates
-always was (``paths_no_match`` in the sampler's rejects). Off by default for every task
+always was (``paths_no_match`` in the sampler's rejects). Multiple choice's default, YES/NO's not
 (``WEIGHTED_MATCH_TASKS``; measured in docs/paper-deviations.md).
 """
 

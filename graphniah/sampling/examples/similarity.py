@@ -60,10 +60,10 @@ key (matched examples built before the rule) replays the old draw byte for byte.
 "pick the shortest title" beats chance slightly on multiple choice, but requiring the exact word
 count redraws a large share of sources and a one-word tolerance over-corrects. The publication-date
 gap is not matched either. ``bench/leaks.py`` (its ``[draws]`` rows) measures both, with the venue.
-Matched YES/NO examples built since ``match_learned`` (:mod:`.learned`; multiple choice only when a spec asks) rank the
+Matched YES/NO and multiple-choice examples built since ``match_learned`` (:mod:`.learned`) rank the
 candidates by a learned score of every printed cue (lengths, dates, authors, venue, similarity) instead
 of the cosine, and ``bench/learned_matching.py`` measures what a classifier trained anew still finds.
-With ``match_weighted`` (off by default) the wrong answers are drawn instead with weights on that score,
+With ``match_weighted`` (multiple choice's default) the wrong answers are drawn instead with weights on that score,
 the density ratio (:meth:`MatchIndex.weighted_draw`, :mod:`.learned`), without the cosine caliper.
 
 **Nothing else changes.** The chosen paths are pairwise compatible by the conflict matrix exactly as

@@ -161,8 +161,8 @@ def test_matched_examples_record_component_matching_and_replay(ctx, task) -> Non
         assert ex.recipe.params.match_components and '"match_components":true' in line
         assert verify(ex).ok
         assert regenerate(ctx, parse_example(line, f"example {i}")).model_dump_json() == line
-        # a recipe written before the rule (no key; nor the learned score, which builds on it) replays the draw without it
-        old = build_example(ctx, replace(spec, match_components=False, match_learned=False), 41, i)
+        # a recipe written before the rule (no key; nor the learned score or its weighted draw, which build on it) replays the draw without it
+        old = build_example(ctx, replace(spec, match_components=False, match_learned=False, match_weighted=False), 41, i)
         old_line = old.model_dump_json()
         assert "match_components" not in old_line and old.id != ex.id
         assert regenerate(ctx, parse_example(old_line, f"old example {i}")).model_dump_json() == old_line

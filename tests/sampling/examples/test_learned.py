@@ -276,7 +276,9 @@ def test_recipes_record_the_scorer_only_when_matched_on_it() -> None:
 def test_matched_examples_replay_from_the_frozen_scorer(ctx, demo_snapshot) -> None:
     spec = batch_specs("yesno", 8, 1, np.random.default_rng(2), match_similarity=True)[0]
     assert spec.match_learned  # matched YES/NO is matched on the learned score by default
-    assert not batch_specs("mc", 8, 1, np.random.default_rng(2), match_similarity=True)[0].match_learned  # MC keeps the rank rules
+    mc = batch_specs("mc", 8, 1, np.random.default_rng(2), match_similarity=True)[0]
+    assert mc.match_learned and mc.match_weighted  # multiple choice: the weighted draw on the learned score
+    assert not spec.match_weighted  # YES/NO keeps the nearest draw
     ex = build_example(ctx, spec, 9, 0)
     path = scorer_file(demo_snapshot.path, 8)
     from graphniah.atomic import sha256_file
