@@ -8,7 +8,7 @@ import stat
 import subprocess
 import sys
 
-from graphniah.atomic import atomic_dir, atomic_write_text, remove_stale_temps
+from graphniah.atomic import atomic_dir, atomic_write_text, output_lock, remove_stale_temps
 
 
 def _dead_pid() -> int:
@@ -39,3 +39,9 @@ def test_an_atomic_write_gets_the_permissions_of_a_plain_write(tmp_path) -> None
         os.umask(mask)
     modes = [stat.S_IMODE((tmp_path / n).stat().st_mode) for n in ("atomic.txt", "plain.txt")]
     assert modes == [0o640, 0o640]
+
+
+def test_the_output_lock_is_a_hidden_file_beside_the_output(tmp_path) -> None:
+    """``.<name>.lock`` beside the output (hidden: no listing of the output's folder shows it), holding the pid."""
+    with output_lock(tmp_path / "site") as lock:
+        assert lock == tmp_path / ".site.lock" and lock.read_text() == f"{os.getpid()}\n"

@@ -11,7 +11,9 @@ import pytest
 
 pytest.importorskip("lm_eval")
 
-from graphniah.integrations.lm_eval_task import DOC_COLUMNS, _doc_table, process_results  # after the skip: it imports lm_eval
+from graphniah.errors import GraphNIAHError
+from graphniah.integrations.lm_eval_task import DOC_COLUMNS, _doc_table, process_results, task_docs
+from tests.dataset.conftest import exported_suite
 
 
 @pytest.mark.parametrize(("template", "task", "answer", "reply"), [
@@ -35,3 +37,10 @@ def test_a_data_file_exported_before_template_sets_reads_as_the_default_set(tmp_
     table = _doc_table(tmp_path / "yesno-00000.parquet")
     assert table.column_names == list(DOC_COLUMNS)
     assert table["template"].to_pylist() == ["default", "default"] and table["id"].to_pylist() == rows["id"]
+
+
+def test_a_template_set_without_rows_is_refused_by_name(tmp_path_factory) -> None:
+    exported = exported_suite(tmp_path_factory)
+    assert set(task_docs(exported.dataset, "yesno", "default")["template"]) == {"default"}
+    with pytest.raises(GraphNIAHError, match=r"has no yesno examples in template set 'nowhere'"):
+        task_docs(exported.dataset, "yesno", "nowhere")

@@ -238,6 +238,18 @@ def test_an_input_error_names_the_examples_file_and_a_site_may_go_under_new_fold
     assert cached.name.startswith(f"{ex.id}.") and os.path.samefile(cached, out / "examples" / f"{ex.id}.js")
 
 
+def test_the_site_takes_its_title_and_an_input_without_examples_is_refused(viewer_suite, tmp_path) -> None:
+    one = tmp_path / "one.jsonl"
+    write_examples(one, [viewer_suite.examples[0]])
+    build_viewer(one, tmp_path / "site", snapshots=viewer_suite.snapshots, title="Depth four, by hand")
+    assert _js_payload(tmp_path / "site" / "data.js")["title"] == "Depth four, by hand"
+    empty = tmp_path / "empty.jsonl"
+    write_examples(empty, [])
+    with pytest.raises(GraphNIAHError, match=f"{empty} holds no examples"):
+        build_viewer(empty, tmp_path / "empty-site", snapshots=viewer_suite.snapshots)
+    assert not (tmp_path / "empty-site").exists()
+
+
 def test_without_the_snapshot_pages_show_corpus_ids(viewer_suite, tmp_path) -> None:
     ex = viewer_suite.examples[1]
     path = tmp_path / "one.jsonl"

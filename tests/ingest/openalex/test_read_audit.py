@@ -51,3 +51,14 @@ def test_of_two_partitions_with_bad_records_the_oldest_is_named(tmp_path: Path) 
         ingest_openalex(folder, CUTOFF, tmp_path / "snap")
     assert str(err.value) == (f"{older}, line 2: referenced_works entry 'https://openalex.org/A5' of work "
                               "https://openalex.org/W2 is not a work id (https://openalex.org/W…)")
+
+
+def test_a_dx_doi_link_and_a_padded_venue_are_read_clean(tmp_path: Path) -> None:
+    """``https://dx.doi.org/`` is a DOI link like ``https://doi.org/``; a venue is trimmed, and one of spaces is none."""
+    works = [
+        work(1, doi="https://dx.doi.org/10.1000/journal.1", primary_location={"source": {"display_name": "  A Venue  ", "type": "journal"}}),
+        work(2, doi="http://doi.org/10.1000/journal.2", primary_location={"source": {"display_name": "   ", "type": "conference"}}),
+    ]
+    papers = _papers(write_folder(tmp_path / "oa", {"2026-06-01": works}), tmp_path)
+    assert {k: (p["doi"], p["venue"], p["journal"]) for k, p in papers.items()} == {
+        1: ("10.1000/journal.1", "A Venue", "A Venue"), 2: ("10.1000/journal.2", None, None)}

@@ -361,3 +361,9 @@ def test_unmatched_draws_are_whole_pool_paths_in_either_direction(ctx) -> None:
             forward += path in pool
             backward += path[::-1] in pool and path not in pool
     assert forward + backward == 80 and binomtest(backward, 80).pvalue > 0.001
+
+
+def test_a_fixed_label_is_every_spec_s_label() -> None:
+    """``label`` fixes every spec's answer (YES/NO or a letter) instead of the balanced pairs and groups."""
+    assert [s.label for s in batch_specs("yesno", 4, 5, np.random.default_rng(1), component_size=100, label="NO")] == ["NO"] * 5
+    assert [s.label for s in batch_specs("mc", 4, 6, np.random.default_rng(1), component_size=100, label="C")] == ["C"] * 6
