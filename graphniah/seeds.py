@@ -23,7 +23,7 @@ stream              SeedSequence entropy                             draws
 ``wording-bootstrap`` ``[seed, 0x3D, 0xB007]``                       the bootstrap interval of the spread of a model's
                                                                      accuracy across template sets (report's wording table)
 ``backoff``         ``[seed]``                                       retry jitter of a model run
-``policy``          ``[seed]``                                       the ``random`` policy server's answers
+``policy``          ``[seed, prompt, occurrence]``                   the ``random`` policy server's answer to one prompt
 ``shortcut``        ``[seed, key, 0, 0x5C07]``                       the retrieval shortcut's guess on an example its
                                                                      blocks leave open (key: ``suite_key`` of the
                                                                      example id, so the order of examples is irrelevant)
@@ -95,7 +95,7 @@ _LAYOUT: dict[Stream, Callable[..., list[int]]] = {
     Stream.F1_BOOTSTRAP: lambda seed: [seed, 0xF1, _BOOTSTRAP_TAG],
     Stream.WORDING_BOOTSTRAP: lambda seed: [seed, 0x3D, _BOOTSTRAP_TAG],  # the spread across template sets
     Stream.BACKOFF: lambda seed: [seed],
-    Stream.POLICY: lambda seed: [seed],
+    Stream.POLICY: lambda seed, prompt, occurrence: [seed, prompt, occurrence],
     # Four words ending in a tag no other four-word layout ends in (alpha-spec ends in 0x5EC).
     Stream.SHORTCUT: lambda seed, key: [seed, key, 0, _SHORTCUT_TAG],
     Stream.MATCH_SCORER: lambda seed, depth: [seed, depth, 0, _SCORER_TAG],

@@ -11,8 +11,9 @@ What a local endpoint answers (served over HTTP by :mod:`graphniah.run.serve.ser
   (:func:`graphniah.text.normalize.write_answer`);
 - ``random``: a uniform draw from the task's answer set (YES/NO; the option letters the question
   lists; for counting, the benchmark's counting answer set from :class:`graphniah.stats.CountingAnswers`;
-  for a list question, each paper the context names kept with probability 1/2), from the server's own
-  seeded generator;
+  for a list question, each paper the context names kept with probability 1/2), from a generator of the
+  server's seed, the prompt's hash and how often the server has seen that prompt, so a run's answers do
+  not depend on the order concurrent requests arrive in;
 - ``always-no``: ``\answer{NO}`` whatever the question.
 
 ``GET /v1/models`` lists the policy (``local-<policy>`` unless named otherwise) as the one model.
@@ -22,6 +23,8 @@ exercised without a real reasoning model.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -32,6 +35,8 @@ from graphniah.run.serve.server import ROLES, LocalServer, Rejection, ServerApp,
 from graphniah.seeds import Stream, generator
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from graphniah.formats import Render
     from graphniah.formats.examples import Message
     from graphniah.text import PromptSet
@@ -49,7 +54,8 @@ class PolicyApp(ServerApp):
         super().__init__(policy, model_name or f"local-{policy}")
         self.policy = policy
         self._lock = threading.Lock()
-        self._rng = generator(Stream.POLICY, seed)
+        self._seed = seed
+        self._seen: dict[int, int] = {}  # prompt hash -> requests of it so far (a repeated prompt draws anew)
         self._prompts: PromptSet | None = None
         self._prompts_dir = prompts  # the oracle reads prompts rendered from these templates
         self._by_system: dict[str, PromptSet] = {}  # system message -> the template set it belongs to
@@ -101,22 +107,29 @@ class PolicyApp(ServerApp):
         try:
             task, question, context = split_messages(msgs, pr)
             if task == "list":
-                return self._random_list(context, pr), None
+                return self._random_list(context, pr, self._rng(msgs)), None
             answers = self._answer_set(task, question, rendering_of(msgs, pr), pr)
         except Undetermined as err:
             raise Rejection(400, f"cannot tell the task from the messages: {err}", "unknown_task", "invalid_request_error") from None
-        with self._lock:
-            pick = answers[int(self._rng.integers(len(answers)))]
+        pick = answers[int(self._rng(msgs).integers(len(answers)))]
         return write_answer(task, pick, pr.answer), None
 
-    def _random_list(self, context: str, pr: PromptSet) -> str:
+    def _rng(self, msgs: Sequence[Message]) -> np.random.Generator:
+        """The generator of one request: of the seed, the prompt and its occurrence, not of arrival order."""
+        text = json.dumps([[m.role, m.content] for m in msgs]).encode()
+        prompt = int.from_bytes(hashlib.sha256(text).digest()[:8], "big")
+        with self._lock:
+            occurrence = self._seen.get(prompt, 0)
+            self._seen[prompt] = occurrence + 1
+        return generator(Stream.POLICY, self._seed, prompt, occurrence)
+
+    def _random_list(self, context: str, pr: PromptSet, rng: np.random.Generator) -> str:
         r"""A random list answer: each paper the context names, kept with probability 1/2 (the answer may be empty)."""
         from graphniah.text import parse_context
         from graphniah.text.normalize import write_answer
 
         titles = [node.title for node in parse_context(context, pr).nodes]
-        with self._lock:
-            keep = self._rng.random(len(titles)) < 0.5
+        keep = rng.random(len(titles)) < 0.5
         return write_answer("list", "\n".join(t for t, k in zip(titles, keep, strict=True) if k), pr.answer)
 
     def _answer_set(self, task: str, question: str, render: Render, pr: PromptSet) -> list[str]:

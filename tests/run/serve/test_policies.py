@@ -75,6 +75,16 @@ def test_random_is_seeded_and_stays_in_the_answer_set(suite):
         assert chat(srv.url, [{"role": "user", "content": "hello"}]).status_code == 400  # no task to draw for
 
 
+def test_random_answers_do_not_depend_on_the_order_prompts_arrive_in(suite):
+    # Concurrent runs send examples in any order: each prompt's answer must be the same whichever came first.
+    examples = [e for task in ("yesno", "mc", "count", "list") for e in [x for x in suite.examples if x.task == task][:3]]
+    answers = []
+    for order in (examples, examples[::-1]):
+        with PolicyServer("random", seed=3) as srv:
+            answers.append({e.id: chat(srv.url, msgs(e)).json()["choices"][0]["message"]["content"] for e in order})
+    assert answers[0] == answers[1]
+
+
 def test_always_no(suite):
     with PolicyServer("always-no") as srv:
         for ex in suite.examples[:3]:
