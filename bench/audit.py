@@ -7,11 +7,11 @@ new text, what it breaks), applied to a copy of the committed tree (``git archiv
 working tree), tested with the fast tests of the module it lives in, and taken back out. A bug the
 tests fail on is *caught*, one they pass on *missed*.
 
-    .venv/bin/python bench/audit.py [--bug ID ...] [--work DIR] [--list]
+    .venv/bin/python bench/audit.py [--round 2|3] [--bug ID ...] [--work DIR] [--list]
 
 Prints one line per bug (caught or missed, the seconds its tests took) and the catch rate. Before
 any bug, each test group must pass on the unplanted copy (else every bug would count as caught).
-The second audit's results are in ``docs/reliability.md`` ("Audit 2").
+The results of both rounds are in ``docs/reliability.md`` ("Audit 2").
 """
 
 from __future__ import annotations
