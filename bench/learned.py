@@ -11,7 +11,7 @@ answer rule) and the seconds spent sampling the suite, training and answering.
 Everything lives under ``bench/.data/learned/`` (git-ignored); a second run reuses the snapshot,
 the suites and the cached scorers, so delete the folder to time training again.
 
-    python bench/learned.py [--per-task 100] [--train 200] [--depth 16] [--seed 7] [--tasks yesno mc count list]
+    python bench/learned.py [--per-task 100] [--train 200] [--depth 16] [--seed 7] [--tasks yesno mc count list] [--control both|off|on]
 """
 
 from __future__ import annotations
@@ -86,10 +86,11 @@ def main() -> None:
     ap.add_argument("--depth", type=int, default=16)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--tasks", nargs="+", default=["yesno", "mc", "count", "list"])
+    ap.add_argument("--control", choices=["both", "off", "on"], default="both", help="which settings to run (default both)")
     args = ap.parse_args()
     snap = demo_snapshot(ROOT / "snapshots")
     ctx = SamplingContext(snap)
-    for matched in (False, True):
+    for matched in {"both": (False, True), "off": (False,), "on": (True,)}[args.control]:
         path, sampled = suite(ctx, args.tasks, args.depth, args.per_task, args.seed, matched)
         print(f"control {'on' if matched else 'off'}: depth {args.depth}, {args.per_task} per task, no distractors "
               f"(sampled in {sampled:.1f}s; {path.name})", flush=True)
