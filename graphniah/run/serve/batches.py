@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import sys
 import tempfile
 import threading
 import time
@@ -64,7 +63,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlparse
@@ -72,7 +70,7 @@ from urllib.parse import parse_qs, urlparse
 from graphniah.atomic import atomic_write_bytes, atomic_write_text
 from graphniah.errors import GraphNIAHError
 from graphniah.run.serve.policies import Policy, PolicyApp, PolicyServer
-from graphniah.run.serve.server import QuietHandler, Rejection
+from graphniah.run.serve.server import AppServer, QuietHandler, Rejection
 
 Pause = Literal["create-before", "create-after", "content"]
 _MAX_BODY = 512 << 20  # an OpenAI batch file may hold 200 MB
@@ -652,19 +650,11 @@ class _Handler(QuietHandler):
         self._route("POST")
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 64
+class _Server(AppServer):
+    app: BatchApp
 
     def __init__(self, address: tuple[str, int], app: BatchApp):
-        super().__init__(address, _Handler)
-        self.app = app
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        if isinstance(sys.exc_info()[1], ConnectionError):
-            return  # a client killed in the middle of a request (the kill tests and bench/batch.py do it on purpose)
-        super().handle_error(request, client_address)
+        super().__init__(address, _Handler, app)
 
 
 class BatchServer(PolicyServer):
