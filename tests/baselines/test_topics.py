@@ -372,3 +372,140 @@ def test_the_title_graph_over_several_blocks_of_distinct_titles_is_the_plain_one
     assert np.array_equal(got, (a + a.T) / 2)
     assert not got.diagonal().any()  # no self-loop in any block
     assert ((got > 0).sum(axis=1) >= 10).all()  # its own ten links, and those of titles that chose it
+
+
+# --- the contract, option by option (issue 40: each parameter reaches the output, each refusal, each boundary)
+
+
+def test_the_neighbours_option_reaches_the_title_graph(monkeypatch) -> None:
+    """``group_titles(..., neighbours=n)`` links each title to n others, not to the default ten."""
+    from graphniah.baselines import topics
+
+    seen: list[int] = []
+    real = topics._knn_graph
+
+    def spy(vectors, neighbours):  # type: ignore[no-untyped-def]
+        seen.append(neighbours)
+        return real(vectors, neighbours)
+
+    monkeypatch.setattr(topics, "_knn_graph", spy)
+    titles, _ = _titles(2, 12, np.random.default_rng(4))
+    group_titles(titles, 2, np.random.default_rng(0), neighbours=3)
+    group_titles(titles, 2, np.random.default_rng(0))
+    assert seen == [3, 10]
+    graph = real(CheckerTitleSpace.fit(titles).vectors, 3)
+    assert ((graph.toarray() > 0).sum(axis=1) >= 3).all() and graph.toarray().max() == 1.0  # three links of its own each
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_as_many_titles_as_groups_each_its_own_group_in_context_order(k: int) -> None:
+    """With n ≤ k distinct titles no clustering runs: title i is group i (n = k and n = k − 1)."""
+    words = ["Galaxy redshift", "Kinase binding", "Tensor gradient", "Tariff inflation"]
+    for n in (k, k - 1):
+        groups = group_titles(words[:n], k, np.random.default_rng(1))
+        assert groups.labels.tolist() == list(range(n))
+        assert groups.titles == tuple(words[:n])
+    # one more title than groups: clustered, so two titles share a group
+    more = [*words, "Quasar nebula"][: k + 1]
+    assert len(set(group_titles(more, k, np.random.default_rng(1)).labels.tolist())) == k
+
+
+def test_a_source_the_context_does_not_name_gives_no_answer_for_any_task() -> None:
+    g = _groups(TITLES, LABELS)
+    for task, targets in (("yesno", (P,)), ("mc", (P, Q, R, T)), ("count", ()), ("list", ())):
+        q = ParsedQuestion(task, "A source the context lacks", targets, False)  # type: ignore[arg-type]
+        assert _answer(q, g) is None, task
+    # a multiple-choice option the context lacks: no answer either, even with the others in the source's group
+    assert _answer(_q("mc", (P, Q, "An option the context lacks", T)), g) is None
+
+
+def test_a_list_answer_is_sorted_case_blind_and_count_is_the_group_less_the_source() -> None:
+    titles = ["Kinase folding in enzymes", "zeta kinase binding", "alpha kinase", "Beta kinase folding", "Galaxy redshift"]
+    g = _groups(titles, [0, 0, 0, 0, 1])
+    q = ParsedQuestion("list", titles[0], (), False)  # type: ignore[arg-type]
+    assert _answer(q, g) == "alpha kinase\nBeta kinase folding\nzeta kinase binding"  # case-sensitive: 'Beta' before 'alpha'
+    assert _answer(ParsedQuestion("count", titles[0], (), False), g) == "3"  # type: ignore[arg-type]
+    other = ParsedQuestion("count", "Galaxy redshift", (), False)  # type: ignore[arg-type]
+    assert _answer(other, g) == "0"
+
+
+def test_multiple_choice_ties_go_to_the_first_option_and_letters_follow_the_option_count() -> None:
+    g = _groups(TITLES, LABELS)
+    # none of the options in the source's group, no "none of these": every similarity is 0, the first option wins
+    assert g.similarity(S, R) == g.similarity(S, T) == 0.0
+    assert _answer(_q("mc", (R, T, R, T)), g) == "A"
+    assert _answer(_q("mc", (T, R, T, R)), g) == "A"
+    # two options of the source's group with one title: equal similarity, the first of them
+    assert _answer(_q("mc", (R, Q, T, Q)), g) == "B"
+    # 'none of these' is the letter after the last option
+    assert _answer(_q("mc", (R, T, R, T), none_option=True), g) == "E"
+
+
+def test_the_seed_and_the_example_id_key_each_example_s_generator(monkeypatch) -> None:
+    """Each example's draws come from the ``shortcut`` stream of (seed, suite_key(example id)), so another seed
+    gives other draws and two examples never share one."""
+    from graphniah.baselines import topics
+    from graphniah.seeds import Stream, generator, suite_key
+    from tests.text.test_textcheck import build_case
+
+    states: list[tuple[str, dict]] = []
+    real = topics.group_titles
+
+    def spy(titles, k, rng, **kw):  # type: ignore[no-untyped-def]
+        states.append((current[0], rng.bit_generator.state))
+        return real(titles, k, rng, **kw)
+
+    monkeypatch.setattr(topics, "group_titles", spy)
+    exs = [build_case(seed, "yesno").example for seed in (1, 2)]
+    current = [""]
+    for seed in (3, 8):
+        for ex in exs:
+            current[0] = ex.id
+            topic_cluster([ex], seed=seed)
+    want = [(ex.id, generator(Stream.SHORTCUT, seed, suite_key(ex.id)).bit_generator.state) for seed in (3, 8) for ex in exs]
+    assert states == want
+    assert len({str(s) for _, s in states}) == 4
+
+
+def test_kmeans_runs_kmeans_runs_times_from_the_given_generator(monkeypatch) -> None:
+    from graphniah.baselines import topics
+
+    rng = np.random.default_rng(0)
+    seeds: list[object] = []
+    real = topics.kmeans2
+
+    def spy(x, k, **kw):  # type: ignore[no-untyped-def]
+        seeds.append(kw.get("seed"))
+        return real(x, k, **kw)
+
+    monkeypatch.setattr(topics, "kmeans2", spy)
+    x = np.array([[0.0], [1.0], [10.0], [11.0]])
+    assert sorted(topics._kmeans(x, 2, rng).tolist()) == [0, 0, 1, 1]
+    assert len(seeds) == 10 and all(s is rng for s in seeds)
+
+
+def test_the_prompts_given_are_the_ones_read(monkeypatch) -> None:
+    """``topic_cluster(..., prompts=p)`` reads each question and context with ``p``, not the shipped set."""
+    import copy
+
+    from graphniah.baselines import topics
+    from graphniah.text import load_prompts
+    from tests.text.test_textcheck import build_case
+
+    mine = copy.copy(load_prompts())
+    used: list[object] = []
+    real_read, real_parse = topics.read_question, topics.parse_context
+
+    def read(ex, prompts):  # type: ignore[no-untyped-def]
+        used.append(prompts)
+        return real_read(ex, prompts)
+
+    def parse(context, prompts=None):  # type: ignore[no-untyped-def]
+        used.append(prompts)
+        return real_parse(context, prompts)
+
+    monkeypatch.setattr(topics, "read_question", read)
+    monkeypatch.setattr(topics, "parse_context", parse)
+    ex = build_case(1, "count").example
+    got = topics.topic_cluster([ex], mine, seed=2)
+    assert ex.id in got and len(used) == 2 and all(p is mine for p in used)

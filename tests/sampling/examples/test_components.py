@@ -162,7 +162,7 @@ def test_matched_examples_record_component_matching_and_replay(ctx, task) -> Non
         assert verify(ex).ok
         assert regenerate(ctx, parse_example(line, f"example {i}")).model_dump_json() == line
         # a recipe written before the rule (no key; nor the learned score or its weighted draw, which build on it) replays the draw without it
-        old = build_example(ctx, replace(spec, match_components=False, match_learned=False, match_weighted=False), 41, i)
+        old = build_example(ctx, replace(spec, match_components=False, match_learned=False, match_weighted=False, source_slot=None), 41, i)
         old_line = old.model_dump_json()
         assert "match_components" not in old_line and old.id != ex.id
         assert regenerate(ctx, parse_example(old_line, f"old example {i}")).model_dump_json() == old_line
@@ -211,3 +211,29 @@ def test_a_component_index_is_immutable() -> None:
     index = ComponentIndex(np.array([0.5, 0.5]), np.array([[0.5, 0.5], [0.5, 0.5]]))
     with pytest.raises(dataclasses.FrozenInstanceError):
         index.cohesion = np.array([0.0, 0.0])  # type: ignore[misc]
+
+
+def test_an_odd_backbone_splits_into_a_shorter_first_half() -> None:
+    """Depth 3: 3k − 2 = 7 papers, halves of 3 and 4; cohesion is the mean over the 3 × 4 cross pairs, written out."""
+    rng = np.random.default_rng(5)
+    n_paths, length = 5, 7
+    titles = [" ".join(rng.choice(WORDS, size=int(rng.integers(1, 4)))) for _ in range(n_paths * length)]
+    paths = rng.permutation(n_paths * length).reshape(n_paths, length).astype(np.int64)
+    index = ComponentIndex.build(paths, TitleSpace.fit(pa.array(titles)), pa.array(titles))
+    assert index.n == n_paths and index.affinity.shape == (n_paths, n_paths)
+    vec = [reference_vector(titles, t) for t in titles]
+    for i, p in enumerate(paths.tolist()):
+        pairs = [_dot(vec[a], vec[b]) for a in p[:3] for b in p[3:]]
+        assert index.cohesion[i] == pytest.approx(sum(pairs) / 12, abs=1e-12)
+        for j, q in enumerate(paths.tolist()):
+            assert index.affinity[i, j] == pytest.approx(sum(_dot(vec[a], vec[b]) for a in p for b in q) / 49, abs=1e-12)
+
+
+def test_a_single_component_draw_is_the_source_alone_and_k_components_are_k() -> None:
+    index = ComponentIndex(np.full(6, 0.2), np.full((6, 6), 0.2))
+    conflict = np.eye(6, dtype=bool)
+    rng = np.random.default_rng(3)
+    for k in (1, 2, 3, 6):
+        drawn = index.draw(conflict, k, rng)
+        assert drawn is not None and len(drawn) == k and len({p for p, _ in drawn}) == k
+    assert index.draw(conflict, 7, rng) is None  # six paths cannot make seven components
