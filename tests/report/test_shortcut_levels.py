@@ -271,3 +271,68 @@ def test_a_shortcut_below_random_at_one_depth_is_noted_in_the_accuracy_captions(
     assert f"Shortcuts: {text} — those cells can be reached without searching the graph" in report.table("accuracy").caption
     row = next(r for r in report.table("shortcuts_by_depth").rows if r[1].text == "topic-cluster")
     assert [c.bold for c in row[2:]] == [False, True, False, False]
+
+
+def test_every_row_of_the_breakdown_by_component_size_at_another_confidence(tmp_path) -> None:
+    """Two component sizes, 90% confidence: the noun, the level (10%), the intervals, the baseline, #Examples and
+    Flagged rows, the tidy values, no dagger, and the accuracy caption's pointer to the table by its name."""
+    from graphniah.report import ReportConfig
+
+    examples = [make_example("mc", 4, size, "ABCD"[i % 4], seed=0, index=j * 20 + i) for j, size in enumerate((100, 200))
+                for i in range(20)]
+
+    def answer(ex):  # type: ignore[no-untyped-def]  # 12 of 20 right at size 100; 'A' (5 of 20) at size 200
+        if ex.component_size == 100:
+            return ex.answer if int(ex.recipe.params["index"]) % 20 < 12 else _wrong(ex)
+        return "A"
+
+    write_suite(tmp_path, "cs", examples, {"baseline-retrieval": {"answer": answer}}, np.random.default_rng(0))
+    data = load_suite("cs", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="component_size")
+    report = build_report(data, ReportConfig(confidence=0.9))
+    (v,) = shortcut_level_verdicts(report.context)
+    assert v.noun == "component size" and v.levels == ("100", "200")
+    adjusted = multipletests([_two_sided(12, 20, 0.25), _two_sided(5, 20, 0.25)], method="holm")[1]
+    assert [r.adjusted for r in v.results] == pytest.approx(list(adjusted), rel=1e-9)
+    assert all(r.alpha == pytest.approx(0.1) for r in v.results)
+    text = "Multiple choice: retrieval beats random guessing at component size 100 (two-sided p ≤ 10%, Holm over 2 tests)"
+    assert v.text == text
+    table = report.table("shortcuts_by_component_size")
+    assert table.header == ("Task", "Shortcut", "100", "200")
+    cells = []
+    for k in (12, 5):
+        lo, hi = proportion_confint(k, 20, alpha=0.1, method="wilson")
+        cells.append(f"{100 * k / 20:.2f} [{100 * lo:.2f}, {100 * hi:.2f}]")
+    assert [[c.text for c in row] for row in table.rows] == [
+        ["Multiple choice", "retrieval", *cells],
+        ["Multiple choice", "Random guessing", "25.00", "25.00"],
+        ["Multiple choice", "#Examples", "20", "20"],
+        ["Multiple choice", "Flagged", "retrieval ↑", "none"],
+    ]
+    assert [c.bold for c in table.rows[0][2:]] == [True, False]
+    for size, k in (("100", 12), ("200", 5)):
+        acc = table.value("Multiple choice | retrieval", size, "accuracy")
+        lo, hi = proportion_confint(k, 20, alpha=0.1, method="wilson")
+        assert (acc.k, acc.n) == (k, 20) and acc.low == pytest.approx(lo) and acc.high == pytest.approx(hi)
+        assert table.value("Multiple choice | Random guessing", size, "baseline").value == pytest.approx(0.25)
+    lists = {x.anchor: dict(x.groups) for x in table.lists}
+    assert [len(lists[c.link]["correct"]) for c in table.rows[0][2:]] == [12, 5]
+    assert "†" not in table.caption  # every shortcut answered every example at every size
+    assert "90% Wilson interval" in table.caption and "is at most 10%" in table.caption
+    assert report.table("accuracy").caption.endswith(
+        f"Shortcuts: {text} — those cells can be reached without searching the graph (table \"Shortcuts by component size\").")
+
+
+def test_a_value_no_shortcut_answered_gets_dashes_and_no_examples(tmp_path) -> None:
+    """A model answered depths 4, 8 and 16, the shortcut 4 and 16 only: at depth 8 the baseline and Flagged rows show a
+    dash and #Examples 0; the list breakdown's baseline row is listing every paper's F1 (test_shortcut_list)."""
+    examples = [make_example("yesno", d, 120, ("YES", "NO")[i % 2], seed=0, index=j * 20 + i)
+                for j, d in enumerate((4, 8, 16)) for i in range(20)]
+    skip = {"baseline-retrieval": {e.id for e in examples if e.depth == 8}}
+    models = {"baseline-retrieval": {"answer": _right_at({4})}, "some-model": {"p": 0.5}}
+    write_suite(tmp_path, "sg", examples, models, np.random.default_rng(0), skip=skip)
+    report = build_report(load_suite("sg", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="depth"))
+    table = report.table("shortcuts_by_depth")
+    assert table.header == ("Task", "Shortcut", "4", "8", "16")
+    assert [[c.text for c in row[1:]] for row in table.rows[1:]] == [
+        ["Random guessing", "50.00", DASH, "50.00"], ["#Examples", "20", "0", "20"], ["Flagged", "retrieval ↑", DASH, "none"]]
+    assert table.rows[0][3].text == DASH

@@ -82,6 +82,11 @@ def test_the_table_shows_f1_beside_listing_every_paper(report) -> None:
     assert "with the 95% Wilson interval (list: mean F1 with its bootstrap interval)" in by_depth.caption
     labels = [row[1].text for row in by_depth.rows]
     assert "List every paper (F1)" in labels and "Random guessing" not in labels
+    # the baseline row per depth: listing every paper's mean F1 over that depth's examples (written out, 3 × size papers)
+    examples, _ = report
+    (row,) = [r for r in by_depth.rows if r[1].text == "List every paper (F1)"]
+    want = {d: np.mean([_list_every_paper(e.component_size) for e in examples if e.depth == d]) for d in (4, 8)}
+    assert {h: c.text for h, c in zip(by_depth.header[2:], row[2:], strict=True)} == {str(d): f"{100 * f:.2f}" for d, f in want.items()}
 
 
 def test_a_list_shortcut_equal_to_listing_every_paper_and_too_few_examples(tmp_path) -> None:

@@ -231,3 +231,96 @@ def test_each_verdict_names_its_own_tasks_shortcuts_and_agrees_in_number(tmp_pat
     caption = report.table("shortcuts").caption
     assert "95% Wilson interval" in caption
     assert "(retrieval, title-similarity, paper-count; graphniah baselines" in caption  # the shortcuts present, no fixed list
+
+
+# --- the contract, field by field (issue 40): every column, value and list of the table, and the confidence option
+
+
+def test_every_column_value_and_list_of_the_table_at_another_confidence(tmp_path) -> None:
+    """At 90% confidence: the Wilson intervals, the level (10%), the power note's Holm step and the caption all
+    follow; each row's cells and tidy values are checked against scipy, statsmodels and the answers themselves."""
+    from graphniah.report import ReportConfig
+    from graphniah.stats import format_pvalue
+
+    models = {"baseline-retrieval": {"answer": lambda ex: ex.answer},
+              "baseline-title-similarity": {"answer": lambda ex: (ex.answer if int(ex.recipe.params["index"]) // 2 < 14 else _wrong(ex))
+                                            if ex.task == "yesno" else "A"}}  # 14 of 20 YES/NO: raw p 0.115, adjusted larger
+    report = build_report(_suite(tmp_path, models, n=20), ReportConfig(confidence=0.9))
+    made = [make_example(t, 4, 120, ("YES" if i % 2 else "NO") if t == "yesno" else "ABCD"[i % 4], seed=0, index=2 * i + j)
+            for i in range(20) for j, t in enumerate(("yesno", "mc"))]  # _suite's examples, made again
+    results = shortcut_results(report.context)
+    raw = [_two_sided(r.accuracy.k, r.accuracy.n, float(r.random)) for r in results]
+    adjusted = multipletests(raw, method="holm")[1]
+    right = {"retrieval": {"yesno": 20, "mc": 20}, "title-similarity": {"yesno": 14, "mc": 5}}
+    assert format_pvalue(raw[1], 4) != format_pvalue(adjusted[1], 4)  # the column must show the adjusted one
+    table = report.table("shortcuts")
+    assert len(table.rows) == 4
+    for r, row, adj in zip(results, table.rows, adjusted, strict=True):
+        k = right[r.shortcut][r.task]
+        lo, hi = proportion_confint(k, 20, alpha=0.1, method="wilson")
+        label = {"yesno": "YES/NO", "mc": "Multiple choice"}[r.task]
+        random = {"yesno": 0.5, "mc": 0.25}[r.task]
+        assert r.alpha == pytest.approx(0.1) and r.adjusted == pytest.approx(adj, rel=1e-9)
+        assert [c.text for c in row] == [label, r.shortcut, f"{100 * k / 20:.2f} [{100 * lo:.2f}, {100 * hi:.2f}]", "20",
+                                         f"{100 * random:.2f}", format_pvalue(adj, 4), "above" if adj <= 0.1 and k / 20 > random else "no"]
+        name = f"{label} | {r.shortcut}"
+        acc = table.value(name, "accuracy", "accuracy")
+        assert (acc.k, acc.n) == (k, 20) and acc.value == pytest.approx(k / 20)
+        assert acc.low == pytest.approx(lo) and acc.high == pytest.approx(hi)
+        assert table.value(name, "random", "baseline").value == pytest.approx(random)
+        assert table.value(name, "p_holm", "pvalue").value == pytest.approx(adj, rel=1e-9)
+        (lst,) = [x for x in table.lists if x.anchor == row[2].link]
+        assert lst.anchor == f"shortcuts-{r.task}-{r.shortcut}"
+        examples = [e for e in made if e.task == r.task]
+        answer = models[f"baseline-{r.shortcut}"]["answer"]
+        want_right = {e.id for e in examples if answer(e) == e.answer}
+        assert len(want_right) == k
+        assert dict(lst.groups) == {"correct": tuple(r.correct_ids), "wrong": tuple(r.wrong_ids)}
+        assert set(r.correct_ids) == want_right and set(r.wrong_ids) == {e.id for e in examples} - want_right
+    verdicts = {v.task: v for v in shortcut_verdicts(report.context)}
+    assert verdicts["yesno"].alpha == pytest.approx(0.1) and verdicts["yesno"].text.endswith("at two-sided p ≤ 10% (Holm over 4 tests)")
+    assert "90% Wilson interval" in table.caption and "at most 10%" in table.caption and "95%" not in table.caption
+
+
+def test_the_power_note_takes_holm_s_first_step_at_the_configured_level(tmp_path) -> None:
+    """No shortcut flagged, confidence 90%: the note quotes the accuracies that pass 10% / 2 (two cells), by scipy."""
+    from graphniah.report import ReportConfig
+
+    report = build_report(_suite(tmp_path, {"baseline-title-similarity": {"answer": lambda ex: "NO" if ex.task == "yesno" else "B"}}),
+                          ReportConfig(confidence=0.9))
+    level = 0.1 / 2
+    needed = next(k for k in range(41) if 2 * binom.sf(k - 1, 40, 0.5) <= level)
+    below = max(k for k in range(41) if 2 * binom.cdf(k, 40, 0.5) <= level)
+    assert (needed, below) == (27, 13)  # at 95% (two cells) it is 28 and 12
+    (yesno, _) = shortcut_verdicts(report.context)
+    assert yesno.power == f"at 40 examples that takes {100 * needed / 40:.2f}% or more, or {100 * below / 40:.2f}% or less"
+
+
+def test_too_few_examples_quotes_the_largest_count_answered(tmp_path) -> None:
+    """Two shortcuts on 4 and 2 YES/NO examples, neither can be flagged: the note counts the larger, 4."""
+    examples = [make_example("yesno", 4, 120, "YES" if i % 2 else "NO", seed=0, index=i) for i in range(4)]
+    skipped = {e.id for e in examples if int(e.recipe.params["index"]) >= 2}
+    models = {"baseline-learned-surface": {"answer": lambda ex: ex.answer}, "baseline-retrieval": {"answer": lambda ex: ex.answer}}
+    write_suite(tmp_path, "tf", examples, models, np.random.default_rng(0), skip={"baseline-learned-surface": skipped})
+    report = build_report(load_suite("tf", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="task"))
+    assert sorted(r.accuracy.n for r in shortcut_results(report.context)) == [2, 4]
+    (verdict,) = shortcut_verdicts(report.context)
+    assert verdict.power == "at 4 examples no result can pass, not even every answer right or every answer wrong"
+    assert verdict.tried == ("learned-surface", "retrieval") or verdict.tried == ("retrieval", "learned-surface")
+
+
+def test_on_a_tie_the_power_note_quotes_the_result_with_more_examples(tmp_path) -> None:
+    """24 and 28 YES/NO examples both need 75% to pass Holm's first step (18 of 24, 21 of 28, by scipy): the note
+    quotes the one of 28 (and its lower reach), though the one of 24 comes first."""
+    examples = [make_example("yesno", 4, 120, "YES" if i % 2 else "NO", seed=0, index=i) for i in range(28)]
+    skipped = {e.id for e in examples if int(e.recipe.params["index"]) >= 24}
+    models = {"baseline-learned-surface": {"answer": lambda ex: "NO"}, "baseline-retrieval": {"answer": lambda ex: "NO"}}
+    write_suite(tmp_path, "tie", examples, models, np.random.default_rng(0), skip={"baseline-learned-surface": skipped})
+    report = build_report(load_suite("tie", runs_root=tmp_path / "runs", examples_root=tmp_path / "examples", by="task"))
+    level = 0.05 / 2
+    need = {n: next(k for k in range(n + 1) if 2 * binom.sf(k - 1, n, 0.5) <= level) / n for n in (24, 28)}
+    assert need == {24: 0.75, 28: 0.75}
+    below28 = max(k for k in range(29) if 2 * binom.cdf(k, 28, 0.5) <= level)
+    assert [r.accuracy.n for r in shortcut_results(report.context)] == [24, 28]
+    (verdict,) = shortcut_verdicts(report.context)
+    assert verdict.power == f"at 28 examples that takes 75.00% or more, or {100 * below28 / 28:.2f}% or less"
