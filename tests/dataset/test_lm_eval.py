@@ -195,3 +195,102 @@ def test_a_spec_less_stand_in_for_lm_eval_is_not_an_installed_lm_eval(monkeypatc
     assert stand_in.__spec__ is None
     monkeypatch.setitem(sys.modules, "lm_eval", stand_in)
     assert lm_eval_installed() is False
+
+
+# ---- the contracts, one by one (after the third audit) ---------------------------------------------
+
+
+def test_every_key_of_a_task_file_and_the_group_file():
+    """Each task file, key by key, and the group's, read back as lm-eval's YAML loader reads them."""
+    files = folder_files(["list", "yesno", "list"])  # a task named twice is one task
+    assert sorted(files) == ["lm_eval/graphniah.yaml", "lm_eval/graphniah_list.yaml", "lm_eval/graphniah_yesno.yaml", "lm_eval/utils.py"]
+    metric = {"aggregation": "mean", "higher_is_better": True}
+    for task, metrics in (("yesno", ["acc"]), ("list", ["acc", "f1"])):
+        assert yaml.load(files[f"lm_eval/graphniah_{task}.yaml"], Loader=_Loader) == {
+            "task": f"graphniah_{task}", "class": ("function", "utils.GraphNIAHTask"),
+            "custom_dataset": ("function", "utils.custom_dataset"), "dataset_kwargs": {"graphniah_task": task}, "test_split": "test",
+            "output_type": "generate_until", "doc_to_target": "answer", "process_results": ("function", "utils.process_results"),
+            "generation_kwargs": {"until": [], "max_gen_toks": 16384},
+            "metric_list": [{"metric": m, **metric} for m in metrics], "metadata": {"version": 1}}
+        assert files[f"lm_eval/graphniah_{task}.yaml"].startswith(f"# GraphNIAH `{task}` questions as an lm-evaluation-harness task")
+    assert yaml.load(files["lm_eval/graphniah.yaml"], Loader=_Loader) == {
+        "group": "graphniah", "task": ["graphniah_yesno", "graphniah_list"],
+        "aggregate_metric_list": [{"metric": "acc", "aggregation": "mean", "weight_by_size": True}], "metadata": {"version": 1}}
+
+
+def test_tasks_not_in_the_benchmark_get_no_file_and_every_task_keeps_the_benchmarks_order():
+    from graphniah.formats import TASKS
+
+    files = folder_files(["count", "nonsense", "mc", "yesno", "list"])
+    assert [rel for rel in files if rel.startswith("lm_eval/graphniah_")] == [f"lm_eval/graphniah_{t}.yaml" for t in TASKS]
+    assert yaml.load(files["lm_eval/graphniah.yaml"], Loader=_Loader)["task"] == [f"graphniah_{t}" for t in TASKS]
+    assert TASKS == ("yesno", "mc", "count", "list")  # the order the README's task table gives
+
+
+def test_write_lm_eval_folder_writes_the_files_it_returns(tmp_path):
+    from graphniah.dataset.lm_eval import write_lm_eval_folder
+
+    written = write_lm_eval_folder(str(tmp_path), ["mc"])
+    assert written == [tmp_path / rel for rel in folder_files(["mc"])]
+    assert {p.relative_to(tmp_path).as_posix(): p.read_text(encoding="utf-8") for p in written} == folder_files(["mc"])
+
+
+def test_the_folder_is_current_only_with_exactly_its_files_byte_for_byte(exported):
+    from graphniah.dataset.lm_eval import folder_is_current
+    from graphniah.formats.dataset import FileEntry
+
+    m = read_manifest(exported.dataset)
+    assert folder_is_current(m)
+    lm = [f for f in m.files if f.path.startswith("lm_eval/")]
+    other = [f for f in m.files if not f.path.startswith("lm_eval/")]
+    assert folder_is_current(m.model_copy(update={"files": tuple(lm)}))  # the other files do not count
+    extra = FileEntry(path="lm_eval/graphniah_list.yaml", bytes=3, sha256=hashlib.sha256(b"abc").hexdigest())
+    assert not folder_is_current(m.model_copy(update={"files": (*m.files, extra)}))  # a task file more
+    assert not folder_is_current(m.model_copy(update={"files": (*other, *lm[1:])}))  # one file less
+    assert not folder_is_current(m.model_copy(update={"tasks": {**m.tasks, "list": 1}}))  # tasks the folder does not serve
+
+
+def test_the_lm_eval_command_takes_its_endpoint_and_model():
+    from graphniah.dataset.lm_eval import lm_eval_command
+
+    assert lm_eval_command("ds/lm_eval", "http://h:1/v1/chat/completions", "m-1") == (
+        "lm-eval run --include_path ds/lm_eval --tasks graphniah --model local-chat-completions "
+        "--model_args base_url=http://h:1/v1/chat/completions,model=m-1")
+    assert lm_eval_command("x") == ORACLE_LINE.format(dir="x").replace("x/lm_eval", "x")
+
+
+def test_the_hint_follows_the_installed_flag_it_is_given(tmp_path):
+    ran = (f"lm-evaluation-harness tasks in {tmp_path / 'ds' / 'lm_eval'}/: with `graphniah serve --policy oracle` running, "
+           f"`{ORACLE_LINE.format(dir=tmp_path / 'ds')}`")
+    assert run_hint(tmp_path / "ds", installed=True) == ran
+    assert run_hint(str(tmp_path / "ds"), installed=False) == ran + " (lm-eval is not installed here: pip install 'graphniah[lm-eval]' first)"
+
+
+def test_every_card_field_of_the_folder():
+    from graphniah.dataset.lm_eval import card_fields
+
+    assert card_fields({"list": 3, "yesno": 0, "count": 2}) == {
+        "lm_eval_dir": "lm_eval", "lm_eval_tasks": "`graphniah_yesno`, `graphniah_count`, `graphniah_list`", "lm_eval_group": "graphniah",
+        "lm_eval_install": "pip install 'graphniah[lm-eval]'", "lm_eval_command": ORACLE_LINE.format(dir="DIR"),
+        "lm_eval_max_gen_toks": "16,384"}
+    assert card_fields(["mc"])["lm_eval_tasks"] == "`graphniah_mc`"
+
+
+def test_utils_hands_the_template_of_metadata_to_task_docs(tmp_path, monkeypatch):
+    """The folder's ``custom_dataset``: the test split of ``task_docs(<the dataset>, task, template)``, the dataset found
+    from the file's own place."""
+    import types
+
+    calls = []
+    fake = types.ModuleType("graphniah.integrations.lm_eval_task")
+    fake.GraphNIAHTask, fake.process_results = object, object  # type: ignore[attr-defined]
+    fake.task_docs = lambda root, task, template: calls.append((root, task, template)) or ["doc"]  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "graphniah.integrations.lm_eval_task", fake)
+    (tmp_path / "ds" / "lm_eval").mkdir(parents=True)
+    path = tmp_path / "ds" / "lm_eval" / "utils.py"
+    path.write_text(folder_files(["mc"])["lm_eval/utils.py"], encoding="utf-8")
+    space: dict[str, Any] = {"__file__": str(path), "__name__": "utils"}
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), space)
+    assert space["custom_dataset"]("mc", template="tagged", pretrained="x") == {"test": ["doc"]}
+    assert space["custom_dataset"]("count") == {"test": ["doc"]}
+    assert calls == [((tmp_path / "ds").resolve(), "mc", "tagged"), ((tmp_path / "ds").resolve(), "count", None)]
