@@ -38,7 +38,8 @@ CHANCE = {"yesno": 0.5, "mc": 0.25}
 
 def suite(ctx: SamplingContext, tasks: list[str], depth: int, n: int, seed: int, matched: bool) -> tuple[Path, float]:
     """The examples file of one setting (built once) and the seconds its sampling took (0 when cached)."""
-    path = ROOT / "suites" / f"d{depth}-n{n}-s{seed}-{'on' if matched else 'off'}-{'-'.join(tasks)}.jsonl"
+    # "on-slots": matched suites since YES/NO and multiple choice take distinct sources (source_slot)
+    path = ROOT / "suites" / f"d{depth}-n{n}-s{seed}-{'on-slots' if matched else 'off'}-{'-'.join(tasks)}.jsonl"
     if path.is_file():
         return path, 0.0
     t0 = time.perf_counter()
@@ -74,7 +75,8 @@ def report(path: Path, train: int, snapshots: Path) -> None:
             line += f"  mean F1 {f1:.3f}"
         print(line)
     t = scorer.training
-    print(f"  training draw: seed {t['seed']}, drawn {t['drawn_per_task']}, dropped (shared source) {t['dropped_shared_source']}, "
+    print(f"  training draw: seed {t['seed']}, drawn {t['drawn_per_task']}, suite papers kept out {t['suite_papers_kept_out']} "
+          f"(tuples drawn again {t['redrawn_for_a_suite_paper']}, failed and replaced {t['failed_and_replaced']}), "
           f"out-of-fold {({k: round(v, 3) for k, v in t['out_of_fold'].items()})}, rule {scorer.rule}")
     print(f"  learned-surface: {seconds:.1f}s (training included unless the scorer was cached), model {scorer.model_hash[:12]}")
 

@@ -20,7 +20,12 @@ learned scorer, ``match_learned``), and prints for each:
 - with ``--count-list N``: N counting and N listing examples with the control on, and topic-cluster's
   exact counts (goal at most 3%) and list F1 against listing every paper;
 - the sampling time of the on examples against today's matched sampling (the same specs without
-  ``match_learned``), the first ``--timing`` examples of each cell built alternately (goal at most 2x).
+  ``match_learned``), the first ``--timing`` examples of each cell built alternately (goal at most 2x);
+- per depth, what the weighted draw gives in expectation over every source of the pool that it keeps
+  (no sampling noise): the within-question chance that the frozen scorer ranks the true option above a
+  wrong one, and that the true option has the most similar title of four (exact weights, three wrong
+  options drawn 200 times per source, conflicts among them ignored), with the weights as they are and
+  tempered (``exp(0.8 logit)``).
 
 The examples can be kept (``--save DIR``, one JSONL per cell) for ``graphniah baselines --examples``.
 
@@ -82,7 +87,7 @@ def sample_cell(ctx: SamplingContext, task: str, depth: int, n: int, seed: int, 
     for i, spec in enumerate(specs):
         if mode != "off" and i < timing:  # today's matched sampling, same spec without the learned score
             t0 = time.perf_counter()
-            build_example(ctx, replace(spec, match_learned=False, match_weighted=False), seed, i, SampleStats())
+            build_example(ctx, replace(spec, match_learned=False, match_weighted=False, source_slot=None), seed, i, SampleStats())
             cell.matched_seconds.append(time.perf_counter() - t0)
         stats = SampleStats()
         t0 = time.perf_counter()
@@ -240,6 +245,37 @@ def cell_lines(ctx: SamplingContext, cell: Cell, task: str, depth: int, mode: st
     return lines + shortcut_lines(ex, task) + cue_lines(x, y) + picks
 
 
+def expected_lines(ctx: SamplingContext, depth: int, reps: int = 200) -> list[str]:
+    """The weighted draw in expectation over the pool's kept sources (module docstring): within-question
+    P(true logit > wrong logit) and P(the true title is the most similar of four), weights tempered or not."""
+    from graphniah.sampling.examples.learned import MIN_EFFECTIVE, effective_size
+
+    index, conflict = ctx.match_index(depth), ctx.pool_index(depth).conflict
+    partners, learned = ctx.component_index(depth).partners, ctx.learned_match(depth, weighted=True)
+    rng = generator(Stream.MATCH_SCORER, 0, depth)
+    got: dict[float, list[tuple[float, float]]] = {1.0: [], 0.8: []}
+    n = index.n
+    for src in range(2 * n):
+        cos = index.cosines_from(src)
+        rows = np.flatnonzero(index._near(src, cos, conflict, True, partners, caliper=False))
+        if rows.size < 3:
+            continue
+        tgt = (src + n) % (2 * n)
+        both = np.concatenate([[tgt], rows])
+        lg = learned(src, both, cos[both])
+        for lam, out in got.items():
+            w = np.exp(lam * (lg[1:] - lg[1:].max()))
+            if effective_size(w) < MIN_EFFECTIVE:
+                continue
+            p = w / w.sum()
+            top = cos[rows][rng.choice(rows.size, size=(reps, 3), p=p)].max(axis=1)
+            out.append((float(p[lg[1:] < lg[0]].sum() + 0.5 * p[lg[1:] == lg[0]].sum()),
+                        float(np.mean(cos[tgt] > top) + 0.25 * np.mean(cos[tgt] == top))))
+    return [f"  expected over the {len(v)} kept sources, weights exp({lam} logit): P(true logit > wrong) "
+            f"{np.mean([a for a, _ in v]):.3f}, true title the most similar of four {100 * np.mean([b for _, b in v]):.1f}%"
+            for lam, v in got.items()]
+
+
 def run_depth(ctx: SamplingContext, depth: int, n: int, seed: int, timing: int, count_list: int, save: Path | None,
               tasks: tuple[str, ...] = TASKS, modes: tuple[str, ...] = MODES) -> None:
     t0 = time.perf_counter()
@@ -249,6 +285,7 @@ def run_depth(ctx: SamplingContext, depth: int, n: int, seed: int, timing: int, 
     print(f"\ndepth {depth}: indexes and frozen scorer {t1 - t0:.1f}s once (scorer {ctx.learned_match(depth).sha256[:12]}), "
           f"the weighted draw's {time.perf_counter() - t1:.1f}s ({ctx.learned_match(depth, weighted=True).sha256[:12]}); "
           f"{n} examples per task, no distractors", flush=True)
+    print(*expected_lines(ctx, depth), sep="\n", flush=True)
     for task in tasks:
         for mode in modes:
             cell = sample_cell(ctx, task, depth, n, seed, mode, timing)

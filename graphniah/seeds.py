@@ -29,6 +29,8 @@ stream              SeedSequence entropy                             draws
                                                                      example id, so the order of examples is irrelevant)
 ``match-scorer``    ``[seed, depth, 0, 0x1EA2]``                     the training pairs of a snapshot's matching scorer
                                                                      of one depth (``match_learned``; seed: ``DEFAULT_SEED``)
+``source-order``    ``[seed, depth, 0, 0x50CE]``                     the order a batch's matched examples take their
+                                                                     distinct sources in (``source_slot``)
 ==================  ===============================================  =================================================
 
 These layouts are the ones every existing artifact was made with; they are fixed numbers, not
@@ -63,6 +65,7 @@ _SPEC_TAG = 0x5EC
 _BOOTSTRAP_TAG = 0xB007
 _SHORTCUT_TAG = 0x5C07
 _SCORER_TAG = 0x1EA2  # "lear(ned)"
+_SOURCES_TAG = 0x50CE  # "sou(r)ce"
 
 
 class Stream(StrEnum):
@@ -80,6 +83,7 @@ class Stream(StrEnum):
     POLICY = "policy"
     SHORTCUT = "shortcut"
     MATCH_SCORER = "match-scorer"
+    SOURCE_ORDER = "source-order"
 
 
 # stream -> the entropy list built from (seed, *keys); the number of keys is part of the layout.
@@ -99,6 +103,7 @@ _LAYOUT: dict[Stream, Callable[..., list[int]]] = {
     # Four words ending in a tag no other four-word layout ends in (alpha-spec ends in 0x5EC).
     Stream.SHORTCUT: lambda seed, key: [seed, key, 0, _SHORTCUT_TAG],
     Stream.MATCH_SCORER: lambda seed, depth: [seed, depth, 0, _SCORER_TAG],
+    Stream.SOURCE_ORDER: lambda seed, depth: [seed, depth, 0, _SOURCES_TAG],
 }
 
 

@@ -13,11 +13,17 @@ from a separate draw:
   disjoint-component distractor adds papers and is kept as the suite has it.
 * **Seed.** ``derived_seed(Stream.SHORTCUT, suite seed, suite_key("learned-surface/training"))``
   (:mod:`graphniah.seeds`): a seed no suite of the same seed draws its examples from.
-* **Sources disjoint.** A training example whose source is the source of any of the suite's
-  examples is dropped (and counted in the settings).
-* **Size.** :data:`TRAINING_PER_TASK` questions per task unless the caller asks otherwise; the
-  settings record the size actually drawn, and say when it is smaller than that (:func:`size_label`:
-  the demo's draw is), as the report does under its Shortcuts table.
+* **Sources disjoint.** The draw keeps the suite's papers out of its sources: no training question's
+  source or true target is the source or the stated true target (a YES target, a right option) of
+  any suite question. A drawn backbone tuple that would break this is drawn again before anything
+  grows (``build_example(avoid=...)``), so every built training question counts, and training
+  questions may share a source among themselves (drawn independently, as the paper draws a suite).
+  A training spec keeps no ``source_slot``: the suite's order of distinct sources is the suite's.
+* **Size.** :data:`TRAINING_PER_TASK` questions per task unless the caller asks otherwise; an example
+  that cannot be built is replaced by one more draw of its spec at a new index (at most as many
+  replacements as the draw asks for), so the draw holds the size asked for. The settings record the
+  size actually drawn, and say when it is smaller than the design's (:func:`size_label`: the demo's
+  draw is), as the report does under its Shortcuts table.
 
 The fitted scorer is cached in ``<runs>/.scorers/learned-surface-<key>.pkl`` (written atomically,
 with a JSON sidecar holding the pickle's sha256, checked before loading), keyed by the snapshot's
@@ -56,7 +62,8 @@ if TYPE_CHECKING:
 __all__ = ["MODEL_PARAMS", "TRAINING_VERSION", "Scorer", "labels_of", "load_or_train", "size_label", "train_scorer", "training_seed"]
 
 #: Bumped when features, labels or the training rule change: older cached scorers are not reused.
-TRAINING_VERSION = 1
+#: 2: the suite's sources kept out at the draw (not dropped after it), failures replaced.
+TRAINING_VERSION = 2
 #: The classifier's parameters (fixed before any suite was scored; no early stopping, so the fit is
 #: a function of the data alone).
 MODEL_PARAMS: dict[str, Any] = {"max_iter": 200, "learning_rate": 0.1, "max_leaf_nodes": 31, "min_samples_leaf": 20,
@@ -124,6 +131,7 @@ def training_specs(suite: Sequence[Example], per_task: int) -> list[ExampleSpec]
             spec = spec_of(ex)[0]
             if spec.distractor in _TEXT_DISTRACTORS:
                 spec = replace(spec, distractor="none", context_length=None)
+            spec = replace(spec, source_slot=None)
             by_task.setdefault(ex.task, []).append(spec)
     return [specs[i % len(specs)] for task in sorted(by_task, key=TASK_CODES.__getitem__) for specs in (by_task[task],)
             for i in range(per_task)]
@@ -140,25 +148,42 @@ def size_label(drawn_per_task: dict[str, int]) -> dict[str, Any]:
     return {"design_per_task": TRAINING_PER_TASK, "size": size}
 
 
-def _draw(ctx: SamplingContext, specs: Sequence[ExampleSpec], seed: int, sources: frozenset[int],
-          progress: Progress) -> tuple[list[Example], int, int]:
-    """The training examples; (examples, dropped for a shared source, failed to build)."""
-    from graphniah.sampling import build_example
+def suite_papers(suite: Sequence[Example]) -> frozenset[int]:
+    """The papers a training question may not have as source or true target: every suite question's
+    source, and its true target where the question states it (a YES target, the right option)."""
+    from graphniah.formats.examples import option_letters
 
-    out, shared, failed = [], 0, 0
+    out = {ex.source for ex in suite}
+    for ex in suite:
+        if ex.task == "yesno" and ex.answer == "YES":
+            out.add(ex.targets[0])
+        elif ex.task == "mc" and ex.answer in (letters := option_letters(len(ex.targets), False)):
+            out.add(ex.targets[letters.index(ex.answer)])
+    return frozenset(out)
+
+
+def _draw(ctx: SamplingContext, specs: Sequence[ExampleSpec], seed: int, avoid: frozenset[int],
+          progress: Progress) -> tuple[list[Example], int, int]:
+    """The training examples, none with a source or true target in ``avoid`` (module docstring); (examples,
+    backbone tuples drawn again for touching ``avoid``, examples that failed to build and were replaced)."""
+    from graphniah.sampling import SampleStats, build_example
+
+    out: list[Example] = []
+    queue = list(specs)
+    stats = SampleStats()
+    failed = 0
     with step(progress, len(specs), "learned-surface training draw"):
-        for i, spec in enumerate(specs):
-            progress.advance()
+        i = 0
+        while i < len(queue):
             try:
-                ex = build_example(ctx, spec, seed, i)
+                out.append(build_example(ctx, queue[i], seed, i, stats, avoid=avoid))
+                progress.advance()
             except GraphNIAHError:
                 failed += 1
-                continue
-            if ex.source in sources:
-                shared += 1
-            else:
-                out.append(ex)
-    return out, shared, failed
+                if failed <= len(specs):  # one more draw of the same spec, at a new index
+                    queue.append(queue[i])
+            i += 1
+    return out, stats.rejects["paths_avoided_source"], failed
 
 
 def _features(examples: Sequence[Example], pr: PromptSet, reach: Reach, seed: int,
@@ -293,13 +318,15 @@ def load_or_train(suite: Sequence[Example], ctx_of: Callable[[], SamplingContext
     cached = _load_cached(runs_root, key)
     if cached is not None:
         return replace(cached, training=cached.training | size_label(cached.training["drawn_per_task"]))
-    sources = frozenset(ex.source for ex in suite)
+    avoid = suite_papers(suite)
     progress.note(f"learned-surface: drawing {len(specs)} training examples (seed {seed})")
-    examples, shared, failed = _draw(ctx_of(), specs, seed, sources, progress)
+    examples, redrawn, failed = _draw(ctx_of(), specs, seed, avoid, progress)
     model, rule, model_hash, fit_info = train_scorer(examples, pr, reach, seed)
     per = {t: sum(ex.task == t for ex in examples) for t in TASK_CODES if any(ex.task == t for ex in examples)}
-    training = {"seed": seed, "requested_per_task": per_task, "drawn_per_task": per, "dropped_shared_source": shared,
-                "failed_to_build": failed, "snapshot_hash": recipe.snapshot_hash, "cache_key": key,
+    training = {"seed": seed, "requested_per_task": per_task, "drawn_per_task": per,
+                "sources": (f"disjoint from the suite's: the {len(avoid):,} papers that are a suite question's source or stated "
+                            "true target are no training question's source or true target"),
+                "suite_papers_kept_out": len(avoid), "redrawn_for_a_suite_paper": redrawn, "failed_and_replaced": failed, "snapshot_hash": recipe.snapshot_hash, "cache_key": key,
                 "text_distractors": "dropped (paper blocks and their order unchanged)", **fit_info}
     data = pickle.dumps((model, rule, model_hash, training), protocol=5)
     pkl, meta = _cache_paths(runs_root, key)

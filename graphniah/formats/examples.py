@@ -204,6 +204,11 @@ class RecipeParams(Frozen):
     # rather than as its nearest neighbours; absent means the nearest-neighbour draw.
     match_learned: str | None = None
     match_weighted: bool = False
+    # ``source_slot``: the example's place in its batch's order of distinct sources (matched YES/NO and
+    # multiple choice built since the rule, graphniah.sampling.examples.similarity.distinct_sources):
+    # its source path is the slot's, so a batch repeats no source or true target the pool can spare;
+    # absent (every example built before the rule) means the source drawn uniformly.
+    source_slot: int | None = Field(default=None, ge=0)
     size_range: tuple[int, int] | None = None
     index: int = Field(ge=0)
     corpus: str | None = None
@@ -217,6 +222,8 @@ class RecipeParams(Frozen):
                 del out[flag]
         if self.match_learned is None:
             del out["match_learned"]
+        if self.source_slot is None:
+            del out["source_slot"]
         if self.size_range is None:
             del out["size_range"]
         if self.render == "apa":
@@ -237,6 +244,8 @@ class RecipeParams(Frozen):
             return self.render != "apa"
         if key == "template":
             return self.template != "default"
+        if key == "source_slot":
+            return self.source_slot is not None
         return key in type(self).model_fields and not (key in _OPTIONAL_PARAMS and not getattr(self, key))
 
     def __getitem__(self, key: str) -> Any:
@@ -252,7 +261,7 @@ class RecipeParams(Frozen):
 
 
 _OPTIONAL_PARAMS = frozenset({"reserve_none_option", "corpus", "tokenizers", "match_similarity", "match_venue", "match_components",
-                             "match_learned", "match_weighted", "size_range", "templates"})
+                             "match_learned", "match_weighted", "source_slot", "size_range", "templates"})
 
 
 class Recipe(Frozen):

@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 from graphniah.lazy import attribute
 
 if TYPE_CHECKING:
-    from graphniah.sampling.examples.sample import build_example, grow_forest
+    from graphniah.sampling.examples.sample import SampleStats, build_example, grow_forest
     from graphniah.sampling.examples.spec import COMPONENTS, ExampleSpec, SamplingContext, spec_of
 
 # Where each public name lives; loaded on first access.
 _HOMES = {
     **dict.fromkeys(["COMPONENTS", "ExampleSpec", "SamplingContext", "spec_of"], "graphniah.sampling.examples.spec"),
-    **dict.fromkeys(["build_example", "grow_forest"], "graphniah.sampling.examples.sample"),
+    **dict.fromkeys(["SampleStats", "build_example", "grow_forest"], "graphniah.sampling.examples.sample"),
 }
 
 __all__ = [*_HOMES]  # the public names are the map's keys

@@ -97,17 +97,19 @@ def example_rng(seed: int, index: int) -> np.random.Generator:
     return generator(Stream.EXAMPLE, seed, index)
 
 
-def _draw_tuple(ctx: SamplingContext, spec: ExampleSpec, k: int, rng: np.random.Generator) -> list[np.ndarray] | None:
+def _draw_tuple(ctx: SamplingContext, spec: ExampleSpec, k: int, rng: np.random.Generator,
+                source: int | None = None) -> list[np.ndarray] | None:
     """``k`` compatible pool paths, oriented: uniform (each direction uniform), or with the control on
-    for a task with targets, the source's uniform and the others similarity-matched (similarity.py),
-    and with component matching the others' backbones partners of the source's (components.py)."""
+    for a task with targets, the source's uniform (or ``source``, its slot's, :meth:`SamplingContext.source_of`)
+    and the others similarity-matched (similarity.py), and with component matching the others' backbones
+    partners of the source's (components.py)."""
     index = ctx.pool_index(spec.depth)
     drawn: list[tuple[int, bool]] | None
     if spec.match_similarity and spec.task in MATCHED_TASKS:
         partners = ctx.component_index(spec.depth).partners if spec.match_components else None
         learned = ctx.learned_match(spec.depth, spec.match_weighted) if spec.match_learned else None
         drawn = ctx.match_index(spec.depth).draw(index.conflict, k, rng, match_venue=spec.match_venue, partners=partners,
-                                                 learned=learned, weighted=spec.match_weighted)
+                                                 learned=learned, weighted=spec.match_weighted, source=source)
         return None if drawn is None else [index.paths[i][::-1] if rev else index.paths[i] for i, rev in drawn]
     if spec.match_components:
         drawn = ctx.component_index(spec.depth).draw(index.conflict, k, rng)
@@ -117,10 +119,16 @@ def _draw_tuple(ctx: SamplingContext, spec: ExampleSpec, k: int, rng: np.random.
 
 
 def draw_paths(
-    ctx: SamplingContext, spec: ExampleSpec, rng: np.random.Generator, stats: SampleStats, want: Sequence[int] | None = None
+    ctx: SamplingContext, spec: ExampleSpec, rng: np.random.Generator, stats: SampleStats, want: Sequence[int] | None = None,
+    *, source: int | None = None, avoid: frozenset[int] = frozenset(),
 ) -> list[np.ndarray]:
     """Pairwise compatible pool paths (see ``backbones``), each in a uniformly random direction (or
-    similarity-matched, ``_draw_tuple``); ``want`` is each component's size (default: the spec's)."""
+    similarity-matched, ``_draw_tuple``); ``want`` is each component's size (default: the spec's).
+
+    ``source``: the source row of the example's slot (``spec.source_slot``), kept for the first half of the
+    tries, then drawn as without a slot (a slot's source that never fits must not fail the example).
+    ``avoid``: corpus ids no drawn source component may have as its source or true target (a tuple that
+    does is drawn again): the learned-surface training draw keeps the suite's sources out this way."""
     k = COMPONENTS[spec.task]
     want = list(want) if want is not None else [spec.component_size] * k
     labels, sizes = ctx.connected_parts
@@ -130,10 +138,14 @@ def draw_paths(
             f"a component of {spec.component_size:,} papers cannot grow in it"
         )
     tries = MAX_MATCHED_DRAWS if spec.match_components else MAX_PATH_DRAWS
-    for _ in range(tries):
-        paths = _draw_tuple(ctx, spec, k, rng)
+    cid = ctx.graph.corpusids
+    for t in range(tries):
+        paths = _draw_tuple(ctx, spec, k, rng, source if t < tries // 2 else None)
         if paths is None:
             stats.rejects["paths_no_match"] += 1
+            continue
+        if avoid and not avoid.isdisjoint((int(cid[paths[0][spec.depth - 1]]), int(cid[paths[0][2 * spec.depth - 2]]))):
+            stats.rejects["paths_avoided_source"] += 1
             continue
         # Components grow inside the snapshot's connected part of their backbone: it must hold them all.
         need: Counter[int] = Counter()
@@ -166,15 +178,20 @@ def _wanted_sizes(spec: ExampleSpec, rng: np.random.Generator) -> list[int]:
 
 
 def _grow(ctx: SamplingContext, spec: ExampleSpec, want: Sequence[int], rng: np.random.Generator,
-          stats: SampleStats) -> tuple[list[Component] | None, GrowthStats]:
+          stats: SampleStats, source: int | None = None, avoid: frozenset[int] = frozenset()) -> tuple[list[Component] | None, GrowthStats]:
     """One attempt's growth: backbone paths drawn (:func:`draw_paths`), a component grown around each."""
-    paths = draw_paths(ctx, spec, rng, stats, want)
+    paths = draw_paths(ctx, spec, rng, stats, want, source=source, avoid=avoid)
     growth = GrowthStats()
     return grow_components(ctx.graph, paths, spec.depth, want, spec.alpha, rng, ctx.title_key, ctx.mask, growth), growth
 
 
-def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int, stats: SampleStats | None = None) -> Example:
-    """The example of (spec, seed, index): deterministic, invariant-checked, packed and text-verified."""
+def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int, stats: SampleStats | None = None, *,
+                  avoid: frozenset[int] = frozenset()) -> Example:
+    """The example of (spec, seed, index): deterministic, invariant-checked, packed and text-verified.
+
+    ``avoid`` (corpus ids) keeps those papers from being the source or true target of the source's
+    component (:func:`draw_paths`); it is not recorded, so an example built with it regenerates only
+    with it (the learned-surface training draw, whose examples are never written, uses it)."""
     stats = stats if stats is not None else SampleStats()
     ctx = ctx.worded(spec.template)  # the template set's prompts; the randomness does not depend on it
     rng = example_rng(seed, index)
@@ -188,9 +205,10 @@ def build_example(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int
         params=RecipeParams.model_validate(spec.params() | {"index": index} | ctx.packing_params(spec) | ctx.learned_params(spec)),
     )
     want = _wanted_sizes(spec, rng)
+    source = ctx.source_of(spec, seed)
     for _ in range(MAX_ATTEMPTS):
         stats.attempts += 1
-        comps, growth = _grow(ctx, spec, want, rng, stats)
+        comps, growth = _grow(ctx, spec, want, rng, stats, source, avoid)
         stats.growth_steps += growth.steps
         stats.rejects.update({f"grow_{k}": v for k, v in growth.rejects.items()})
         if comps is None:
@@ -260,8 +278,9 @@ def grow_forest(ctx: SamplingContext, spec: ExampleSpec, seed: int, index: int) 
     rng = example_rng(seed, index)
     stats = SampleStats()
     want = _wanted_sizes(spec, rng)
+    source = ctx.source_of(spec, seed)
     for _ in range(MAX_ATTEMPTS):
-        comps, _ = _grow(ctx, spec, want, rng, stats)
+        comps, _ = _grow(ctx, spec, want, rng, stats, source)
         if comps is not None:
             return np.array([e for c in comps for e in c.edges], dtype=np.int64).reshape(-1, 2)
     raise GraphNIAHError(
@@ -536,12 +555,12 @@ def batch_specs(
         raise GraphNIAHError("--label applies to yesno (YES/NO) and mc (A-D) only")
     labels = [label] * n if label else balanced_labels([task] * n, rng)
     matched_targets = match_similarity and task in MATCHED_TASKS
+    learned = match_similarity and task in LEARNED_MATCH_TASKS
     return [ExampleSpec(task, depth, s, lab, none_option, alpha, distractor, context_length, match_similarity=match_similarity,
                          render=render, match_venue=matched_targets, match_components=match_similarity,
-                         match_learned=match_similarity and task in LEARNED_MATCH_TASKS,
-                         match_weighted=match_similarity and task in WEIGHTED_MATCH_TASKS,
-                         template=template)
-            for s, lab in zip(sizes, labels, strict=True)]
+                         match_learned=learned, match_weighted=match_similarity and task in WEIGHTED_MATCH_TASKS,
+                         source_slot=i if learned else None, template=template)
+            for i, (s, lab) in enumerate(zip(sizes, labels, strict=True))]
 
 
 def sample_examples(

@@ -81,7 +81,7 @@ Counting (and listing) has no target in the question; there the control acts on 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -237,7 +237,7 @@ class MatchIndex:
 
     def draw(self, conflict: npt.NDArray[np.bool_], k: int, rng: np.random.Generator, *, match_venue: bool = False,
              partners: Callable[[int], npt.NDArray[np.bool_]] | None = None,
-             learned: LearnedMatch | None = None, weighted: bool = False) -> list[tuple[int, bool]] | None:
+             learned: LearnedMatch | None = None, weighted: bool = False, source: int | None = None) -> list[tuple[int, bool]] | None:
         """``k`` pairwise compatible (path, reversed) pairs: the source's first, then the wrong answers'
         components matched to it (module docstring); None when the tuple must be drawn again.
 
@@ -249,11 +249,13 @@ class MatchIndex:
         a learned score, :mod:`.learned`) ranks the candidates by that score instead of the cosine,
         keeps only those within its caliper of the true target's score, and replaces the rule on
         lengths (the score weighs them). With ``weighted`` as well the wrong answers are drawn with
-        weights on that score instead (:meth:`weighted_draw`). Without any of them the draw is the same as before."""
+        weights on that score instead (:meth:`weighted_draw`). Without any of them the draw is the same as before.
+        ``source`` (a row, see the class docstring) fixes the source's path and direction instead of drawing them
+        (:class:`DistinctSources`); None draws them uniformly, as before."""
         if learned is not None and weighted:
-            return self.weighted_draw(conflict, k, rng, learned, match_venue=match_venue, partners=partners)
+            return self.weighted_draw(conflict, k, rng, learned, match_venue=match_venue, partners=partners, source=source)
         n = self.n
-        first, rev = int(rng.integers(n)), bool(rng.random() < 0.5)
+        first, rev = self._source(source, rng)
         src, tgt = (first + n, first) if rev else (first, first + n)
         cos = self.cosines_from(src)
         near = self._near(src, cos, conflict, match_venue, partners)
@@ -319,13 +321,13 @@ class MatchIndex:
 
     def weighted_draw(self, conflict: npt.NDArray[np.bool_], k: int, rng: np.random.Generator, learned: LearnedMatch, *,
                       match_venue: bool = True, partners: Callable[[int], npt.NDArray[np.bool_]] | None = None,
-                      ) -> list[tuple[int, bool]] | None:
+                      source: int | None = None) -> list[tuple[int, bool]] | None:
         """Like :meth:`draw`, but each wrong target is drawn among the candidates (no cosine caliper)
         with probability proportional to the density ratio ``exp(logit)`` of ``learned`` (the module
         docstring of :mod:`.learned`); None when the source's candidates weigh less than
-        :data:`.learned.MIN_EFFECTIVE` candidates (Kish's effective size), or run out."""
+        :data:`.learned.MIN_EFFECTIVE` candidates (Kish's effective size), or run out. ``source`` as in :meth:`draw`."""
         n = self.n
-        first, rev = int(rng.integers(n)), bool(rng.random() < 0.5)
+        first, rev = self._source(source, rng)
         src = first + n if rev else first
         cos = self.cosines_from(src)
         near = self._near(src, cos, conflict, match_venue, partners, caliper=False)
@@ -348,6 +350,44 @@ class MatchIndex:
         # Drawn in turn, the first wrong answer is the likeliest by weight: their order among the components is shuffled.
         return [(first, rev)] + [wrong[i] for i in rng.permutation(len(wrong))]
 
+    def _source(self, source: int | None, rng: np.random.Generator) -> tuple[int, bool]:
+        """(path, reversed) of the source: row ``source`` (path ``source mod n``, reversed when ``source >= n``), or
+        drawn uniformly (path, then direction) when None."""
+        if source is None:
+            return int(rng.integers(self.n)), bool(rng.random() < 0.5)
+        return source % self.n, source >= self.n
+
+    def source_ok(self, src: int, conflict: npt.NDArray[np.bool_], k: int, *, match_venue: bool = False,
+                  partners: Callable[[int], npt.NDArray[np.bool_]] | None = None, learned: LearnedMatch | None = None,
+                  weighted: bool = False) -> bool:
+        """Whether source row ``src`` passes the tests of :meth:`draw` (same arguments) that do not depend on the
+        draw's randomness: enough candidates on each side of the true target (the weighted draw: at least
+        ``k − 1`` candidates weighing :data:`.learned.MIN_EFFECTIVE` or more). Ties of the rank rule count on
+        both sides, so a source passing here may still be redrawn by the draw; one failing here always is."""
+        tgt = (src + self.n) % (2 * self.n)
+        cos = self.cosines_from(src)
+        if learned is not None and weighted:
+            rows = np.flatnonzero(self._near(src, cos, conflict, match_venue, partners, caliper=False)).astype(np.int64)
+            if rows.size < k - 1 or effective_size(ratio_weights(learned(src, rows, cos[rows]))) < MIN_EFFECTIVE:
+                return False
+            return self._compatible(rows, conflict) >= k - 1
+        near = self._near(src, cos, conflict, match_venue, partners)
+        key = cos
+        if learned is not None:
+            key, near = _learned_key(learned, src, tgt, cos, near)
+        return bool(min(np.count_nonzero(near & (key <= key[tgt])), np.count_nonzero(near & (key >= key[tgt]))) >= k - 1)
+
+    def _compatible(self, rows: npt.NDArray[np.int64], conflict: npt.NDArray[np.bool_]) -> int:
+        """How many of ``rows`` a greedy pass takes pairwise compatible (no conflict between their paths): a
+        lower bound on the wrong answers a draw among them can hold together."""
+        free = np.ones(rows.size, dtype=bool)
+        taken = 0
+        for i in range(rows.size):
+            if free[i]:
+                taken += 1
+                free &= ~conflict[rows[i] % self.n][rows % self.n]
+        return taken
+
     def _shorter(self, tgt: int, rng: np.random.Generator) -> npt.NDArray[np.bool_]:
         """Candidates whose title is shorter in characters than the true target's (ties in random order)."""
         tie = rng.random(self.chars.size)
@@ -363,3 +403,31 @@ def _learned_key(learned: LearnedMatch, src: int, tgt: int, cos: npt.NDArray[np.
     key = np.full(cos.size, -np.inf)
     key[rows] = learned(src, rows, cos[rows])
     return key, near & (np.abs(key - key[tgt]) <= learned.scorer.caliper)
+
+
+@dataclass(eq=False)
+class DistinctSources:
+    """A batch's order of distinct sources (``source_slot``): slot ``j`` is the ``j``-th source row, in the
+    order ``order`` (a uniform permutation of the 2n rows, stream ``source-order``), that passes ``ok`` and
+    shares neither its paper nor its true target's paper with an earlier slot's source or true target
+    (``papers``: the vertex of each row). Computed lazily, up to the slot asked; a slot beyond the rows the
+    pool holds is None (the example then draws its source uniformly, as without the rule)."""
+
+    order: npt.NDArray[np.int64]
+    ok: Callable[[int], bool]
+    papers: npt.NDArray[np.int64]
+    taken: list[int] = field(default_factory=list)
+    used: set[int] = field(default_factory=set)
+    seen: int = 0  # rows of ``order`` examined so far
+
+    def slot(self, j: int) -> int | None:
+        """The source row of slot ``j``, or None when the pool holds fewer distinct sources."""
+        n2 = self.papers.size
+        while len(self.taken) <= j and self.seen < self.order.size:
+            row = int(self.order[self.seen])
+            self.seen += 1
+            pair = {int(self.papers[row]), int(self.papers[(row + n2 // 2) % n2])}
+            if self.used.isdisjoint(pair) and self.ok(row):
+                self.taken.append(row)
+                self.used |= pair
+        return self.taken[j] if j < len(self.taken) else None

@@ -51,8 +51,9 @@ from graphniah.sampling.examples.learned import (
     training_pairs,
 )
 from graphniah.sampling.examples.papers import Papers
-from graphniah.sampling.examples.similarity import MatchIndex, TitleSpace, field_masks, venue_codes
+from graphniah.sampling.examples.similarity import DistinctSources, MatchIndex, TitleSpace, field_masks, venue_codes
 from graphniah.sampling.packing import tokenizer_fingerprint
+from graphniah.seeds import Stream, generator
 from graphniah.text import EDGE_TASKS, PromptSet, Tokenizer, load_all, load_prompts, load_tokenizer
 from graphniah.text.prompts import DEFAULT_TEMPLATE, load_template
 from graphniah.text.textcheck import normalize
@@ -95,6 +96,8 @@ def check_matching(spec: ExampleSpec) -> None:
         raise GraphNIAHError("matching on the learned score applies to matched YES/NO and multiple choice with component matching only")
     if spec.match_weighted and not spec.match_learned:
         raise GraphNIAHError("the weighted draw (match_weighted) applies to matching on the learned score only")
+    if spec.source_slot is not None and (not spec.match_learned or spec.source_slot < 0):
+        raise GraphNIAHError(f"a source slot ({spec.source_slot}) applies to matching on the learned score only, and is >= 0")
     if spec.size_range is None:
         return
     lo, hi = spec.size_range
@@ -166,6 +169,10 @@ class ExampleSpec:
     # With ``match_learned``: the wrong answers drawn with weights on the score (the density ratio), not
     # as its nearest neighbours (similarity.MatchIndex.weighted_draw). Off in recipes written before.
     match_weighted: bool = False
+    # With ``match_learned``: the example's slot in its batch's order of distinct sources
+    # (similarity.DistinctSources): its source is the slot's, so no two examples of a batch (same seed)
+    # share a source or true target while the pool can spare one. None in recipes written before the rule.
+    source_slot: int | None = None
     # The template set the prompt is worded in (prompts/sets/; "default": the files at the top of
     # prompts/), and the sets whose prompts the context is packed to fit, so that the example's
     # context is the same text under each of them (the prompt-sensitivity suite). Both are written
@@ -225,6 +232,7 @@ class ExampleSpec:
             return {}
         return ({"match_similarity": True} | ({"match_venue": True} if self.match_venue else {})
                 | ({"match_components": True} if self.match_components else {})
+                | ({"source_slot": self.source_slot} if self.source_slot is not None else {})
                 | ({"size_range": list(self.sizes_range)} if self.task in SIZE_TASKS else {}))
 
     def other_sizes(self, count: int, rng: np.random.Generator) -> list[int]:
@@ -400,6 +408,31 @@ class SamplingContext:
             {"match_weighted": True} if spec.match_weighted else {})
 
     @functools.cached_property
+    def _distinct(self) -> dict[tuple[int, ...], DistinctSources]:
+        return {}
+
+    def source_of(self, spec: ExampleSpec, seed: int) -> int | None:
+        """The source row (:class:`.similarity.MatchIndex`) of ``spec.source_slot`` in the order of distinct
+        sources of batch ``seed``, for the spec's draw; None without a slot, or past the pool's distinct sources."""
+        if spec.source_slot is None:
+            return None
+        k, depth = COMPONENTS[spec.task], spec.depth
+        key = (depth, seed, k, spec.match_venue, spec.match_components, spec.match_weighted)
+        if key not in self._distinct:
+            index, conflict = self.match_index(depth), self.pool_index(depth).conflict
+            partners = self.component_index(depth).partners if spec.match_components else None
+            learned = self.learned_match(depth, spec.match_weighted)
+            verts = self.pool(depth)[0]
+
+            def ok(src: int) -> bool:
+                return index.source_ok(src, conflict, k, match_venue=spec.match_venue, partners=partners, learned=learned,
+                                       weighted=spec.match_weighted)
+
+            order = generator(Stream.SOURCE_ORDER, seed, depth).permutation(2 * index.n).astype(np.int64)
+            self._distinct[key] = DistinctSources(order, ok, np.concatenate([verts[:, depth - 1], verts[:, 2 * depth - 2]]))
+        return self._distinct[key].slot(spec.source_slot)
+
+    @functools.cached_property
     def venue_codes(self) -> np.ndarray:
         """Vertex -> id of the venue its block and references print (similarity.venue_codes; -1: none)."""
         cols = [self._papers.column(c) if c in self._papers.column_names else None for c in ("venue", "journal")]
@@ -436,6 +469,6 @@ def spec_of(example: Example) -> tuple[ExampleSpec, int, int]:
         size_range = (p.size_range[0], p.size_range[1]) if p.size_range is not None else None
         spec = replace(spec, match_similarity=True, size_range=size_range, match_venue=p.match_venue,
                        match_components=p.match_components, match_learned=p.match_learned is not None,
-                       match_weighted=p.match_weighted)
+                       match_weighted=p.match_weighted, source_slot=p.source_slot)
     return spec, example.recipe.seed, p.index
 

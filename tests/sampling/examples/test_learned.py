@@ -294,7 +294,7 @@ def test_matched_examples_replay_from_the_frozen_scorer(ctx, demo_snapshot) -> N
     with pytest.raises(GraphNIAHError, match=str(path)):
         regenerate(ctx, other)
     # a recipe written before the rule (no key) replays today's matched draw, byte for byte
-    before = build_example(ctx, replace(spec, match_learned=False), 9, 0)
+    before = build_example(ctx, replace(spec, match_learned=False, source_slot=None), 9, 0)
     before_line = before.model_dump_json()
     assert "match_learned" not in before_line and before.id != ex.id
     assert regenerate(ctx, parse_example(before_line, "old example")).model_dump_json() == before_line

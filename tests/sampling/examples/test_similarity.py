@@ -24,6 +24,7 @@ from graphniah.sampling.examples.similarity import (
     NO_VENUE,
     SAME,
     UNKNOWN,
+    DistinctSources,
     MatchIndex,
     TitleSpace,
     field_masks,
@@ -276,6 +277,39 @@ def test_matched_draw_is_a_function_of_the_generator() -> None:
     assert draws[0] == draws[1]
 
 
+def test_distinct_sources_take_each_paper_once_in_the_order_given() -> None:
+    """Four paths (rows 0-3 their p_k, rows 4-7 their p_2k-1); path 3 shares its p_k (paper 10) with path 0,
+    row 6 fails the draw's test. Walked by hand in the order 4 0 7 6 1 2 5 3: row 4 (papers 20, 10), row 0
+    (same papers), row 7 (23, 10: 10 taken), row 6 (fails), row 1 (11, 21), row 2 (12, 22), rows 5 and 3 taken
+    papers: the slots are 4, 1, 2 and nothing after."""
+    checked: list[int] = []
+
+    def ok(row: int) -> bool:
+        checked.append(row)
+        return row != 6
+
+    ds = DistinctSources(np.array([4, 0, 7, 6, 1, 2, 5, 3]), ok, np.array([10, 11, 12, 10, 20, 21, 22, 23]))
+    assert ds.slot(0) == 4 and ds.seen == 1  # lazy: one row examined for the first slot
+    assert [ds.slot(j) for j in range(4)] == [4, 1, 2, None]
+    assert checked == [4, 6, 1, 2]  # the test runs only on rows whose papers are still free
+
+
+def test_a_source_that_fails_the_check_is_never_drawn_and_one_that_passes_is() -> None:
+    """``source_ok`` holds exactly the draw's tests that do not depend on its randomness: with the source
+    fixed, a failing row is drawn again every time, a passing one yields a tuple led by that very row."""
+    index, conflict = _hand_made_pool()
+    verdicts = {row: index.source_ok(row, conflict, 4, match_venue=True) for row in range(0, 2 * index.n, 29)}
+    assert 0 < sum(verdicts.values()) < len(verdicts)  # both kinds occur in this pool
+    rng = np.random.default_rng(4)
+    for row, ok in verdicts.items():
+        drawn = [index.draw(conflict, 4, rng, match_venue=True, source=row) for _ in range(12)]
+        if not ok:
+            assert all(d is None for d in drawn)
+        else:
+            kept = [d for d in drawn if d is not None]
+            assert kept and all(d[0] == (row % index.n, row >= index.n) for d in kept)
+
+
 def test_counting_sizes_are_redrawn_and_never_the_source_s() -> None:
     rng = np.random.default_rng(3)
     spec = ExampleSpec("count", 4, 105, match_similarity=True, size_range=(100, 110))
@@ -409,3 +443,28 @@ def test_matched_counting_with_disjoint_components(ctx, graph_data) -> None:
     assert regenerate(ctx, ex).model_dump_json() == ex.model_dump_json()
     # the distractor components are drawn too: more papers in the context than the two components
     assert ex.stats.nodes > len(ex.papers)
+
+
+def test_a_matched_batch_repeats_no_source_or_true_target(ctx, graph_data) -> None:
+    """``batch_specs`` gives matched multiple choice a slot each: eight questions, eight distinct sources,
+    and no paper that is one question's source or true target is another's; each source is its slot's
+    (the pool path of ``source_of``), and an example replays from its recipe in a new context."""
+    edges, titles = graph_data
+    specs = batch_specs("mc", 8, 8, np.random.default_rng(8), component_size=30, match_similarity=True)
+    assert [s.source_slot for s in specs] == list(range(8))
+    examples = [build_example(ctx, spec, 31, i) for i, spec in enumerate(specs)]
+    ends = [(ex.source, ex.targets["ABCD".index(ex.answer)]) for ex in examples]
+    assert len({p for pair in ends for p in pair}) == 16
+    verts = ctx.pool(8)[0]
+    for ex, spec in zip(examples, specs, strict=True):
+        row = ctx.source_of(spec, 31)
+        assert row is not None and ex.recipe.params.source_slot == spec.source_slot
+        path = verts[row % len(verts)][::-1] if row >= len(verts) else verts[row]
+        assert int(ctx.graph.corpusids[path[7]]) == ex.source
+    _check_matched(examples[-1], edges, titles)
+    line = examples[-1].model_dump_json()
+    assert '"source_slot":7' in line
+    assert regenerate(SamplingContext(ctx.snapshot, ctx.graph), parse_example(line, "example")).model_dump_json() == line
+    # a recipe without the key (built before the rule) replays the uniform draw: another example
+    old = build_example(ctx, replace(specs[-1], source_slot=None), 31, 7)
+    assert "source_slot" not in old.model_dump_json() and old.id != examples[-1].id
