@@ -232,6 +232,16 @@ def matched(spec: ExampleSpec, suite: SuiteSpec) -> ExampleSpec:
     return replace(spec, match_similarity=True, size_range=(lo, hi), match_components=True)
 
 
+def _slotted(spec: ExampleSpec, slots: dict[tuple[str, int], int]) -> ExampleSpec:
+    """``spec`` with the next source slot of its task and depth when matched on the learned score, so the
+    suite's questions take distinct sources (``source_slot``, similarity.DistinctSources); else unchanged."""
+    if not spec.match_learned:
+        return spec
+    key = (spec.task, spec.depth)
+    slots[key] = slots.get(key, -1) + 1
+    return replace(spec, source_slot=slots[key])
+
+
 def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused: ReusedSuite | None = None) -> list[SuiteItem]:
     """Every example of the suite, deterministically from ``seed`` and the suite's name.
 
@@ -249,6 +259,7 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused
     d = suite.draw
     items: list[SuiteItem] = []
     index = 0
+    slots: dict[tuple[str, int], int] = {}
     values = _drawn_values(suite)
     # The value groups, then the extra groups (``extra``), each drawing from its own stream.
     groups: list[tuple[Any, int, Extra | None]] = [(v, suite.count(v, per_value), None) for v in values]
@@ -276,7 +287,7 @@ def plan_suite(suite: SuiteSpec, seed: int, per_value: int | None = None, reused
             if suite.reserve_none_option and spec.task == "mc":
                 spec = replace(spec, reserve_none_option=True)
             if suite.match_similarity:
-                spec = matched(spec, suite)
+                spec = _slotted(matched(spec, suite), slots)
             items += [SuiteItem(value, s, index) for s in _row_wordings(spec, row.get("template"))]
             index += 1
     items = _worded(suite, _paired(suite, items))
