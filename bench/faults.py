@@ -5,7 +5,7 @@ For each of ``ingest``, ``store load``, ``apply-diff``, ``prune``, ``paths``, ``
 ``refresh`` on a small demo release (``graphniah demo-release --papers N``): one uninterrupted run,
 then ``--kills`` times a run whose process group is killed with SIGKILL at a random moment (seeded
 numpy Generator) followed by a rerun to the end. The machinery and the meaning of each column are in
-``tests/faults/harness.py`` (the slow test ``tests/faults/test_kill.py`` runs 3 kills per stage).
+``tests/faults/harness.py`` (the slow test ``tests/faults/test_kill.py`` runs 1 kill per stage).
 Target: every stage finished = identical = kills, and 0 lost, 0 duplicated, 0 left behind, 0
 incomplete.
 

@@ -1,6 +1,11 @@
 """The wheel works on its own: built from the repository, installed with its runtime dependencies
 into a fresh virtual environment outside the repository, it runs ``graphniah demo`` to the end.
 
+The demo it runs is the shipped one made small (:data:`SMALL_DEMO`, given with ``--suites``): the same
+stages, templates, registry and local endpoints, on examples of 6,000 tokens instead of 60,000. The
+shipped suite files are checked to load from the installed copy; the full-size demo is
+``tests/test_demo.py``'s.
+
 The wheel is built by ``uv build --wheel`` (the same files as ``pip wheel . --no-deps``, which spent
 about 25 s more here setting up its build environment). Its dependencies are installed by ``uv pip
 install`` from PyPI, resolved afresh from the wheel's own metadata (so an import of a package that
@@ -38,6 +43,24 @@ try:
     _serve_in_process(Path("model.gguf"), 0, 512, 1, "m")
 except GraphNIAHError as e:
     print(e)
+"""
+
+# The demo suite at the fault tests' size (tests/faults/harness.py): one depth, components of 12 to 16
+# papers, one distractor corpus, 6,000-token contexts; the multiple-choice example asked in both
+# template sets keeps the packaged "tagged" templates in use.
+SMALL_DEMO = """\
+name: demo
+description: The shipped demo suite made small (tests/test_install.py)
+vary: task
+values: [yesno, mc, count, list]
+per_value: 1
+draw:
+  depth: [4]
+  component_size: {min: 12, max: 16}
+  distractor: [essays]
+  context_length: [6000]
+extra:
+  - {value: mc, n: 1, fixed: {template: [default, tagged]}}
 """
 
 
@@ -86,8 +109,10 @@ def test_wheel_installs_and_runs_the_demo_outside_the_repository(demo_snapshot, 
     work.mkdir()
     env["GRAPHNIAH_DATA"] = str(REPO / "data")  # tokenizers, corpora: assembled at setup, not shipped
     env["COLUMNS"] = "250"
-    where = _run([str(python), "-c", "import graphniah, graphniah.resources as r; print(graphniah.__file__); print(r.resource_dir('prompts'))"],
-                 cwd=work, env=env).stdout.split()
+    where = _run([str(python), "-c", "import graphniah, graphniah.resources as r, graphniah.sampling.suites as s; "
+                  "print(graphniah.__file__); print(r.resource_dir('prompts')); print(s.load_suite_spec('demo').per_value); "
+                  "print(s.default_suites_dir())"], cwd=work, env=env).stdout.split()
+    assert where.pop(2) == "36"  # the shipped demo suite, read from the installed copy
     assert all(Path(p).is_relative_to(venv) for p in where), where  # the installed copy, resources included
     assert not any(Path(p).is_relative_to(REPO) for p in where)
 
@@ -99,7 +124,10 @@ def test_wheel_installs_and_runs_the_demo_outside_the_repository(demo_snapshot, 
 
     t0 = time.perf_counter()
     root = demo_snapshot.path.parent.parent  # the session's demo snapshots: refresh finds them up to date
-    r = _run([str(venv / "bin" / "graphniah"), "demo", "--root", str(root), "-n", "1"], cwd=work, env=env, timeout=900)
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    (suites / "demo.yaml").write_text(SMALL_DEMO, encoding="utf-8")
+    r = _run([str(venv / "bin" / "graphniah"), "demo", "--root", str(root), "--suites", str(suites)], cwd=work, env=env, timeout=900)
     timings["demo"] = time.perf_counter() - t0
     out = r.stdout
     assert "Accuracy on the demo suite" in out, out

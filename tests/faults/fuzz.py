@@ -30,7 +30,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -379,26 +379,36 @@ def run_case(work: Path, case: Path, target: Target, kind: str, rng: np.random.G
     return None
 
 
+FAMILIES = ("inputs", "artifacts", "outputs")
+
+
 def fuzz(work: Path, cases: int, seed: int, release_id: str, timeout: float = 120.0,
-         report: Callable[[str], None] = lambda s: None) -> list[FuzzTally]:
-    """``cases`` cases spread over the targets and mutations in turn, the victims and edits drawn from ``seed``."""
+         report: Callable[[str], None] = lambda s: None, families: Sequence[str] = FAMILIES) -> list[FuzzTally]:
+    """``cases`` cases spread over the targets and mutations in turn, the victims and edits drawn from ``seed``.
+
+    ``families`` (of :data:`FAMILIES`) take turns, in that order; a family left out draws nothing
+    from ``seed``, so the others get the victims and edits they get when it is in."""
+    unknown = set(families) - set(FAMILIES)
+    if unknown or not families:
+        raise ValueError(f"families must be some of {FAMILIES}, got {tuple(families)}")
     rng = np.random.default_rng(seed)
     prepare_inputs(work)
     ts = targets(release_id)
     arts = artifacts(release_id)
     outputs = [(c, b) for c in WRITERS for b in BAD]
     # Inputs, artifacts and output paths in turn; within each family the kinds take turns.
-    families: list[Callable[[int, Path], tuple[str, str | None]]] = [
-        lambda j, case: (ts[j % len(ts)].name,
-                         run_case(work, case, ts[j % len(ts)], MUTATIONS[(j // len(ts)) % len(MUTATIONS)], rng, timeout)),
-        lambda j, case: (f"artifact: {arts[j % len(arts)].name}",
-                         run_artifact_case(work, case, arts[j % len(arts)], ARTIFACT_MUTATIONS[(j // len(arts)) % len(ARTIFACT_MUTATIONS)],
-                                           rng, timeout)),
-        lambda j, case: ("output paths", run_output_case(work, case, *outputs[j % len(outputs)])),
-    ]
+    every: dict[str, Callable[[int, Path], tuple[str, str | None]]] = {
+        "inputs": lambda j, case: (ts[j % len(ts)].name,
+                                   run_case(work, case, ts[j % len(ts)], MUTATIONS[(j // len(ts)) % len(MUTATIONS)], rng, timeout)),
+        "artifacts": lambda j, case: (f"artifact: {arts[j % len(arts)].name}",
+                                      run_artifact_case(work, case, arts[j % len(arts)],
+                                                        ARTIFACT_MUTATIONS[(j // len(arts)) % len(ARTIFACT_MUTATIONS)], rng, timeout)),
+        "outputs": lambda j, case: ("output paths", run_output_case(work, case, *outputs[j % len(outputs)])),
+    }
+    chosen = [every[name] for name in FAMILIES if name in families]
     tallies: dict[str, FuzzTally] = {}
     for i in range(cases):
-        name, problem = families[i % len(families)](i // len(families), work.parent / f"{work.name}.fuzz" / f"case-{i}")
+        name, problem = chosen[i % len(chosen)](i // len(chosen), work.parent / f"{work.name}.fuzz" / f"case-{i}")
         tally = tallies.setdefault(name, FuzzTally(name))
         tally.cases += 1
         if problem is None:

@@ -478,8 +478,10 @@ class OracleServer:
 
 
 def measure(work: Path, *, papers: int, kills: int, seed: int, only: Sequence[str] = (),
-            report: Callable[[Tally], None] = lambda t: None) -> list[Tally]:
-    """Set up ``work``, take every stage's reference run, then kill and rerun each stage ``kills`` times."""
+            report: Callable[[Tally], None] = lambda t: None, share: tuple[float, float] = (0.0, 1.0)) -> list[Tally]:
+    """Set up ``work``, take every stage's reference run, then kill and rerun each stage ``kills`` times.
+
+    Each kill moment is drawn uniformly from ``share`` (a range of fractions) of the stage's reference run."""
     rng = np.random.default_rng(seed)
     freeze_code(work)
     ids = setup(work, papers, seed)
@@ -494,7 +496,7 @@ def measure(work: Path, *, papers: int, kills: int, seed: int, only: Sequence[st
             ref, seconds = reference(work, s)
             tree = set(walk(work))
             tally = Tally(s.name, seconds=seconds)
-            for after in rng.uniform(0.0, seconds, size=kills):
+            for after in rng.uniform(share[0] * seconds, share[1] * seconds, size=kills):
                 trial(work, s, ref, tree, float(after), tally)
             report(tally)
             tallies.append(tally)
