@@ -44,7 +44,8 @@ class Bug:
 # and reopened by each bug's run, as bench/mutation.py does.
 GROUPS: dict[str, Target] = {
     "sample": Target("sample", "graphniah/sampling/examples/sample.py",
-                     ("tests/sampling/examples/test_sample.py", "tests/sampling/examples/test_sample_matching.py"), shared=True),
+                     ("tests/sampling/examples/test_sample.py", "tests/sampling/examples/test_sample_matching.py",
+                      "tests/sampling/examples/test_sample_contract.py"), shared=True),
     "components": Target("components", "graphniah/sampling/examples/components.py",
                          ("tests/sampling/examples/test_components.py", "tests/sampling/examples/test_sample_matching.py"),
                          shared=True),

@@ -73,13 +73,16 @@ TARGETS = (
     # Issue 40: the modules whose nearest tests let realistic bugs through.
     Target("sampling/examples/sample", "graphniah/sampling/examples/sample.py",
            ("tests/sampling/examples/test_sample_matching.py", "tests/sampling/examples/test_sample.py",
-            "tests/sampling/examples/test_render.py", "tests/text/test_edgelist.py", "tests/sampling/examples/test_similarity.py",
+            "tests/sampling/examples/test_sample_contract.py", "tests/sampling/examples/test_render.py", "tests/text/test_edgelist.py",
+            "tests/sampling/examples/test_similarity.py",
             "tests/text/test_positions.py", "-k",
             "sample_matching or seed_reproduces or too_small or grow_forest or answer_balance or both_ends or needles_longer "
             "or list_examples "
             "or refuses_to_replay or growth_that_fails or another_scorer or unmatched_examples_hold or on_the_learned_score "
             "or recorded_positions_equal or every_needle_block_and or connected_part or resumed_at or unmatched_draws "
-            "or packed_for_every_set or edge_list_twin or counting_with_disjoint"), shared=True, timeout=300.0),
+            "or packed_for_every_set or edge_list_twin or counting_with_disjoint "
+            "or every_option_of or rules_of_their or label_for_a_task or indices_statistics or records_what_it "
+            "or worded_and_replayed or fit_their_part or each_rule_of or packed_with_another"), shared=True, timeout=300.0),
     Target("sampling/examples/components", "graphniah/sampling/examples/components.py",
            ("tests/sampling/examples/test_components.py", "tests/sampling/examples/test_sample_matching.py", "-k",
             "not on_the_demo and not matched_examples_record"), shared=True, timeout=300.0),

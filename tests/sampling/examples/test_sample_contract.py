@@ -1,0 +1,180 @@
+"""The sampler's public contract, option by option (issue 40): every option of ``batch_specs`` reaches every spec,
+``sample_examples`` passes its index, statistics and progress on, an example's recipe and fields are what it was
+built from, ``draw_paths`` honours the sizes it is asked for at both ends of a connected part, and ``regenerate``
+refuses an example whose corpus or tokenizers changed, naming the example."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from graphniah import __version__
+from graphniah.errors import GraphNIAHError
+from graphniah.sampling.examples.sample import SampleStats, batch_specs, build_example, draw_paths, regenerate, sample_examples
+from graphniah.sampling.examples.spec import ExampleSpec, SamplingContext
+
+
+@pytest.fixture(scope="module")
+def ctx(demo_snapshot, demo_graph) -> SamplingContext:
+    return SamplingContext(demo_snapshot, demo_graph)
+
+
+def test_every_option_of_a_batch_reaches_every_spec() -> None:
+    specs = batch_specs("mc", 8, 6, np.random.default_rng(2), component_size=140, none_option=True, alpha=0.7,
+                        distractor="essays", context_length=9000, template="formal")
+    assert len(specs) == 6
+    for s in specs:
+        assert (s.task, s.depth, s.component_size, s.none_option, s.alpha, s.distractor, s.context_length, s.render,
+                s.template) == ("mc", 8, 140, True, 0.7, "essays", 9000, "apa", "formal")
+        assert not (s.match_similarity or s.match_venue or s.match_components or s.match_learned or s.match_weighted)
+    assert sorted(s.label for s in specs[:4]) == list("ABCD") and len({s.label for s in specs[4:]}) == 2
+    edges = batch_specs("yesno", 4, 2, np.random.default_rng(2), component_size=100, render="edges", distractor="disjoint-component",
+                        context_length=20_000)
+    assert [(s.render, s.distractor, s.context_length) for s in edges] == [("edges", "disjoint-component", 20_000)] * 2
+    defaults = batch_specs("yesno", 4, 2, np.random.default_rng(2), component_size=100)
+    assert all((s.none_option, s.alpha, s.distractor, s.context_length, s.render, s.template)
+               == (False, 0.1, "none", None, "apa", "default") for s in defaults)
+    assert batch_specs("count", 4, 0, np.random.default_rng(2)) == []
+
+
+@pytest.mark.parametrize(("task", "venue", "learned", "weighted"), [
+    ("yesno", True, True, False), ("mc", True, True, True), ("count", False, False, False), ("list", False, False, False)])
+def test_matched_batches_turn_on_the_rules_of_their_task(task: str, venue: bool, learned: bool, weighted: bool) -> None:
+    """Matched sampling: components for every task; the venue rule and the learned score for the tasks with targets,
+    the weighted draw for multiple choice only (the docstrings of sample.py, components.py and spec.py)."""
+    for s in batch_specs(task, 8, 3, np.random.default_rng(0), component_size=120, match_similarity=True):  # type: ignore[arg-type]
+        assert (s.match_similarity, s.match_components, s.match_venue, s.match_learned, s.match_weighted) == (
+            True, True, venue, learned, weighted)
+        assert s.component_size == 120
+
+
+@pytest.mark.parametrize("task", ["count", "list"])
+def test_a_label_for_a_task_without_labels_is_refused_by_its_option(task: str) -> None:
+    with pytest.raises(GraphNIAHError, match=r"^--label applies to yesno \(YES/NO\) and mc \(A-D\) only$"):
+        batch_specs(task, 4, 2, np.random.default_rng(0), label="YES")  # type: ignore[arg-type]
+    assert [s.label for s in batch_specs(task, 4, 2, np.random.default_rng(0))] == [None, None]  # type: ignore[arg-type]
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, object]] = []
+
+    def start(self, total: int | None, label: str) -> None:
+        self.calls.append(("start", total))
+
+    def advance(self, n: int = 1) -> None:
+        self.calls.append(("advance", n))
+
+    def done(self) -> None:
+        self.calls.append(("done", None))
+
+    def note(self, message: str) -> None:
+        self.calls.append(("note", message))
+
+
+def test_a_batch_records_its_indices_statistics_and_progress(ctx) -> None:
+    specs = batch_specs("yesno", 4, 3, np.random.default_rng(5), component_size=20)
+    stats, progress = SampleStats(), _Recorder()
+    exs = list(sample_examples(ctx, specs, seed=17, first_index=4, stats=stats, progress=progress))
+    assert [ex.recipe.params.index for ex in exs] == [4, 5, 6]
+    assert [ex.recipe.seed for ex in exs] == [17, 17, 17]
+    assert [ex.answer for ex in exs] == [s.label for s in specs]
+    assert stats.attempts >= 3 and stats.growth_steps > 0  # the caller's statistics, not a throwaway
+    assert progress.calls[0] == ("start", 3) and progress.calls.count(("advance", 1)) == 3 and progress.calls[-1] == ("done", None)
+
+
+def test_an_example_records_what_it_was_built_from(ctx) -> None:
+    spec = ExampleSpec("mc", 4, 20, "D", none_option=True, alpha=0.4)
+    ex = build_example(ctx, spec, seed=23, index=8)
+    r = ex.recipe
+    assert (r.snapshot_hash, r.pool_hash, r.prompts_hash, r.seed, r.version) == (
+        ctx.snapshot_hash, ctx.pool(4)[1], ctx.prompts.hash, 23, __version__)
+    p = r.params
+    assert (p.task, p.depth, p.component_size, p.label, p.none_option, p.alpha, p.distractor, p.context_length, p.index) == (
+        "mc", 4, 20, "D", True, 0.4, "none", None, 8)
+    assert (ex.task, ex.depth, ex.component_size, ex.answer, ex.none_option) == ("mc", 4, 20, "D", True)
+    assert re.fullmatch(r"mc-[0-9a-f]{16}", ex.id)
+    assert len(ex.options) == 4 and len(ex.targets) == 4 and ex.token_counts is None
+    other = build_example(ctx, spec, seed=23, index=9)
+    assert other.id != ex.id and other.recipe.params.index == 9
+
+
+def test_an_example_in_another_template_set_is_worded_and_replayed_in_it(ctx) -> None:
+    spec = ExampleSpec("yesno", 4, 20, "NO", template="formal")
+    ex = build_example(ctx, spec, seed=3, index=0)
+    plain = build_example(ctx, ExampleSpec("yesno", 4, 20, "NO"), seed=3, index=0)
+    formal = ctx.worded("formal").prompts
+    assert ex.recipe.prompts_hash == formal.hash != ctx.prompts.hash
+    assert ex.messages != plain.messages and ex.papers == plain.papers and ex.edges == plain.edges  # the draw does not depend on it
+    assert ex.recipe.params.template == "formal"
+    assert regenerate(ctx, ex) == ex
+
+
+def test_components_fit_their_part_exactly_and_each_size_asked_for_counts(ctx, monkeypatch) -> None:
+    """Parts made up for the test (even vertex ids: one part, odd ones: another). A part exactly as large as the one
+    component in it holds it (the largest part may equal the size asked for); with sizes asked per component, the
+    part is checked against each one's own size."""
+    n = ctx.graph.corpusids.size
+    monkeypatch.setitem(ctx.__dict__, "connected_parts", (np.arange(n) % 2, np.array([20, 20])))
+    spec = ExampleSpec("yesno", 4, 20, "YES")
+    for seed in range(4):
+        paths = draw_paths(ctx, spec, np.random.default_rng(seed), SampleStats())
+        assert sorted(int(p[0]) % 2 for p in paths) == [0, 1]  # one component in each part of 20
+    # odd part of 25: the component of 20 may start there, the one of 30 never
+    monkeypatch.setitem(ctx.__dict__, "connected_parts", (np.arange(n) % 2, np.array([n, 25])))
+    first_odd = 0
+    for seed in range(12):
+        paths = draw_paths(ctx, spec, np.random.default_rng(seed), SampleStats(), want=[20, 30])
+        assert int(paths[1][0]) % 2 == 0
+        first_odd += int(paths[0][0]) % 2
+    assert first_odd > 0
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_a_matched_draw_passes_each_rule_of_its_spec_to_the_match_index(ctx, monkeypatch) -> None:
+    """The match index is asked with the spec's rules: the venue rule, the source's partners, the learned scorer of
+    the spec's draw and the weighted draw (multiple choice), or none of them when the spec has them off."""
+    from types import SimpleNamespace
+
+    calls: list[tuple[int, dict[str, object]]] = []
+
+    class Index:
+        def draw(self, conflict, k, rng, **kw):  # type: ignore[no-untyped-def]
+            calls.append((k, kw))
+            raise _Stop
+
+    components = SimpleNamespace(partners=object())
+    monkeypatch.setattr(ctx, "match_index", lambda depth: Index())
+    monkeypatch.setattr(ctx, "component_index", lambda depth: components)
+    monkeypatch.setattr(ctx, "learned_match", lambda depth, weighted=False: ("scorer", depth, weighted))
+    specs = [batch_specs(t, 4, 1, np.random.default_rng(0), component_size=20, match_similarity=True)[0] for t in ("mc", "yesno")]
+    specs.append(ExampleSpec("yesno", 4, 20, "YES", match_similarity=True))  # the rules written before venue, partners, scorer
+    for spec in specs:
+        with pytest.raises(_Stop):
+            draw_paths(ctx, spec, np.random.default_rng(1), SampleStats())
+    want = [(4, True, components.partners, ("scorer", 4, True), True), (2, True, components.partners, ("scorer", 4, False), False),
+            (2, False, None, None, False)]
+    got = [(k, kw["match_venue"], kw["partners"], kw["learned"], kw["weighted"]) for k, kw in calls]
+    assert got == want
+
+
+def test_regenerate_refuses_an_example_packed_with_another_corpus_or_tokenizers(ctx) -> None:
+    ex = build_example(ctx, ExampleSpec("count", 4, 20, distractor="essays", context_length=6000), seed=4, index=0)
+    params = ex.recipe.params
+    assert params.corpus is not None and params.tokenizers is not None and ex.token_counts is not None
+    assert max(ex.token_counts.values()) <= 6000
+
+    def changed(**fields: object):  # type: ignore[no-untyped-def]
+        return ex.model_copy(update={"recipe": ex.recipe.model_copy(update={"params": params.model_copy(update=fields)})})
+
+    with pytest.raises(GraphNIAHError, match=rf"^example {ex.id} was packed with another essays corpus \(000000000000\); "
+                                             rf"the corpus at .+ now hashes to {params.corpus[:12]}$"):
+        regenerate(ctx, changed(corpus="0" * 64))
+    other = {name: "f" * 64 for name in params.tokenizers}
+    with pytest.raises(GraphNIAHError, match=rf"^example {ex.id} was packed with other tokenizer files"):
+        regenerate(ctx, changed(tokenizers=other))
