@@ -416,6 +416,17 @@ def _build_in_worker(spec: ExampleSpec, seed: int, index: int) -> str:
     return build_example(_WORKER_CTX, spec, seed, index).model_dump_json()
 
 
+def _scorer_in_worker(depth: int, weighted: bool) -> None:
+    """Train (or read) one matching scorer in a worker; it is stored in the snapshot for the others."""
+    assert _WORKER_CTX is not None
+    _WORKER_CTX.learned_match(depth, weighted)
+
+
+def _scorers(todo: Sequence[tuple[str, SuiteItem]]) -> list[tuple[int, bool]]:
+    """The matching scorers the ``todo`` items draw with, (depth, weighted), deepest first."""
+    return sorted({(it.spec.depth, it.spec.match_weighted) for _, it in todo if it.spec.match_learned}, reverse=True)
+
+
 def _read_partial(path: Path) -> dict[str, str]:
     """Finished lines of an interrupted build, keyed by item key; a torn last line is cut off."""
     done: dict[str, str] = {}
@@ -454,6 +465,11 @@ def _build_missing(todo: list[tuple[str, SuiteItem]], partial: Path, done: dict[
                 record(key, build_example(ctx, it.spec, seed, it.index).model_dump_json())
         else:
             with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(str(snapshot.path), str(prompt_set.directory))) as pool:
+                # Each scorer trained once, by one worker, before any example needs it (it is stored in the
+                # snapshot and read by the others); else every worker trained every scorer its first
+                # examples asked for at the same time (a third of a fresh demo suite's build).
+                for fut in [pool.submit(_scorer_in_worker, depth, weighted) for depth, weighted in _scorers(todo)]:
+                    fut.result()
                 pending: dict[Future[str], str] = {}
                 queue = list(todo)
                 while queue or pending:

@@ -491,3 +491,15 @@ def test_the_demo_asks_two_examples_in_two_template_sets() -> None:
     assert [(it.spec.task, it.spec.template) for it in worded] == [("mc", "default"), ("mc", "tagged")] * 2
     assert worded[0].index == worded[1].index != worded[2].index == worded[3].index
     assert worded[0].spec.params() | {"template": "tagged"} == worded[1].spec.params()
+
+
+def test_workers_train_each_matching_scorer_once_before_the_examples() -> None:
+    """The demo matches YES/NO on the learned score and multiple choice on its weighted draw, at depths 16
+    and 32 (pipelines/suites/demo.yaml, spec.LEARNED_MATCH_TASKS / WEIGHTED_MATCH_TASKS): four scorers,
+    deepest first; counting and list questions are not matched and need none."""
+    from graphniah.sampling.suites import _scorers
+
+    items = plan_suite(load_suite_spec("demo"), seed=0)
+    assert _scorers([("key", it) for it in items]) == [(32, True), (32, False), (16, True), (16, False)]
+    only_counts = [("key", it) for it in items if it.spec.task in ("count", "list")]
+    assert only_counts and _scorers(only_counts) == []
