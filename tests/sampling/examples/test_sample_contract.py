@@ -164,7 +164,9 @@ def test_a_matched_draw_passes_each_rule_of_its_spec_to_the_match_index(ctx, mon
 
 
 def test_regenerate_refuses_an_example_packed_with_another_corpus_or_tokenizers(ctx) -> None:
-    ex = build_example(ctx, ExampleSpec("count", 4, 20, distractor="essays", context_length=6000), seed=4, index=0)
+    stats = SampleStats()
+    ex = build_example(ctx, ExampleSpec("count", 4, 20, distractor="essays", context_length=6000), seed=4, index=0, stats=stats)
+    assert stats.token_counts == [ex.token_counts] and sum(stats.stops.values()) == 1  # one packed example, recorded
     params = ex.recipe.params
     assert params.corpus is not None and params.tokenizers is not None and ex.token_counts is not None
     assert max(ex.token_counts.values()) <= 6000
@@ -178,3 +180,53 @@ def test_regenerate_refuses_an_example_packed_with_another_corpus_or_tokenizers(
     other = {name: "f" * 64 for name in params.tokenizers}
     with pytest.raises(GraphNIAHError, match=rf"^example {ex.id} was packed with other tokenizer files"):
         regenerate(ctx, changed(tokenizers=other))
+
+
+@pytest.mark.parametrize("task", ["mc", "count"])
+def test_an_edge_list_example_is_its_apa_twin_named_by_ids(ctx, task: str) -> None:
+    """The edge-list rendering draws the APA example's forest (same papers, edges, source, targets, answer); its
+    question and multiple-choice options name papers by the ids of :class:`PaperIds` (seed, index), never by title."""
+    from graphniah.text import split_messages, verify
+    from graphniah.text.edgelist import PaperIds
+
+    label = "B" if task == "mc" else None
+    apa = build_example(ctx, ExampleSpec(task, 4, 20, label), seed=6, index=2)  # type: ignore[arg-type]
+    ex = build_example(ctx, ExampleSpec(task, 4, 20, label, render="edges"), seed=6, index=2)  # type: ignore[arg-type]
+    assert (ex.papers, ex.edges, ex.source, ex.targets, ex.answer) == (apa.papers, apa.edges, apa.source, apa.targets, apa.answer)
+    assert ex.recipe.params.render == "edges" and ex.id != apa.id and verify(ex).ok
+    ids = PaperIds(6, 2)
+    ids.assign(apa.papers)  # the ids are fixed in the papers' order
+    _, question, _ = split_messages(ex.messages)
+    assert ids(ex.source) in question and all(not re.search(re.escape(t), question) for t in apa.options)
+    if task == "mc":
+        assert ex.options == tuple(ids(t) for t in ex.targets)
+        assert all(o in question for o in ex.options)
+    else:
+        assert ex.options == () and not any(ids(t) in question for t in ex.papers if t != ex.source)
+    assert regenerate(ctx, ex) == ex
+
+
+def test_a_yes_no_example_has_no_options(ctx) -> None:
+    ex = build_example(ctx, ExampleSpec("yesno", 4, 20, "YES"), seed=9, index=1)
+    assert ex.options == () and len(ex.targets) == 1 and not ex.none_option and ex.answer == "YES"
+
+
+def test_the_errors_name_the_task_depth_size_and_attempts(ctx, monkeypatch) -> None:
+    """Growth that never succeeds: build_example and grow_forest give up after 50 attempts and say what was asked;
+    paths that are never compatible: draw_paths gives up after its 100 tries and names the depth and the count."""
+    import graphniah.sampling.examples.sample as sample_module
+    from graphniah.sampling import grow_forest
+
+    monkeypatch.setattr(sample_module, "grow_components", lambda *a, **kw: None)
+    stats = SampleStats()
+    with pytest.raises(GraphNIAHError, match=r"^could not build a yesno example \(depth 4, size 20\) in 50 attempts \(rejects: "
+                                             r".*\); the snapshot is too small or sparse for this request$"):
+        build_example(ctx, ExampleSpec("yesno", 4, 20, "YES"), seed=1, index=0, stats=stats)
+    assert stats.attempts == 50
+    with pytest.raises(GraphNIAHError, match=r"^could not grow a mc example \(depth 4, size 21, alpha 0.3\) in 50 attempts"):
+        grow_forest(ctx, ExampleSpec("mc", 4, 21, "A", alpha=0.3), 1, 0)
+    monkeypatch.setattr(sample_module, "paths_compatible", lambda *a, **kw: "mutual")
+    stats = SampleStats()
+    with pytest.raises(GraphNIAHError, match=r"^could not draw 4 compatible paths from the depth-4 pool in 100 tries "
+                                             r"\(rejects: \{'paths_mutual': 100\}\)"):
+        draw_paths(ctx, ExampleSpec("mc", 4, 20, "A"), np.random.default_rng(0), stats)
