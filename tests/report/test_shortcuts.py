@@ -324,3 +324,57 @@ def test_on_a_tie_the_power_note_quotes_the_result_with_more_examples(tmp_path) 
     assert [r.accuracy.n for r in shortcut_results(report.context)] == [24, 28]
     (verdict,) = shortcut_verdicts(report.context)
     assert verdict.power == f"at 28 examples that takes 75.00% or more, or {100 * below28 / 28:.2f}% or less"
+
+
+def _result(task: str, shortcut: str, k: int, n: int, *, direction: str = "above", adjusted: float = 0.5, level: str | None = None,
+            run: int = 0, f1: float | None = None):  # type: ignore[no-untyped-def]
+    """A hand-made result (flagged when ``adjusted`` ≤ 5%)."""
+    from graphniah.report.shortcuts import ShortcutResult
+    from graphniah.stats import Interval, Mean, proportion
+
+    mean = Mean(n, f1, Interval(f1 - 0.05, f1 + 0.05), 0.95) if f1 is not None else None  # type: ignore[call-arg]
+    return ShortcutResult(task, shortcut, run, proportion(k, n), Fraction(1, 4), (), (), level, mean, 0.5 if f1 is not None else None,
+                          adjusted, direction, adjusted, 0.05, 6)  # type: ignore[arg-type]
+
+
+def test_verdict_sentences_written_out_for_counting_listing_and_several_below() -> None:
+    """The sentences for cases the suites above do not reach: counting below random (its own reverse rule), two
+    shortcuts below ('fall', 'them'), the list task judged above only, and the power note only when none is flagged."""
+    from graphniah.report.shortcuts import ShortcutVerdict
+
+    low = _result("count", "paper-count", 0, 40, direction="below", adjusted=0.001)
+    assert low.below_random and not low.beats_random and low.exploit == "avoid the count it gives"
+    v = ShortcutVerdict("count", Fraction(1, 4), (), ("paper-count",), None, 6, 0.05, "at 40 examples that takes 50.00% or more", (low,))
+    assert v.text == ("Counting: paper-count 0.00% [0.00, 8.76], p = 0.0010, falls below random guessing (25.00%) (the rule that "
+                      "exploits it: avoid the count it gives), at two-sided p ≤ 5% (Holm over 6 tests)")
+    two = (_result("mc", "retrieval", 1, 40, direction="below", adjusted=0.01), _result("mc", "topic-cluster", 2, 40, direction="below",
+                                                                                        adjusted=0.02))
+    text = ShortcutVerdict("mc", Fraction(1, 4), (), ("retrieval", "topic-cluster"), None, 6, 0.05, "", two).text
+    assert text.startswith("Multiple choice: retrieval 2.50% [") and "; topic-cluster 5.00% [" in text
+    assert text.endswith(", p = 0.0200, fall below random guessing (25.00%) (the rule that exploits them: avoid the option it "
+                         "picks), at two-sided p ≤ 5% (Holm over 6 tests)")
+    none = ShortcutVerdict("list", Fraction(0), (), ("topic-cluster", "retrieval"), 0.4, 6, 0.05, "at 5 examples no result can pass")
+    assert none.text == ("List: no shortcut (topic-cluster, retrieval) beats listing every paper (F1 40.00%) at one-sided p (doubled) "
+                         "≤ 5% (Holm over 6 tests; at 5 examples no result can pass)")
+    listed = _result("list", "topic-cluster", 0, 30, adjusted=0.001, f1=0.8)
+    assert listed.score_text == "F1 80.00% [75.00, 85.00]" and listed.exploit == ""
+
+
+def test_level_sentences_follow_the_values_order_and_mark_list_f1() -> None:
+    from graphniah.report.shortcuts import ShortcutLevelVerdict
+
+    results = (_result("list", "topic-cluster", 0, 20, adjusted=0.01, level="32", f1=0.8),
+               _result("list", "topic-cluster", 0, 20, adjusted=0.01, level="4", f1=0.8),
+               _result("list", "retrieval", 1, 20, adjusted=0.5, level="4", run=1, f1=0.3))
+    v = ShortcutLevelVerdict("list", "depth", ("4", "8", "32"), results)
+    assert v.beaten_levels == v.flagged_levels == ("4", "32")
+    assert v.text == "List: topic-cluster beats listing every paper (F1) at depth 4, 32 (one-sided p (doubled) ≤ 5%, Holm over 6 tests)"
+    below = ShortcutLevelVerdict("yesno", "context length", ("1000", "2000"), (
+        _result("yesno", "retrieval", 2, 20, direction="below", adjusted=0.01, level="2000"),
+        _result("yesno", "topic-cluster", 3, 20, direction="below", adjusted=0.02, level="1000", run=1)))
+    # shortcuts in the order of the first value where each is flagged: topic-cluster (1000) before retrieval (2000)
+    assert below.text == ("YES/NO: topic-cluster falls below random guessing at context length 1000; retrieval at context length 2000 "
+                          "(the rule that exploits them: flip its YES/NO answer) (two-sided p ≤ 5%, Holm over 6 tests)")
+    quiet = ShortcutLevelVerdict("mc", "depth", ("4",), (_result("mc", "retrieval", 5, 20, level="4"),
+                                                          _result("mc", "retrieval", 5, 20, level="4")))
+    assert quiet.text == "Multiple choice: no shortcut (retrieval) beats or falls below random guessing at any depth (two-sided p ≤ 5%, Holm over 6 tests)"
