@@ -97,7 +97,7 @@ from pathlib import Path
 from graphniah.errors import GraphNIAHError
 from graphniah.formats import Render
 from graphniah.formats.examples import Example, Message, option_letters
-from graphniah.text.prompts import PromptSet, Task, load_prompts, load_template
+from graphniah.text.prompts import BlockTemplates, PromptSet, Task, load_prompts, load_template
 
 Key = tuple[str, frozenset[str]]
 
@@ -328,6 +328,19 @@ def parse_question(task: Task, text: str, prompts: PromptSet | None = None, rend
 # --------------------------------------------------------------------------- context
 
 
+MEMO_SIZE = 200_000  # blocks, and entry lines, a reader keeps (about 100 MB of a demo's contexts at most)
+_READERS: dict[BlockTemplates, _Reader] = {}  # by the templates a reader reads with (frozen, compared by value)
+
+
+def _reader(prompts: PromptSet | None) -> _Reader:
+    """The reader of a set's block templates, made once per process, so that its memos serve every later parse."""
+    b = (prompts or load_prompts()).block
+    got = _READERS.get(b)
+    if got is None:
+        got = _READERS[b] = _Reader(prompts or load_prompts())
+    return got
+
+
 class _Reader:
     """Block and entry parsing against one template set."""
 
@@ -341,11 +354,14 @@ class _Reader:
         self.entry_patterns = {"authors": _FIELD, "year": year, "title": _FIELD, "source": _FIELD}
         self.pub_patterns = {"venue": _FIELD, "date": _DATE}
         self._entries: dict[str, tuple[_Reading, ...]] = {}
+        self._blocks: dict[tuple[str, ...], _Block | None] = {}
 
     def entry(self, line: str) -> tuple[_Reading, ...]:
         """Every reading of a reference line (memoized: entries repeat across blocks)."""
         got = self._entries.get(line)
         if got is None:
+            if len(self._entries) >= MEMO_SIZE:
+                self._entries.clear()
             found: dict[_Reading, None] = {}  # an insertion-ordered set
             for tpl in self.b.reference_lines:
                 for r in tpl.readings(line, self.entry_patterns):
@@ -373,7 +389,17 @@ class _Reader:
         return tuple(infos)
 
     def block(self, run: Sequence[str]) -> _Block | None:
-        """The block a run of lines is, or None when the run does not have the full block structure."""
+        """The block a run of lines is, or None when the run does not have the full block structure
+        (memoized: one process reads the same examples again, in the oracle and every shortcut baseline)."""
+        key = tuple(run)
+        if key in self._blocks:
+            return self._blocks[key]
+        if len(self._blocks) >= MEMO_SIZE:
+            self._blocks.clear()
+        got = self._blocks[key] = self._block(run)
+        return got
+
+    def _block(self, run: Sequence[str]) -> _Block | None:
         title = self.b.title.readings(run[0], {"title": _FIELD})
         if len(title) != 1:
             return None
@@ -468,7 +494,7 @@ def paper_blocks(context: str, prompts: PromptSet | None = None) -> list[str]:
     Joined by blank lines, any subset of them is a context that :func:`parse_context` reads as
     the citations those blocks state (what the shortcut baselines retrieve from).
     """
-    reader = _Reader(prompts or load_prompts())
+    reader = _reader(prompts)
     return ["\n".join(run) for run in _runs(context, reader.title_prefix) if reader.block(run) is not None]
 
 
@@ -490,7 +516,7 @@ def _leaf_title(readings: Sequence[_Reading], venues: frozenset[str | None]) -> 
 
 def parse_context(context: str, prompts: PromptSet | None = None) -> TextGraph:
     """The citation graph the context describes, by the rules in the module docstring."""
-    reader = _Reader(prompts or load_prompts())
+    reader = _reader(prompts)
     blocks: list[_Block] = []
     rejected = 0
     for run in _runs(context, reader.title_prefix):

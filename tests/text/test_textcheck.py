@@ -619,3 +619,21 @@ def test_the_oracle_lists_the_reachable_titles_where_entries_read_one_way() -> N
     truth = "\n".join(sorted(papers[p].title for p in reach))
     got = solve(build_messages("list", q, blocks))
     assert sorted(got.split("\n")) == truth.split("\n")
+
+
+def test_one_reader_per_template_set_with_a_bounded_memo(monkeypatch) -> None:
+    """Parses share one reader per block template set in a process (``textcheck._reader``), whose memo of
+    blocks is cut back at ``MEMO_SIZE`` runs: cut to 2, reading the same examples again and again still
+    recovers each rendered forest and answer, and the memo never holds more than 2 runs."""
+    from graphniah.text import textcheck
+
+    monkeypatch.setattr(textcheck, "MEMO_SIZE", 2)
+    monkeypatch.setattr(textcheck, "_READERS", {})
+    cases = [build_case(seed, "count", size=(6, 9)) for seed in (5, 6)]
+    for _ in range(2):
+        for case in cases:
+            assert_graph_recovered(case)
+            assert solve(case.example.messages) == case.example.answer
+    reader = textcheck._reader(load_prompts())
+    assert list(textcheck._READERS.values()) == [reader]
+    assert 0 < len(reader._blocks) <= 2 and len(reader._entries) <= 2
