@@ -44,10 +44,14 @@ def test_every_option_of_a_batch_reaches_every_spec() -> None:
 def test_matched_batches_turn_on_the_rules_of_their_task(task: str, venue: bool, learned: bool, weighted: bool) -> None:
     """Matched sampling: components for every task; the venue rule and the learned score for the tasks with targets,
     the weighted draw for multiple choice only (the docstrings of sample.py, components.py and spec.py)."""
-    for s in batch_specs(task, 8, 3, np.random.default_rng(0), component_size=120, match_similarity=True):  # type: ignore[arg-type]
+    specs = batch_specs(task, 8, 3, np.random.default_rng(0), component_size=120, match_similarity=True)  # type: ignore[arg-type]
+    for s in specs:
         assert (s.match_similarity, s.match_components, s.match_venue, s.match_learned, s.match_weighted) == (
             True, True, venue, learned, weighted)
         assert s.component_size == 120
+    # a source slot per matched question, in batch order (distinct sources); none for counting and listing
+    assert [s.source_slot for s in specs] == ([0, 1, 2] if venue else [None] * 3)
+    assert [s.source_slot for s in batch_specs(task, 8, 2, np.random.default_rng(0))] == [None, None]  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("task", ["count", "list"])
@@ -230,3 +234,58 @@ def test_the_errors_name_the_task_depth_size_and_attempts(ctx, monkeypatch) -> N
     with pytest.raises(GraphNIAHError, match=r"^could not draw 4 compatible paths from the depth-4 pool in 100 tries "
                                              r"\(rejects: \{'paths_mutual': 100\}\)"):
         draw_paths(ctx, ExampleSpec("mc", 4, 20, "A"), np.random.default_rng(0), stats)
+
+
+def test_a_slot_s_source_is_asked_for_in_the_first_half_of_the_tries_only(ctx, monkeypatch) -> None:
+    """``draw_paths(source=r)`` asks the match index for source row r in the first half of its tries, then for
+    none (a slot's source that never fits must not fail the example); build_example and grow_forest ask for the
+    row ``ctx.source_of(spec, seed)`` gives."""
+    from types import SimpleNamespace
+
+    import graphniah.sampling.examples.sample as sample_module
+    from graphniah.sampling import grow_forest
+
+    asked: list[object] = []
+
+    class Index:
+        def draw(self, conflict, k, rng, **kw):  # type: ignore[no-untyped-def]
+            asked.append(kw["source"])
+            return None
+
+    monkeypatch.setattr(ctx, "match_index", lambda depth: Index())
+    monkeypatch.setattr(ctx, "component_index", lambda depth: SimpleNamespace(partners=None))
+    monkeypatch.setattr(ctx, "learned_match", lambda depth, weighted=False: SimpleNamespace(sha256="0" * 64))
+    spec = batch_specs("yesno", 4, 1, np.random.default_rng(0), component_size=20, match_similarity=True)[0]
+    stats = SampleStats()
+    with pytest.raises(GraphNIAHError, match=r"in 2000 tries \(rejects: \{'paths_no_match': 2000\}\)"):
+        draw_paths(ctx, spec, np.random.default_rng(0), stats, source=17)
+    assert asked == [17] * 1000 + [None] * 1000
+    calls: list[tuple[object, int]] = []
+    monkeypatch.setattr(ctx, "source_of", lambda spec, seed: calls.append((spec.source_slot, seed)) or 23)
+    monkeypatch.setattr(sample_module, "MAX_ATTEMPTS", 1)
+    for build in (lambda: build_example(ctx, spec, 31, 0), lambda: grow_forest(ctx, spec, 31, 0)):
+        asked.clear()
+        with pytest.raises(GraphNIAHError):
+            build()
+        assert asked[0] == 23 and asked[-1] is None
+    assert calls == [(0, 31), (0, 31)]
+
+
+def test_papers_to_avoid_keep_the_source_component_s_source_and_target_out(ctx) -> None:
+    """``avoid`` redraws a tuple whose first path has an avoided paper as its source (position depth − 1) or true
+    target (position 2·depth − 2), and only then: the same papers elsewhere, or in another component, change nothing."""
+    depth, spec = 4, ExampleSpec("yesno", 4, 20, "YES")
+    cid = ctx.graph.corpusids
+    plain = draw_paths(ctx, spec, np.random.default_rng(3), SampleStats())
+    first, other = plain[0], plain[1]
+    for papers, redrawn in (({first[depth - 1]}, True), ({first[2 * depth - 2]}, True), ({first[depth]}, False),
+                            ({first[depth - 2]}, False), ({other[depth - 1], other[2 * depth - 2]}, False)):
+        avoid = frozenset(int(cid[v]) for v in papers)
+        stats = SampleStats()
+        got = draw_paths(ctx, spec, np.random.default_rng(3), stats, avoid=avoid)
+        assert (stats.rejects["paths_avoided_source"] > 0) == redrawn
+        assert all(np.array_equal(a, b) for a, b in zip(got, plain, strict=True)) != redrawn
+        assert not avoid & {int(cid[got[0][depth - 1]]), int(cid[got[0][2 * depth - 2]])}
+    ex = build_example(ctx, spec, seed=2, index=0)
+    kept_out = build_example(ctx, spec, seed=2, index=0, avoid=frozenset({ex.source}))
+    assert kept_out.source != ex.source and kept_out.recipe == ex.recipe  # not recorded
