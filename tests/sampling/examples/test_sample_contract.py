@@ -289,3 +289,11 @@ def test_papers_to_avoid_keep_the_source_component_s_source_and_target_out(ctx) 
     ex = build_example(ctx, spec, seed=2, index=0)
     kept_out = build_example(ctx, spec, seed=2, index=0, avoid=frozenset({ex.source}))
     assert kept_out.source != ex.source and kept_out.recipe == ex.recipe  # not recorded
+
+
+def test_an_example_s_generator_is_the_example_stream_of_its_seed_then_index() -> None:
+    from graphniah.sampling.examples.sample import example_rng
+    from graphniah.seeds import Stream, generator
+
+    assert example_rng(5, 3).bit_generator.state == generator(Stream.EXAMPLE, 5, 3).bit_generator.state
+    assert example_rng(5, 3).random() != example_rng(3, 5).random()
