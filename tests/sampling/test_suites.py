@@ -164,7 +164,10 @@ def test_bad_suite_files_are_clear(tmp_path) -> None:
 
 @pytest.mark.slow
 def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, tmp_path) -> None:
-    suite = load_suite_spec("demo")
+    # the demo suite's shape (a value per task, its two extra groups) on small examples (SMALL)
+    suite = _suite_file(tmp_path, "demo", "vary: task\nvalues: [yesno, mc, count, list]\nper_value: 1\nextra:\n"
+                                          "  - {value: mc, n: 1, fixed: {render: edges}}\n"
+                                          "  - {value: mc, n: 2, fixed: {template: [default, tagged]}}\n")
     out = tmp_path / "examples"
     files = suite_files(out, suite.name)
     examples_path, manifest_path, partial = files.examples, files.manifest, files.partial
@@ -179,7 +182,7 @@ def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, t
     out.mkdir()
     partial.write_text("".join(json.dumps({"key": k, "example": line}) + "\n" for k, line in zip(keys[:2], lines[:2], strict=True)) + '{"key": "tor')
     built = build_suite(suite, demo_snapshot, 3, out_root=out, per_value=1, workers=2)
-    # -n sets the examples per value; the demo's extra groups keep their own counts: one edge-list
+    # -n sets the examples per value; the extra groups keep their own counts: one edge-list
     # example, and two multiple-choice examples each asked in two template sets (default, tagged)
     assert built.reused == 2 and built.n_examples == len(keys) == len(suite.values) + 1 + 2 * 2 and not partial.exists()
     again = read_examples(examples_path)
@@ -187,9 +190,9 @@ def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, t
     manifest = json.loads(manifest_path.read_text())
     assert [e["id"] for e in manifest["examples"]] == [e.id for e in again]
     assert manifest["snapshot_hash"] == demo_snapshot.content_hash and manifest["synthetic"] is True
-    assert all(e["recipe"]["params"]["context_length"] == 60_000 for e in manifest["examples"])
+    assert all(e["recipe"]["params"]["context_length"] == 20_000 for e in manifest["examples"])
     assert all(verify(e).ok for e in again)
-    assert all(max(e.token_counts.values()) <= 60_000 for e in again)
+    assert all(max(e.token_counts.values()) <= 20_000 for e in again)
     # the build records its verification (by line hash and checker version) of what it built itself and
     # of the two examples it found in the interrupted build's partial file, which it checks again: a
     # resumed build writes the manifest an uninterrupted one writes
