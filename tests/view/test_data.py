@@ -432,3 +432,165 @@ def test_a_changed_or_swapped_cached_page_is_built_again(viewer_suite, tmp_path,
     build_viewer(viewer_suite.examples_path, out, runs=viewer_suite.runs_dir, snapshots=viewer_suite.snapshots)
     assert {p.name: p.read_bytes() for p in (out / "examples").iterdir()} == first
     assert cached.read_bytes() == first[f"{ex.id}.js"]
+
+
+# ---- the contracts, one by one (after the third audit) ---------------------------------------------
+
+
+def test_every_field_of_the_index_the_site_record_and_the_files(viewer_suite, tmp_path, o200k) -> None:
+    """``build_viewer``'s return, ``data.js`` (title, source, runs, columns, every row), ``viewer.json`` (each
+    input with its sha256 from hashlib), the pages and static files as the package ships them."""
+    import datetime as dt
+    import hashlib
+    from importlib import resources
+
+    import graphniah
+    from graphniah.view.pages import ViewerFiles
+
+    out = tmp_path / "site"
+    files = build_viewer(str(viewer_suite.examples_path), str(out), runs=viewer_suite.runs_dir, snapshots=viewer_suite.snapshots)
+    runs, _ = load_answers(viewer_suite.runs_dir)
+    assert [(r.label, r.model, r.settings_hash) for r in runs] == [("model-a", "model-a", "h-model-a"), ("model-b", "model-b", "h-model-b")]
+    assert files == ViewerFiles(out, out / "index.html", len(viewer_suite.examples), runs, 0)
+    index = _js_payload(out / "data.js")
+    assert (index["title"], index["source"]) == (f"GraphNIAH examples: {viewer_suite.examples_path.name}", str(viewer_suite.examples_path))
+    assert index["runs"] == [{"label": f"model-{m}", "model": f"model-{m}", "settings_hash": f"h-model-{m}"} for m in "ab"]
+    assert index["columns"] == ["id", "task", "depth", "component_size", "context_length", "distractor", "label", "tokens", "outcomes", "answers"]
+    for row, ex in zip(index["rows"], viewer_suite.examples, strict=True):
+        assert row[:8] == [ex.id, ex.task, ex.depth, ex.component_size, ex.recipe.params.context_length, ex.recipe.params.distractor,
+                           ex.answer, o200k.count(ex.messages[-1].content)]
+    record = json.loads((out / "viewer.json").read_text())
+    assert record["examples"] == {"path": str(viewer_suite.examples_path), "count": len(viewer_suite.examples),
+                                  "sha256": hashlib.sha256(viewer_suite.examples_path.read_bytes()).hexdigest()}
+    assert record["runs"] == [{"label": f"model-{m}", "model": f"model-{m}", "settings_hash": f"h-model-{m}",
+                               "journal": str(viewer_suite.runs_dir / f"model-{m}.jsonl"),
+                               "sha256": hashlib.sha256((viewer_suite.runs_dir / f"model-{m}.jsonl").read_bytes()).hexdigest()} for m in "ab"]
+    assert record["snapshots_without_metadata"] == [] and record["version"] == graphniah.__version__
+    assert abs(dt.datetime.fromisoformat(record["created_at"]) - dt.datetime.now(dt.UTC)) < dt.timedelta(minutes=5)
+    shipped = resources.files("graphniah.view").joinpath("static")
+    for rel in ("index.html", "example.html", "static/view.css", "static/view.js"):
+        assert (out / rel).read_text(encoding="utf-8") == shipped.joinpath(rel.removeprefix("static/")).read_text(encoding="utf-8"), rel
+    assert sorted(p.name for p in (out / "examples").iterdir()) == sorted(f"{ex.id}.js" for ex in viewer_suite.examples)
+
+
+def test_every_field_of_an_example_page(viewer_suite, tmp_path, o200k) -> None:
+    """Each page's keys, and each value against the example itself (or the module that owns it)."""
+    from graphniah.view.forest import PALETTE, forest_caption
+    from graphniah.view.needles import ROW_WIDTH
+
+    out = tmp_path / "site"
+    build_viewer(viewer_suite.examples_path, out, runs=viewer_suite.runs_dir, snapshots=viewer_suite.snapshots)
+    keys = {"id", "task", "depth", "component_size", "context_length", "distractor", "template", "label", "question", "options", "answer",
+            "system", "papers", "edges", "path", "metadata", "missing_blocks", "token_counts", "forest", "forest_caption", "list",
+            "needle_map", "total_tokens", "blocks", "prompt", "row_width", "row_count", "spans", "palette", "runs"}
+    for ex in viewer_suite.examples:
+        page = _js_payload(out / "examples" / f"{ex.id}.js")
+        assert set(page) == keys
+        path = highlighted_path(ex)
+        assert (page["id"], page["task"], page["depth"], page["component_size"], page["label"]) == (ex.id, ex.task, ex.depth, ex.component_size, ex.answer)
+        assert (page["papers"], page["edges"], page["path"], page["list"]) == (len(ex.papers), len(ex.edges), len(path), None)
+        assert page["system"] == ex.messages[0].content and page["token_counts"] == json.loads(ex.model_dump_json())["token_counts"]
+        letters = option_letters(len(ex.options), ex.none_option)
+        opts = [*ex.options, *(["none of these"] if ex.none_option else [])]
+        assert page["options"] == ([[letters[i], o] for i, o in enumerate(opts)] if ex.task == "mc" else [])
+        assert page["forest_caption"] == forest_caption(ex, path, True)
+        assert (page["row_width"], page["palette"], page["total_tokens"]) == (ROW_WIDTH, list(PALETTE), o200k.count(ex.messages[-1].content))
+        nm = json.loads(_unpack(page["needle_map"]))
+        assert nm["total"] == page["total_tokens"] and len(nm["tokens"]) == 2 * len(nm["titles"]) == 2 * len(page["spans"])
+        assert nm["blocks"] == page["blocks"]["needle"] + page["blocks"]["paper"]
+    mc = next(ex for ex in viewer_suite.examples if ex.task == "mc")
+    assert _js_payload(out / "examples" / f"{mc.id}.js")["options"][0] == ["A", mc.options[0]]
+
+
+def test_a_run_without_an_answer_for_an_example_is_none_everywhere(viewer_suite, tmp_path) -> None:
+    """A journal that never reached an example: outcome "none" ("-" in the index), every field of the answer None."""
+    from graphniah.formats.journal import Journal
+    from tests.view.conftest import _record
+
+    runs = tmp_path / "runs"
+    first = viewer_suite.examples[0]
+    with Journal(runs / "model-c.jsonl") as j:
+        j.append([_record(first, "model-c", "ok", f"\\answer{{{first.answer}}}", 0)])
+    build_viewer(viewer_suite.examples_path, tmp_path / "site", runs=runs, snapshots=viewer_suite.snapshots)
+    rows = _js_payload(tmp_path / "site" / "data.js")["rows"]
+    assert [(r[8], r[9]) for r in rows] == [("c", [first.answer]), *([("-", [None])] * (len(rows) - 1))]
+    (run,) = _js_payload(tmp_path / "site" / "examples" / f"{viewer_suite.examples[1].id}.js")["runs"]
+    assert run == {"run": "model-c", "outcome": "none", "extracted": None, "response": None, "reasoning": None, "prompt_tokens": None,
+                   "completion_tokens": None, "reasoning_tokens": None, "cost_usd": None, "time_s": None, "attempts": None, "error": None}
+    (run,) = _js_payload(tmp_path / "site" / "examples" / f"{first.id}.js")["runs"]
+    assert (run["outcome"], run["response"], run["attempts"], run["reasoning"]) == ("correct", f"\\answer{{{first.answer}}}", 1, None)
+
+
+def test_the_site_of_a_dataset_names_its_suite_and_the_inputs_are_one_of_two(viewer_suite, tmp_path) -> None:
+    export_suite(viewer_suite.examples_path, tmp_path / "dataset", suite="view-suite", snapshots_root=viewer_suite.snapshots)
+    build_viewer(None, tmp_path / "site", dataset=str(tmp_path / "dataset"), snapshots=viewer_suite.snapshots)
+    index = _js_payload(tmp_path / "site" / "data.js")
+    assert (index["title"], index["source"], index["runs"]) == ("GraphNIAH examples: dataset view-suite", str(tmp_path / "dataset"), [])
+    assert json.loads((tmp_path / "site" / "viewer.json").read_text())["examples"] == {
+        "dataset": str(tmp_path / "dataset"), "suite": "view-suite", "count": len(viewer_suite.examples)}
+    for examples, dataset in ((viewer_suite.examples_path, tmp_path / "dataset"), (None, None)):
+        with pytest.raises(GraphNIAHError) as err:
+            build_viewer(examples, tmp_path / "other", dataset=dataset)
+        assert str(err.value) == "give exactly one of an examples file or a dataset folder"
+    assert not (tmp_path / "other").exists()
+
+
+def test_an_example_id_that_cannot_name_a_file_is_refused_naming_the_input(viewer_suite, tmp_path) -> None:
+    bad = viewer_suite.examples[1].model_copy(update={"id": "yesno/../x"})
+    path = tmp_path / "bad.jsonl"
+    write_examples(path, [viewer_suite.examples[0], bad])
+    with pytest.raises(GraphNIAHError) as err:
+        build_viewer(path, tmp_path / "site", snapshots=viewer_suite.snapshots)
+    assert str(err.value) == f"{path}: example id 'yesno/../x' cannot name a file (letters, digits, '-', '_', '.' only)"
+    assert not (tmp_path / "site").exists()
+
+
+def test_pages_are_built_again_when_the_runs_or_the_metadata_change(viewer_suite, tmp_path) -> None:
+    """The cache key holds the run labels, each answer, and whether the snapshot was found: a change to any gives new pages."""
+    one = tmp_path / "one.jsonl"
+    write_examples(one, [viewer_suite.examples[0]])
+    out = tmp_path / "site"
+    names = []
+    for runs, snaps in ((viewer_suite.runs_dir, viewer_suite.snapshots), (None, viewer_suite.snapshots), (None, tmp_path / "none"),
+                        (viewer_suite.runs_dir, viewer_suite.snapshots)):
+        build_viewer(one, out, runs=runs, snapshots=snaps)
+        (page,) = viewer_page_cache(out).iterdir()
+        names.append(page.name)
+    assert len(set(names[:3])) == 3 and names[3] == names[0]
+    page = _js_payload(out / "examples" / f"{viewer_suite.examples[0].id}.js")
+    assert page["metadata"] and [r["run"] for r in page["runs"]] == ["model-a", "model-b"]
+
+
+def test_packed_text_is_gzip_in_base64_and_the_same_bytes_each_time() -> None:
+    from graphniah.view.pages import packed_text
+
+    text = "Café – naïve\n" * 50
+    packed = packed_text(text)
+    assert packed == packed_text(text) and _unpack(packed) == text
+    raw = base64.b64decode(packed)
+    assert raw[:2] == b"\x1f\x8b" and raw[4:8] == b"\0\0\0\0"  # gzip, with no modification time
+
+
+def test_a_page_packs_its_prompt_unless_told_not_to_and_the_build_reports_each_example(viewer_suite, tmp_path) -> None:
+    from graphniah.text import load_prompts
+    from graphniah.view.pages import example_page_data
+
+    ex = viewer_suite.examples[2]
+    args = (ex, PaperLookup(viewer_suite.snapshots).cards(ex), [], {}, None, load_prompts(None))
+    text = ex.messages[-1].content
+    assert _unpack(example_page_data(*args)["prompt"]) == text
+    assert example_page_data(*args, pack_prompt=False)["prompt"] == text.encode("utf-8")
+    calls: list[tuple] = []
+
+    class Recorder:
+        def start(self, total, label):
+            calls.append(("start", total, label))
+
+        def advance(self, n=1):
+            calls.append(("advance", n))
+
+        def done(self):
+            calls.append(("done",))
+
+    build_viewer(viewer_suite.examples_path, tmp_path / "site", snapshots=viewer_suite.snapshots, progress=Recorder())
+    assert calls == [("start", None, "viewer pages"), *([("advance", 1)] * len(viewer_suite.examples)), ("done",)]

@@ -89,3 +89,29 @@ def test_a_word_is_found_whole_wherever_it_stands(text: str, word: str) -> None:
     """Whole words of a title key, at the start, the end or inside a text: the words the title key of the
     text itself holds (it splits on white space and punctuation, as the search does)."""
     assert _has_word(text, word) == (word in title_key(text).split(" "))
+
+
+# ---- the contracts, one by one (after the third audit) ---------------------------------------------
+
+
+def test_a_start_module_without_a_source_file_is_refused_and_the_list_is_in_path_order(tmp_path):
+    from graphniah.errors import GraphNIAHError
+
+    with pytest.raises(GraphNIAHError) as err:
+        page_code_files(PACKAGE, "graphniah.view.nowhere")
+    assert str(err.value) == f"module graphniah.view.nowhere has no source file under {PACKAGE}"
+    files = page_code_files()
+    assert files == sorted(files) and len(set(files)) == len(files) and PACKAGE / "view" / "pages.py" in files
+    # a package's own __init__ is its source file: a start at a package is followed through its imports
+    assert PACKAGE / "view" / "__init__.py" in page_code_files(PACKAGE, "graphniah.view")
+
+
+def test_the_needle_map_data_is_each_span_s_first_token_length_and_title():
+    from graphniah.view.needles import NeedleMap, Span
+    from graphniah.view.pages import needle_map_data
+
+    spans = (Span("context", 0, 10, 0, 4), Span("needle", 10, 30, 4, 9, 7, "A title"), Span("paper", 30, 40, 13, 2),
+             Span("paper", 40, 45, 15, 1, None, "Other"), Span("question", 45, 50, 16, 5))
+    nm = NeedleMap(21, spans, True, ())
+    assert needle_map_data(nm) == {"total": 21, "tokens": [0, 4, 4, 9, 13, 2, 15, 1, 16, 5], "titles": [None, "A title", None, "Other", None],
+                                   "blocks": 3}
