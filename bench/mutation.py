@@ -87,20 +87,23 @@ TARGETS = (
     Target("sampling/examples/components", "graphniah/sampling/examples/components.py",
            ("tests/sampling/examples/test_components.py", "tests/sampling/examples/test_sample_matching.py", "-k",
             "not on_the_demo and not matched_examples_record"), shared=True, timeout=300.0),
-    Target("atomic", "graphniah/atomic.py", ("tests/test_atomic.py",)),
+    Target("atomic", "graphniah/atomic.py", ("tests/test_atomic.py", "tests/test_atomic_audit.py")),
     Target("ingest/openalex/read", "graphniah/ingest/openalex/read.py",
            ("tests/ingest/openalex/test_records.py", "tests/ingest/openalex/test_read.py", "tests/ingest/openalex/test_bad_input.py",
-            "-k", "not both_forms and not every_layout and not manifest_names")),
+            "tests/ingest/openalex/test_read_audit.py", "tests/ingest/openalex/test_layout.py", "-k", "not both_forms and not every_layout and not manifest_names")),
     Target("ingest/openalex/layout", "graphniah/ingest/openalex/layout.py",
            ("tests/ingest/openalex/test_records.py", "tests/ingest/openalex/test_read.py", "tests/ingest/openalex/test_bad_input.py",
-            "-k", "not both_forms and not every_layout and not manifest_names")),
+            "tests/ingest/openalex/test_read_audit.py", "tests/ingest/openalex/test_layout.py", "-k", "not both_forms and not every_layout and not manifest_names")),
     Target("dataset/lm_eval", "graphniah/dataset/lm_eval.py", ("tests/dataset/test_lm_eval.py", "-k", "not without_lm_eval")),
     Target("integrations/lm_eval_task", "graphniah/integrations/lm_eval_task.py",
-           ("tests/integrations/test_lm_eval.py", "-k", "task_sends or process_results or task_docs")),
+           ("tests/integrations/test_lm_eval.py", "tests/integrations/test_lm_eval_task.py", "-k",
+            "task_sends or process_results or task_docs or template_set or data_file or example_messages or text_of_an_example "
+            "or reply_is_scored")),
     Target("view/pages", "graphniah/view/pages.py",
            ("tests/view/test_overlay.py", "tests/view/test_pages.py", "tests/view/test_data.py", "-k",
             "not a_change_to_any_module and (test_overlay or test_pages or view_cli_writes or without_the_snapshot or cached_page "
-            "or rebuild_reuses or an_input_error)"),
+            "or rebuild_reuses or an_input_error or every_field or without_an_answer or of_a_dataset or cannot_name "
+            "or runs_or_the_metadata or packs_its_prompt or packed_text_is)"),
            shared=True, timeout=300.0),
 )
 
