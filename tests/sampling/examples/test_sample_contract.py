@@ -297,3 +297,27 @@ def test_an_example_s_generator_is_the_example_stream_of_its_seed_then_index() -
 
     assert example_rng(5, 3).bit_generator.state == generator(Stream.EXAMPLE, 5, 3).bit_generator.state
     assert example_rng(5, 3).random() != example_rng(3, 5).random()
+
+
+def test_a_context_packed_for_two_sets_or_for_the_none_twin_fits_each_prompt(ctx) -> None:
+    """Packed for the sets of ``templates``: one context text under both wordings, each prompt at most L tokens as
+    counted here; packed with ``reserve_none_option``: the same context as the twin that shows "none of these"."""
+    from graphniah.text import split_messages
+
+    def counts(ex):  # type: ignore[no-untyped-def]
+        pairs = [(m.role, m.content) for m in ex.messages]
+        return {name: tok.chat_count(pairs) for name, tok in ctx.tokenizers.items()}
+
+    limit, names = 4000, ("default", "brief")
+    exs = [build_example(ctx, ExampleSpec("mc", 4, 10, "C", distractor="essays", context_length=limit, template=n, templates=names),
+                         seed=4, index=2) for n in names]
+    assert len({split_messages(ex.messages, ctx.worded(n).prompts)[2] for ex, n in zip(exs, names, strict=True)}) == 1
+    for ex in exs:
+        assert ex.token_counts == counts(ex) and max(ex.token_counts.values()) <= limit
+    reserved = build_example(ctx, ExampleSpec("mc", 4, 10, "C", distractor="essays", context_length=limit, reserve_none_option=True),
+                             seed=4, index=3)
+    twin = build_example(ctx, ExampleSpec("mc", 4, 10, "C", none_option=True, distractor="essays", context_length=limit),
+                         seed=4, index=3)
+    assert split_messages(reserved.messages)[2] == split_messages(twin.messages)[2]
+    assert reserved.token_counts == counts(reserved) and max(reserved.token_counts.values()) <= limit
+    assert not reserved.none_option and twin.none_option
