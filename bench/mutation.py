@@ -84,7 +84,7 @@ TARGETS = (
             "or every_option_of or rules_of_their or label_for_a_task or indices_statistics or records_what_it "
             "or worded_and_replayed or fit_their_part or each_rule_of or packed_with_another or apa_twin_named or has_no_options "
             "or name_the_task_depth or first_half_of or papers_to_avoid or example_stream_of "
-            "or two_sets_or"), shared=True, timeout=300.0),
+            "or two_sets_or or disjoint_component_distractors"), shared=True, timeout=300.0),
     Target("sampling/examples/components", "graphniah/sampling/examples/components.py",
            ("tests/sampling/examples/test_components.py", "tests/sampling/examples/test_sample_matching.py", "-k",
             "not on_the_demo and not matched_examples_record"), shared=True, timeout=300.0),

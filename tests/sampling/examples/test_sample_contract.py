@@ -321,3 +321,20 @@ def test_a_context_packed_for_two_sets_or_for_the_none_twin_fits_each_prompt(ctx
     assert split_messages(reserved.messages)[2] == split_messages(twin.messages)[2]
     assert reserved.token_counts == counts(reserved) and max(reserved.token_counts.values()) <= limit
     assert not reserved.none_option and twin.none_option
+
+
+def test_disjoint_component_distractors_count_in_the_example_s_papers_and_citations(ctx) -> None:
+    """With disjoint-component distractors the stats count every paper and citation the context prints, the
+    distractors' included: read back by the text checker (its own parser, not the sampler's counts)."""
+    import networkx as nx
+
+    from graphniah.text import parse_context, split_messages
+
+    ex = build_example(ctx, ExampleSpec("count", 4, 10, distractor="disjoint-component", context_length=3000), seed=8, index=1)
+    graph = parse_context(split_messages(ex.messages)[2])
+    assert (ex.stats.nodes, ex.stats.edges) == (len(graph.nodes), len(graph.edges))
+    assert ex.stats.nodes > len(ex.papers) and ex.stats.edges > len(ex.edges)  # distractor components were packed
+    parts = nx.Graph(list(graph.edges))
+    parts.add_nodes_from(range(len(graph.nodes)))
+    sizes = sorted(len(c) for c in nx.connected_components(parts))
+    assert sizes.count(10) >= 2 and len(sizes) > 2  # the two task components, and distractor trees beside them
