@@ -35,16 +35,18 @@ PACKAGE_GROUPS = ("tests/baselines/", "tests/view/", "tests/ingest/demo_release/
 MODULE_GROUPS = {"tests/test_demo.py": "demo-store", "tests/test_install.py": "demo-store", "tests/report/test_page.py": "demo-store"}
 
 # Work units that take longest, handed out first and in this order (the rest keep collection order).
-# Measured with -n 2 (CPU seconds of the unit): the kill and fuzz tests spend about two minutes each
-# in their subprocesses. A unit that needs the demo snapshot comes second, so the other worker
-# builds it while the first runs the kill test and nobody waits for the lock.
+# CPU seconds measured one file at a time (-n 0): the kill test about 50 plus 16 for the fault tests'
+# prepared folder; the demo-store unit about 125 after the demo snapshot (the demo run, test_demo's
+# second run, the wheel's small demo). The baselines unit comes second and builds the snapshot (about
+# 50) while the first worker runs the kill test, so the demo-store unit, queued behind the kill test
+# (xdist hands a worker its next unit when it has two tests or fewer left), finds it built.
 FIRST = (
     "tests/faults/test_kill.py",
     "tests/baselines/",
+    "demo-store",
     "tests/faults/test_fuzz.py",
     "tests/sampling/examples/test_sample.py",
     "tests/graph/test_end_to_end.py",
-    "demo-store",
 )
 
 

@@ -67,6 +67,25 @@ def test_the_readme_example_is_short() -> None:
     assert len(lines) <= 11 and lines[0] == "import graphniah"
 
 
+def _as_interrupted(examples: Path, out: Path, snapshot_hash: str) -> None:
+    """Lay out ``examples`` (the demo suite at one example per value, seed 0) in ``out`` as a build of
+    the same suite interrupted after its last example: the README's ``build_suite`` into ``out`` then
+    finishes it from there (the route tests/sampling/test_suites.py pins byte for byte) instead of
+    sampling and packing its 60,000-token examples a second time."""
+    from graphniah.sampling.suites import _item_key, load_suite_spec, plan_suite, suite_files
+    from graphniah.seeds import DEFAULT_SEED
+    from graphniah.text import load_prompts
+    from graphniah.text.prompts import load_template
+
+    suite, folder = load_suite_spec("demo"), load_prompts().directory
+    keys = [_item_key(it, DEFAULT_SEED, snapshot_hash, load_template(it.spec.template, folder).hash)
+            for it in plan_suite(suite, DEFAULT_SEED, 1)]
+    lines = examples.read_text(encoding="utf-8").splitlines()
+    out.mkdir(parents=True)
+    suite_files(out, suite.name).partial.write_text(
+        "".join(json.dumps({"key": k, "example": line}) + "\n" for k, line in zip(keys, lines, strict=True)), encoding="utf-8")
+
+
 @pytest.mark.slow
 def test_the_readme_example_runs_after_a_demo(demo_snapshot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                               capsys: pytest.CaptureFixture[str]) -> None:
@@ -78,7 +97,8 @@ def test_the_readme_example_runs_after_a_demo(demo_snapshot, tmp_path: Path, mon
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "snapshots").symlink_to(demo_snapshot.path.parent.parent, target_is_directory=True)
-    graphniah.build_suite("demo", n=1)
+    first = graphniah.build_suite("demo", n=1)
+    _as_interrupted(first.examples_path, Path("notebook/examples"), demo_snapshot.content_hash)
     with PolicyServer("oracle", seed=0) as server:
         sent = graphniah.run_suite("local-oracle", suite="demo", api_base=server.url)
     demo = [json.loads(line) for line in Path("examples/demo.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -96,6 +116,8 @@ def test_the_readme_example_runs_after_a_demo(demo_snapshot, tmp_path: Path, mon
     assert worded and only.answered == only.overall.n == only.overall.k == len(demo)
     plan = namespace["plan"]
     built = namespace["built"]
+    # the README's build found every example in the interrupted build's file: the same bytes as a fresh build
+    assert built.reused == built.n_examples and built.examples_path.read_bytes() == first.examples_path.read_bytes()
     lines = built.examples_path.read_text(encoding="utf-8").splitlines()
     assert type(plan).__name__ == "RunPlan" and plan.total == built.n_examples == len(lines)
     assert Path("notebook/report/report.html").is_file()
