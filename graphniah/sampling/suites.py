@@ -468,8 +468,8 @@ def _build_missing(todo: list[tuple[str, SuiteItem]], partial: Path, done: dict[
                 # Each scorer trained once, by one worker, before any example needs it (it is stored in the
                 # snapshot and read by the others); else every worker trained every scorer its first
                 # examples asked for at the same time (a third of a fresh demo suite's build).
-                for fut in [pool.submit(_scorer_in_worker, depth, weighted) for depth, weighted in _scorers(todo)]:
-                    fut.result()
+                for trained in [pool.submit(_scorer_in_worker, depth, weighted) for depth, weighted in _scorers(todo)]:
+                    trained.result()
                 pending: dict[Future[str], str] = {}
                 queue = list(todo)
                 while queue or pending:
