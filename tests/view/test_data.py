@@ -594,3 +594,67 @@ def test_a_page_packs_its_prompt_unless_told_not_to_and_the_build_reports_each_e
 
     build_viewer(viewer_suite.examples_path, tmp_path / "site", snapshots=viewer_suite.snapshots, progress=Recorder())
     assert calls == [("start", None, "viewer pages"), *([("advance", 1)] * len(viewer_suite.examples)), ("done",)]
+
+
+def test_page_fields_that_the_suite_s_examples_hold_one_way_only(viewer_suite, list_suite) -> None:
+    """A single message (no system), "none of these" among the options, an answer of several attempts, a page
+    without metadata, and a list example's label: each reaches the page as itself."""
+    from graphniah.text import load_prompts
+    from graphniah.view.data import Answer, RunView
+    from graphniah.view.forest import forest_caption
+    from graphniah.view.pages import example_page_data
+
+    prompts = load_prompts(None)
+    mc = next(ex for ex in viewer_suite.examples if ex.task == "mc")
+    cards = PaperLookup(viewer_suite.snapshots).cards(mc)
+    alone = mc.model_copy(update={"messages": mc.messages[-1:], "none_option": True})
+    run = RunView("m", "m", "h", viewer_suite.runs_dir / "m.jsonl")
+    tried = Answer("ok", "C", True, None, None, None, None, None, None, None, 3, None)
+    data = example_page_data(alone, cards, [run], {(mc.id, 0): tried}, None, prompts)
+    letters = option_letters(len(mc.options), True)
+    assert data["system"] == "" and data["options"] == [[letters[i], o] for i, o in enumerate([*mc.options, "none of these"])]
+    assert data["options"][-1] == [letters[-1], "none of these"] and data["runs"][0]["attempts"] == 3
+    bare = example_page_data(mc, None, [], {}, None, prompts)
+    assert bare["metadata"] is False and bare["forest_caption"] == forest_caption(mc, highlighted_path(mc), False)
+    assert bare["forest_caption"] != example_page_data(mc, cards, [], {}, None, prompts)["forest_caption"]
+    listing = example_page_data(list_suite.example, None, [], {}, None, prompts)
+    assert listing["label"] == f"{len(list_suite.example.targets)} papers" != list_suite.example.answer
+
+
+def test_the_index_row_of_a_list_example_shows_its_label_and_a_site_without_metadata_names_the_snapshot(list_suite, tmp_path) -> None:
+    files = build_viewer(list_suite.examples_path, tmp_path / "site", snapshots=tmp_path / "none")
+    (row,) = _js_payload(tmp_path / "site" / "data.js")["rows"]
+    assert row[6] == f"{len(list_suite.example.targets)} papers"
+    assert files.without_metadata == 1
+    record = json.loads((tmp_path / "site" / "viewer.json").read_text())
+    assert record["snapshots_without_metadata"] == [list_suite.example.recipe.snapshot_hash]
+
+
+def test_a_page_is_built_again_when_only_a_run_s_name_changes(viewer_suite, tmp_path) -> None:
+    """The same answers under another model name: the cache key holds the run labels, so the page shows the new name."""
+    one = tmp_path / "one.jsonl"
+    write_examples(one, [viewer_suite.examples[0]])
+    for name in ("a", "q"):
+        (tmp_path / name).mkdir()
+        text = (viewer_suite.runs_dir / "model-a.jsonl").read_text(encoding="utf-8")
+        (tmp_path / name / f"model-{name}.jsonl").write_text(text.replace("model-a", f"model-{name}"), encoding="utf-8")
+    build_viewer(one, tmp_path / "site", runs=tmp_path / "a", snapshots=viewer_suite.snapshots)
+    build_viewer(one, tmp_path / "site", runs=tmp_path / "q", snapshots=viewer_suite.snapshots)
+    page = _js_payload(tmp_path / "site" / "examples" / f"{viewer_suite.examples[0].id}.js")
+    assert [r["run"] for r in page["runs"]] == ["model-q"]
+
+
+def test_two_runs_of_one_model_are_labelled_apart_and_keep_their_model_name(viewer_suite, tmp_path) -> None:
+    """The report's rule (``graphniah.scoring.run_labels``): one model at two settings hashes is labelled by the first
+    8 digits of each; the index and viewer.json still give the model's own name beside each label."""
+    one = tmp_path / "one.jsonl"
+    write_examples(one, [viewer_suite.examples[0]])
+    text = (viewer_suite.runs_dir / "model-a.jsonl").read_text(encoding="utf-8")
+    (tmp_path / "runs").mkdir()
+    for h in ("aaaaaaaa1", "bbbbbbbb2"):
+        (tmp_path / "runs" / f"{h}.jsonl").write_text(text.replace("h-model-a", h), encoding="utf-8")
+    build_viewer(one, tmp_path / "site", runs=tmp_path / "runs", snapshots=viewer_suite.snapshots)
+    want = [{"label": f"model-a [{h[:8]}]", "model": "model-a", "settings_hash": h} for h in ("aaaaaaaa1", "bbbbbbbb2")]
+    assert sorted(_js_payload(tmp_path / "site" / "data.js")["runs"], key=lambda r: r["label"]) == want
+    runs = json.loads((tmp_path / "site" / "viewer.json").read_text())["runs"]
+    assert sorted((r["label"], r["model"]) for r in runs) == [(w["label"], "model-a") for w in want]
