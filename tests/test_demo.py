@@ -115,3 +115,24 @@ def test_a_wide_terminal_gets_one_table_with_a_row_per_model() -> None:
     console.print(table)
     [row] = [line for line in console.export_text().splitlines() if "baseline-title-similarity" in line]
     assert row.count("13.9 [") == 3 and row.count("n=36") == 4  # yesno, mc, all; the list F1
+
+
+def test_the_modules_compiled_at_setup_exist() -> None:
+    """``make setup`` imports graphniah.demo.DEMO_MODULES to write their bytecode; a misspelt name would be
+    skipped quietly (an optional module may be missing), so each must be found, part by part on the import
+    path, without importing it or its parents."""
+    from importlib.machinery import PathFinder
+
+    from graphniah.demo import DEMO_MODULES
+
+    def found(name: str) -> bool:
+        path = None
+        for part in name.split("."):
+            spec = PathFinder.find_spec(part, path)
+            if spec is None:
+                return False
+            path = spec.submodule_search_locations
+        return True
+
+    assert [name for name in DEMO_MODULES if not found(name)] == []
+    assert not found("graphniah.no_such_module") and not found("sklearn.no_such_module")
