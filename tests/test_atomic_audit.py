@@ -220,3 +220,12 @@ def test_an_output_lock_may_be_a_file_of_its_own_and_stays_after_release(tmp_pat
     assert lock.exists() and not (tmp_path / ".site.lock").exists()
     with output_lock(tmp_path / "site", lock):  # released: taken again
         pass
+
+
+def test_an_atomic_write_and_a_folder_create_the_folders_on_their_way(tmp_path) -> None:
+    from graphniah.atomic import write_json
+
+    write_json(tmp_path / "a" / "b" / "c.json", {"x": 1})
+    with atomic_dir(tmp_path / "d" / "e" / "site") as tmp:
+        (tmp / "f").write_text("y")
+    assert (tmp_path / "a" / "b" / "c.json").read_text() == '{\n  "x": 1\n}\n' and (tmp_path / "d" / "e" / "site" / "f").read_text() == "y"
