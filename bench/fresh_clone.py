@@ -16,11 +16,9 @@ machine still shows where the time goes. The environment is passed on as it is (
 
     .venv/bin/python bench/fresh_clone.py [--repo .] [--keep]
 
-Measured (one run at 9832243, load 4-5; docs/speed.md has the table): install 18.6 s, assets 36.4 s,
-refresh 66.2 s, build suite 111.6 s, endpoints 31.0 s, shortcut baselines 40.1 s, the rest 11.7 s:
-315.7 s in all, over the goal. What the changes of issue 39 saved was measured before and after in
-one session (docs/speed.md): learned-surface in its own process took the demo's export-to-baselines
-span from 103.8 s to 73.3 s.
+Measured back to back under load 7-9 (docs/speed.md has the table): 2ea9902 802.6 s in all (set-up 80.3 s,
+make demo 722.3 s), 7b6ea41 481.0 s (set-up 101.6 s, make demo 379.5 s): 0.60 of the time, still over the
+goal. ``--repo`` clones another checkout's HEAD, so two commits are timed with the same script.
 """
 
 from __future__ import annotations
