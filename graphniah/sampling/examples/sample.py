@@ -28,6 +28,14 @@ so no function of the number of papers in the context gives the answer. ``Exampl
 (recorded only when on; set for every matched YES/NO and multiple-choice example built since the
 rule exists) matches the wrong answers' venue relation to the source as well; recipes without it
 replay the draw without it.
+
+``ExampleSpec.source_slot`` (matched YES/NO and multiple choice built since the rule; ``batch_specs``
+and suites give each such spec the next slot of its task and depth) fixes the source: slot ``j`` takes
+the ``j``-th distinct source of the batch's order (``SamplingContext.source_of``,
+``similarity.DistinctSources``), so no question of a batch repeats another's source or true target
+while the pool holds enough of them. The paper draws every example's paths independently (appendix
+A.2.1); each slot's source is still uniform over the pool's usable sources, only repeats inside a
+batch are gone (docs/paper-deviations.md). Recipes without the key replay the uniform draw.
 """
 
 from __future__ import annotations
@@ -548,8 +556,8 @@ def batch_specs(
 ) -> list[ExampleSpec]:
     """Specs of a batch with balanced answers: YES/NO in pairs, letters A–D in groups of four.
     ``match_similarity`` turns the control on (similarity.py; other sizes from [MIN_SIZE, MAX_SIZE]; the
-    venue relation matched too in YES/NO and multiple choice, and the wrong answers matched on the
-    learned score, learned.py)."""
+    venue relation matched too in YES/NO and multiple choice, the wrong answers matched on the
+    learned score, learned.py, and spec ``i`` given source slot ``i``: the batch's sources distinct)."""
     sizes = [component_size or int(rng.integers(MIN_SIZE, MAX_SIZE + 1)) for _ in range(n)]
     if label and task in ("count", "list"):
         raise GraphNIAHError("--label applies to yesno (YES/NO) and mc (A-D) only")

@@ -79,8 +79,8 @@ LEARNED_MATCH_TASKS = ("yesno", "mc")
 # Of those, the tasks whose wrong answers are drawn with weights on the score (the density ratio,
 # ``match_weighted``) rather than as its nearest neighbours. Multiple choice: the nearest options make the
 # true one the middle of its question (a classifier trained anew answered 65.7%/65.0% at depth 16/32,
-# the rank rules 48.0%/46.7%); weighted, 35.7%/38.3% with folds split by question and 21.7%/24.7%
-# (chance) with folds split by source (docs/paper-deviations.md). YES/NO keeps the nearest draw, which
+# the rank rules 48.0%/46.7%); weighted, with each batch's sources distinct (source_slot), 25.3%/26.7%
+# (chance) with folds split by question (docs/paper-deviations.md). YES/NO keeps the nearest draw, which
 # the weighted one did not beat there.
 WEIGHTED_MATCH_TASKS: tuple[str, ...] = ("mc",)
 SIZE_TASKS = ("count", "list")  # the answer is the source component's size: the other sizes are redrawn
