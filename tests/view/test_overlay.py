@@ -265,3 +265,20 @@ def test_a_list_page_without_the_snapshot_still_classifies_every_line(list_suite
     overlays = {r["run"]: r["overlay"] for r in data["runs"]}
     assert overlays["local-oracle"]["hits"] == "1" * len(ex.targets) and overlays["local-oracle"]["extra"] == []
     assert overlays["local-always-no"]["unknown"] == ["NO"]
+
+
+def test_a_failed_call_gets_no_overlay_even_with_answer_lines(list_suite) -> None:
+    """Only a scored answer (status ``ok``) is drawn on the forest: a failed call's record, even one holding
+    lines that name truth papers, gives the run no overlay (``list_overlays``: None for a run without a
+    scored answer), while an ``ok`` record with the same lines hits the first truth paper."""
+    from graphniah.view.data import Answer, RunView
+
+    ex = list_suite.example
+    cards = PaperLookup(list_suite.snapshots).cards(ex)
+    raw = ex.answer.split("\n")[0]
+    run = RunView("m", "m", "h", list_suite.runs_dir / "m.jsonl")
+    failed = Answer("failed", None, False, None, None, None, None, None, None, None, 3, "timed out", raw=raw)
+    ok = Answer("ok", None, False, None, None, None, None, None, None, None, 1, None, raw=raw)
+    got = [example_page_data(ex, cards, [run], {(ex.id, 0): a}, None, load_prompts(None))["runs"][0] for a in (failed, ok)]
+    assert (got[0]["overlay"], got[0]["outcome"]) == (None, "failed")
+    assert got[1]["overlay"]["hits"] == "1" + "0" * (len(ex.targets) - 1)

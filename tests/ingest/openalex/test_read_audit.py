@@ -118,6 +118,20 @@ def test_every_column_of_a_full_record_is_its_documented_field(tmp_path: Path) -
     assert (row["_is_preprint"], row["_updated"], row["_part"]) == (True, "2026-06-03T10:00:00", 3)
 
 
+def test_of_several_biorxiv_and_preprints_ids_the_earliest_date_counts(tmp_path: Path) -> None:
+    """A work naming two bioRxiv DOIs (its own, then a location's) and two Preprints.org pages, the later
+    listed first: each source's date is the earliest of its ids, as the module docstring says (dates read
+    off the ids by hand: 10.1101/2025.11.03.… is 3 November 2025, manuscript 202509.… is September 2025)."""
+    import datetime as dt
+
+    rec = work(5, doi="https://doi.org/10.1101/2025.12.20.654321",
+               locations=[{"landing_page_url": "https://www.biorxiv.org/content/10.1101/2025.11.03.123456v2", "pdf_url": None},
+                          {"landing_page_url": "https://www.preprints.org/manuscript/202511.0007/v1", "pdf_url": None},
+                          {"landing_page_url": "https://www.preprints.org/manuscript/202509.0002/v3", "pdf_url": None}])
+    (row,) = _normalised(tmp_path, [rec]).values()
+    assert (row["_date_biorxiv"], row["_date_preprints"]) == (dt.date(2025, 11, 3), dt.date(2025, 9, 1))
+
+
 def test_a_bare_record_reads_as_empty_lists_and_nulls(tmp_path: Path) -> None:
     bare = {"id": "w7", "title": "Bare", "publication_date": "2026-05-01", "publication_year": 2026, "type": "article"}
     odd = work(8, id="https://openalex.org/A8")  # an author id where a work id belongs: no corpusid
