@@ -36,7 +36,8 @@ multiple choice; for counting and listing, the source's component in the citatio
 context states (the text checker's reading).
 
 **Answers** (:func:`~graphniah.baselines.pairs.answers_from_scores`), with per-task thresholds
-chosen on two-fold out-of-fold scores of the training draw:
+chosen on two-fold out-of-fold scores of the training draw (folds split by source, so a source the draw
+asks twice is never on both sides):
 
 * YES/NO: YES when the target's score passes the threshold;
 * multiple choice: the option of highest score, or "none of these" when it is offered and no option

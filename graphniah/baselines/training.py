@@ -59,11 +59,11 @@ if TYPE_CHECKING:
 
     from graphniah.sampling import ExampleSpec, SamplingContext
 
-__all__ = ["MODEL_PARAMS", "TRAINING_VERSION", "Scorer", "labels_of", "load_or_train", "size_label", "train_scorer", "training_seed"]
+__all__ = ["MODEL_PARAMS", "TRAINING_VERSION", "Scorer", "labels_of", "load_or_train", "size_label", "source_folds", "train_scorer", "training_seed"]
 
 #: Bumped when features, labels or the training rule change: older cached scorers are not reused.
 #: 2: the suite's sources kept out at the draw (not dropped after it), failures replaced.
-TRAINING_VERSION = 2
+TRAINING_VERSION = 3
 #: The classifier's parameters (fixed before any suite was scored; no early stopping, so the fit is
 #: a function of the data alone).
 MODEL_PARAMS: dict[str, Any] = {"max_iter": 200, "learning_rate": 0.1, "max_leaf_nodes": 31, "min_samples_leaf": 20,
@@ -239,6 +239,19 @@ def _choose_rule(data: Sequence[tuple[Example, QuestionRows, npt.NDArray[np.floa
     return Rule(thresholds, count_rule), best
 
 
+def source_folds(sources: Sequence[int]) -> npt.NDArray[np.int64]:
+    """The out-of-fold split of the training questions: fold 0 or 1 per question, by its source.
+
+    Notes
+    -----
+    The draw asks some sources more than once; a source on both sides would let a fold remember its
+    true target and inflate the out-of-fold scores the answer rule is chosen on. Distinct sources, in
+    increasing id, alternate between the folds.
+    """
+    _, by_source = np.unique(np.asarray(sources, dtype=np.int64), return_inverse=True)
+    return (by_source % 2).astype(np.int64)
+
+
 def train_scorer(examples: Sequence[Example], pr: PromptSet, reach: Reach,
                  seed: int) -> tuple[HistGradientBoostingClassifier, Rule, str, dict[str, Any]]:
     """Fit the scorer on labelled training examples; the answer rule from two-fold out-of-fold scores.
@@ -254,7 +267,7 @@ def train_scorer(examples: Sequence[Example], pr: PromptSet, reach: Reach,
         raise GraphNIAHError("the learned-surface training draw holds no example it can read")
     x = np.vstack([rows.x for _, rows, _ in data])
     y = np.concatenate([lab for _, _, lab in data])
-    fold = np.arange(len(data)) % 2  # split by question, never inside one
+    fold = source_folds([ex.source for ex, _, _ in data])
     owner = np.repeat(fold, [len(rows.titles) for _, rows, _ in data])
     oof_all = np.empty(len(y))
     for f in (0, 1):

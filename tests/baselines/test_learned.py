@@ -14,7 +14,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from graphniah.baselines.learned import answer_with
 from graphniah.baselines.pairs import FEATURES, QuestionRows, Rule, answers_from_scores, question_rows
-from graphniah.baselines.training import Scorer, train_scorer
+from graphniah.baselines.training import Scorer, source_folds, train_scorer
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import Example, PaperMeta
 from graphniah.text import load_prompts, parse_context, split_messages
@@ -282,3 +282,14 @@ def test_real_suites_train_on_at_least_a_thousand_questions_per_task() -> None:
     for fn, name in ((baselines_cmd, "training_per_task"), (write_baselines, "training_per_task"),
                      (learned_surface, "per_task"), (load_or_train, "per_task")):
         assert inspect.signature(fn).parameters[name].default >= 1000, fn.__qualname__
+
+
+def test_the_out_of_fold_split_keeps_each_source_on_one_side_and_uses_both():
+    # Sources asked several times, in a shuffled order. Distinct ids in increasing order are 3, 12, 41,
+    # 77, 905, alternating folds 0, 1, 0, 1, 0: every question of a source lands in its source's fold.
+    sources = [905, 12, 905, 77, 12, 3, 905, 77, 3, 41]
+    folds = source_folds(sources)
+    assert folds.tolist() == [0, 1, 0, 1, 1, 0, 0, 1, 0, 0]
+    for s in set(sources):
+        assert len({int(f) for f, t in zip(folds, sources, strict=True) if t == s}) == 1
+    assert source_folds([8, 8, 8]).tolist() == [0, 0, 0]  # one source: one fold (train_scorer then uses the mean)
