@@ -11,7 +11,8 @@ tests fail on is *caught*, one they pass on *missed*.
 
 Prints one line per bug (caught or missed, the seconds its tests took) and the catch rate. Before
 any bug, each test group must pass on the unplanted copy (else every bug would count as caught).
-The results of both rounds are in ``docs/reliability.md`` ("Audit 2").
+The results of rounds 2 and 3 are in ``docs/reliability.md`` ("Audit 2"), round 4 (an independent
+auditor's bugs) under "Round 4".
 """
 
 from __future__ import annotations
