@@ -32,8 +32,9 @@ replay the draw without it.
 ``ExampleSpec.source_slot`` (matched YES/NO and multiple choice built since the rule; ``batch_specs``
 and suites give each such spec the next slot of its task and depth) fixes the source: slot ``j`` takes
 the ``j``-th distinct source of the batch's order (``SamplingContext.source_of``,
-``similarity.DistinctSources``), so no question of a batch repeats another's source or true target
-while the pool holds enough of them. The paper draws every example's paths independently (appendix
+``similarity.DistinctSources``), so questions of a batch do not repeat a source or true target while
+the pool holds enough of them (a slot whose source the draw keeps rejecting falls back to a uniform
+source after half its tries: on the demo, 299 distinct sources in a batch of 300 at depth 32). The paper draws every example's paths independently (appendix
 A.2.1); each slot's source is still uniform over the pool's usable sources, only repeats inside a
 batch are gone (docs/paper-deviations.md). Recipes without the key replay the uniform draw.
 """
