@@ -12,6 +12,12 @@ Everything lives under ``bench/.data/learned/`` (git-ignored); a second run reus
 the suites and the cached scorers, so delete the folder to time training again.
 
     python bench/learned.py [--per-task 100] [--train 200] [--depth 16] [--seed 7] [--tasks yesno mc count list] [--control both|off|on]
+    python bench/learned.py --examples DIR/yesno-depth32-on.jsonl DIR/mc-depth32-on.jsonl [--train 1000]
+
+``--examples`` scores saved examples files instead (e.g. ``bench/learned_matching.py --save DIR``, so that
+learned-surface answers the very questions the other shortcuts and the fresh classifier answered): they
+are joined into one suite (``suites/given-<first file's name>``) and learned-surface trains on that
+suite's design.
 """
 
 from __future__ import annotations
@@ -89,7 +95,15 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--tasks", nargs="+", default=["yesno", "mc", "count", "list"])
     ap.add_argument("--control", choices=["both", "off", "on"], default="both", help="which settings to run (default both)")
+    ap.add_argument("--examples", type=Path, nargs="+", help="saved examples files of one depth, scored as one suite")
     args = ap.parse_args()
+    if args.examples:
+        path = ROOT / "suites" / f"given-{args.examples[0].name}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_examples(path, [ex for f in args.examples for ex in read_examples(f)])
+        print(f"given examples: {' '.join(map(str, args.examples))} ({path.name})", flush=True)
+        report(path, args.train, ROOT / "snapshots")
+        return
     snap = demo_snapshot(ROOT / "snapshots")
     ctx = SamplingContext(snap)
     for matched in {"both": (False, True), "off": (False,), "on": (True,)}[args.control]:

@@ -27,10 +27,15 @@ learned scorer, ``match_learned``), and prints for each:
   options drawn 200 times per source, conflicts among them ignored), with the weights as they are and
   tempered (``exp(0.8 logit)``).
 
+With ``--seeds A B C`` each YES/NO and multiple-choice cell is sampled once per seed (the same snapshot and
+frozen scorer) and printed per seed, then pooled: the frozen scorer's AUC over every seed's options, and the
+fresh classifier's hits summed over the seeds (each seed trained and scored on its own draw) against the
+Wilson interval of chance for the pooled count.
+
 The examples can be kept (``--save DIR``, one JSONL per cell) for ``graphniah baselines --examples``.
 
     python bench/learned_matching.py [--snapshot DIR | --root /tmp/graphniah-bench-learned] [--per-task 300] [--depths 16 32]
-                                     [--timing 40] [--count-list 100] [--seed 23] [--save DIR]
+                                     [--timing 40] [--count-list 100] [--seed 23 | --seeds 101 103 107] [--save DIR]
 """
 
 from __future__ import annotations
@@ -62,6 +67,20 @@ TASKS = ("yesno", "mc")
 MODES = ("off", "on", "nearest", "weighted")
 CHANCE = {"yesno": 0.5, "mc": 0.25}
 EXTRA = ("has_block", "cited", "source_has_block", "source_title_words", "source_title_chars", "source_authors")
+
+
+@dataclass(frozen=True)
+class CellScore:
+    """What one cell measured, for pooling over seeds: the frozen scorer's logits of the true and the wrong
+    options, and the fresh classifier's hits (folds by question, by source) out of ``n`` questions."""
+
+    true_logits: np.ndarray
+    wrong_logits: np.ndarray
+    by_question: int
+    by_source: int
+    n: int
+    cues: np.ndarray  # the visible cues, one row per option (``option_rows(..., as_printed=True)``)
+    truth: np.ndarray  # whether the row is the true option
 
 
 @dataclass
@@ -218,19 +237,15 @@ def pick_lines(x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> list[str]:
     return out
 
 
-def cell_lines(ctx: SamplingContext, cell: Cell, task: str, depth: int, mode: str) -> list[str]:
+def cell_lines(ctx: SamplingContext, cell: Cell, task: str, depth: int, mode: str) -> tuple[list[str], CellScore]:
     ex = cell.examples
     scorer = ctx.learned_match(depth, mode == "weighted").scorer
     frozen = [option_rows(ctx, e, False) for e in ex]
     seen = [option_rows(ctx, e, True) for e in ex]
-    if task == "yesno":  # one row per question: YES targets are the true pairs, NO targets the wrong ones
-        s = np.concatenate([scorer.logits(x) for x, _ in frozen])
-        yes = np.concatenate([t for _, t in frozen])
-        a = auc(s[yes], s[~yes])
-    else:
-        s_true = np.concatenate([scorer.logits(x)[t] for x, t in frozen])
-        s_wrong = np.concatenate([scorer.logits(x)[~t] for x, t in frozen])
-        a = auc(s_true, s_wrong)
+    # YES/NO has one row per question: the YES targets are the true pairs, the NO targets the wrong ones
+    s_true = np.concatenate([scorer.logits(x)[t] for x, t in frozen])
+    s_wrong = np.concatenate([scorer.logits(x)[~t] for x, t in frozen])
+    a = auc(s_true, s_wrong)
     x = np.concatenate([r for r, _ in seen])
     y = np.concatenate([t for _, t in seen])
     groups = np.concatenate([np.full(len(t), i) for i, (_, t) in enumerate(seen)])
@@ -242,7 +257,19 @@ def cell_lines(ctx: SamplingContext, cell: Cell, task: str, depth: int, mode: st
              f"    classifier trained anew (5 folds by source; {len({e.source for e in ex})} distinct sources) "
              f"{verdict(by_source, len(ex), CHANCE[task])}"]
     picks = pick_lines(x, y, groups) if task == "mc" else []
-    return lines + shortcut_lines(ex, task) + cue_lines(x, y) + picks
+    return lines + shortcut_lines(ex, task) + cue_lines(x, y) + picks, CellScore(s_true, s_wrong, fresh, by_source, len(ex), x, y)
+
+
+def pooled_lines(scores: list[CellScore], task: str) -> list[str]:
+    """The cells of several seeds pooled: the frozen scorer's AUC over all their options, the fresh
+    classifier's hits summed (each seed's classifier trained on its own draw) and each cue's two-sample test."""
+    n = sum(c.n for c in scores)
+    a = auc(np.concatenate([c.true_logits for c in scores]), np.concatenate([c.wrong_logits for c in scores]))
+    per_seed = ", ".join(f"{auc(c.true_logits, c.wrong_logits):.3f}" for c in scores)
+    return [f"    pooled frozen scorer AUC true vs wrong {a:.3f} (per seed {per_seed})",
+            f"    pooled classifier trained anew (folds by question) {verdict(sum(c.by_question for c in scores), n, CHANCE[task])}",
+            f"    pooled classifier trained anew (folds by source)   {verdict(sum(c.by_source for c in scores), n, CHANCE[task])}",
+            *cue_lines(np.concatenate([c.cues for c in scores]), np.concatenate([c.truth for c in scores]))]
 
 
 def expected_lines(ctx: SamplingContext, depth: int, reps: int = 200) -> list[str]:
@@ -276,7 +303,27 @@ def expected_lines(ctx: SamplingContext, depth: int, reps: int = 200) -> list[st
             for lam, v in got.items()]
 
 
-def run_depth(ctx: SamplingContext, depth: int, n: int, seed: int, timing: int, count_list: int, save: Path | None,
+def run_cell(ctx: SamplingContext, task: str, depth: int, n: int, seed: int, mode: str, timing: int, save: Path | None,
+             name_seed: bool) -> CellScore:
+    """Sample one cell on one seed, print what it measures and return it for pooling."""
+    cell = sample_cell(ctx, task, depth, n, seed, mode, timing)
+    tag = f"-seed{seed}" if name_seed else ""
+    if save is not None:
+        save.mkdir(parents=True, exist_ok=True)
+        write_examples(save / f"{task}-depth{depth}-{mode}{tag}.jsonl", cell.examples)
+    print(f"  {task} control {mode}{' seed ' + str(seed) if name_seed else ''}: {np.mean(cell.seconds):.3f}s per example; "
+          f"{cell.redrawn} tuples redrawn by the matched draw")
+    lines, score = cell_lines(ctx, cell, task, depth, mode)
+    print(*lines, sep="\n", flush=True)
+    if mode != "off" and cell.matched_seconds:
+        k = len(cell.matched_seconds)
+        ratio = float(np.sum(cell.seconds[:k]) / np.sum(cell.matched_seconds))
+        print(f"    time against today's matched sampling ({k} examples built alternately): {ratio:.2f}x "
+              f"({'ok' if ratio <= 2 else 'ABOVE'} 2x)")
+    return score
+
+
+def run_depth(ctx: SamplingContext, depth: int, n: int, seeds: tuple[int, ...], timing: int, count_list: int, save: Path | None,
               tasks: tuple[str, ...] = TASKS, modes: tuple[str, ...] = MODES) -> None:
     t0 = time.perf_counter()
     ctx.learned_match(depth)
@@ -288,17 +335,11 @@ def run_depth(ctx: SamplingContext, depth: int, n: int, seed: int, timing: int, 
     print(*expected_lines(ctx, depth), sep="\n", flush=True)
     for task in tasks:
         for mode in modes:
-            cell = sample_cell(ctx, task, depth, n, seed, mode, timing)
-            if save is not None:
-                save.mkdir(parents=True, exist_ok=True)
-                write_examples(save / f"{task}-depth{depth}-{mode}.jsonl", cell.examples)
-            print(f"  {task} control {mode}: {np.mean(cell.seconds):.3f}s per example; {cell.redrawn} tuples redrawn by the matched draw")
-            print(*cell_lines(ctx, cell, task, depth, mode), sep="\n", flush=True)
-            if mode != "off" and cell.matched_seconds:
-                k = len(cell.matched_seconds)
-                ratio = float(np.sum(cell.seconds[:k]) / np.sum(cell.matched_seconds))
-                print(f"    time against today's matched sampling ({k} examples built alternately): {ratio:.2f}x "
-                      f"({'ok' if ratio <= 2 else 'ABOVE'} 2x)")
+            scores = [run_cell(ctx, task, depth, n, seed, mode, timing, save, len(seeds) > 1) for seed in seeds]
+            if len(seeds) > 1:
+                print(f"  {task} control {mode}, seeds {' '.join(map(str, seeds))} pooled ({sum(c.n for c in scores)} questions):")
+                print(*pooled_lines(scores, task), sep="\n", flush=True)
+    seed = seeds[0]
     if count_list:
         batches = {task: [build_example(ctx, s, seed, i, SampleStats()) for i, s in
                           enumerate(batch_specs(task, depth, count_list, generator(Stream.BATCH, seed), match_similarity=True))]
@@ -316,6 +357,7 @@ def main() -> None:
     ap.add_argument("--timing", type=int, default=40)
     ap.add_argument("--count-list", type=int, default=100)
     ap.add_argument("--seed", type=int, default=23)
+    ap.add_argument("--seeds", type=int, nargs="+", help="several seeds: each cell per seed, then pooled (count and list: the first seed)")
     ap.add_argument("--save", type=Path)
     ap.add_argument("--tasks", nargs="*", default=list(TASKS), choices=TASKS, help="the YES/NO and MC cells to sample (none: only --count-list)")
     ap.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES,
@@ -325,7 +367,8 @@ def main() -> None:
     ctx = SamplingContext(snap)
     print(f"snapshot {snap.path}: {ctx.graph.n:,} papers")
     for depth in args.depths:
-        run_depth(ctx, depth, args.per_task, args.seed, args.timing, args.count_list, args.save, tuple(args.tasks), tuple(args.modes))
+        run_depth(ctx, depth, args.per_task, tuple(args.seeds or [args.seed]), args.timing, args.count_list, args.save,
+                  tuple(args.tasks), tuple(args.modes))
 
 
 if __name__ == "__main__":
