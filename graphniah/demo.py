@@ -155,7 +155,7 @@ def run_demo(
     # other shortcuts leave idle (they are Python in this process). Spawned, not forked: this process
     # runs threads (the progress display, DuckDB's) that a fork would copy in the middle of their work.
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as aside:
-        learned = aside.submit(_learned_surface, built.examples_path, suite.name, runs_root, seed, prompts)
+        learned = _learned_future(aside, built.examples_path, suite.name, runs_root, seed, prompts)
         # The suite as a folder to hand on: loadable with `datasets`, runnable with `graphniah run --dataset`
         # and `inspect eval graphniah/graphniah` (kept as it is when the examples did not change).
         from graphniah.dataset import export_if_changed
@@ -202,6 +202,23 @@ class _Notes(NoProgress):
 
     def note(self, message: str) -> None:
         self.notes.append(message)
+
+
+def _learned_future(aside: ProcessPoolExecutor, examples: Path, suite: str, runs_root: Path, seed: int,
+                    prompts: Path | None) -> Future[tuple[list[str], list[BaselineJournal]]]:
+    """learned-surface's journal and notes: the last run's when its inputs are unchanged (no process is
+    started), else computed in ``aside`` (:func:`_learned_surface`)."""
+    from graphniah.baselines import DEMO_TRAINING_PER_TASK
+    from graphniah.baselines.journals import reusable_journal
+    from graphniah.text import load_prompts
+
+    journal = reusable_journal(examples, suite, runs_root, ASIDE, seed=seed, prompts=load_prompts(prompts),
+                               training_per_task=DEMO_TRAINING_PER_TASK)
+    if journal is None:
+        return aside.submit(_learned_surface, examples, suite, runs_root, seed, prompts)
+    done: Future[tuple[list[str], list[BaselineJournal]]] = Future()
+    done.set_result(([f"shortcut {ASIDE}: reused {journal.path} (same inputs)"], [journal]))
+    return done
 
 
 def _learned_surface(examples: Path, suite: str, runs_root: Path, seed: int,

@@ -51,6 +51,7 @@ __all__ = [
     "SuiteFiles",
     "dataset_examples_dir",
     "graph_manifest",
+    "inputs_file",
     "journal_file",
     "journals_dir",
     "journals_in",
@@ -217,6 +218,11 @@ def journals_in(folder: PathLike) -> list[Path]:
 def settings_file(journal: PathLike) -> Path:
     """``<model>.settings.json`` beside a journal ``<model>.jsonl``."""
     return Path(journal).with_suffix(".settings.json")
+
+
+def inputs_file(journal: PathLike) -> Path:
+    """``<model>.inputs.json`` beside a shortcut baseline's journal ``<model>.jsonl``: what it was computed from."""
+    return Path(journal).with_suffix(".inputs.json")
 
 
 def report_dir(reports_root: PathLike, suite: str) -> Path:

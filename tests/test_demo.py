@@ -56,8 +56,14 @@ def test_demo_pipeline_scores_the_baselines(demo_snapshot, demo_run) -> None:
         "imports", "refresh", "build suite", "export dataset", "run local-oracle", "run local-random", "run local-always-no",
         "shortcut baselines", "verdicts and wording", "viewer", "report"]
     assert all(seconds >= 0 for _, seconds in result.timings)
+    shortcut_files = sorted((folder / "runs" / "demo").glob("baseline-*"))
+    stamps = [(p.name, p.stat().st_mtime_ns) for p in shortcut_files]
     again = run_demo(root, folder / "examples", folder / "runs", None, per_value=2)
     assert again.scores["local-oracle"].answered == 13
+    # the shortcut baselines' inputs did not change: their journals are reused, not written again, with the same scores
+    assert len(stamps) == 3 * 5 and [(p.name, p.stat().st_mtime_ns) for p in shortcut_files] == stamps
+    assert {m: s for m, s in again.scores.items() if m.startswith("baseline-")} == {
+        m: s for m, s in result.scores.items() if m.startswith("baseline-")}
     assert again.examples.read_bytes() == before
     assert (folder / "runs" / "demo" / "local-oracle.jsonl").read_text().count("\n") == 13
 

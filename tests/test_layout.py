@@ -25,6 +25,7 @@ def test_each_path_rule():
     assert (files.examples, files.manifest, files.partial) == (Path("ex/depth.jsonl"), Path("ex/depth.json"), Path("ex/.depth.jsonl.partial"))
     assert layout.journal_file("runs", "depth", "gpt-5.1") == Path("runs/depth/gpt-5.1.jsonl")
     assert layout.settings_file(Path("runs/depth/gpt-5.1.jsonl")) == Path("runs/depth/gpt-5.1.settings.json")
+    assert layout.inputs_file(Path("runs/d/baseline-retrieval.jsonl")) == Path("runs/d/baseline-retrieval.inputs.json")
     assert layout.report_dir(layout.REPORTS_ROOT, "depth") == Path("reports/depth")
     assert layout.report_table("reports/depth", "accuracy", "csv") == Path("reports/depth/tables/accuracy.csv")
     assert layout.report_figure("rep", "accuracy", "svg") == Path("rep/figures/accuracy.svg")

@@ -12,10 +12,12 @@ from statsmodels.stats.multitest import multipletests
 from typer.testing import CliRunner
 
 from graphniah.baselines import SHORTCUTS, is_baseline_model, model_name
-from graphniah.baselines.journals import write_baselines
+from graphniah.baselines import shortcuts as shortcut_rules
+from graphniah.baselines.journals import reusable_journal, write_baselines
 from graphniah.baselines.shortcuts import accuracy, response_text
 from graphniah.cli import app
 from graphniah.formats import TASK_LABELS
+from graphniah.formats.examples import read_examples, write_examples
 from graphniah.formats.journal import read_journal, read_run_settings
 from graphniah.report import build_report, load_suite
 from graphniah.report.shortcuts import shortcut_results, shortcut_verdicts
@@ -45,6 +47,45 @@ def test_journals_are_run_records_and_rewritten_whole(shortcut_suite, demo_snaps
     again = write_baselines(shortcut_suite.path, "s", runs, snapshots=snapshots, training_per_task=TRAIN)  # replaces, never appends
     for j in again:
         assert len(read_journal(j.path)) == len(j.answers)
+
+
+def test_a_rerun_on_the_same_inputs_reuses_the_journals_and_a_changed_input_runs_again(shortcut_suite, tmp_path,
+                                                                                       monkeypatch) -> None:
+    examples, runs = tmp_path / "s.jsonl", tmp_path / "runs"
+    examples.write_bytes(shortcut_suite.path.read_bytes())
+    ran: list[str] = []
+    real = shortcut_rules.answer
+    monkeypatch.setattr(shortcut_rules, "answer", lambda shortcut, *a, **k: ran.append(shortcut) or real(shortcut, *a, **k))
+    pair = ("paper-count", "title-similarity")
+
+    def write(**kw):  # type: ignore[no-untyped-def]
+        ran.clear()
+        return write_baselines(examples, "s", runs, shortcuts=pair, **kw)
+
+    first = write()
+    assert ran == list(pair)
+    files = {j.path: (j.path.read_bytes(), j.path.stat().st_mtime_ns) for j in first}
+    assert write() == first and ran == []  # the same shortcuts, settings hashes and answers, nothing run
+    assert {j.path: (j.path.read_bytes(), j.path.stat().st_mtime_ns) for j in first} == files  # not even rewritten
+    assert reusable_journal(examples, "s", runs, "paper-count") == first[0]
+    assert reusable_journal(examples, "s", runs, "paper-count", seed=1) is None
+    assert write(seed=1) and ran == list(pair)  # another seed: both again
+    assert write(seed=1) and ran == []
+    # a journal changed on disk runs that shortcut again, and the journal is whole again
+    count = first[0].path
+    count.write_text(count.read_text().replace('"attempts":1', '"attempts":2', 1))
+    assert write(seed=1)[0].answers == first[0].answers and ran == ["paper-count"]
+    assert all(r.attempts == 1 for r in read_journal(count))
+    # an inputs record cut short (a crash while it was written elsewhere): that shortcut runs again
+    record = count.with_suffix(".inputs.json")
+    record.write_bytes(record.read_bytes()[:40])
+    assert write(seed=1) and ran == ["paper-count"]
+    # other examples: every shortcut again, on the examples the file holds now
+    dropped, *kept = read_examples(examples)
+    write_examples(examples, kept)
+    rerun = write(seed=1)
+    assert ran == list(pair) and dropped.id in first[1].answers
+    assert set(rerun[1].answers) == set(first[1].answers) - {dropped.id}
 
 
 def test_baselines_flow_through_report(shortcut_suite, demo_snapshot, tmp_path) -> None:
