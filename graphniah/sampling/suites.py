@@ -41,7 +41,8 @@ keeps them out of its tables and gives each model's base accuracy from them.
 suite manifest: the suite file, seed, snapshot, and every example's recipe). Examples are built in
 worker processes; each finished example is appended (fsynced) to a ``.partial`` file, so an
 interrupted build resumes with only the missing examples and the finished file is renamed into
-place at the end.
+place at the end. A build of a suite whose finished build is in place, with the same plan and inputs,
+takes its examples as they are (``_finished``) and builds nothing.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ from graphniah.formats.suites import (
     same_value,
     write_suite_manifest,
 )
-from graphniah.layout import EXAMPLES_ROOT, suite_files
+from graphniah.layout import EXAMPLES_ROOT, SuiteFiles, suite_files
 from graphniah.progress import NO_PROGRESS, Progress, step
 from graphniah.resources import resource_dir
 from graphniah.sampling.examples.distract import NONE
@@ -481,6 +482,39 @@ def _build_missing(todo: list[tuple[str, SuiteItem]], partial: Path, done: dict[
                         record(pending.pop(fut), fut.result())
 
 
+def _finished(files: SuiteFiles, suite: SuiteSpec, seed: int, per_value: int | None, snapshot: Snapshot, prompt_set: PromptSet,
+              items: Sequence[SuiteItem], keys: Sequence[str], hashes: Sequence[str]) -> tuple[dict[str, str], set[str]]:
+    """The lines of the finished build in place, by item key, when it is this same build; and the keys
+    of those its manifest recorded as verified under today's checker.
+
+    Same build: the manifest's suite, seed, size, snapshot and checker (the verifier's code and the
+    template set) are these, the examples file has the bytes the manifest recorded, and each example's
+    index, value, template hash and spec parameters are those of the plan's item at its place. A second
+    ``make demo`` then rebuilds nothing; anything else builds as before (an unreadable manifest too).
+    """
+    if not (files.manifest.is_file() and files.examples.is_file()):
+        return {}, set()
+    try:
+        m = read_suite_manifest(files.manifest)
+    except GraphNIAHError:
+        return {}, set()
+    data = files.examples.read_bytes()
+    lines = data.decode("utf-8", errors="replace").split("\n")[:-1]
+    if not (m.suite == suite and m.seed == seed and m.per_value == (per_value or suite.per_value)
+            and m.snapshot_hash == snapshot.content_hash and m.checker == checker_version(prompt_set)
+            and m.examples_file == ArtifactHash(sha256=sha256_bytes(data), bytes=len(data))
+            and len(m.examples) == len(items) == len(lines)):
+        return {}, set()
+    for e, it, h in zip(m.examples, items, hashes, strict=True):
+        params = e.recipe.params.model_dump(mode="json")
+        if (e.index, canonical_json(e.value), e.recipe.prompts_hash) != (it.index, canonical_json(it.value), h) or any(
+                canonical_json(params.get(k)) != canonical_json(v) for k, v in it.spec.params().items()):
+            return {}, set()
+    done = {k: line for k, it, line in zip(keys, items, lines, strict=True) if it.reused is None}
+    return done, {k for k, e, line in zip(keys, m.examples, lines, strict=True)
+                  if k in done and e.sha256 == sha256_bytes(line.encode())}
+
+
 @dataclass(frozen=True)
 class BuiltSuite:
     examples_path: Path
@@ -509,9 +543,11 @@ def build_suite(
     files = suite_files(out_root, suite.name)
     examples_path, manifest_path, partial = files.examples, files.manifest, files.partial
     out_root.mkdir(parents=True, exist_ok=True)
-    done = _read_partial(partial)
     prompt_set = load_prompts(prompts)
-    keys = [_item_key(it, seed, snapshot.content_hash, load_template(it.spec.template, prompt_set.directory).hash) for it in items]
+    hashes = [load_template(it.spec.template, prompt_set.directory).hash for it in items]
+    keys = [_item_key(it, seed, snapshot.content_hash, h) for it, h in zip(items, hashes, strict=True)]
+    done, verified = _finished(files, suite, seed, per_value, snapshot, prompt_set, items, keys, hashes)
+    done |= _read_partial(partial)
     reused = sum(k in done for k in keys)
     todo = [(k, it) for k, it in zip(keys, items, strict=True) if k not in done and it.reused is None]
     with step(progress, len(items), f"building {suite.name}"):
@@ -527,9 +563,9 @@ def build_suite(
     # Recorded as verified: the examples built in this call (the sampler verified each from its text)
     # and those resumed from .partial, checked again here (an earlier call built them, perhaps under
     # another checker), so an interrupted and resumed build writes the manifest an uninterrupted one does.
-    built_now = {k for k, _ in todo}
-    fresh = built_now | {k for k, it, ex in zip(keys, items, examples, strict=True)
-                         if it.reused is None and k not in built_now and verify(ex, prompt_set).ok}
+    checked = {k for k, _ in todo} | verified  # and a finished build's verified lines, taken as they are
+    fresh = checked | {k for k, it, ex in zip(keys, items, examples, strict=True)
+                       if it.reused is None and k not in checked and verify(ex, prompt_set).ok}
     manifest = SuiteManifest(
         suite=suite,
         seed=seed,

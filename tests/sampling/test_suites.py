@@ -204,6 +204,30 @@ def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, t
     assert hashes == [sha256_bytes(line.encode()) for line in examples_path.read_text().splitlines()]
     # ... and the examples file's own hash and size, which every reader checks before trusting it
     assert manifest["examples_file"] == {"sha256": sha256_bytes(examples_path.read_bytes()), "bytes": examples_path.stat().st_size}
+    # built again as it stands: every example taken from the finished build, none built (a worker would
+    # fail: none may start), with the same files but the manifest's time
+    import graphniah.sampling.suites as suites_module
+    from graphniah.sampling.suites import _finished
+
+    before = examples_path.read_bytes()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(suites_module, "_init_worker", None)
+        rebuilt = build_suite(suite, demo_snapshot, 3, out_root=out, per_value=1, workers=2)
+    assert rebuilt.reused == rebuilt.n_examples == len(keys) and examples_path.read_bytes() == before
+    assert {k: v for k, v in json.loads(manifest_path.read_text()).items() if k not in ("created_at", "content_sha256")} == {
+        k: v for k, v in manifest.items() if k not in ("created_at", "content_sha256")}
+    # ... and only then: another seed or size, or an examples file that is not the one recorded, builds again
+    from graphniah.text.prompts import load_template
+
+    items = plan_suite(suite, 3, 1)
+    hashes = [load_template(it.spec.template).hash for it in items]  # "tagged" for the worded examples' second set
+    keys = [_item_key(it, 3, demo_snapshot.content_hash, h) for it, h in zip(items, hashes, strict=True)]
+    assert len(_finished(files, suite, 3, 1, demo_snapshot, load_prompts(), items, keys, hashes)[0]) == len(keys)
+    assert _finished(files, suite, 4, 1, demo_snapshot, load_prompts(), items, keys, hashes) == ({}, set())
+    assert _finished(files, suite, 3, 2, demo_snapshot, load_prompts(), items, keys, hashes) == ({}, set())
+    assert _finished(files, suite, 3, 1, demo_snapshot, load_prompts(), items[::-1], keys, hashes) == ({}, set())
+    examples_path.write_bytes(before.replace(b'"answer":"', b'"answer":" ', 1))
+    assert _finished(files, suite, 3, 1, demo_snapshot, load_prompts(), items, keys, hashes) == ({}, set())
 
 
 SMALL = """draw:
