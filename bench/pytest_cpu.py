@@ -8,8 +8,10 @@ fixture counts where it is stopped). Used for docs/speed.md's ``make test`` sect
 
     PYTHONPATH=bench nice -n 10 .venv/bin/python -m pytest tests/faults/test_kill.py -q -n 0 -p pytest_cpu
 
-Run it without xdist (``-n 0``): under xdist the phases run in the workers, which do not report here.
-``PYTEST_CPU_OUT=<file>`` also writes every row to that file.
+Run it without xdist (``-n 0``) for the table: under xdist the phases run in the workers, which do
+not report here. ``PYTEST_CPU_OUT=<file>`` also writes every row to that file; under xdist each worker
+writes its own rows to ``<file>.<worker>`` (with each phase's start, seconds since the worker began),
+which shows how the work units fall on the workers and when each worker ends.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class Row:
     own: float
     children: float
     wall: float
+    start: float = 0.0  # seconds since the process loaded this plugin
 
     def line(self) -> str:
         return (f"{self.own + self.children:8.2f} cpu {self.own:7.2f} own {self.children:7.2f} children "
@@ -39,6 +42,7 @@ class Row:
 
 
 _ROWS: list[Row] = []
+_T0 = time.perf_counter()
 
 
 def _cpu() -> tuple[float, float]:
@@ -52,7 +56,17 @@ def _measure(phase: str, item: pytest.Item) -> Iterator[None]:
         yield  # a failing phase raises here, and is counted all the same
     finally:
         own2, kids2 = _cpu()
-        _ROWS.append(Row(phase, item.nodeid, own2 - own, kids2 - kids, time.perf_counter() - start))
+        _ROWS.append(Row(phase, item.nodeid, own2 - own, kids2 - kids, time.perf_counter() - start, start - _T0))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Under xdist, each worker writes its rows in the order run, with their start times."""
+    worker, out = os.environ.get("PYTEST_XDIST_WORKER"), os.environ.get("PYTEST_CPU_OUT")
+    if worker and out:
+        own, kids = _cpu()
+        with open(f"{out}.{worker}", "w", encoding="utf-8") as f:
+            f.write("".join(f"{r.start:8.2f} start {r.line()}\n" for r in _ROWS))
+            f.write(f"{time.perf_counter() - _T0:8.2f} end: {own:.2f} s CPU in the worker, {kids:.2f} s in its children\n")
 
 
 @pytest.hookimpl(wrapper=True)
