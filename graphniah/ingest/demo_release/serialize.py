@@ -46,9 +46,17 @@ def _strs(values: Sequence[str]) -> pa.Array:
     return pa.array(values, LS)
 
 
+# ``json.dumps`` with any argument set builds a new encoder on each call (most of the time of a short
+# record): the two encodings the release uses are made once. A string's JSON literal is the encoder's
+# own escaping function (what ``json.dumps(s, ensure_ascii=False)`` returns for a str).
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_UNICODE = json.JSONEncoder(ensure_ascii=False)
+_literal = json.encoder.encode_basestring
+
+
 def _json_strs(values: Sequence[str | None]) -> pa.Array:
     """JSON literals (quoted, escaped) of strings; ``None`` becomes ``null``."""
-    return pa.array(["null" if v is None else json.dumps(v, ensure_ascii=False) for v in values], LS)
+    return pa.array(["null" if v is None else _literal(v) for v in values], LS)
 
 
 def _where(mask: np.ndarray, a: pa.Array | str, b: pa.Array | str) -> pa.Array:
@@ -120,7 +128,7 @@ class Renderer:
         )
         ven = world.venues
         vnames = [v.name for v in ven.venues]
-        vpiece = [json.dumps(n, ensure_ascii=False) + ',"publicationvenueid":"' + i + '"' for n, i in zip(vnames, ven.ids, strict=True)]
+        vpiece = [_literal(n) + ',"publicationvenueid":"' + i + '"' for n, i in zip(vnames, ven.ids, strict=True)]
         self._venue = _take(_strs(vpiece + ['"","publicationvenueid":null']), np.where(P.venue >= 0, P.venue, len(vpiece)))
         years = P.day.astype("datetime64[D]").astype("datetime64[Y]").astype(np.int64) + 1970
         self._year = _ints(years)
@@ -140,7 +148,7 @@ class Renderer:
         self._journal = _journal_json(P, ven)
         # citation contexts: a bank of rendered (contexts, intents) JSON literals
         bank = world.contexts
-        self._ctx = _strs([json.dumps(list(s), ensure_ascii=False) for s, _ in bank])
+        self._ctx = _strs([_UNICODE.encode(list(s)) for s, _ in bank])
         if legacy:
             flat_int = [sorted({i for i in ints if i is not None}) for _, ints in bank]
             self._intents = _strs([json.dumps(x) if x else "null" for x in flat_int])
@@ -250,7 +258,7 @@ class Renderer:
                 "type": v.kind,
                 "url": ven.urls[i] if ven.rev_step[i] <= st.index else None,
             }
-            out.append(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
+            out.append(_COMPACT.encode(rec) + "\n")
         return _strs(out)
 
     def venue_keys(self, idx: np.ndarray) -> pa.Array:
@@ -274,5 +282,5 @@ def _journal_json(P: Papers, ven: Venues) -> pa.Array:
             rec = {"name": "ArXiv", "pages": None, "volume": f"abs/{P.arxiv[i]}"}
         else:
             rec = {"name": ven.venues[vi].name if vi > 0 else "", "pages": pages, "volume": vol}
-        out.append(json.dumps(rec, ensure_ascii=False, separators=(",", ":")))
+        out.append(_COMPACT.encode(rec))
     return _strs(out)
