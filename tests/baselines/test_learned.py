@@ -199,6 +199,7 @@ def test_answer_rules_per_task() -> None:
 def test_settings_record_the_training_draw_and_a_rerun_reuses_the_scorer(shortcut_suite, demo_snapshot, tmp_path, monkeypatch) -> None:
     from graphniah.baselines import journals, training
     from graphniah.formats.journal import read_run_settings
+    from graphniah.layout import inputs_file
 
     snapshots = demo_snapshot.path.parents[1]
     [j] = journals.write_baselines(shortcut_suite.path, "s", tmp_path, shortcuts=["learned-surface"], snapshots=snapshots,
@@ -218,7 +219,9 @@ def test_settings_record_the_training_draw_and_a_rerun_reuses_the_scorer(shortcu
                          + ", ".join(f"{task} {n}" for task, n in drawn.items())
                          + "): a reader trained on more questions may find cues this one missed")
     # a re-run loads the cached scorer: no draw (building a sampling context would fail), same hash and answers
+    # (without the journal's inputs record, which would reuse the journal itself and read no scorer)
     monkeypatch.setattr("graphniah.sampling.SamplingContext", None)
+    inputs_file(j.path).unlink()
     [again] = journals.write_baselines(shortcut_suite.path, "s", tmp_path, shortcuts=["learned-surface"], snapshots=snapshots,
                                        training_per_task=2)
     assert again.settings_hash == j.settings_hash and again.answers == j.answers
@@ -226,6 +229,7 @@ def test_settings_record_the_training_draw_and_a_rerun_reuses_the_scorer(shortcu
     # a cached scorer whose bytes no longer match its recorded hash is refused, naming the file
     (pkl,) = (tmp_path / ".scorers").glob("*.pkl")
     pkl.write_bytes(pkl.read_bytes() + b"x")
+    inputs_file(j.path).unlink()
     with pytest.raises(GraphNIAHError, match="does not match its hash"):
         journals.write_baselines(shortcut_suite.path, "s", tmp_path, shortcuts=["learned-surface"], snapshots=snapshots,
                                  training_per_task=2)
