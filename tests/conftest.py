@@ -28,6 +28,18 @@ S2AG_SAMPLES = REPO.parent / "shared" / "fixtures" / "s2ag-samples"
 
 T = TypeVar("T")
 
+# Under xdist every core already runs a worker, so a library's own thread pool (OpenMP in scikit-learn's
+# gradient boosting, BLAS) puts a second thread on a busy core, and OpenMP's waits for it then cost far
+# more than the work: beside two busy processes, two tests of test_learned.py (4 s alone) took more than
+# 50 s, and 13 s with one thread. Subprocesses inherit the setting. Set before the test modules import
+# those libraries; threadpoolctl limits the ones a plugin has loaded already.
+if os.environ.get("PYTEST_XDIST_WORKER") is not None:
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+
 # Packages whose package-scoped fixtures (real examples sampled and packed from the demo snapshot)
 # would be built again on every worker that ran one of their modules: each runs as one unit.
 PACKAGE_GROUPS = ("tests/baselines/", "tests/view/", "tests/ingest/demo_release/", "tests/ingest/openalex/")
