@@ -9,7 +9,8 @@
         verdict whether one beats random guessing (Holm-adjusted exact tests, graphniah.report.shortcuts).
 
 Each step is resumable and idempotent: a second ``make demo`` reuses the snapshot, the pools, the
-built examples and the finished calls in the journals.
+built examples, the finished calls in the journals and the shortcut baselines' journals (each while
+its inputs are unchanged).
 """
 
 from __future__ import annotations
