@@ -32,6 +32,11 @@ frozen scorer) and printed per seed, then pooled: the frozen scorer's AUC over e
 fresh classifier's hits summed over the seeds (each seed trained and scored on its own draw) against the
 Wilson interval of chance for the pooled count.
 
+With ``--null N`` the classifier trained anew is also trained on N copies of the draw with the answers
+permuted (YES/NO across questions, multiple choice within each question), which gives its null
+distribution: on 300 YES/NO questions its accuracy then has a standard deviation of about 4 points, not
+the 2.9 of a binomial, so the Wilson interval is too narrow for it.
+
 The examples can be kept (``--save DIR``, one JSONL per cell) for ``graphniah baselines --examples``.
 
     python bench/learned_matching.py [--snapshot DIR | --root /tmp/graphniah-bench-learned] [--per-task 300] [--depths 16 32]
@@ -181,6 +186,22 @@ def fresh_classifier(x: np.ndarray, y: np.ndarray, groups: np.ndarray, task: str
     return correct
 
 
+def null_line(x: np.ndarray, y: np.ndarray, groups: np.ndarray, task: str, reps: int) -> str:
+    """The classifier trained anew (folds by question) on ``reps`` draws with the answers permuted (YES/NO:
+    across questions; multiple choice: within each question), for its real null: folds trained on
+    overlapping data err together, so its spread exceeds the binomial one the Wilson interval assumes."""
+    rng = generator(Stream.MATCH_SCORER, 0, reps)
+    n = int(groups.max()) + 1
+    hits = []
+    for _ in range(reps):
+        # groups are contiguous and ascending, so sorting by (group, random) shuffles within each question
+        yp = rng.permutation(y) if task == "yesno" else y[np.lexsort((rng.random(y.size), groups))]
+        hits.append(fresh_classifier(x, yp, groups, task) / n)
+    a = np.asarray(hits)
+    return (f"    classifier trained anew on permuted answers ({reps}x, folds by question): mean {100 * a.mean():.1f}%, "
+            f"95% range {100 * np.quantile(a, 0.025):.1f}-{100 * np.quantile(a, 0.975):.1f}%, sd {100 * a.std():.1f} points")
+
+
 def cue_lines(x: np.ndarray, y: np.ndarray) -> list[str]:
     names = (*SURFACE_FEATURES, *EXTRA)
     rows, ps = [], []
@@ -237,7 +258,7 @@ def pick_lines(x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> list[str]:
     return out
 
 
-def cell_lines(ctx: SamplingContext, cell: Cell, task: str, depth: int, mode: str) -> tuple[list[str], CellScore]:
+def cell_lines(ctx: SamplingContext, cell: Cell, task: str, depth: int, mode: str, null: int = 0) -> tuple[list[str], CellScore]:
     ex = cell.examples
     scorer = ctx.learned_match(depth, mode == "weighted").scorer
     frozen = [option_rows(ctx, e, False) for e in ex]
@@ -256,6 +277,8 @@ def cell_lines(ctx: SamplingContext, cell: Cell, task: str, depth: int, mode: st
              f"    classifier trained anew (5 folds by question) {verdict(fresh, len(ex), CHANCE[task])}",
              f"    classifier trained anew (5 folds by source; {len({e.source for e in ex})} distinct sources) "
              f"{verdict(by_source, len(ex), CHANCE[task])}"]
+    if null:
+        lines.append(null_line(np.nan_to_num(x, nan=-999.0), y, groups, task, null))
     picks = pick_lines(x, y, groups) if task == "mc" else []
     return lines + shortcut_lines(ex, task) + cue_lines(x, y) + picks, CellScore(s_true, s_wrong, fresh, by_source, len(ex), x, y)
 
@@ -304,7 +327,7 @@ def expected_lines(ctx: SamplingContext, depth: int, reps: int = 200) -> list[st
 
 
 def run_cell(ctx: SamplingContext, task: str, depth: int, n: int, seed: int, mode: str, timing: int, save: Path | None,
-             name_seed: bool) -> CellScore:
+             name_seed: bool, null: int = 0) -> CellScore:
     """Sample one cell on one seed, print what it measures and return it for pooling."""
     cell = sample_cell(ctx, task, depth, n, seed, mode, timing)
     tag = f"-seed{seed}" if name_seed else ""
@@ -313,7 +336,7 @@ def run_cell(ctx: SamplingContext, task: str, depth: int, n: int, seed: int, mod
         write_examples(save / f"{task}-depth{depth}-{mode}{tag}.jsonl", cell.examples)
     print(f"  {task} control {mode}{' seed ' + str(seed) if name_seed else ''}: {np.mean(cell.seconds):.3f}s per example; "
           f"{cell.redrawn} tuples redrawn by the matched draw")
-    lines, score = cell_lines(ctx, cell, task, depth, mode)
+    lines, score = cell_lines(ctx, cell, task, depth, mode, null)
     print(*lines, sep="\n", flush=True)
     if mode != "off" and cell.matched_seconds:
         k = len(cell.matched_seconds)
@@ -324,7 +347,7 @@ def run_cell(ctx: SamplingContext, task: str, depth: int, n: int, seed: int, mod
 
 
 def run_depth(ctx: SamplingContext, depth: int, n: int, seeds: tuple[int, ...], timing: int, count_list: int, save: Path | None,
-              tasks: tuple[str, ...] = TASKS, modes: tuple[str, ...] = MODES) -> None:
+              tasks: tuple[str, ...] = TASKS, modes: tuple[str, ...] = MODES, null: int = 0) -> None:
     t0 = time.perf_counter()
     ctx.learned_match(depth)
     t1 = time.perf_counter()
@@ -335,7 +358,7 @@ def run_depth(ctx: SamplingContext, depth: int, n: int, seeds: tuple[int, ...], 
     print(*expected_lines(ctx, depth), sep="\n", flush=True)
     for task in tasks:
         for mode in modes:
-            scores = [run_cell(ctx, task, depth, n, seed, mode, timing, save, len(seeds) > 1) for seed in seeds]
+            scores = [run_cell(ctx, task, depth, n, seed, mode, timing, save, len(seeds) > 1, null) for seed in seeds]
             if len(seeds) > 1:
                 print(f"  {task} control {mode}, seeds {' '.join(map(str, seeds))} pooled ({sum(c.n for c in scores)} questions):")
                 print(*pooled_lines(scores, task), sep="\n", flush=True)
@@ -359,6 +382,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=23)
     ap.add_argument("--seeds", type=int, nargs="+", help="several seeds: each cell per seed, then pooled (count and list: the first seed)")
     ap.add_argument("--save", type=Path)
+    ap.add_argument("--null", type=int, default=0, help="also train the fresh classifier on N draws with permuted answers (its null)")
     ap.add_argument("--tasks", nargs="*", default=list(TASKS), choices=TASKS, help="the YES/NO and MC cells to sample (none: only --count-list)")
     ap.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES,
                     help="off: no control; on: today's defaults; nearest / weighted: the learned score's nearest-neighbour / density-ratio draw")
@@ -368,7 +392,7 @@ def main() -> None:
     print(f"snapshot {snap.path}: {ctx.graph.n:,} papers")
     for depth in args.depths:
         run_depth(ctx, depth, args.per_task, tuple(args.seeds or [args.seed]), args.timing, args.count_list, args.save,
-                  tuple(args.tasks), tuple(args.modes))
+                  tuple(args.tasks), tuple(args.modes), args.null)
 
 
 if __name__ == "__main__":
