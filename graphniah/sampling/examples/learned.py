@@ -175,9 +175,10 @@ def fit_scorer(x: npt.NDArray[np.float64], y: npt.NDArray[np.bool_], depth: int,
     -------
     Scorer
         Bin edges at the quantiles of ``x`` and the weights of an L2-penalised logistic regression on
-        the bins' indicators (scikit-learn, lbfgs: deterministic for the same input).
+        the bins' indicators (scikit-learn, lbfgs, on one BLAS thread: the same bytes on any machine).
     """
     from sklearn.linear_model import LogisticRegression  # only when a scorer is trained
+    from threadpoolctl import threadpool_limits
 
     if x.shape[1] != len(SURFACE_FEATURES) or not y.any() or y.all():
         raise GraphNIAHError(f"cannot fit a matching scorer on {x.shape[0]} pairs ({int(y.sum())} true)")
@@ -189,7 +190,10 @@ def fit_scorer(x: npt.NDArray[np.float64], y: npt.NDArray[np.bool_], depth: int,
     offsets = np.concatenate([[0], np.cumsum(widths)[:-1]])
     onehot = np.zeros((x.shape[0], int(sum(widths))))
     onehot[np.arange(x.shape[0])[:, None], b + offsets] = 1.0
-    model = LogisticRegression(C=_C, max_iter=5000).fit(onehot, y)
+    # One BLAS thread: OpenBLAS splits its sums by thread count, and the last bits of the weights (so the
+    # file's bytes and the recipes' hash) would depend on the machine's cores.
+    with threadpool_limits(1):
+        model = LogisticRegression(C=_C, max_iter=5000).fit(onehot, y)
     coef = model.coef_.ravel()
     weights = tuple(tuple(float(w) for w in coef[o:o + k]) for o, k in zip(offsets, widths, strict=True))
     fitted = draft.model_copy(update={"weights": weights, "intercept": float(model.intercept_[0])})

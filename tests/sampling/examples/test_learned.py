@@ -58,6 +58,35 @@ def test_the_stored_form_is_canonical_json_that_reads_back_equal() -> None:
     assert np.array_equal(again.logits(x), scorer.logits(x))
 
 
+
+_FIT_ON_THREADS = """
+import hashlib, numpy as np
+from graphniah.sampling.examples.learned import fit_scorer
+from graphniah.text import SURFACE_FEATURES
+rng = np.random.default_rng(3)
+x = rng.normal(size=(40000, len(SURFACE_FEATURES))).round(2)
+x[rng.random(x.shape) < 0.1] = np.nan
+y = (x[:, 0] + rng.normal(size=x.shape[0]) > 1.0) | (rng.random(x.shape[0]) < 0.05)
+print(hashlib.sha256(fit_scorer(x, y, 16).document()).hexdigest())
+"""
+
+
+def test_the_scorer_has_the_same_bytes_whatever_the_blas_threads() -> None:
+    # A recipe names its scorer by the stored file's hash; a snapshot rebuilt on a machine with more
+    # cores must train the same file. With OpenBLAS's default threads the fit's last bits followed the
+    # thread count (measured on these data: two hashes for 1 and 2 threads before the fit was pinned).
+    import os
+    import subprocess
+    import sys
+
+    def fit(threads: int) -> str:
+        env = os.environ | {"OPENBLAS_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads)}
+        done = subprocess.run([sys.executable, "-c", _FIT_ON_THREADS], env=env, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    assert fit(1) == fit(2)
+
+
 def _auc(pos: np.ndarray, neg: np.ndarray) -> float:
     return float((pos[:, None] > neg[None, :]).mean() + 0.5 * (pos[:, None] == neg[None, :]).mean())
 
