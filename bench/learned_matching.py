@@ -192,10 +192,11 @@ def paper_folds(examples: list[Example]) -> np.ndarray:
     """Per question, a label shared by the questions it is linked to through a paper they both name as
     source or option (union-find): folds split by it never hold one paper in a training and a test fold.
 
-    A paper asked as the YES target of one question and the NO target of another (16 such papers in a
-    batch of 300 at depth 16, seed 211) teaches a classifier that remembers papers the wrong answer for
-    the other: folds by question or by source then score it below chance, and repeats with one answer
-    above. A model reads one prompt at a time and cannot remember across them."""
+    Why: a paper can be the YES target of one question and the NO target of another (16 such papers in
+    a batch of 300 at depth 16, seed 211), so a classifier that remembers papers could learn one answer
+    from the other. This split rules that memory out; on seeds 101, 103 and 107 it did not bring depth
+    16's figure below chance back to 50% (docs/paper-deviations.md). The union-find is the textbook one
+    (as in ``graphniah.text.textcheck``), kept here so the bench imports no private helper."""
     parent = list(range(len(examples)))
 
     def root(i: int) -> int:
