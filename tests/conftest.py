@@ -46,19 +46,38 @@ PACKAGE_GROUPS = ("tests/baselines/", "tests/view/", "tests/ingest/demo_release/
 # Modules that must run on one worker together: they open the session's demo store (DuckDB, one writer).
 MODULE_GROUPS = {"tests/test_demo.py": "demo-store", "tests/test_install.py": "demo-store", "tests/report/test_page.py": "demo-store"}
 
-# Work units that take longest, handed out first and in this order (the rest keep collection order).
-# CPU seconds measured one file at a time (-n 0): the kill test about 50 plus 16 for the fault tests'
-# prepared folder; the demo-store unit about 125 after the demo snapshot (the demo run, test_demo's
-# second run, the wheel's small demo). The baselines unit comes second and builds the snapshot (about
-# 50) while the first worker runs the kill test, so the demo-store unit, queued behind the kill test
-# (xdist hands a worker its next unit when it has two tests or fewer left), finds it built.
+# Work units handed out first, longest first (the rest keep collection order and come after): a
+# greedy longest-first order leaves the two workers ending within one small unit of each other. With
+# the longest units in collection order instead, a 25-second package came last and one worker ran
+# alone for 27 s at the end. Wall seconds per unit from one `-n 2` run at 233ad75 (bench/pytest_cpu.py,
+# docs/speed.md): the demo-store unit 99, the kill test 71 (with the fault tests' prepared folder),
+# the baselines unit 55 (it builds the demo snapshot first, while the first worker runs the kill test,
+# so the demo-store unit, queued third, finds it built), then 36 down to 13; every unit not listed
+# took under 13 s. The kill test comes first although the demo-store unit is longer: the demo
+# snapshot must be built before the demo-store unit can start.
 FIRST = (
     "tests/faults/test_kill.py",
     "tests/baselines/",
     "demo-store",
+    "tests/ingest/demo_release/",
+    "tests/faults/test_hostile.py",
+    "tests/faults/test_disk.py",
     "tests/faults/test_fuzz.py",
+    "tests/faults/test_concurrent.py",
+    "tests/view/",
+    "tests/integrations/test_inspect_task.py",
+    "tests/test_stages.py",
+    "tests/ingest/openalex/",
     "tests/sampling/examples/test_sample.py",
-    "tests/graph/test_end_to_end.py",
+    "tests/integrations/test_lm_eval.py",
+    "tests/sampling/examples/test_learned.py",
+    "tests/sampling/examples/test_render.py",
+    "tests/sampling/examples/test_similarity.py",
+    "tests/report/test_alpha.py",
+    "tests/run/test_batch.py",
+    "tests/sampling/test_packing.py",
+    "tests/ingest/test_build.py",
+    "tests/graph/test_prune.py",
 )
 
 
