@@ -7,10 +7,13 @@ module used to make that folder again by running those commands (about 25 s of C
 each time); now the first test to need it builds it (under the file
 lock of :func:`tests.conftest.shared_build`) and every module works on a copy of its own, made with
 :func:`tests.faults.harness.copy_work`. The commands under test still run for real on the copy.
+The reference runs of ``PIPELINE`` (their output digests and durations) are kept beside the folders,
+so a test that needs a stage's uninterrupted run can take it from there instead of running it again.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +32,7 @@ class Prepared:
 
     setup: Path  # what harness.setup makes: the releases, the stages' snapshot, the suite
     pipeline: Path  # the same, then the reference runs of PIPELINE (their outputs are the later stages' inputs)
+    references: dict[str, tuple[dict[str, str], float]]  # PIPELINE's reference runs in ``pipeline`` (harness.reference)
 
 
 def _build(root: Path) -> Prepared:
@@ -39,16 +43,19 @@ def _build(root: Path) -> Prepared:
     ids = copy_work(first, work)
     server = OracleServer(work)
     try:
-        for stage in stages(ids, PAPERS, server.url):
-            if stage.name in PIPELINE:
-                reference(work, stage)
+        references = {stage.name: reference(work, stage) for stage in stages(ids, PAPERS, server.url) if stage.name in PIPELINE}
     finally:
         server.close()
-    return Prepared(first, work)
+    (root / "references.json").write_text(json.dumps(references), encoding="utf-8")
+    return Prepared(first, work, references)
+
+
+def _reopen(root: Path) -> Prepared:
+    references = json.loads((root / "references.json").read_text(encoding="utf-8"))
+    return Prepared(root / "setup", root / "pipeline", {name: (digests, seconds) for name, (digests, seconds) in references.items()})
 
 
 @pytest.fixture(scope="session")
 def prepared(tmp_path_factory: pytest.TempPathFactory) -> Prepared:
     """The prepared work folders; copy them (:func:`copy_work`), never change them."""
-    return shared_build(tmp_path_factory, "faults-prepared", _build,
-                        lambda root: Prepared(root / "setup", root / "pipeline"))
+    return shared_build(tmp_path_factory, "faults-prepared", _build, _reopen)

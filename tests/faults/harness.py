@@ -34,7 +34,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -478,12 +478,17 @@ class OracleServer:
 
 
 def measure(work: Path, *, papers: int, kills: int, seed: int, only: Sequence[str] = (),
-            report: Callable[[Tally], None] = lambda t: None, share: tuple[float, float] = (0.0, 1.0)) -> list[Tally]:
+            report: Callable[[Tally], None] = lambda t: None, share: tuple[float, float] = (0.0, 1.0),
+            references: Mapping[str, tuple[dict[str, str], float]] | None = None) -> list[Tally]:
     """Set up ``work``, take every stage's reference run, then kill and rerun each stage ``kills`` times.
 
-    Each kill moment is drawn uniformly from ``share`` (a range of fractions) of the stage's reference run."""
+    Each kill moment is drawn uniformly from ``share`` (a range of fractions) of the stage's reference run.
+    ``references`` holds reference runs already taken (:func:`reference`'s result, by stage name) of
+    stages whose outputs ``work`` already holds: those stages are not run uninterrupted again. Code
+    frozen beside ``work`` already (:func:`copy_work` of a prepared folder) is kept."""
     rng = np.random.default_rng(seed)
-    freeze_code(work)
+    if not code_dir(work).is_dir():
+        freeze_code(work)
     ids = setup(work, papers, seed)
     server = OracleServer(work)
     try:
@@ -493,7 +498,7 @@ def measure(work: Path, *, papers: int, kills: int, seed: int, only: Sequence[st
             # The reference right before the stage's trials: the earlier stages' reruns left their
             # inputs equal to their references, apart from what is allowed to differ (a journal's
             # times), which a later output may record (the viewer shows the journal's hash).
-            ref, seconds = reference(work, s)
+            ref, seconds = references[s.name] if references and s.name in references else reference(work, s)
             tree = set(walk(work))
             tally = Tally(s.name, seconds=seconds)
             for after in rng.uniform(share[0] * seconds, share[1] * seconds, size=kills):
