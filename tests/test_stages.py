@@ -11,6 +11,7 @@ reach anywhere.
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -29,9 +30,14 @@ FLOOR = ("formats", "layout", "text", "atomic", "seeds", "stats", "errors", "pro
 ENTRY_POINTS = ("cli", "demo", "refresh", "api")
 
 
+@functools.cache  # every rule reads the whole package: each file is parsed once per test run, not once per rule
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _imports(path: Path) -> set[str]:
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             out.add(node.module)
         elif isinstance(node, ast.Import):
@@ -60,7 +66,7 @@ def test_file_models_are_imported_from_formats():
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.parent.name == "formats":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if not (isinstance(node, ast.ImportFrom) and node.module) or node.module.startswith("graphniah.formats"):
                 continue
             if node.module in moved or (node.module.startswith("graphniah.") and {a.name for a in node.names} & names):
@@ -115,7 +121,7 @@ def _internal_imports(path: Path) -> set[str]:
     """The ``graphniah.*`` modules a file imports, anywhere in it (functions and TYPE_CHECKING blocks too),
     with ``from graphniah import x`` counted as ``graphniah.x``."""
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             if node.module == "graphniah":
                 out.update(f"graphniah.{a.name}" for a in node.names)
@@ -168,7 +174,7 @@ def test_each_stage_states_its_public_api(stage):
     used = sorted({
         f"{path.relative_to(PACKAGE.parent)}: {a.name}"
         for path in sorted(PACKAGE.rglob("*.py")) if _top(path) != stage
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in ast.walk(_tree(path))
         if isinstance(node, ast.ImportFrom) and node.module == f"graphniah.{stage}"
         for a in node.names if a.name not in names
     })
@@ -225,7 +231,7 @@ def _resolve(base: str, name: str, modules: dict[str, Path], maps: dict[str, dic
 
 def _edges(name: str, path: Path, modules: dict[str, Path], maps: dict[str, dict[str, str]]) -> set[str]:
     """The project's modules ``name`` imports (the rule above)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     skipped = {id(n) for block in tree.body if name in maps and _is_type_checking(block) for n in ast.walk(block)}
     named: set[str] = set()
@@ -252,7 +258,7 @@ def _edges(name: str, path: Path, modules: dict[str, Path], maps: dict[str, dict
 def _graph(modules: dict[str, Path]) -> dict[str, set[str]]:
     maps = {}
     for n, p in modules.items():
-        if p.name == "__init__.py" and (lazy := _lazy_map(ast.parse(p.read_text(encoding="utf-8")))) is not None:
+        if p.name == "__init__.py" and (lazy := _lazy_map(_tree(p))) is not None:
             maps[n] = lazy
     return {n: _edges(n, p, modules, maps) for n, p in modules.items()}
 
@@ -327,7 +333,7 @@ def test_each_lazy_map_is_its_type_checking_imports():
 
     bad = []
     for n, p in sorted(_module_names().items()):
-        if p.name != "__init__.py" or (lazy := _lazy_map(ast.parse(p.read_text(encoding="utf-8")))) is None:
+        if p.name != "__init__.py" or (lazy := _lazy_map(_tree(p))) is None:
             continue
         homes = dict(importlib.import_module(n)._HOMES)
         if homes != lazy:

@@ -421,17 +421,22 @@ def _module_file(root: Path, module: str) -> Path | None:
     return None
 
 
-def _imported(path: Path) -> set[str]:
+def _imported(path: Path) -> frozenset[str]:
     """The ``graphniah`` modules a source file imports anywhere in it (``from a import b`` may name a submodule b)."""
+    return _imports_in(path.read_bytes(), str(path))
+
+
+@functools.cache  # by content: a file parsed once per process, whatever changed beside it
+def _imports_in(source: bytes, filename: str) -> frozenset[str]:
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+    for node in ast.walk(ast.parse(source, filename)):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names if a.name.startswith("graphniah."))
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("graphniah"):
             module = str(node.module)
             out.add(module)
             out.update(f"{module}.{a.name}" for a in node.names)
-    return out
+    return frozenset(out)
 
 
 def page_code_files(root: Path | None = None, start: str = PAGE_MODULE) -> list[Path]:
