@@ -23,7 +23,8 @@ def build_cmd(
     snapshot: Annotated[Path | None, typer.Option(help="Snapshot folder (default: newest under --root).")] = None,
     root: Annotated[Path, typer.Option(help="Where snapshots live.")] = SNAPSHOTS_ROOT,
     out: Annotated[Path, typer.Option(help="Where suites' example files go.")] = EXAMPLES_ROOT,
-    workers: Annotated[int, typer.Option(help="Worker processes (each loads the snapshot once).")] = 2,
+    workers: Annotated[int, typer.Option(help="At most this many worker processes (each loads the snapshot "
+                                                      "once); a small build starts fewer, or none and builds in this process.")] = 2,
     prompts: PromptsOpt = None,
     suites: SuitesOpt = None,
 ) -> None:

@@ -39,7 +39,9 @@ keeps them out of its tables and gives each model's base accuracy from them.
 
 ``build_suite`` writes ``examples/<suite>.jsonl`` (examples in plan order) and ``<suite>.json`` (the
 suite manifest: the suite file, seed, snapshot, and every example's recipe). Examples are built in
-worker processes; each finished example is appended (fsynced) to a ``.partial`` file, so an
+up to ``workers`` worker processes, one for each :data:`EXAMPLES_PER_WORKER` examples to build (fewer
+are built in this process: a worker's start-up costs more than it saves); each finished example is
+appended (fsynced) to a ``.partial`` file, so an
 interrupted build resumes with only the missing examples and the finished file is renamed into
 place at the end. A build of a suite whose finished build is in place, with the same plan and inputs,
 takes its examples as they are (``_finished``) and builds nothing.
@@ -406,6 +408,20 @@ def _item_key(item: SuiteItem, seed: int, snapshot_hash: str, prompts_hash: str)
 
 _WORKER_CTX: SamplingContext | None = None
 
+# A worker process pays a start-up of its own before its first example: the snapshot (SamplingContext),
+# the graph, the tokenizers, and each depth's pools and stored scorers. Demo suite at per_value 2, 4 and
+# 8 (13, 21, 37 examples; docs/speed.md): two workers took 4 to 10 s (median 6.7 s) more CPU than one
+# process, while an example costs about 0.3 s of CPU once warm. So a worker is started only for every
+# 20 examples to build (it then builds at least what its start-up costs): the demo at per_value 2 and
+# the tests' small builds run in this process, the shipped demo's 150-odd examples keep two workers.
+EXAMPLES_PER_WORKER = 20
+
+
+def workers_for(n_todo: int, workers: int) -> int:
+    """The worker processes that build ``n_todo`` examples: at most ``workers``, one per
+    :data:`EXAMPLES_PER_WORKER` examples; 0 or 1 means none (built in this process)."""
+    return max(0, min(workers, n_todo // EXAMPLES_PER_WORKER))
+
 
 def _init_worker(snapshot_dir: str, prompts_dir: str) -> None:
     global _WORKER_CTX  # one loaded snapshot per worker process (it is large)
@@ -445,7 +461,8 @@ def _read_partial(path: Path) -> dict[str, str]:
 
 def _build_missing(todo: list[tuple[str, SuiteItem]], partial: Path, done: dict[str, str], snapshot: Snapshot, seed: int,
                    workers: int, prompt_set: PromptSet, progress: Progress) -> None:
-    """Build the ``todo`` items, appending each finished one (fsynced) to ``partial`` and to ``done``."""
+    """Build the ``todo`` items, appending each finished one (fsynced) to ``partial`` and to ``done``, in
+    at most ``workers`` worker processes (:func:`workers_for`; the same bytes with any number)."""
     if not todo:
         return
     # Unbuffered: a write the disk refuses fails here, once, and not again when the file is closed.
@@ -460,6 +477,7 @@ def _build_missing(todo: list[tuple[str, SuiteItem]], partial: Path, done: dict[
             done[key] = line
             progress.advance()
 
+        workers = workers_for(len(todo), workers)
         if workers <= 1:
             ctx = SamplingContext(snapshot, prompts=prompt_set)
             for key, it in todo:
@@ -536,6 +554,8 @@ def build_suite(
 ) -> BuiltSuite:
     """Build (or finish building) the suite's examples; see the module docstring for the files.
 
+    ``workers`` is the most worker processes the build starts (:func:`workers_for`: none for a build of
+    fewer than ``2 * EXAMPLES_PER_WORKER`` examples); the examples are the same bytes with any number.
     ``prompts`` is the template folder (default: :func:`~graphniah.text.prompts.default_prompts_dir`).
     """
     taken = load_reused(suite, out_root, snapshot.content_hash, seed, per_value) if suite.reuse is not None else None

@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+import graphniah.sampling.suites as suites_module
 from graphniah.atomic import sha256_file
 from graphniah.errors import GraphNIAHError
 from graphniah.formats.examples import read_examples
@@ -163,8 +164,11 @@ def test_bad_suite_files_are_clear(tmp_path) -> None:
 
 
 @pytest.mark.slow
-def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, tmp_path) -> None:
+def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, tmp_path, monkeypatch) -> None:
     # the demo suite's shape (a value per task, its two extra groups) on small examples (SMALL)
+    # The resumed build must go through the worker pool, which a build this small would not start
+    # (workers_for): one worker per example to build, so that workers=2 starts two.
+    monkeypatch.setattr(suites_module, "EXAMPLES_PER_WORKER", 1)
     suite = _suite_file(tmp_path, "demo", "vary: task\nvalues: [yesno, mc, count, list]\nper_value: 1\nextra:\n"
                                           "  - {value: mc, n: 1, fixed: {render: edges}}\n"
                                           "  - {value: mc, n: 2, fixed: {template: [default, tagged]}}\n")
@@ -205,8 +209,7 @@ def test_build_is_resumable_and_the_manifest_lists_every_recipe(demo_snapshot, t
     # ... and the examples file's own hash and size, which every reader checks before trusting it
     assert manifest["examples_file"] == {"sha256": sha256_bytes(examples_path.read_bytes()), "bytes": examples_path.stat().st_size}
     # built again as it stands: every example taken from the finished build, none built (a worker would
-    # fail: none may start), with the same files but the manifest's time
-    import graphniah.sampling.suites as suites_module
+    # fail: none may start, though one per example may), with the same files but the manifest's time
     from graphniah.sampling.suites import _finished
 
     before = examples_path.read_bytes()
@@ -245,13 +248,16 @@ def _suite_file(folder, name: str, body: str):
 
 
 @pytest.mark.slow
-def test_reusing_suites_copy_examples_byte_for_byte(demo_snapshot, tmp_path) -> None:
+def test_reusing_suites_copy_examples_byte_for_byte(demo_snapshot, tmp_path, monkeypatch) -> None:
     """The shapes of context-length (reuse a run-setting suite's examples for one value, build the
     others with their own counts) and none-option (reuse a task suite's multiple-choice examples as
     "before", build "after" twins with the very same context), on small examples."""
     from graphniah.report.load import read_example_infos
     from graphniah.text import split_messages
 
+    # The workers=2 builds below go through the worker pool, which builds this small would not start
+    # (workers_for): one worker per example to build.
+    monkeypatch.setattr(suites_module, "EXAMPLES_PER_WORKER", 1)
     out = tmp_path / "examples"
     effort = _suite_file(tmp_path, "effort", "vary: reasoning_effort\nvalues: [low, high]\nsame_examples: true\nper_value: 2\n")
     lengths = _suite_file(tmp_path, "lengths", "vary: context_length\nvalues: [20000, 25000]\ncounts: {20000: 2, 25000: 1}\n"
@@ -530,3 +536,79 @@ def test_workers_train_each_matching_scorer_once_before_the_examples() -> None:
     assert _scorers([("key", it) for it in items]) == [(32, True), (32, False), (16, True), (16, False)]
     only_counts = [("key", it) for it in items if it.spec.task in ("count", "list")]
     assert only_counts and _scorers(only_counts) == []
+
+
+class _Context:
+    """Stands in for a loaded SamplingContext in the worker-count test: no snapshot is read."""
+
+    def learned_match(self, depth: int, weighted: bool) -> None:
+        return None
+
+
+class _Example:
+    def __init__(self, seed: int, index: int, task: str) -> None:
+        self.line = json.dumps({"seed": seed, "index": index, "task": task})
+
+    def model_dump_json(self) -> str:
+        return self.line
+
+
+def _build(ctx: _Context, spec, seed: int, index: int) -> _Example:
+    assert isinstance(ctx, _Context)
+    return _Example(seed, index, spec.task)
+
+
+def _start_worker(snapshot_dir: str, prompts_dir: str) -> None:
+    """The pool's initializer in the worker-count test: each worker process leaves a file named by its
+    pid (in the folder given as the snapshot's), then holds a stand-in context."""
+    import os
+    from pathlib import Path
+
+    (Path(snapshot_dir) / f"worker-{os.getpid()}").touch()
+    suites_module._WORKER_CTX = _Context()
+
+
+@pytest.mark.parametrize(("n", "workers", "started"), [
+    (9, 2, 0),    # under two workers' worth (5 each): built in this process
+    (10, 2, 2),   # two workers' worth: a pool of two
+    (14, 3, 2),   # a third worker is asked for, but 14 examples pay for two
+    (15, 3, 3),
+    (50, 2, 2),   # never more than asked for
+    (50, 1, 0),   # one worker asked for: this process
+])
+def test_workers_start_only_when_the_examples_pay_for_their_start_up(tmp_path, monkeypatch, n: int, workers: int,
+                                                                     started: int) -> None:
+    """``_build_missing`` on the real process pool, with the sampler replaced (the examples' content is
+    not the point; the processes are): a worker per EXAMPLES_PER_WORKER examples to build, at most
+    ``workers``, and a pool of one is no pool. The threshold is set here (5) so that the expected counts
+    are worked out by hand. Each example line names its index, and lands in ``done`` under its key by
+    either route. The stand-ins reach the workers because the pool forks them (Linux's default)."""
+    from types import SimpleNamespace
+
+    from graphniah.progress import NO_PROGRESS
+    from graphniah.sampling.suites import _build_missing
+
+    monkeypatch.setattr(suites_module, "EXAMPLES_PER_WORKER", 5)
+    monkeypatch.setattr(suites_module, "_init_worker", _start_worker)
+    monkeypatch.setattr(suites_module, "SamplingContext", lambda snapshot, prompts: _Context())
+    monkeypatch.setattr(suites_module, "build_example", _build)
+    items = plan_suite(load_suite_spec("demo"), seed=0, per_value=12)[:n]  # learned-match items too: scorers first
+    assert len(items) == n
+    todo = [(f"key{i}", it) for i, it in enumerate(items)]
+    done: dict[str, str] = {}
+    snapshot, prompts = SimpleNamespace(path=tmp_path), SimpleNamespace(directory=tmp_path)
+    _build_missing(todo, tmp_path / "x.partial", done, snapshot, 7, workers, prompts, NO_PROGRESS)
+    assert len(list(tmp_path.glob("worker-*"))) == started
+    assert done == {k: json.dumps({"seed": 7, "index": it.index, "task": it.spec.task}) for k, it in todo}
+    assert len((tmp_path / "x.partial").read_text().splitlines()) == n
+
+
+def test_the_small_demo_builds_in_this_process_and_the_shipped_demo_in_two_workers() -> None:
+    """The rule on the demo suite's sizes: per_value 2 (tests/conftest.py's demo_run, 13 examples)
+    starts no worker; the shipped per_value (36: 149 examples, ``make demo``) keeps its two."""
+    from graphniah.sampling.suites import workers_for
+
+    demo = load_suite_spec("demo")
+    small, shipped = len(plan_suite(demo, seed=0, per_value=2)), len(plan_suite(demo, seed=0))
+    assert (small, shipped) == (13, 149)
+    assert workers_for(small, 2) == 0 and workers_for(shipped, 2) == 2
