@@ -27,8 +27,9 @@ from a separate draw:
 
 The fitted scorer is cached in ``<runs>/.scorers/learned-surface-<key>.pkl`` (written atomically,
 with a JSON sidecar holding the pickle's sha256, checked before loading), keyed by the snapshot's
-hash, the prompts' hash, the training specs, the seed, the size and :data:`TRAINING_VERSION`: a
-re-run and the demo reuse it instead of training again.
+hash, the prompts' hash, the training specs, the seed, the size, the suite papers kept out (a hash of
+their sorted ids: two suites of one design with different questions draw differently) and
+:data:`TRAINING_VERSION`: a re-run and the demo reuse it instead of training again.
 """
 
 from __future__ import annotations
@@ -325,13 +326,14 @@ def load_or_train(suite: Sequence[Example], ctx_of: Callable[[], SamplingContext
         raise GraphNIAHError("learned-surface: the suite holds no example in the paper-block rendering to take a design from")
     recipe = suite[0].recipe
     seed = training_seed(recipe.seed)
+    avoid = suite_papers(suite)  # decides the draw as much as the design does: part of the key
     key_doc = {"version": TRAINING_VERSION, "snapshot": recipe.snapshot_hash, "prompts": pr.hash, "seed": seed,
-               "per_task": per_task, "specs": [repr(s) for s in specs], "params": MODEL_PARAMS, "features": FEATURES}
+               "per_task": per_task, "specs": [repr(s) for s in specs], "params": MODEL_PARAMS, "features": FEATURES,
+               "kept_out": sha256_bytes(canonical_json(sorted(avoid)).encode())}
     key = sha256_bytes(canonical_json(key_doc).encode())[:16]
     cached = _load_cached(runs_root, key)
     if cached is not None:
         return replace(cached, training=cached.training | size_label(cached.training["drawn_per_task"]))
-    avoid = suite_papers(suite)
     progress.note(f"learned-surface: drawing {len(specs)} training examples (seed {seed})")
     examples, redrawn, failed = _draw(ctx_of(), specs, seed, avoid, progress)
     model, rule, model_hash, fit_info = train_scorer(examples, pr, reach, seed)

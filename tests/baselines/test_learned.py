@@ -226,6 +226,20 @@ def test_settings_record_the_training_draw_and_a_rerun_reuses_the_scorer(shortcu
                                        training_per_task=2)
     assert again.settings_hash == j.settings_hash and again.answers == j.answers
     assert read_run_settings(again.path).runs[again.settings_hash].settings["training"]["size"] == t["size"]  # cached: labelled too
+    # the cache is keyed by the suite papers kept out of the draw as well as the design: the same suite
+    # reuses it, a suite of the same design whose questions ask about another paper trains anew
+    # (its scorer's training questions could otherwise have that paper as source or true target)
+    class Drew(Exception):
+        pass
+
+    def drawing():  # type: ignore[no-untyped-def]
+        raise Drew
+
+    assert training.load_or_train(read, drawing, PR, no_retrieval, tmp_path, per_task=2).model_hash == s["model_hash"]
+    other = [read[0].model_copy(update={"source": max(training.suite_papers(read)) + 1}), *read[1:]]
+    assert training.training_specs(other, 2) == training.training_specs(read, 2)  # the same design
+    with pytest.raises(Drew):
+        training.load_or_train(other, drawing, PR, no_retrieval, tmp_path, per_task=2)
     # a cached scorer whose bytes no longer match its recorded hash is refused, naming the file
     (pkl,) = (tmp_path / ".scorers").glob("*.pkl")
     pkl.write_bytes(pkl.read_bytes() + b"x")
