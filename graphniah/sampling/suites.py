@@ -409,11 +409,12 @@ def _item_key(item: SuiteItem, seed: int, snapshot_hash: str, prompts_hash: str)
 _WORKER_CTX: SamplingContext | None = None
 
 # A worker process pays a start-up of its own before its first example: the snapshot (SamplingContext),
-# the graph, the tokenizers, and each depth's pools and stored scorers. Demo suite at per_value 2, 4 and
-# 8 (13, 21, 37 examples; docs/speed.md): two workers took 4 to 10 s (median 6.7 s) more CPU than one
-# process, while an example costs about 0.3 s of CPU once warm. So a worker is started only for every
-# 20 examples to build (it then builds at least what its start-up costs): the demo at per_value 2 and
-# the tests' small builds run in this process, the shipped demo's 150-odd examples keep two workers.
+# the graph, the tokenizers, each depth's pools and matching scorers. On the demo suite (per_value 2 to
+# 8, 13 to 37 examples; docs/speed.md) two workers took 4 to 10 s more CPU than this process alone
+# (about 7 s typical, up to 18 s with the other core busy), and a warm example costs 0.2 to 0.35 s. So a
+# worker is started for every 20 examples to build, about what its start-up costs: the demo at per_value
+# 2 and the tests' small builds run in this process, the shipped demo's 149 examples keep two workers.
+# Scorers still to train are no reason for a pool: each of two workers prepares the depth to train one.
 EXAMPLES_PER_WORKER = 20
 
 
