@@ -88,7 +88,7 @@ def build_suite(
     out : path
         Where the suite's files go: ``<out>/<suite>.jsonl`` and its manifest ``<out>/<suite>.json``.
     workers : int
-        Worker processes.
+        The most worker processes the build starts; a small build starts fewer, or none.
     prompts, suites : path, optional
         The prompt template folder and the suite folder (default: their environment variables, else
         the shipped ones).
