@@ -49,7 +49,6 @@ asks twice is never on both sides):
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -124,26 +123,18 @@ def learned_surface(
         ``({example id: answer}, the scorer)``; edge-list examples and examples of another prompt
         set are absent from the answers.
     """
-    from graphniah.text import Tokenizer, load_tokenizer
+    from graphniah.text import load_tokenizer
 
     pr = prompts or load_prompts()
+    reach = retrieval_reach(pr, load_tokenizer("o200k_base", data).count)
     readable = [ex for ex in examples if ex.recipe.params.render == "apa"]
     if not readable:
         raise GraphNIAHError("learned-surface reads paper blocks; no example is in that rendering")
-    made: list[SamplingContext] = []
 
     def context() -> SamplingContext:
         from graphniah.sampling import SamplingContext
 
-        made.append(SamplingContext(find_snapshot(readable, examples_path, snapshots), prompts=pr))
-        return made[-1]
-
-    @functools.cache
-    def o200k() -> Tokenizer:
-        # retrieval's budget is counted after any training draw: take the encoding its packing loaded
-        return made[-1].o200k if made and made[-1].data_root == data else load_tokenizer("o200k_base", data)
-
-    reach = retrieval_reach(pr, lambda text: o200k().count(text))
+        return SamplingContext(find_snapshot(readable, examples_path, snapshots), prompts=pr)
 
     scorer = load_or_train(readable, context, pr, reach, Path(runs_root), per_task=per_task, progress=progress)
     return answer_with(scorer, examples, pr, reach, seed=seed), scorer

@@ -17,7 +17,6 @@ from graphniah.baselines.reading import CheckerTitleSpace, TextQuestion, read_qu
 from graphniah.formats.examples import Example, option_letters
 from graphniah.seeds import DEFAULT_SEED, Stream, generator, suite_key
 from graphniah.text import PromptSet, Undetermined
-from graphniah.text.prompts import BlockTemplates
 from graphniah.text.surface import SURFACE_FEATURES, PrintedPaper, pair_features
 from graphniah.text.textcheck import normalize
 
@@ -93,7 +92,6 @@ class _BlockReader:
         self.header = self.b.references.fill({})
         self.arxiv_id = self.b.source_arxiv_id
         self._entries: dict[str, list[dict[str, str]]] = {}
-        self._heads: dict[tuple[str, ...], tuple[PrintedPaper, int] | None] = {}
 
     def venue(self, source: str | None) -> str | None:
         """A reference line's source as a venue: None for none and for arXiv sources."""
@@ -116,14 +114,7 @@ class _BlockReader:
         return PrintedPaper(r["title"], _authors(r.get("authors"), self.pr), self.venue(r.get("source")), year, None)
 
     def head(self, lines: Sequence[str]) -> tuple[PrintedPaper, int] | None:
-        """The block's own record and the index of its references header (memoized: a paper's block
-        recurs in the contexts of many questions; its first three lines decide the reading)."""
-        key = tuple(lines[:3])
-        if key not in self._heads:
-            self._heads[key] = self._head(lines)
-        return self._heads[key]
-
-    def _head(self, lines: Sequence[str]) -> tuple[PrintedPaper, int] | None:
+        """The block's own record and the index of its references header."""
         t = self.b.title.readings(lines[0], {"title": _FIELD})
         if len(t) != 1:
             return None
@@ -139,17 +130,6 @@ class _BlockReader:
             i += 1
         year = date.year if date is not None else None
         return PrintedPaper(t[0]["title"], _authors(authors, self.pr), venue, year, date), i
-
-
-#: One reader per block template set, so that its memos serve every later question (as the text checker's do).
-_READERS: dict[BlockTemplates, _BlockReader] = {}
-
-
-def _block_reader(pr: PromptSet) -> _BlockReader:
-    got = _READERS.get(pr.block)
-    if got is None:
-        got = _READERS[pr.block] = _BlockReader(pr)
-    return got
 
 
 def _printed_venues(heads: Sequence[tuple[PrintedPaper, int] | None]) -> frozenset[str]:
@@ -170,7 +150,7 @@ def read_papers(blocks: Sequence[str], pr: PromptSet) -> dict[str, ContextPaper]
         ``{normalised title: ContextPaper}``: a paper with a block is described by its block, one
         without by its first reference line.
     """
-    reader = _block_reader(pr)
+    reader = _BlockReader(pr)
     split = [b.split("\n") for b in blocks]
     heads = [reader.head(lines) for lines in split]
     venues = _printed_venues(heads)
