@@ -49,35 +49,37 @@ MODULE_GROUPS = {"tests/test_demo.py": "demo-store", "tests/test_install.py": "d
 # Work units handed out first, longest first (the rest keep collection order and come after): a
 # greedy longest-first order leaves the two workers ending within one small unit of each other. With
 # the longest units in collection order instead, a 25-second package came last and one worker ran
-# alone for 27 s at the end. Wall seconds per unit from one `-n 2` run at 233ad75 (bench/pytest_cpu.py,
-# docs/speed.md): the demo-store unit 99, the kill test 71 (with the fault tests' prepared folder),
-# the baselines unit 55 (it builds the demo snapshot first, while the first worker runs the kill test,
-# so the demo-store unit, queued third, finds it built), then 36 down to 13; every unit not listed
-# took under 13 s. The kill test comes first although the demo-store unit is longer: the demo
-# snapshot must be built before the demo-store unit can start.
+# alone for 27 s at the end (233ad75). Wall seconds per unit from one `-n 2` run at d88c53f
+# (bench/pytest_cpu.py, docs/speed.md; the workers then ended 5 s apart): the demo-store unit 87, the
+# kill test 53 (with the fault tests' prepared folder), the baselines unit 51 (it builds the demo
+# snapshot first, while the first worker runs the kill test, so the demo-store unit, queued third,
+# finds it built), then 37 down to 11; every unit not listed took under 11 s. The kill test comes
+# first although the demo-store unit is longer: the demo snapshot must be built before that unit starts.
 FIRST = (
     "tests/faults/test_kill.py",
     "tests/baselines/",
     "demo-store",
     "tests/ingest/demo_release/",
-    "tests/faults/test_hostile.py",
     "tests/faults/test_disk.py",
     "tests/faults/test_fuzz.py",
-    "tests/faults/test_concurrent.py",
-    "tests/view/",
-    "tests/integrations/test_inspect_task.py",
-    "tests/test_stages.py",
-    "tests/ingest/openalex/",
-    "tests/sampling/examples/test_sample.py",
-    "tests/integrations/test_lm_eval.py",
     "tests/sampling/examples/test_learned.py",
-    "tests/sampling/examples/test_render.py",
+    "tests/view/",
+    "tests/integrations/test_lm_eval.py",
     "tests/sampling/examples/test_similarity.py",
+    "tests/sampling/examples/test_sample.py",
+    "tests/faults/test_concurrent.py",
+    "tests/ingest/openalex/",
+    "tests/integrations/test_inspect_task.py",
     "tests/report/test_alpha.py",
-    "tests/run/test_batch.py",
-    "tests/sampling/test_packing.py",
     "tests/ingest/test_build.py",
+    "tests/test_stages.py",
+    "tests/run/test_batch.py",
+    "tests/sampling/test_suites.py",
+    "tests/sampling/examples/test_render.py",
+    "tests/faults/test_batch_kill.py",
     "tests/graph/test_prune.py",
+    "tests/sampling/test_packing.py",
+    "tests/faults/test_hostile.py",
 )
 
 
