@@ -37,12 +37,8 @@ $(STAMP): pyproject.toml
 # another's files. make fails if any of them does. Beside them, the modules a demo imports are imported
 # once, so that their bytecode is written here, on the core the downloads leave idle, and not in the
 # first demo (graphniah.demo.compile_imports, once per install; its failure is not the set-up's).
-# Under `make test` (WARM_TESTS, set for test's prerequisites) the tests are collected once there too:
-# pytest then finds every test module's asserts rewritten and cached, where on a fresh clone each of
-# its workers would otherwise rewrite them all at the same time (about 7 s of each worker's start).
 assets: $(STAMP)
-	{ test -f $(COMPILED) || { $(BIN)/python -c 'from graphniah.demo import compile_imports; compile_imports()' && touch $(COMPILED); }; \
-	  test -z "$(WARM_TESTS)" || $(BIN)/python -m pytest tests --collect-only -q -p no:cacheprovider >/dev/null 2>&1; } & compiled=$$!; \
+	{ test -f $(COMPILED) || { $(BIN)/python -c 'from graphniah.demo import compile_imports; compile_imports()' && touch $(COMPILED); }; } & compiled=$$!; \
 	$(BIN)/graphniah models fetch smollm2 & model=$$!; \
 	$(BIN)/graphniah tokenize fetch & tokenizers=$$!; \
 	$(BIN)/graphniah corpora fetch; status=$$?; \
@@ -77,7 +73,6 @@ lint: $(STAMP)
 # On every core (pytest-xdist): tests go out in work units, longest first, and the shared session
 # fixtures are built once (tests/conftest.py). Bytecode is written (see unexport above), so pytest
 # rewrites each test module's asserts once, not once per worker.
-test: WARM_TESTS := 1
 test: setup browser
 	$(BIN)/python -m pytest tests -q --durations=15 -n auto --dist loadgroup --no-loadscope-reorder
 
