@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import shared_build
-from tests.faults.harness import PAPERS, OracleServer, copy_work, freeze_code, reference, setup, stages
+from tests.faults.harness import PAPERS, OracleServer, Reference, copy_work, freeze_code, reference, setup, stages
 
 SEED = 0
 PIPELINE = ("prune", "paths", "build", "run", "export")
@@ -32,7 +32,7 @@ class Prepared:
 
     setup: Path  # what harness.setup makes: the releases, the stages' snapshot, the suite
     pipeline: Path  # the same, then the reference runs of PIPELINE (their outputs are the later stages' inputs)
-    references: dict[str, tuple[dict[str, str], float]]  # PIPELINE's reference runs in ``pipeline`` (harness.reference)
+    references: dict[str, Reference]  # PIPELINE's reference runs in ``pipeline``
 
 
 def _build(root: Path) -> Prepared:
@@ -52,7 +52,7 @@ def _build(root: Path) -> Prepared:
 
 def _reopen(root: Path) -> Prepared:
     references = json.loads((root / "references.json").read_text(encoding="utf-8"))
-    return Prepared(root / "setup", root / "pipeline", {name: (digests, seconds) for name, (digests, seconds) in references.items()})
+    return Prepared(root / "setup", root / "pipeline", {name: (digests, seconds) for name, (digests, seconds) in references.items()})  # JSON lists back to pairs
 
 
 @pytest.fixture(scope="session")

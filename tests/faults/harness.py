@@ -372,7 +372,11 @@ def _journal_counts(work: Path, ref: dict[str, str]) -> tuple[int, int]:
     return lost, dup
 
 
-def reference(work: Path, stage: Stage) -> tuple[dict[str, str], float]:
+# A stage's uninterrupted run: its output digests and its duration in seconds (:func:`reference`).
+Reference = tuple[dict[str, str], float]
+
+
+def reference(work: Path, stage: Stage) -> Reference:
     """Run the stage uninterrupted from its reset state; its output digests (journals: with their
     records under ``<path>#lines``) and its duration."""
     reset(work, stage)
@@ -479,7 +483,7 @@ class OracleServer:
 
 def measure(work: Path, *, papers: int, kills: int, seed: int, only: Sequence[str] = (),
             report: Callable[[Tally], None] = lambda t: None, share: tuple[float, float] = (0.0, 1.0),
-            references: Mapping[str, tuple[dict[str, str], float]] | None = None) -> list[Tally]:
+            references: Mapping[str, Reference] | None = None) -> list[Tally]:
     """Set up ``work``, take every stage's reference run, then kill and rerun each stage ``kills`` times.
 
     Each kill moment is drawn uniformly from ``share`` (a range of fractions) of the stage's reference run.

@@ -58,7 +58,6 @@ def test_the_stored_form_is_canonical_json_that_reads_back_equal() -> None:
     assert np.array_equal(again.logits(x), scorer.logits(x))
 
 
-
 _FIT_ON_THREADS = """
 import hashlib, numpy as np
 from graphniah.sampling.examples.learned import fit_scorer
